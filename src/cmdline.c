@@ -1,0 +1,142 @@
+/* cmdline.c — parse key[=value] words from the multiboot2 command line. */
+#include "cmdline.h"
+#include "format.h"
+#include "string.h"
+
+#define WORD_MAX 128
+
+void cmdline_defaults(struct boot_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->console_baud = 115200;
+    cfg->timer_hz = DEFAULT_TIMER_HZ;
+    cfg->trace_events = DEFAULT_TRACE_EVENTS;
+}
+
+static void warn(struct boot_config *cfg, const char *word, const char *what)
+{
+    if (cfg->warning_count == CMDLINE_MAX_WARNINGS)
+        return;
+    ksnprintf(cfg->warnings[cfg->warning_count++], CMDLINE_WARNING_LEN,
+              "cmdline: %s: %s", word, what);
+}
+
+/* Decimal number with no sign or junk; false on anything else or overflow. */
+static bool parse_u32(const char *s, uint32_t *out)
+{
+    uint64_t v = 0;
+    if (!*s)
+        return false;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return false;
+        v = v * 10 + (uint64_t)(*s - '0');
+        if (v > 0xFFFFFFFFu)
+            return false;
+    }
+    *out = (uint32_t)v;
+    return true;
+}
+
+static bool parse_range(struct boot_config *cfg, const char *word, const char *val,
+                        uint32_t lo, uint32_t hi, uint32_t *dst, const char *dflt)
+{
+    uint32_t v;
+    char msg[CMDLINE_WARNING_LEN];
+    if (!parse_u32(val, &v) || v < lo || v > hi) {
+        ksnprintf(msg, sizeof msg, "want a number from %u to %u; using %s", lo, hi, dflt);
+        warn(cfg, word, msg);
+        return false;
+    }
+    *dst = v;
+    return true;
+}
+
+static void opt_console(struct boot_config *cfg, const char *word, const char *val)
+{
+    uint32_t baud = 115200;
+    if (strncmp(val, "ttyS", 4) || val[4] < '0' || val[4] > '3' ||
+        (val[5] && val[5] != ',')) {
+        warn(cfg, word, "want ttyS0..ttyS3[,baud]; using ttyS0,115200");
+        return;
+    }
+    if (val[5] == ',' && (!parse_u32(val + 6, &baud) || baud == 0 || baud > 115200 ||
+                          115200 % baud)) {
+        warn(cfg, word, "baud must divide 115200; using ttyS0,115200");
+        return;
+    }
+    cfg->console_port = (unsigned)(val[4] - '0');
+    cfg->console_baud = baud;
+}
+
+static void opt_trace_events(struct boot_config *cfg, const char *word, const char *val)
+{
+    uint32_t v;
+    if (!parse_range(cfg, word, val, MIN_TRACE_EVENTS, MAX_TRACE_EVENTS, &v, "4096"))
+        return;
+    if (v & (v - 1)) {
+        warn(cfg, word, "not a power of two; using 4096");
+        return;
+    }
+    cfg->trace_events = v;
+}
+
+static void copy_value(struct boot_config *cfg, const char *word, const char *val,
+                       char *dst, size_t cap)
+{
+    if (strlen(val) >= cap || !*val) {
+        warn(cfg, word, "empty or too long; ignored");
+        return;
+    }
+    memcpy(dst, val, strlen(val) + 1);
+}
+
+static void apply(struct boot_config *cfg, const char *word)
+{
+    const char *eq = word;
+    while (*eq && *eq != '=') eq++;
+    size_t klen = (size_t)(eq - word);
+    const char *val = *eq ? eq + 1 : NULL;
+#define KEY(k) (klen == sizeof(k) - 1 && !strncmp(word, k, klen))
+    if (KEY("nosmp") && !val)
+        cfg->nosmp = true;
+    else if (KEY("trace.off") && !val)
+        cfg->trace_off = true;
+    else if (!val)
+        warn(cfg, word, "unknown option; ignored");
+    else if (KEY("console"))
+        opt_console(cfg, word, val);
+    else if (KEY("maxcpus"))
+        parse_range(cfg, word, val, 1, 4096, &cfg->maxcpus, "all CPUs");
+    else if (KEY("timer_hz"))
+        parse_range(cfg, word, val, 1, 10000, &cfg->timer_hz, "100");
+    else if (KEY("trace.events"))
+        opt_trace_events(cfg, word, val);
+    else if (KEY("trace.mask"))
+        copy_value(cfg, word, val, cfg->trace_mask, sizeof cfg->trace_mask);
+    else if (KEY("workload"))
+        copy_value(cfg, word, val, cfg->workload, sizeof cfg->workload);
+    else
+        warn(cfg, word, "unknown option; ignored");
+#undef KEY
+}
+
+void cmdline_parse(const char *line, struct boot_config *cfg)
+{
+    char word[WORD_MAX];
+    while (line && *line) {
+        while (*line == ' ' || *line == '\t') line++;
+        size_t n = 0;
+        bool too_long = false;
+        while (*line && *line != ' ' && *line != '\t') {
+            if (n + 1 < sizeof word) word[n++] = *line;
+            else too_long = true;
+            line++;
+        }
+        word[n] = '\0';
+        if (too_long)
+            warn(cfg, word, "word too long; ignored");
+        else if (n)
+            apply(cfg, word);
+    }
+}

@@ -1,0 +1,21 @@
+/* console.h — kernel text output: serial console plus, when GRUB left the
+ * screen in EGA text mode, the screen.
+ *
+ * kprintf() formats a whole line into a buffer and writes it under the
+ * console lock, so lines from different CPUs never interleave mid-line.
+ * console_lock()/console_unlock() let a caller (the dump) hold the console
+ * across many writes; a CPU that faults while holding it still prints. */
+#ifndef CONSOLE_H
+#define CONSOLE_H
+#include <stdint.h>
+
+void console_init_screen(uint64_t ega_text_addr, uint32_t cols, uint32_t rows);
+
+int  kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+void console_lock(void);
+void console_unlock(void);
+/* Write raw bytes; the caller holds the console lock. */
+void console_write_locked(const char *s, unsigned long n);
+
+#endif

@@ -1,0 +1,16 @@
+/* format.h — printf-style formatting into a buffer (no I/O).
+ *
+ * Conversions: %d %i %u %x %X %o %c %s %p %%, length modifiers l, ll, z,
+ * flags '-' and '0', a field width (number or *), and a precision for %s.
+ * Output is always NUL terminated; the return value is the length the full
+ * output would have had (like C's vsnprintf). */
+#ifndef FORMAT_H
+#define FORMAT_H
+#include <stdarg.h>
+#include <stddef.h>
+
+int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
+int ksnprintf(char *buf, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,19 @@
+/* gdt.h — each CPU's own GDT and TSS. The TSS exists for its interrupt
+ * stack table: #DF, NMI and #MC run on their own stacks, so a kernel
+ * stack overflow still reports instead of triple-faulting. */
+#ifndef GDT_H
+#define GDT_H
+#include <stdint.h>
+
+#define GDT_KCODE 0x08                /* must match boot/layout.inc */
+#define GDT_KDATA 0x10
+#define GDT_TSS   0x18
+
+#define IST_DOUBLE_FAULT 1
+#define IST_NMI          2
+#define IST_MACHINE_CHECK 3
+
+/* Build and load CPU `index`'s GDT and TSS (on that CPU). */
+void gdt_init_cpu(uint32_t index);
+
+#endif

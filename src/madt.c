@@ -1,0 +1,58 @@
+/* madt.c — MADT parsing (ACPI 6.5 §5.2.12). */
+#include "madt.h"
+#include "string.h"
+
+#define SDT_HEADER_LEN    36
+#define MADT_ENTRIES_OFF  44
+#define MADT_FLAG_PCAT    1u
+
+#define TYPE_LAPIC          0
+#define TYPE_LAPIC_OVERRIDE 5
+#define TYPE_X2APIC         9
+
+#define LAPIC_ENABLED        1u
+#define LAPIC_ONLINE_CAPABLE 2u
+
+static uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+static void add_cpu(struct madt_info *out, uint32_t apic_id, uint32_t uid, uint32_t flags, bool x2)
+{
+    if (!(flags & LAPIC_ENABLED)) {
+        if (flags & LAPIC_ONLINE_CAPABLE)
+            out->online_capable++;
+        else
+            out->disabled++;
+        return;
+    }
+    out->enabled++;
+    if (out->stored < MADT_MAX_CPUS)
+        out->cpus[out->stored++] = (struct madt_cpu){ apic_id, uid, x2 };
+}
+
+bool madt_parse(const uint8_t *t, size_t len, struct madt_info *out, const char **why)
+{
+    memset(out, 0, sizeof *out);
+    if (len < MADT_ENTRIES_OFF || memcmp(t, "APIC", 4) || rd32(t + 4) != len) {
+        *why = "MADT header is malformed";
+        return false;
+    }
+    out->lapic_addr = rd32(t + SDT_HEADER_LEN);
+    out->pcat_compat = rd32(t + SDT_HEADER_LEN + 4) & MADT_FLAG_PCAT;
+    for (size_t off = MADT_ENTRIES_OFF; off < len;) {
+        if (off + 2 > len || t[off + 1] < 2 || off + t[off + 1] > len) {
+            *why = "an MADT entry overruns the table";
+            return false;
+        }
+        const uint8_t *e = t + off;
+        uint8_t type = e[0], elen = e[1];
+        if (type == TYPE_LAPIC && elen >= 8)
+            add_cpu(out, e[3], e[2], rd32(e + 4), false);
+        else if (type == TYPE_X2APIC && elen >= 16)
+            add_cpu(out, rd32(e + 4), rd32(e + 12), rd32(e + 8), true);
+        else if (type == TYPE_LAPIC_OVERRIDE && elen >= 12)
+            out->lapic_addr = rd64(e + 4);
+        off += elen;
+    }
+    return true;
+}

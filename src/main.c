@@ -1,0 +1,136 @@
+/* main.c — the boot CPU's path from GRUB to READY, and each AP's after
+ * bring-up. Read kmain() as the table of contents. */
+#include "acpi.h"
+#include "cmdline.h"
+#include "console.h"
+#include "cpu.h"
+#include "gdt.h"
+#include "idt.h"
+#include "lapic.h"
+#include "madt.h"
+#include "mb2.h"
+#include "mem.h"
+#include "percpu.h"
+#include "pic.h"
+#include "serial.h"
+#include "smp.h"
+#include "timer.h"
+#include "tsc.h"
+#include "tsc_sync.h"
+
+#define MB2_INFO_MAX      (1u << 20)
+#define WARP_CHECK_US     20000
+#define EGA_TEXT          2
+
+static struct mb2_info mb;
+static struct boot_config cfg;
+static struct madt_info madt;
+static struct smp_summary smp;
+
+static void read_boot_info(uint32_t magic, const void *info);
+static void console_setup(void);
+static void acpi_setup(void);
+static uint32_t cpu_limit(void);
+static void print_ready(void);
+static __attribute__((noreturn)) void idle(void);
+
+void kmain(uint32_t magic, const void *info)
+{
+    percpu_install(0);                      /* GS_BASE -> cpus[0] first */
+    read_boot_info(magic, info);            /* multiboot2 tags, copied out */
+    cmdline_parse(mb.cmdline, &cfg);        /* options; bad values -> warnings */
+    console_setup();                        /* COM port, EGA screen, banner */
+    gdt_init_cpu(0);                        /* this CPU's GDT and TSS */
+    idt_init();                             /* all 256 vectors; faults report */
+    idt_load();
+    pic_disable();                          /* 8259s remapped and masked */
+    mem_init(&mb);                          /* allocator over the memory map */
+    acpi_setup();                           /* RSDP -> XSDT/RSDT -> MADT */
+    lapic_init(madt.lapic_addr);            /* BSP local APIC */
+    tsc_init();                             /* TSC frequency, invariance */
+    timer_init(cfg.timer_hz);               /* LAPIC timer calibrated on the TSC */
+    smp_start(&madt, cpu_limit(), &smp);    /* INIT/SIPI/SIPI, bounded wait */
+    smp_release();                          /* APs join the warp check */
+    tsc_sync_run(smp.online, tsc_from_us(WARP_CHECK_US));
+    timer_start_cpu();                      /* BSP ticks too */
+    print_ready();                          /* the one READY line */
+    idle();
+}
+
+/* An AP after smp.c has installed its per-CPU state. */
+__attribute__((noreturn)) void ap_online(uint32_t index)
+{
+    (void)index;
+    smp_wait_release();
+    tsc_sync_run(smp.online, tsc_from_us(WARP_CHECK_US));
+    timer_start_cpu();
+    idle();
+}
+
+static void read_boot_info(uint32_t magic, const void *info)
+{
+    const char *why = "not started by a multiboot2 boot loader";
+    cmdline_defaults(&cfg);
+    if (magic == MB2_BOOTLOADER_MAGIC && mb2_parse(info, MB2_INFO_MAX, &mb, &why))
+        return;
+    serial_init(0, SERIAL_DEFAULT_BAUD);
+    kprintf("baretrace: %s (magic 0x%x); halting\n", why, magic);
+    cpu_park();
+}
+
+static void console_setup(void)
+{
+    bool ok = serial_init(cfg.console_port, cfg.console_baud);
+    if (!ok)
+        serial_init(0, SERIAL_DEFAULT_BAUD);
+    if (mb.has_fb && mb.fb_type == EGA_TEXT)
+        console_init_screen(mb.fb_addr, mb.fb_width, mb.fb_height);
+    kprintf("\nbaretrace: booted by %s (%s), cmdline \"%s\"\n",
+            mb.loader[0] ? mb.loader : "unknown loader", mb.efi ? "UEFI" : "BIOS", mb.cmdline);
+    if (!ok)
+        kprintf("cmdline: console=ttyS%u: no UART answers there; using ttyS0,115200\n",
+                cfg.console_port);
+    for (unsigned i = 0; i < cfg.warning_count; i++)
+        kprintf("%s\n", cfg.warnings[i]);
+    if (mb.cmdline_truncated || mb.mmap_truncated)
+        kprintf("boot: command line or memory map truncated to fit\n");
+}
+
+static void acpi_setup(void)
+{
+    const char *why = "no MADT";
+    const struct acpi_sdt *t = acpi_init(&mb) ? acpi_find("APIC") : NULL;
+    if (t && madt_parse((const uint8_t *)t, t->length, &madt, &why)) {
+        if (madt.enabled > madt.stored)
+            kprintf("acpi: MADT lists %u CPUs; only the first %u are considered\n",
+                    madt.enabled, madt.stored);
+        return;
+    }
+    kprintf("acpi: %s; running on the boot CPU only\n", why);
+    madt.lapic_addr = 0xFEE00000;
+}
+
+static uint32_t cpu_limit(void)
+{
+    uint32_t limit = MAX_CPUS;
+    if (cfg.maxcpus && cfg.maxcpus < limit)
+        limit = cfg.maxcpus;
+    return cfg.nosmp ? 1 : limit;
+}
+
+static void print_ready(void)
+{
+    kprintf("READY cpus=%u found=%u max=%u parked=%u failed=%u tsc_hz=%lu tsc_src=%s "
+            "invariant_tsc=%u tsc_warp=%lu x2apic=%u timer_hz=%u fw=%s\n",
+            smp.online, smp.found, MAX_CPUS, smp.parked, smp.failed, tsc_hz(), tsc_source(),
+            tsc_invariant(), tsc_sync_worst_warp(), lapic_x2apic(), timer_hz(),
+            mb.efi ? "uefi" : "bios");
+}
+
+static __attribute__((noreturn)) void idle(void)
+{
+    for (;;) {
+        irq_enable();
+        cpu_halt();                         /* sti; hlt: woken by the next tick */
+    }
+}

@@ -1,0 +1,43 @@
+/* mb2.h — reading the multiboot2 boot information GRUB hands us.
+ *
+ * mb2_parse() walks the tags (8-byte aligned, unknown ones skipped) and
+ * copies out what the kernel needs, so the original structure may be
+ * overwritten afterwards. Pure code: also built and tested on the host. */
+#ifndef MB2_H
+#define MB2_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#define MB2_BOOTLOADER_MAGIC 0x36d76289u
+#define MB2_MAX_MMAP         128
+#define MB2_CMDLINE_MAX      512
+#define MB2_RSDP_MAX         36        /* ACPI 2.0 RSDP size */
+
+enum mb2_mem_type { MB2_MEM_AVAILABLE = 1, MB2_MEM_ACPI_RECLAIMABLE = 3 };
+
+struct mb2_mmap_entry { uint64_t base, len; uint32_t type; };
+
+struct mb2_info {
+    char     cmdline[MB2_CMDLINE_MAX];
+    bool     cmdline_truncated;
+    char     loader[64];
+    struct mb2_mmap_entry mmap[MB2_MAX_MMAP];
+    unsigned mmap_count;
+    bool     mmap_truncated;
+    uint8_t  rsdp[MB2_RSDP_MAX];       /* copy of the RSDP from tag 15 or 14 */
+    unsigned rsdp_len;
+    bool     rsdp_is_v2;
+    uint64_t fb_addr;                  /* framebuffer (tag 8) */
+    uint32_t fb_width, fb_height;
+    uint8_t  fb_type;                  /* 2 = EGA text */
+    bool     has_fb;
+    bool     efi;                      /* EFI system table / image handle tags seen */
+    uint32_t total_size;
+};
+
+/* Parse the boot information at `info` (total size first). Returns false
+ * with `*why` set when the structure is unusable. */
+bool mb2_parse(const void *info, size_t max_size, struct mb2_info *out, const char **why);
+
+#endif

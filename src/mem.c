@@ -1,0 +1,78 @@
+/* mem.c — bump allocation from the memory map. */
+#include "mem.h"
+#include "string.h"
+
+#define MIB            0x100000ull
+#define IDENTITY_LIMIT 0x100000000ull  /* boot page tables map 0..4 GiB */
+#define LOW_LIMIT      0x9F000ull      /* below the EBDA */
+#define LOW_FLOOR      0x1000ull       /* keep the real-mode IVT/BDA page */
+#define PAGE           0x1000ull
+
+extern char kernel_end[];
+
+static const struct mb2_info *map;
+static unsigned region;                 /* index of the range being used */
+static uint64_t cursor;                 /* next free byte in that range */
+static uint64_t available;
+
+static uint64_t range_start(const struct mb2_mmap_entry *e)
+{
+    uint64_t floor = (uint64_t)(uintptr_t)kernel_end;
+    return e->base > floor ? e->base : floor;
+}
+
+static uint64_t range_end(const struct mb2_mmap_entry *e)
+{
+    uint64_t end = e->base + e->len;
+    return end < IDENTITY_LIMIT ? end : IDENTITY_LIMIT;
+}
+
+void mem_init(const struct mb2_info *mb)
+{
+    map = mb;
+    region = 0;
+    cursor = 0;
+    available = 0;
+    for (unsigned i = 0; i < mb->mmap_count; i++) {
+        const struct mb2_mmap_entry *e = &mb->mmap[i];
+        if (e->type == MB2_MEM_AVAILABLE && range_end(e) > range_start(e))
+            available += range_end(e) - range_start(e);
+    }
+}
+
+uint64_t mem_available_bytes(void) { return available; }
+
+void *mem_alloc(size_t size, size_t align)
+{
+    for (; map && region < map->mmap_count; region++, cursor = 0) {
+        const struct mb2_mmap_entry *e = &map->mmap[region];
+        if (e->type != MB2_MEM_AVAILABLE)
+            continue;
+        uint64_t start = cursor ? cursor : range_start(e);
+        start = (start + align - 1) & ~((uint64_t)align - 1);
+        if (start + size <= range_end(e)) {
+            cursor = start + size;
+            available -= size;
+            memset((void *)(uintptr_t)start, 0, size);
+            return (void *)(uintptr_t)start;
+        }
+    }
+    return NULL;
+}
+
+uint32_t mem_low_page(void)
+{
+    uint64_t best = 0;
+    for (unsigned i = 0; map && i < map->mmap_count; i++) {
+        const struct mb2_mmap_entry *e = &map->mmap[i];
+        if (e->type != MB2_MEM_AVAILABLE)
+            continue;
+        uint64_t lo = (e->base + PAGE - 1) & ~(PAGE - 1);
+        uint64_t hi = (e->base + e->len) & ~(PAGE - 1);
+        if (lo < LOW_FLOOR) lo = LOW_FLOOR;
+        if (hi > LOW_LIMIT) hi = LOW_LIMIT & ~(PAGE - 1);
+        if (hi >= lo + PAGE && hi - PAGE > best)
+            best = hi - PAGE;           /* highest free page: far from the BDA */
+    }
+    return (uint32_t)best;
+}

@@ -1,0 +1,18 @@
+/* refclock.h — clocks of known frequency used to calibrate the TSC:
+ * HPET, ACPI PM timer, PIT channel 2 (best first). Each is checked to be
+ * present and actually counting before it is trusted. */
+#ifndef REFCLOCK_H
+#define REFCLOCK_H
+#include <stdbool.h>
+#include <stdint.h>
+
+enum refclock_kind { REFCLOCK_NONE, REFCLOCK_HPET, REFCLOCK_PMTIMER, REFCLOCK_PIT };
+
+/* Choose the best working reference clock (needs acpi_init() first). */
+enum refclock_kind refclock_select(void);
+const char *refclock_name(enum refclock_kind k);
+/* Busy-wait `us` microseconds on the reference clock and return the TSC
+ * ticks that passed; 0 when the clock stopped answering (bounded wait). */
+uint64_t refclock_measure_tsc(enum refclock_kind k, uint32_t us);
+
+#endif

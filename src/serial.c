@@ -1,0 +1,109 @@
+/* serial.c — polled 16550 UART. Register names from the PC16550D data sheet. */
+#include "serial.h"
+#include "cpu.h"
+
+static const uint16_t com_base[4] = { 0x3F8, 0x2F8, 0x3E8, 0x2E8 };
+
+#define UART_THR 0      /* transmit holding (write) */
+#define UART_RBR 0      /* receive buffer (read) */
+#define UART_DLL 0      /* divisor latch low (DLAB = 1) */
+#define UART_IER 1      /* interrupt enable */
+#define UART_DLM 1      /* divisor latch high (DLAB = 1) */
+#define UART_FCR 2      /* FIFO control */
+#define UART_LCR 3      /* line control */
+#define UART_MCR 4      /* modem control */
+#define UART_LSR 5      /* line status */
+#define UART_SCR 7      /* scratch */
+
+#define LCR_8N1        0x03
+#define LCR_DLAB       0x80
+#define FCR_ENABLE     0x01
+#define FCR_CLEAR_RX   0x02
+#define FCR_CLEAR_TX   0x04
+#define FCR_TRIGGER_14 0xC0
+#define MCR_DTR_RTS_OUT2 0x0B
+#define LSR_DR         0x01    /* data ready */
+#define LSR_OE         0x02    /* overrun error */
+#define LSR_THRE       0x20    /* transmit holding register empty */
+
+#define UART_CLOCK     115200  /* divisor 1 = 115200 baud */
+#define THRE_SPINS     100000  /* ~100 ms of polling at worst per byte */
+
+static uint16_t port;
+static bool present;
+static unsigned port_index;
+static uint32_t baud_rate;
+static uint64_t overruns;
+
+static bool probe(uint16_t base)
+{
+    outb(base + UART_SCR, 0x5A);
+    if (inb(base + UART_SCR) != 0x5A)
+        return false;
+    outb(base + UART_SCR, 0xA5);
+    if (inb(base + UART_SCR) != 0xA5)
+        return false;
+    return inb(base + UART_LSR) != 0xFF;
+}
+
+bool serial_init(unsigned index, uint32_t baud)
+{
+    if (index >= 4 || baud == 0 || baud > UART_CLOCK)
+        return false;
+    uint16_t base = com_base[index];
+    if (!probe(base))
+        return false;
+    uint16_t divisor = (uint16_t)(UART_CLOCK / baud);
+    outb(base + UART_IER, 0);                 /* polled: no UART interrupts */
+    outb(base + UART_LCR, LCR_DLAB);
+    outb(base + UART_DLL, divisor & 0xFF);
+    outb(base + UART_DLM, divisor >> 8);
+    outb(base + UART_LCR, LCR_8N1);
+    outb(base + UART_FCR, FCR_ENABLE | FCR_CLEAR_RX | FCR_CLEAR_TX | FCR_TRIGGER_14);
+    outb(base + UART_MCR, MCR_DTR_RTS_OUT2);
+    port = base;
+    port_index = index;
+    baud_rate = UART_CLOCK / divisor;
+    present = true;
+    return true;
+}
+
+bool serial_present(void) { return present; }
+unsigned serial_index(void) { return port_index; }
+uint32_t serial_baud(void) { return baud_rate; }
+uint64_t serial_overruns(void) { return overruns; }
+
+void serial_putc(char c)
+{
+    if (!present)
+        return;
+    /* A full FIFO with the byte written anyway overwrites data: wait for
+     * THRE, but only so long — a wedged line must not hang the kernel. */
+    for (unsigned i = 0; i < THRE_SPINS; i++) {
+        if (inb(port + UART_LSR) & LSR_THRE)
+            break;
+        cpu_relax();
+    }
+    outb(port + UART_THR, (uint8_t)c);
+}
+
+void serial_write(const char *s, unsigned long n)
+{
+    for (unsigned long i = 0; i < n; i++) {
+        if (s[i] == '\n')
+            serial_putc('\r');
+        serial_putc(s[i]);
+    }
+}
+
+int serial_getc(void)
+{
+    if (!present)
+        return -1;
+    uint8_t lsr = inb(port + UART_LSR);
+    if (lsr & LSR_OE)
+        overruns++;
+    if (!(lsr & LSR_DR))
+        return -1;
+    return inb(port + UART_RBR);
+}

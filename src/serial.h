@@ -1,0 +1,31 @@
+/* serial.h — 16550 UART driver for the console port (COM1 by default).
+ *
+ * serial_init() probes the port first (scratch register and LSR != 0xFF):
+ * a missing port reads 0xFF everywhere, which would otherwise look like an
+ * endless stream of received bytes. When no port answers, output is dropped
+ * and serial_getc() reports nothing. Transmit polls LSR.THRE before every
+ * byte with a bounded wait, so a stalled line can slow us but never hang us. */
+#ifndef SERIAL_H
+#define SERIAL_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SERIAL_DEFAULT_BAUD 115200
+
+/* Select and program port `index` (0 = COM1 .. 3 = COM4) at `baud`.
+ * Returns false when nothing answers at that port. */
+bool serial_init(unsigned index, uint32_t baud);
+bool serial_present(void);
+unsigned serial_index(void);
+uint32_t serial_baud(void);
+
+void serial_putc(char c);
+void serial_write(const char *s, unsigned long n);
+
+/* Next received byte, or -1 when none is waiting. */
+int serial_getc(void);
+
+/* Receiver overrun errors seen (LSR.OE): bytes lost before we read them. */
+uint64_t serial_overruns(void);
+
+#endif
