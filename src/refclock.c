@@ -8,7 +8,7 @@
 #define HPET_COUNTER        0x0F0
 #define HPET_ENABLE         1u
 #define FS_PER_US           1000000000ull
-#define PM_TIMER_HZ         3579545ull
+#define PM_TIMER_FS         279365ull     /* 1e15 / 3579545 Hz */
 #define PIT_HZ              1193182ull
 #define PIT_CH2_DATA        0x42
 #define PIT_MODE            0x43
@@ -74,25 +74,41 @@ const char *refclock_name(enum refclock_kind k)
     }
 }
 
-static uint64_t measure_hpet(uint32_t us)
+/* One reading of the reference clock paired with the TSC. The pair is
+ * bracketed by two TSC reads and the tightest of several tries is kept: a
+ * reading delayed by an SMI, a host preemption or a slow MMIO exit would
+ * otherwise skew the result. */
+struct pair { uint64_t tsc, ref; };
+
+static struct pair sample(uint64_t (*read)(void))
 {
-    uint64_t ticks = us * FS_PER_US / hpet_fs;
-    uint64_t start = hpet_read(), t0 = rdtsc();
-    while (hpet_read() - start < ticks)
-        if (rdtsc() - t0 > GIVE_UP_TSC)
-            return 0;
-    return rdtsc() - t0;
+    struct pair best = { 0, 0 };
+    uint64_t width = ~0ull;
+    for (int i = 0; i < 8; i++) {
+        uint64_t a = rdtsc(), r = read(), b = rdtsc();
+        if (b - a < width) {
+            width = b - a;
+            best = (struct pair){ a + (b - a) / 2, r };
+        }
+    }
+    return best;
 }
 
-static uint64_t measure_pm(uint32_t us)
+static uint64_t hpet_read64(void) { return hpet_read(); }
+static uint64_t pm_read64(void) { return pm_read(); }
+
+/* TSC ticks per second over a window of at least `us` on `read`, which
+ * counts at `fs_per_tick` femtoseconds and wraps at `mask`. */
+static uint64_t rate(uint64_t (*read)(void), uint64_t fs_per_tick, uint64_t mask, uint32_t us)
 {
-    uint32_t ticks = (uint32_t)(us * PM_TIMER_HZ / 1000000);
-    uint32_t start = pm_read();
-    uint64_t t0 = rdtsc();
-    while (((pm_read() - start) & pm_mask) < ticks)
+    struct pair p0 = sample(read), p1;
+    uint64_t ticks = us * FS_PER_US / fs_per_tick, t0 = rdtsc();
+    while (((read() - p0.ref) & mask) < ticks)
         if (rdtsc() - t0 > GIVE_UP_TSC)
             return 0;
-    return rdtsc() - t0;
+    p1 = sample(read);
+    uint64_t ns = ((p1.ref - p0.ref) & mask) * fs_per_tick / 1000000;
+    return ns ? (p1.tsc - p0.tsc) * 1000000000ull / ns : 0;
 }
 
 /* PIT channel 2 one-shot with the gate through port 0x61: OUT2 rises when
@@ -113,12 +129,15 @@ static uint64_t measure_pit(uint32_t us)
     return rdtsc() - t0;
 }
 
-uint64_t refclock_measure_tsc(enum refclock_kind k, uint32_t us)
+uint64_t refclock_tsc_rate(enum refclock_kind k, uint32_t us)
 {
     switch (k) {
-    case REFCLOCK_HPET:    return measure_hpet(us);
-    case REFCLOCK_PMTIMER: return measure_pm(us);
-    case REFCLOCK_PIT:     return measure_pit(us);
+    case REFCLOCK_HPET:    return rate(hpet_read64, hpet_fs, ~0ull, us);
+    case REFCLOCK_PMTIMER: return rate(pm_read64, PM_TIMER_FS, pm_mask, us);
+    case REFCLOCK_PIT: {
+        uint64_t t = measure_pit(us);
+        return t * 1000000ull / (us > PIT_MAX_US ? PIT_MAX_US : us);
+    }
     default:               return 0;
     }
 }

@@ -11,8 +11,8 @@ enum refclock_kind { REFCLOCK_NONE, REFCLOCK_HPET, REFCLOCK_PMTIMER, REFCLOCK_PI
 /* Choose the best working reference clock (needs acpi_init() first). */
 enum refclock_kind refclock_select(void);
 const char *refclock_name(enum refclock_kind k);
-/* Busy-wait `us` microseconds on the reference clock and return the TSC
- * ticks that passed; 0 when the clock stopped answering (bounded wait). */
-uint64_t refclock_measure_tsc(enum refclock_kind k, uint32_t us);
+/* TSC ticks per second measured over at least `us` microseconds of the
+ * reference clock; 0 when the clock stopped answering (bounded wait). */
+uint64_t refclock_tsc_rate(enum refclock_kind k, uint32_t us);
 
 #endif

@@ -12,8 +12,7 @@
 #define CPUID1_HYPERVISOR    (1u << 31)
 #define INVARIANT_TSC        (1u << 8)
 #define CAL_TRIALS           5
-#define CAL_SHORT_US         2000
-#define CAL_LONG_US          12000
+#define CAL_WINDOW_US        10000
 #define FALLBACK_HZ          2000000000ul
 
 static uint64_t hz;
@@ -56,13 +55,9 @@ static void sort(uint64_t *v, int n)
 static uint64_t calibrate(enum refclock_kind k)
 {
     uint64_t rate[CAL_TRIALS];
-    for (int i = 0; i < CAL_TRIALS; i++) {
-        uint64_t s = refclock_measure_tsc(k, CAL_SHORT_US);
-        uint64_t l = refclock_measure_tsc(k, CAL_LONG_US);
-        if (!s || !l || l <= s)
+    for (int i = 0; i < CAL_TRIALS; i++)
+        if (!(rate[i] = refclock_tsc_rate(k, CAL_WINDOW_US)))
             return 0;
-        rate[i] = (l - s) * 1000000ull / (CAL_LONG_US - CAL_SHORT_US);
-    }
     sort(rate, CAL_TRIALS);
     return rate[CAL_TRIALS / 2];
 }

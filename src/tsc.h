@@ -2,9 +2,9 @@
  *
  * Frequency, best source first: CPUID leaf 0x15 (crystal ratio; crystal
  * from ECX or leaf 0x16), the hypervisor timing leaf 0x40000010, then
- * calibration against a reference clock (HPET, ACPI PM timer, PIT). A
- * calibration is the median of several windows, each the difference of a
- * long and a short wait so fixed overheads cancel. */
+ * calibration against a reference clock (HPET, ACPI PM timer, PIT): the
+ * median of several 10 ms windows, each timed by bracketed TSC/reference
+ * read pairs at both ends, so late wake-ups and slow reads cancel out. */
 #ifndef TSC_H
 #define TSC_H
 #include <stdbool.h>
