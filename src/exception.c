@@ -3,6 +3,7 @@
 #include "console.h"
 #include "cpu.h"
 #include "percpu.h"
+#include "trace/trace.h"
 
 static const char *const names[32] = {
     "#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow",
@@ -43,6 +44,8 @@ void exception_handle(struct int_frame *f)
         nmis++;
         return;
     }
+    if (gs_ready())
+        trace(EXCEPTION, f->vector, f->rip);
     report(f);
     cpu_park();
 }

@@ -75,6 +75,10 @@ static const char *parse_spec(const char *f, struct spec *sp, va_list *ap)
     if (*f == '.') {
         sp->prec = 0;
         f++;
+        if (*f == '*') {
+            sp->prec = va_arg(*ap, int);
+            f++;
+        }
         while (*f >= '0' && *f <= '9') sp->prec = sp->prec * 10 + (*f++ - '0');
     }
     return f;

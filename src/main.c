@@ -4,7 +4,9 @@
 #include "cmdline.h"
 #include "console.h"
 #include "cpu.h"
+#include "format.h"
 #include "gdt.h"
+#include "hotkey.h"
 #include "idt.h"
 #include "lapic.h"
 #include "madt.h"
@@ -17,6 +19,10 @@
 #include "timer.h"
 #include "tsc.h"
 #include "tsc_sync.h"
+#include "perf/stats.h"
+#include "trace/dump.h"
+#include "trace/rings.h"
+#include "trace/trace.h"
 
 #define MB2_INFO_MAX      (1u << 20)
 #define WARP_CHECK_US     20000
@@ -31,36 +37,53 @@ static void read_boot_info(uint32_t magic, const void *info);
 static void console_setup(void);
 static void acpi_setup(void);
 static uint32_t cpu_limit(void);
+static void trace_setup(void);
 static void print_ready(void);
 static __attribute__((noreturn)) void idle(void);
 
 void kmain(uint32_t magic, const void *info)
 {
     percpu_install(0);                      /* GS_BASE -> cpus[0] first */
+    stats_mark_boot();                      /* uptime counts from here */
+    boot_phase(TRACE_PHASE_ENTRY, 0);       /* buffered until the ring exists */
     read_boot_info(magic, info);            /* multiboot2 tags, copied out */
     cmdline_parse(mb.cmdline, &cfg);        /* options; bad values -> warnings */
+    boot_phase(TRACE_PHASE_CMDLINE, cfg.warning_count);
     console_setup();                        /* COM port, EGA screen, banner */
     gdt_init_cpu(0);                        /* this CPU's GDT and TSS */
     idt_init();                             /* all 256 vectors; faults report */
     idt_load();
     pic_disable();                          /* 8259s remapped and masked */
     mem_init(&mb);                          /* allocator over the memory map */
+    boot_phase(TRACE_PHASE_MEMMAP, mem_available_bytes());
     acpi_setup();                           /* RSDP -> XSDT/RSDT -> MADT */
+    boot_phase(TRACE_PHASE_ACPI, madt.enabled);
+    trace_setup();                          /* mask, per-CPU rings, BSP's ring */
     lapic_init(madt.lapic_addr);            /* BSP local APIC */
+    boot_phase(TRACE_PHASE_LAPIC, lapic_id());
     tsc_init();                             /* TSC frequency, invariance */
+    boot_phase(TRACE_PHASE_TSC_CALIBRATED, tsc_hz());
     timer_init(cfg.timer_hz);               /* LAPIC timer calibrated on the TSC */
+    boot_phase(TRACE_PHASE_SMP_START, 0);
     smp_start(&madt, cpu_limit(), &smp);    /* INIT/SIPI/SIPI, bounded wait */
+    boot_phase(TRACE_PHASE_SMP_DONE, smp.online);
     smp_release();                          /* APs join the warp check */
     tsc_sync_run(smp.online, tsc_from_us(WARP_CHECK_US));
+    trace(TSC_WARP, tsc_sync_warp_cpu(), tsc_sync_worst_warp());
     timer_start_cpu();                      /* BSP ticks too */
+    boot_phase(TRACE_PHASE_TIMER_START, timer_hz());
+    hotkey_init();                          /* PS/2 keyboard, if any */
     print_ready();                          /* the one READY line */
+    hotkey_help();
+    boot_phase(TRACE_PHASE_READY, 0);
     idle();
 }
 
 /* An AP after smp.c has installed its per-CPU state. */
 __attribute__((noreturn)) void ap_online(uint32_t index)
 {
-    (void)index;
+    rings_attach(index);                    /* first: everything after is traced */
+    trace(AP_ONLINE, index, cpus[index].apic_id);
     smp_wait_release();
     tsc_sync_run(smp.online, tsc_from_us(WARP_CHECK_US));
     timer_start_cpu();
@@ -118,8 +141,31 @@ static uint32_t cpu_limit(void)
     return cfg.nosmp ? 1 : limit;
 }
 
+static void trace_setup(void)
+{
+    uint32_t cats = TRACE_CATS_ALL;
+    const char *bad;
+    size_t bad_len;
+    if (cfg.trace_mask[0] &&
+        trace_parse_mask(cfg.trace_mask, sizeof cfg.trace_mask, &cats, &bad, &bad_len)) {
+        kprintf("cmdline: trace.mask=%s: unknown category '%.*s' (known: all none", cfg.trace_mask,
+                (int)bad_len, bad);
+        for (unsigned b = 0; trace_category_name(b); b++)
+            kprintf(" %s", trace_category_name(b));
+        kprintf("); using all\n");
+        cats = TRACE_CATS_ALL;
+    }
+    trace_set_mask((cfg.trace_off ? 0 : TRACE_ENABLE) | cats);
+    uint32_t n = madt.enabled && madt.enabled < cpu_limit() ? madt.enabled : cpu_limit();
+    rings_init(cfg.trace_events, n);
+    rings_attach(0);
+}
+
 static void print_ready(void)
 {
+    struct dump_facts f = { mb.efi ? "uefi" : "bios", smp.found, smp.parked, smp.failed,
+                            tsc_sync_worst_warp(), tsc_invariant(), tsc_source(), timer_hz() };
+    dump_set_facts(&f);
     kprintf("READY cpus=%u found=%u max=%u parked=%u failed=%u tsc_hz=%lu tsc_src=%s "
             "invariant_tsc=%u tsc_warp=%lu x2apic=%u timer_hz=%u fw=%s\n",
             smp.online, smp.found, MAX_CPUS, smp.parked, smp.failed, tsc_hz(), tsc_source(),
@@ -129,7 +175,10 @@ static void print_ready(void)
 
 static __attribute__((noreturn)) void idle(void)
 {
+    bool bsp = this_cpu()->index == 0;
     for (;;) {
+        if (bsp)
+            hotkey_poll();                  /* serial and PS/2 keys */
         irq_enable();
         cpu_halt();                         /* sti; hlt: woken by the next tick */
     }

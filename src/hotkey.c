@@ -1,0 +1,108 @@
+/* hotkey.c — read input bytes and run the command each key names. */
+#include "hotkey.h"
+#include "console.h"
+#include "keyboard.h"
+#include "serial.h"
+#include "perf/summary.h"
+#include "perf/stats.h"
+#include "trace/dump.h"
+#include "trace/rings.h"
+#include "trace/table.h"
+#include "trace/trace.h"
+#include "percpu.h"
+#include "smp.h"
+
+#define POLL_BUDGET 64                /* keys handled per wake-up */
+
+static uint64_t ignored, serial_bytes;
+static uint64_t kbd_present;
+
+void hotkey_init(void)
+{
+    kbd_present = keyboard_init();
+}
+
+uint64_t hotkey_ignored(void) { return ignored; }
+
+void hotkey_help(void)
+{
+    kprintf("keys: d dump rings | p newest events | t tracing on/off | c clear | "
+            "s statistics | h ? help\n");
+}
+
+static void clear_rings(void)
+{
+    for (uint32_t i = 0; i < smp_slots(); i++)
+        if (rings_of(i))
+            ring_clear(rings_of(i));
+    stats_clear();
+}
+
+static enum hotkey_action action_of(int key)
+{
+    switch (key) {
+    case 'd': return HK_DUMP;
+    case 'p': return HK_PRINT;
+    case 't': return HK_TOGGLE;
+    case 'c': return HK_CLEAR;
+    case 's': return HK_STATS;
+    case 'h': case '?': return HK_HELP;
+    default:  return HK_IGNORED;
+    }
+}
+
+static void run(int key)
+{
+    enum hotkey_action a = action_of(key);
+    trace(HOTKEY, (uint64_t)key, a);
+    switch (a) {
+    case HK_DUMP:
+        dump_all();
+        break;
+    case HK_PRINT:
+        table_print_newest();
+        break;
+    case HK_TOGGLE: {
+        bool on = !(trace_get_mask() & TRACE_ENABLE);
+        if (!on)
+            trace(TRACE_ENABLE, 0, trace_get_mask());
+        trace_enable(on);
+        if (on)
+            trace(TRACE_ENABLE, 1, trace_get_mask());
+        kprintf("trace: tracing %s\n", on ? "on" : "off");
+        break;
+    }
+    case HK_CLEAR:
+        dump_with_rings_paused(clear_rings);
+        trace(TRACE_CLEAR, 0, 0);
+        kprintf("trace: rings and counters cleared\n");
+        break;
+    case HK_STATS:
+        summary_print();
+        break;
+    case HK_HELP:
+        hotkey_help();
+        break;
+    case HK_IGNORED:
+        ignored++;
+        break;
+    }
+}
+
+void hotkey_poll(void)
+{
+    for (int i = 0; i < POLL_BUDGET; i++) {
+        uint8_t sc;
+        int c = serial_getc();
+        if (c >= 0) {
+            trace(SERIAL_RX, (uint64_t)c, ++serial_bytes);
+            run(c);
+            continue;
+        }
+        c = keyboard_poll(&sc);
+        if (c < 0)
+            return;
+        trace(KBD_RX, sc, 0);
+        run(c);
+    }
+}

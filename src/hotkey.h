@@ -1,0 +1,23 @@
+/* hotkey.h — single-key commands on COM1 and the PS/2 keyboard.
+ *
+ *   d  dump every CPU's ring (machine format)   p  newest events, readable
+ *   t  tracing on/off                           c  clear rings and counters
+ *   s  statistics summary                       h ? this list
+ *
+ * Any other byte is counted as ignored (and traced as input); bursts of
+ * junk, held keys and keys pressed during a dump are all safe. The BSP
+ * polls for input whenever it wakes (at least every timer tick). */
+#ifndef HOTKEY_H
+#define HOTKEY_H
+#include <stdint.h>
+
+enum hotkey_action {
+    HK_IGNORED, HK_DUMP, HK_PRINT, HK_TOGGLE, HK_CLEAR, HK_STATS, HK_HELP,
+};
+
+void     hotkey_init(void);
+void     hotkey_poll(void);            /* BSP only */
+uint64_t hotkey_ignored(void);
+void     hotkey_help(void);
+
+#endif

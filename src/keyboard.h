@@ -1,0 +1,19 @@
+/* keyboard.h — PS/2 keyboard through the i8042, polled.
+ *
+ * Real UEFI machines often have no i8042 (status reads 0xFF): then the
+ * keyboard is simply absent and serial is the only input. Scan code set 1
+ * (what GRUB leaves, translated by the controller) is turned into the
+ * ASCII of the key; keys with no ASCII meaning are returned as 0 so the
+ * caller can count them as ignored. */
+#ifndef KEYBOARD_H
+#define KEYBOARD_H
+#include <stdbool.h>
+#include <stdint.h>
+
+bool keyboard_init(void);           /* false when there is no controller */
+/* Next key press: its ASCII (0 for keys without one) and raw scancode in
+ * *scancode; -1 when nothing is waiting. Releases and mouse bytes are
+ * consumed silently. */
+int  keyboard_poll(uint8_t *scancode);
+
+#endif

@@ -1,0 +1,64 @@
+/* summary.c — one screen of statistics. */
+#include "perf/summary.h"
+#include "console.h"
+#include "cpu.h"
+#include "hotkey.h"
+#include "percpu.h"
+#include "serial.h"
+#include "smp.h"
+#include "tsc.h"
+#include "perf/stats.h"
+#include "trace/dump.h"
+#include "trace/rings.h"
+#include "trace/trace.h"
+
+#define MAX_TYPES 64
+
+static uint64_t per_type[MAX_TYPES];
+
+static uint64_t avg(const struct minmax *m) { return m->n ? m->sum / m->n : 0; }
+
+static void cpu_line(uint32_t cpu, struct ring *r, uint64_t uptime_s)
+{
+    struct ring_snap s;
+    struct trace_event ev;
+    uint64_t seq;
+    ring_snap_begin(&s, r);
+    while (ring_snap_next(&s, &ev, &seq))
+        per_type[ev.type < MAX_TYPES ? ev.type : 0]++;
+    const struct cpu_stats *st = stats_cpu(cpu);
+    uint64_t recorded = s.head - s.base;
+    kprintf("%3u %5u %10lu %10lu %8lu %8lu %7lu/s %6lu %6lu %6lu %8lu %8lu\n", cpu,
+            cpus[cpu].apic_id, recorded, s.overwritten, s.excluded, s.refused,
+            uptime_s ? recorded / uptime_s : recorded, st->tick_handler.min,
+            avg(&st->tick_handler), st->tick_handler.max, avg(&st->tick_lateness),
+            st->tick_lateness.max);
+}
+
+static void print(void)
+{
+    uint64_t uptime_s = tsc_hz() ? (rdtsc() - stats_boot_tsc()) / tsc_hz() : 0;
+    for (unsigned i = 0; i < MAX_TYPES; i++)
+        per_type[i] = 0;
+    kprintf("stats: uptime %lu s, %u CPUs online, TSC %lu Hz, tracing %s, ignored keys %lu, "
+            "serial overruns %lu\n", uptime_s, cpus_online, tsc_hz(),
+            trace_get_mask() & (TRACE_ENABLE | TRACE_PAUSED) ? "on" : "off", hotkey_ignored(),
+            serial_overruns());
+    kprintf("cpu  apic   recorded overwritten excluded refused    rate  tick-handler min/avg/max"
+            "  late avg/max (TSC ticks)\n");
+    for (uint32_t i = 0; i < smp_slots(); i++)
+        if (cpus[i].online && rings_of(i))
+            cpu_line(i, rings_of(i), uptime_s);
+    kprintf("events held per type:");
+    for (unsigned t = 0; t < MAX_TYPES; t++) {
+        const struct trace_event_info *info = trace_event_info((uint16_t)t);
+        if (per_type[t])
+            kprintf(" %s=%lu", info ? info->name : "?", per_type[t]);
+    }
+    kprintf("\n");
+}
+
+void summary_print(void)
+{
+    dump_with_rings_paused(print);
+}

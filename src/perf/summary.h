@@ -1,0 +1,9 @@
+/* summary.h — the `s` hotkey: uptime, CPUs, TSC rate, per-CPU ring
+ * counters and event rates, events held per type, and the always-on
+ * timer statistics (handler cost and lateness, min/avg/max TSC ticks). */
+#ifndef SUMMARY_H
+#define SUMMARY_H
+
+void summary_print(void);
+
+#endif

@@ -1,0 +1,521 @@
+/* encode.c — the dump encoder. The format is specified in
+ * docs/dump-format.md; the constants below are its names for things.
+ *
+ * Two kinds of line, each protected by its own CRC-32:
+ *   text lines   "%X <line> key=value ... *CCCCCCCC" (CRC of the text
+ *                before " *", 8 upper-case hex digits);
+ *   event lines  "%E" + base64(payload + crc32(payload) as 4 bytes LE).
+ * Every event line restarts the predictors, so it decodes on its own. */
+#include "trace/encode.h"
+#include "trace/crc32.h"
+#include "trace/trace.h"
+
+#define TAG_META     "%M"
+#define TAG_CATEGORY "%K"
+#define TAG_PHASE    "%P"
+#define TAG_TYPE     "%T"
+#define TAG_CPU      "%C"
+#define TAG_EVENTS   "%E"
+#define CRC_SUFFIX   10          /* " *" + 8 hex digits */
+
+/* Event line: payload + CRC <= EV_LINE_BYTES, whose base64 (198 chars)
+ * plus the tag is DUMP_LINE_MAX. */
+#define EV_LINE_BYTES ((DUMP_LINE_MAX - 2) / 4 * 3 + 1)
+#define EV_CRC_BYTES  4
+#define EV_MAX_BYTES  34         /* header 1, type 3, flags 1, tsc 9, args 10+10 */
+
+/* Event header byte. */
+#define EV_TYPE      0x01        /* type differs from the prediction: varint follows */
+#define EV_FLAGS     0x02        /* flags != 0: one byte follows */
+#define EV_A0        0x04        /* a0 differs from the prediction: zigzag varint */
+#define EV_A1        0x08        /* a1 likewise */
+#define EV_TSC_SHIFT 4           /* bits 4-6: low 3 bits of the tsc residual */
+#define EV_TSC_LOW   7
+#define EV_TSC_MORE  0x80        /* the residual >> 3 follows as a varint */
+
+#define PRED_SLOTS   16          /* per-type predictor state, by type % 16 */
+
+_Static_assert(EV_LINE_BYTES == 148, "event line payload budget");
+_Static_assert((EV_LINE_BYTES * 4 + 2) / 3 + 2 <= DUMP_LINE_MAX,
+               "event lines fit DUMP_LINE_MAX");
+
+/* Per-type prediction state. */
+struct pred_slot {
+    uint64_t gap;                /* tsc minus previous event's, last time */
+    uint64_t a0, a0d, a1, a1d;   /* last args and their last deltas */
+    uint16_t type, next;         /* whose slot; type that followed it */
+    uint8_t  used, has_next;
+};
+
+struct pred {
+    struct pred_slot s[PRED_SLOTS];
+    uint64_t tsc, a0;            /* previous event in this line */
+    uint16_t prev_type;
+    uint8_t  have_prev;
+};
+
+struct enc {
+    const struct dump_sink *sink;
+    uint32_t line_no;            /* of the line being built */
+    uint64_t events;
+    char     text[DUMP_LINE_MAX + 2];
+    unsigned len;
+    char     tag[3];
+    char     sticky[64];         /* fields repeated on continuation lines */
+    unsigned sticky_len;
+    uint8_t  bin[EV_LINE_BYTES];
+    unsigned bin_len;
+    struct pred pred;
+};
+
+/* ---- small formatting helpers ------------------------------------------- */
+
+static unsigned fmt_u64(char *out, uint64_t v)
+{
+    char tmp[20];
+    unsigned n = 0, i = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        out[i++] = tmp[--n];
+    return i;
+}
+
+static unsigned str_len(const char *s)
+{
+    unsigned n = 0;
+    while (s[n])
+        n++;
+    return n;
+}
+
+static char clean_key(char c)
+{
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+    return ok ? c : '_';
+}
+
+/* Values: printable, no spaces (except desc, which may hold spaces). */
+static char clean_val(char c, bool spaces)
+{
+    if (c == ' ' && spaces)
+        return c;
+    return c > ' ' && c <= '~' ? c : '_';
+}
+
+static void emit(struct enc *e, const char *s, unsigned n)
+{
+    e->sink->write(e->sink->ctx, s, n);
+    e->line_no++;
+}
+
+/* ---- text lines ------------------------------------------------------------ */
+
+static void put_chars(struct enc *e, const char *s, unsigned n)
+{
+    for (unsigned i = 0; i < n && e->len + CRC_SUFFIX < DUMP_LINE_MAX; i++)
+        e->text[e->len++] = s[i];
+}
+
+/* Starts "%X <line>" (or a bare word such as "DUMP BEGIN" when tag is
+ * NULL and word given). */
+static void tl_begin(struct enc *e, const char *tag, const char *word)
+{
+    e->len = 0;
+    e->sticky_len = 0;
+    e->tag[0] = 0;
+    if (tag) {
+        e->tag[0] = tag[0];
+        e->tag[1] = tag[1];
+        e->tag[2] = 0;
+        put_chars(e, tag, 2);
+        char num[20];
+        put_chars(e, " ", 1);
+        put_chars(e, num, fmt_u64(num, e->line_no));
+    } else {
+        put_chars(e, word, str_len(word));
+    }
+}
+
+static void tl_end(struct enc *e)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    uint32_t crc = crc32_update(0, e->text, e->len);
+    e->text[e->len++] = ' ';
+    e->text[e->len++] = '*';
+    for (int i = 7; i >= 0; i--)
+        e->text[e->len++] = hex[(crc >> (4 * i)) & 15];
+    e->text[e->len++] = '\n';
+    emit(e, e->text, e->len);
+}
+
+/* Everything after the line number so far is repeated on continuation
+ * lines (e.g. "cpu=3"), so each line stands on its own. */
+static void tl_sticky(struct enc *e)
+{
+    unsigned start = 0;
+    while (start < e->len && e->text[start] != ' ')
+        start++;
+    start++;
+    while (start < e->len && e->text[start] != ' ')
+        start++;
+    e->sticky_len = 0;
+    for (unsigned i = start; i < e->len && e->sticky_len < sizeof e->sticky; i++)
+        e->sticky[e->sticky_len++] = e->text[i];
+}
+
+/* Ends the line and starts a continuation with the same tag and sticky
+ * fields, when `need` more characters would not fit. */
+static void tl_room(struct enc *e, unsigned need)
+{
+    if (!e->tag[0] || e->len + need + CRC_SUFFIX <= DUMP_LINE_MAX)
+        return;
+    char tag[3] = { e->tag[0], e->tag[1], 0 };
+    char sticky[sizeof e->sticky];
+    unsigned n = e->sticky_len;
+    for (unsigned i = 0; i < n; i++)
+        sticky[i] = e->sticky[i];
+    tl_end(e);
+    tl_begin(e, tag, NULL);
+    put_chars(e, sticky, n);
+    for (unsigned i = 0; i < n; i++)
+        e->sticky[i] = sticky[i];
+    e->sticky_len = n;
+}
+
+/* " key=value"; with `spaces` the value may hold spaces and is cut to
+ * fit (use it for the last field of a line only). */
+static void tl_put(struct enc *e, const char *key, const char *val, bool spaces)
+{
+    unsigned kl = str_len(key), vl = str_len(val);
+    tl_room(e, 2 + kl + vl);
+    put_chars(e, " ", 1);
+    for (unsigned i = 0; i < kl && e->len + CRC_SUFFIX < DUMP_LINE_MAX; i++)
+        e->text[e->len++] = clean_key(key[i]);
+    put_chars(e, "=", 1);
+    for (unsigned i = 0; i < vl && e->len + CRC_SUFFIX < DUMP_LINE_MAX; i++)
+        e->text[e->len++] = clean_val(val[i], spaces);
+}
+
+static void tl_put_u64(struct enc *e, const char *key, uint64_t v)
+{
+    char num[21];
+    num[fmt_u64(num, v)] = 0;
+    tl_put(e, key, num, false);
+}
+
+/* ---- base64 (RFC 4648 alphabet, no padding) --------------------------- */
+
+static unsigned base64(char *out, const uint8_t *in, unsigned n)
+{
+    static const char abc[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    unsigned o = 0;
+    for (unsigned i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)in[i] << 16;
+        if (i + 1 < n)
+            v |= (uint32_t)in[i + 1] << 8;
+        if (i + 2 < n)
+            v |= in[i + 2];
+        out[o++] = abc[v >> 18];
+        out[o++] = abc[(v >> 12) & 63];
+        if (i + 1 < n)
+            out[o++] = abc[(v >> 6) & 63];
+        if (i + 2 < n)
+            out[o++] = abc[v & 63];
+    }
+    return o;
+}
+
+/* ---- event lines -------------------------------------------------------- */
+
+static unsigned put_varint(uint8_t *p, uint64_t v)
+{
+    unsigned n = 0;
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+/* Signed residual (as a wrapped u64) to unsigned: 0,-1,1,-2 -> 0,1,2,3. */
+static uint64_t zigzag(uint64_t d)
+{
+    return (d << 1) ^ (0 - (d >> 63));
+}
+
+static void pred_reset(struct pred *p, uint64_t tsc)
+{
+    for (unsigned i = 0; i < PRED_SLOTS; i++)
+        p->s[i].used = 0;
+    p->tsc = tsc;
+    p->a0 = 0;
+    p->have_prev = 0;
+}
+
+static const struct pred_slot *pred_slot_of(const struct pred *p, uint16_t type)
+{
+    const struct pred_slot *s = &p->s[type % PRED_SLOTS];
+    return s->used && s->type == type ? s : NULL;
+}
+
+/* Encodes ev against the predictions into out (<= EV_MAX_BYTES); p is
+ * not changed (the caller commits with pred_update once it fits). */
+static unsigned pred_encode(const struct pred *p, const struct trace_event *ev,
+                            uint8_t *out)
+{
+    const struct pred_slot *s = pred_slot_of(p, ev->type);
+    const struct pred_slot *ps = p->have_prev ? pred_slot_of(p, p->prev_type) : NULL;
+    unsigned n = 1;
+    uint8_t hdr = 0;
+
+    uint16_t want = ps && ps->has_next ? ps->next : p->prev_type;
+    if (!p->have_prev || want != ev->type) {
+        hdr |= EV_TYPE;
+        n += put_varint(out + n, ev->type);
+    }
+    if (ev->flags) {
+        hdr |= EV_FLAGS;
+        out[n++] = ev->flags;
+    }
+    uint64_t zz = zigzag(ev->tsc - p->tsc - (s ? s->gap : 0));
+    hdr |= (uint8_t)((zz & EV_TSC_LOW) << EV_TSC_SHIFT);
+    if (zz > EV_TSC_LOW) {
+        hdr |= EV_TSC_MORE;
+        n += put_varint(out + n, zz >> 3);
+    }
+    uint64_t a0 = s ? s->a0 + s->a0d : p->a0;
+    if (ev->a0 != a0) {
+        hdr |= EV_A0;
+        n += put_varint(out + n, zigzag(ev->a0 - a0));
+    }
+    uint64_t a1 = s ? s->a1 + s->a1d : 0;
+    if (ev->a1 != a1) {
+        hdr |= EV_A1;
+        n += put_varint(out + n, zigzag(ev->a1 - a1));
+    }
+    out[0] = hdr;
+    return n;
+}
+
+/* The decoder performs exactly these updates, in this order. */
+static void pred_update(struct pred *p, const struct trace_event *ev)
+{
+    if (p->have_prev) {
+        struct pred_slot *ps = &p->s[p->prev_type % PRED_SLOTS];
+        if (ps->used && ps->type == p->prev_type) {
+            ps->has_next = 1;
+            ps->next = ev->type;
+        }
+    }
+    struct pred_slot *s = &p->s[ev->type % PRED_SLOTS];
+    uint64_t gap = ev->tsc - p->tsc;
+    if (s->used && s->type == ev->type) {
+        s->a0d = ev->a0 - s->a0;
+        s->a1d = ev->a1 - s->a1;
+    } else {
+        s->used = 1;
+        s->type = ev->type;
+        s->has_next = 0;
+        s->a0d = 0;
+        s->a1d = 0;
+    }
+    s->gap = gap;
+    s->a0 = ev->a0;
+    s->a1 = ev->a1;
+    p->tsc = ev->tsc;
+    p->a0 = ev->a0;
+    p->prev_type = ev->type;
+    p->have_prev = 1;
+}
+
+/* Line header: line, cpu, first seq, the seqs skipped just before it
+ * (overwritten, excluded), first tsc; all varints. */
+static void ev_line_start(struct enc *e, unsigned cpu, uint64_t seq,
+                          const struct ring_snap *s, uint64_t tsc)
+{
+    unsigned n = 0;
+    n += put_varint(e->bin + n, e->line_no);
+    n += put_varint(e->bin + n, cpu);
+    n += put_varint(e->bin + n, seq);
+    n += put_varint(e->bin + n, s->gap_overwritten);
+    n += put_varint(e->bin + n, s->gap_excluded);
+    n += put_varint(e->bin + n, tsc);
+    e->bin_len = n;
+    pred_reset(&e->pred, tsc);
+}
+
+static void ev_line_end(struct enc *e)
+{
+    uint32_t crc = crc32_update(0, e->bin, e->bin_len);
+    for (int i = 0; i < EV_CRC_BYTES; i++)
+        e->bin[e->bin_len++] = (uint8_t)(crc >> (8 * i));
+    e->text[0] = TAG_EVENTS[0];
+    e->text[1] = TAG_EVENTS[1];
+    e->len = 2 + base64(e->text + 2, e->bin, e->bin_len);
+    e->text[e->len++] = '\n';
+    emit(e, e->text, e->len);
+    e->bin_len = 0;
+}
+
+/* Appends ev to the open line if it fits; false if a new line is needed. */
+static bool ev_append(struct enc *e, const struct trace_event *ev)
+{
+    uint8_t tmp[EV_MAX_BYTES];
+    unsigned n = pred_encode(&e->pred, ev, tmp);
+    if (e->bin_len + n + EV_CRC_BYTES > EV_LINE_BYTES)
+        return false;
+    for (unsigned i = 0; i < n; i++)
+        e->bin[e->bin_len++] = tmp[i];
+    pred_update(&e->pred, ev);
+    return true;
+}
+
+/* ---- dump sections ---------------------------------------------------- */
+
+static void put_header(struct enc *e, const struct dump_meta *m,
+                       struct ring *const rings[], unsigned ncpus)
+{
+    uint64_t held = 0;
+    for (unsigned i = 0; i < ncpus; i++)
+        if (rings[i])
+            held += ring_held(rings[i]);
+    tl_begin(e, NULL, "DUMP BEGIN");
+    tl_put_u64(e, "v", DUMP_FORMAT_VERSION);
+    tl_put_u64(e, "dump", m->dump_no);
+    tl_put_u64(e, "cpus", ncpus);
+    tl_put_u64(e, "events", held);
+    tl_end(e);
+
+    tl_begin(e, TAG_META, NULL);
+    tl_put_u64(e, "tsc_hz", m->tsc_hz);
+    tl_put_u64(e, "pinned_slots", RING_PINNED_SLOTS);
+    for (unsigned i = 0; i < m->nextras && m->extras; i++) {
+        const struct dump_extra *x = &m->extras[i];
+        if (!x->key)
+            continue;
+        if (x->str)
+            tl_put(e, x->key, x->str, false);
+        else
+            tl_put_u64(e, x->key, x->num);
+    }
+    tl_end(e);
+}
+
+static void put_names(struct enc *e, const char *tag,
+                      const char *(*name)(unsigned), unsigned limit)
+{
+    tl_begin(e, tag, NULL);
+    for (unsigned i = 0; i < limit; i++) {
+        const char *n = name(i);
+        if (!n)
+            continue;
+        char key[12];
+        key[fmt_u64(key, i)] = 0;
+        tl_put(e, key, n, false);
+    }
+    tl_end(e);
+}
+
+static void put_types(struct enc *e)
+{
+    unsigned count;
+    const struct trace_event_info *t = trace_event_table(&count);
+    for (unsigned i = 0; i < count; i++, t++) {
+        tl_begin(e, TAG_TYPE, NULL);
+        tl_put_u64(e, "id", t->id);
+        tl_sticky(e);
+        tl_put(e, "name", t->name, false);
+        tl_put(e, "cat", trace_category_name(t->category), false);
+        tl_put(e, "kind", trace_kind_name(t->kind), false);
+        tl_put_u64(e, "pin", t->retention == TRACE_RET_PINNED);
+        tl_put(e, "a0", t->arg0[0] ? t->arg0 : "-", false);
+        tl_put(e, "a1", t->arg1[0] ? t->arg1 : "-", false);
+        tl_put(e, "desc", t->desc, true);
+        tl_end(e);
+    }
+}
+
+static void put_cpu_summary(struct enc *e, unsigned cpu, const uint32_t *apic,
+                            const struct ring *r, const struct ring_snap *s)
+{
+    tl_begin(e, TAG_CPU, NULL);
+    tl_put_u64(e, "cpu", cpu);
+    tl_sticky(e);
+    if (apic)
+        tl_put_u64(e, "apic", *apic);
+    tl_put_u64(e, "cap", r ? r->capacity : 0);
+    tl_put_u64(e, "base", s->base);
+    tl_put_u64(e, "head", s->head);
+    tl_put_u64(e, "recorded", s->head - s->base);
+    tl_put_u64(e, "overwritten", s->overwritten);
+    tl_put_u64(e, "excluded", s->excluded);
+    tl_put_u64(e, "refused", s->refused);
+    tl_put_u64(e, "sent", s->emitted);
+    if (s->emitted) {
+        tl_put_u64(e, "first", s->first);
+        tl_put_u64(e, "last", s->last);
+    }
+    tl_put_u64(e, "pinned", s->pinned);
+    tl_end(e);
+}
+
+static void put_cpu(struct enc *e, unsigned index, const uint32_t *apic,
+                    struct ring *r)
+{
+    struct ring_snap s = { 0 };
+    unsigned cpu = r ? r->cpu : index;
+    if (r) {
+        struct trace_event ev;
+        uint64_t seq;
+        bool open = false;
+        ring_snap_begin(&s, r);
+        while (ring_snap_next(&s, &ev, &seq)) {
+            /* A new line at every gap in seq, so each line covers one
+             * contiguous run and says what the gap before it was. */
+            bool gap = s.gap_overwritten || s.gap_excluded;
+            if (open && !gap && ev_append(e, &ev)) {
+                e->events++;
+                continue;
+            }
+            if (open)
+                ev_line_end(e);
+            ev_line_start(e, cpu, seq, &s, ev.tsc);
+            ev_append(e, &ev);      /* always fits an empty line */
+            open = true;
+            e->events++;
+        }
+        if (open)
+            ev_line_end(e);
+    }
+    put_cpu_summary(e, cpu, apic ? &apic[index] : NULL, r, &s);
+}
+
+uint64_t dump_encode(const struct dump_sink *sink, const struct dump_meta *meta,
+                     struct ring *const rings[], unsigned ncpus)
+{
+    struct enc e;
+    e.sink = sink;
+    e.line_no = 0;
+    e.events = 0;
+    e.bin_len = 0;
+
+    put_header(&e, meta, rings, ncpus);
+    put_names(&e, TAG_CATEGORY, trace_category_name, 30);
+    put_names(&e, TAG_PHASE, trace_phase_name, trace_phase_limit);
+    put_types(&e);
+    for (unsigned i = 0; i < ncpus; i++)
+        put_cpu(&e, i, meta->apic_ids, rings[i]);
+
+    tl_begin(&e, NULL, "DUMP END");
+    tl_put_u64(&e, "dump", meta->dump_no);
+    tl_put_u64(&e, "events", e.events);
+    tl_put_u64(&e, "lines", e.line_no + 1);
+    tl_end(&e);
+    return e.events;
+}

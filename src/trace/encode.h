@@ -1,0 +1,54 @@
+/* encode.h — streams a trace dump as 7-bit ASCII lines (docs/dump-format.md).
+ *
+ * Pure C, no heap, ~1.5 KiB of stack. The encoder snapshots each ring
+ * (ring_snap_*) and hands the sink one complete line per call as it goes,
+ * each ending in "\n" (a sink may send "\r\n"; decoders accept both):
+ *
+ *     DUMP BEGIN v=1 dump=3 cpus=16 events=65536
+ *     %M 1 tsc_hz=... ...        metadata, categories, phases, event table
+ *     %E<base64>                 events, one CPU at a time, oldest first
+ *     %C 9 cpu=0 apic=0 ...      that CPU's counters
+ *     DUMP END dump=3 events=65536 lines=2400
+ *
+ * Call it with tracing paused (trace_pause + trace_quiesce) so the rings
+ * hold still; events still in flight are excluded and counted, never
+ * garbled. */
+#ifndef TRACE_ENCODE_H
+#define TRACE_ENCODE_H
+#include <stdint.h>
+#include <stddef.h>
+#include "trace/ring.h"
+
+#define DUMP_FORMAT_VERSION 1
+#define DUMP_LINE_MAX       200   /* characters per line, before the "\n" */
+
+/* Where lines go: write(ctx, s, n) sends n bytes (one whole line). */
+struct dump_sink {
+    void (*write)(void *ctx, const char *s, size_t n);
+    void *ctx;
+};
+
+/* One free-form metadata item: key=str, or key=num (decimal) when str is
+ * NULL. Keys keep [A-Za-z0-9_.-]; values keep printable ASCII, other bytes
+ * become '_'. Examples: invariant_tsc=1, tsc_warp=120, uptime_tsc=..., */
+struct dump_extra {
+    const char *key;
+    const char *str;
+    uint64_t    num;
+};
+
+struct dump_meta {
+    uint32_t                 dump_no;   /* 1, 2, ... since boot */
+    uint64_t                 tsc_hz;    /* 0 when unknown */
+    const uint32_t          *apic_ids;  /* [ncpus] or NULL (unknown) */
+    const struct dump_extra *extras;    /* [nextras] or NULL */
+    unsigned                 nextras;
+};
+
+/* Writes one complete dump of rings[0..ncpus) (index = dense CPU number;
+ * a NULL ring is reported as a CPU without a ring). Returns the number of
+ * events written, i.e. the events= of the DUMP END line. */
+uint64_t dump_encode(const struct dump_sink *sink, const struct dump_meta *meta,
+                     struct ring *const rings[], unsigned ncpus);
+
+#endif

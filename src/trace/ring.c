@@ -1,0 +1,206 @@
+/* ring.c — ring set-up, boot log, clear and the snapshot reader.
+ * The write fast path is inline in ring.h; its protocol is described there. */
+#include "trace/ring.h"
+
+enum slot_state { SLOT_VALID, SLOT_OVERWRITTEN, SLOT_EXCLUDED };
+
+int ring_init(struct ring *r, struct trace_event *slots, uint32_t capacity,
+              unsigned cpu)
+{
+    if (!r || !slots || capacity < RING_MIN_CAPACITY ||
+        capacity > RING_MAX_CAPACITY || (capacity & (capacity - 1)) ||
+        cpu > 255 || (uintptr_t)slots % RING_CACHE_LINE)
+        return -1;
+    for (uint32_t i = 0; i < capacity; i++) {
+        /* Stale by construction: slot i claims seq i - capacity, a lap
+         * before any seq it can hold, so a slot reserved but never
+         * written reads as incomplete rather than as a zero event. */
+        slots[i].tsc = 0;
+        slots[i].id_word = (uint32_t)(i - capacity);
+        slots[i].a0 = 0;
+        slots[i].a1 = 0;
+    }
+    r->head = 0;
+    r->commit = 0;
+    r->refused = 0;
+    r->pinned_next = 0;
+    r->pinned_done = 0;
+    r->slots = slots;
+    r->mask = capacity - 1;
+    r->id_bits = (uint64_t)cpu << TRACE_ID_CPU_SHIFT;
+    r->base = 0;
+    r->refused_base = 0;
+    r->capacity = capacity;
+    r->cpu = cpu;
+    return 0;
+}
+
+void ring_write_pinned(struct ring *r, uint64_t tsc, uint16_t type,
+                       uint8_t flags, uint64_t a0, uint64_t a1)
+{
+    uint64_t seq = ring_write(r, tsc, type, flags, a0, a1);
+
+    /* Claim a boot-log entry the same way as a ring slot: one non-locked
+     * xadd, so a nested pinned event gets its own entry. */
+    uint64_t i = 1;
+    __asm__ volatile("xaddq %0, %1" : "+r"(i), "+m"(r->pinned_next) : : "memory");
+    if (i >= RING_PINNED_SLOTS)
+        return;
+    struct trace_event *p = &r->pinned[i];
+    p->tsc = tsc;
+    p->a0 = a0;
+    p->a1 = a1;
+    p->id_word = (uint32_t)seq | ((uint64_t)type << TRACE_ID_TYPE_SHIFT) |
+                 ((uint64_t)flags << TRACE_ID_FLAGS_SHIFT) | r->id_bits;
+    r->pinned_seq[i] = seq;
+
+    /* The entry must be complete before its done bit is (TSO keeps the
+     * store order; this stops the compiler). The bit is set with one
+     * non-locked or: interrupt-atomic, and only this CPU writes the word. */
+    __asm__ volatile("" : : : "memory");
+    uint64_t bit = 1ull << i;
+    __asm__ volatile("orq %1, %0" : "+m"(r->pinned_done) : "r"(bit) : "memory");
+}
+
+void ring_clear(struct ring *r)
+{
+    __atomic_store_n(&r->base, __atomic_load_n(&r->head, __ATOMIC_RELAXED),
+                     __ATOMIC_RELAXED);
+    __atomic_store_n(&r->refused_base,
+                     __atomic_load_n(&r->refused, __ATOMIC_RELAXED),
+                     __ATOMIC_RELAXED);
+}
+
+/* Oldest seq the ring itself can still hold, given base and head. */
+static uint64_t window_start(uint64_t base, uint64_t head, uint32_t capacity)
+{
+    return head - base > capacity ? head - capacity : base;
+}
+
+/* Index of the completed boot-log entry with the smallest seq in
+ * [from, below), or -1. The done bits are read before the entries: the
+ * writer completes an entry before setting its bit (TSO keeps loads in
+ * order, so a set bit means the entry is visible). */
+static int pinned_find(const struct ring *r, uint64_t from, uint64_t below)
+{
+    uint64_t done = __atomic_load_n(&r->pinned_done, __ATOMIC_RELAXED);
+    __asm__ volatile("" : : : "memory");
+    int best = -1;
+    for (int i = 0; i < RING_PINNED_SLOTS; i++) {
+        if (!(done & (1ull << i)))
+            continue;
+        uint64_t s = r->pinned_seq[i];
+        if (s >= from && s < below && (best < 0 || s < r->pinned_seq[best]))
+            best = i;
+    }
+    return best;
+}
+
+uint64_t ring_held(const struct ring *r)
+{
+    uint64_t head = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
+    uint64_t base = __atomic_load_n(&r->base, __ATOMIC_RELAXED);
+    uint64_t win = window_start(base, head, r->capacity);
+    uint64_t n = head - win;
+    for (uint64_t from = base; ; n++) {
+        int i = pinned_find(r, from, win);
+        if (i < 0)
+            return n;
+        from = r->pinned_seq[i] + 1;
+    }
+}
+
+void ring_snap_begin(struct ring_snap *s, struct ring *r)
+{
+    s->r = r;
+    s->head = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
+    s->base = __atomic_load_n(&r->base, __ATOMIC_RELAXED);
+    s->window = window_start(s->base, s->head, r->capacity);
+    s->next = s->base;
+    s->refused = __atomic_load_n(&r->refused, __ATOMIC_RELAXED) - r->refused_base;
+    s->pinned = __atomic_load_n(&r->pinned_next, __ATOMIC_RELAXED);
+    s->emitted = s->overwritten = s->excluded = 0;
+    s->first = s->last = 0;
+    s->gap_overwritten = s->gap_excluded = 0;
+}
+
+/* Copies the slot for `seq` and says whether the copy is that event. */
+static enum slot_state read_slot(const struct ring *r, uint64_t seq,
+                                 struct trace_event *out)
+{
+    const volatile struct trace_event *e = &r->slots[seq & r->mask];
+
+    /* The id word first: the writer stores it last, so if it holds this
+     * seq, the payload loads that follow see this event's payload (TSO:
+     * stores become visible in order, loads are not reordered). */
+    uint64_t id = e->id_word;
+    out->tsc = e->tsc;
+    out->a0 = e->a0;
+    out->a1 = e->a1;
+    out->id_word = id;
+    __asm__ volatile("" : : : "memory");
+
+    /* Then head again: a writer lapping this slot while we copied bumped
+     * head before touching the slot, so a torn copy always shows here. */
+    uint64_t head = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
+    if (head - seq > r->mask + 1)       /* seq + capacity was reserved */
+        return SLOT_OVERWRITTEN;
+    return (uint32_t)id == (uint32_t)seq ? SLOT_VALID : SLOT_EXCLUDED;
+}
+
+static void snap_skip(struct ring_snap *s, uint64_t n, enum slot_state why)
+{
+    if (why == SLOT_OVERWRITTEN) {
+        s->overwritten += n;
+        s->gap_overwritten += n;
+    } else {
+        s->excluded += n;
+        s->gap_excluded += n;
+    }
+}
+
+static bool snap_emit(struct ring_snap *s, uint64_t seq, uint64_t *seq_out)
+{
+    if (s->emitted++ == 0)
+        s->first = seq;
+    s->last = seq;
+    *seq_out = seq;
+    return true;
+}
+
+/* Below the window only the boot log can still have events. */
+static bool snap_pinned(struct ring_snap *s, struct trace_event *ev,
+                        uint64_t *seq)
+{
+    int i = pinned_find(s->r, s->next, s->window);
+    uint64_t to = i < 0 ? s->window : s->r->pinned_seq[i];
+    snap_skip(s, to - s->next, SLOT_OVERWRITTEN);
+    s->next = to;
+    if (i < 0)
+        return false;
+    const struct trace_event *p = &s->r->pinned[i];
+    ev->tsc = p->tsc;
+    ev->id_word = p->id_word;
+    ev->a0 = p->a0;
+    ev->a1 = p->a1;
+    s->next = to + 1;
+    return snap_emit(s, to, seq);
+}
+
+bool ring_snap_next(struct ring_snap *s, struct trace_event *ev, uint64_t *seq)
+{
+    s->gap_overwritten = s->gap_excluded = 0;
+    while (s->next < s->head) {
+        if (s->next < s->window) {
+            if (snap_pinned(s, ev, seq))
+                return true;
+            continue;
+        }
+        uint64_t n = s->next++;
+        enum slot_state st = read_slot(s->r, n, ev);
+        if (st == SLOT_VALID)
+            return snap_emit(s, n, seq);
+        snap_skip(s, 1, st);
+    }
+    return false;
+}

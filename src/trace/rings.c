@@ -1,0 +1,76 @@
+/* rings.c — ring memory and the early boot-phase buffer. */
+#include "trace/rings.h"
+#include "console.h"
+#include "cpu.h"
+#include "mem.h"
+#include "percpu.h"
+#include "trace/trace.h"
+
+#define EARLY_PHASES 16
+
+static struct ring rings[MAX_CPUS];
+static bool ready[MAX_CPUS];
+static uint32_t capacity;
+
+/* Phases seen before the BSP's ring existed (BSP only, single threaded). */
+static struct { uint64_t tsc, phase, value; } early[EARLY_PHASES];
+static unsigned early_count;
+
+bool rings_init(uint32_t cap, uint32_t ncpus)
+{
+    uint32_t want = cap;
+    for (; cap >= RING_MIN_CAPACITY; cap /= 2) {
+        uint32_t n = 0;
+        for (; n < ncpus; n++) {
+            struct trace_event *buf = mem_alloc((uint64_t)cap * sizeof *buf, RING_CACHE_LINE);
+            if (!buf || ring_init(&rings[n], buf, cap, n))
+                break;
+            ready[n] = true;
+        }
+        if (n == ncpus)
+            break;
+        for (uint32_t i = 0; i < n; i++)
+            ready[i] = false;           /* memory stays used; smaller try next */
+    }
+    if (cap < RING_MIN_CAPACITY) {
+        kprintf("trace: no memory for %u rings; tracing off\n", ncpus);
+        return false;
+    }
+    if (cap != want)
+        kprintf("trace: trace.events=%u does not fit in memory; using %u\n", want, cap);
+    capacity = cap;
+    return true;
+}
+
+uint32_t rings_capacity(void) { return capacity; }
+
+struct ring *rings_of(uint32_t index)
+{
+    return index < MAX_CPUS && ready[index] ? &rings[index] : NULL;
+}
+
+void rings_attach(uint32_t index)
+{
+    struct ring *r = rings_of(index);
+    this_cpu()->ring = r;
+    uint32_t want = TRACE_ENABLE | (1u << TRACE_CAT_BOOT);
+    if (index != 0 || !r || (trace_get_mask() & want) != want)
+        return;
+    /* The BSP's ring is up: record the phases passed so far, in order,
+     * with the TSC at which each happened. */
+    for (unsigned i = 0; i < early_count; i++)
+        ring_write_pinned(r, early[i].tsc, TRACE_EV_BOOT_PHASE, 0, early[i].phase,
+                          early[i].value);
+    early_count = 0;
+}
+
+void boot_phase(unsigned phase, uint64_t value)
+{
+    if (this_cpu()->ring) {
+        trace(BOOT_PHASE, phase, value);
+    } else if (early_count < EARLY_PHASES) {
+        early[early_count].tsc = rdtsc();
+        early[early_count].phase = phase;
+        early[early_count++].value = value;
+    }
+}

@@ -1,0 +1,27 @@
+/* rings.h — the per-CPU trace rings: memory, attachment, boot phases.
+ *
+ * rings_init() takes each CPU's event buffer from the memory map (one
+ * cache-line-aligned block per CPU, so no two CPUs share a line) before
+ * any AP starts; each CPU then attaches its own ring (gs:8) as its first
+ * act. Boot phases passed before the rings exist are remembered with
+ * their TSC and recorded, with that TSC, the moment the BSP's ring is up:
+ * the trace starts at the first C instruction. */
+#ifndef TRACE_RINGS_H
+#define TRACE_RINGS_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "trace/ring.h"
+
+/* Allocate `capacity` events per CPU for `ncpus` CPUs; falls back to
+ * smaller rings (and says so) when memory is short. False if none fit. */
+bool         rings_init(uint32_t capacity, uint32_t ncpus);
+uint32_t     rings_capacity(void);
+/* Point the calling CPU's gs:8 at its ring (CPU `index`). */
+void         rings_attach(uint32_t index);
+struct ring *rings_of(uint32_t index);      /* NULL when that CPU has none */
+
+/* Record boot phase `phase` (TRACE_PHASE_x) with `value` now, or as soon
+ * as the BSP's ring exists. */
+void         boot_phase(unsigned phase, uint64_t value);
+
+#endif

@@ -1,0 +1,52 @@
+/* table.c — print the newest events of every CPU, oldest first. */
+#include "trace/table.h"
+#include "console.h"
+#include "percpu.h"
+#include "smp.h"
+#include "tsc.h"
+#include "perf/stats.h"
+#include "trace/dump.h"
+#include "trace/rings.h"
+#include "trace/trace.h"
+
+static void print_args(const struct trace_event_info *info, const struct trace_event *e)
+{
+    if (info && e->type == TRACE_EV_BOOT_PHASE && trace_phase_name((unsigned)e->a0)) {
+        kprintf("phase=%s value=%lu\n", trace_phase_name((unsigned)e->a0), e->a1);
+        return;
+    }
+    const char *n0 = info && info->arg0[0] ? info->arg0 : "a0";
+    const char *n1 = info && info->arg1[0] ? info->arg1 : "a1";
+    kprintf("%s=%lu %s=%lu\n", n0, e->a0, n1, e->a1);
+}
+
+static void print_cpu(uint32_t cpu, struct ring *r)
+{
+    struct trace_event last[TABLE_NEWEST], ev;
+    uint64_t seq, n = 0;
+    struct ring_snap s;
+    ring_snap_begin(&s, r);
+    while (ring_snap_next(&s, &ev, &seq))
+        last[n++ % TABLE_NEWEST] = ev;
+    uint64_t shown = n < TABLE_NEWEST ? n : TABLE_NEWEST;
+    for (uint64_t i = n - shown; i < n; i++) {
+        const struct trace_event *e = &last[i % TABLE_NEWEST];
+        const struct trace_event_info *info = trace_event_info(e->type);
+        kprintf("%3u %10u %14lu us  %-16s ", cpu, e->seq, tsc_to_us(e->tsc - stats_boot_tsc()),
+                info ? info->name : "?");
+        print_args(info, e);
+    }
+}
+
+static void print_all(void)
+{
+    kprintf("cpu        seq      since boot     event            args\n");
+    for (uint32_t i = 0; i < smp_slots(); i++)
+        if (cpus[i].online && rings_of(i))
+            print_cpu(i, rings_of(i));
+}
+
+void table_print_newest(void)
+{
+    dump_with_rings_paused(print_all);
+}

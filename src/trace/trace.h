@@ -1,0 +1,131 @@
+/* trace.h — the trace point and the global trace switches.
+ *
+ *     trace(IRQ_TIMER_BEGIN, tick, lateness);
+ *
+ * NAME is an event name from events.def (without TRACE_EV_). Cost when the
+ * event's category is off: one load of trace_mask and a predicted branch.
+ * When on: RDTSC plus ring_write (ring.h) on the calling CPU's own ring.
+ *
+ * trace_mask: bit 31 TRACE_ENABLE (tracing on), bit 30 TRACE_PAUSED (set
+ * by trace_pause instead of ENABLE while a dump or clear holds the rings,
+ * so refused events are counted), bits 0..29 one per category
+ * (1u << TRACE_CAT_x). An event is recorded when ENABLE and its category
+ * bit are both set.
+ *
+ * The current CPU's ring: in the kernel gs:8 (percpu.h), which every CPU
+ * must point at an initialised ring (or NULL) before it first traces; with
+ * -DHOST_BUILD a thread-local pointer (trace_host_ring) so host tests and
+ * benchmarks can run one writer thread per core. */
+#ifndef TRACE_TRACE_H
+#define TRACE_TRACE_H
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include "trace/event.h"
+#include "trace/ring.h"
+
+#define TRACE_ENABLE   (1u << 31)
+#define TRACE_PAUSED   (1u << 30)
+#define TRACE_CAT_BITS (TRACE_PAUSED - 1)   /* bits a category may use */
+
+/* Every category defined in events.def, as mask bits. */
+#define TRACE_CATS_ALL ((uint32_t)TRACE_CATMASK_ALL)
+
+extern uint32_t trace_mask;
+
+#ifdef HOST_BUILD
+extern _Thread_local struct ring *trace_host_ring;
+static inline struct ring *trace_cur_ring(void) { return trace_host_ring; }
+#else
+#include "percpu.h"
+static inline struct ring *trace_cur_ring(void) { return this_cpu_ring(); }
+#endif
+
+static inline uint64_t trace_rdtsc(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+/* Cold paths, out of line to keep each trace point small. */
+void trace_refused(void);      /* paused: count on this CPU's ring */
+void trace_no_ring(void);      /* this CPU has no ring: count globally */
+
+#define trace(NAME, a0, a1)                                              \
+    trace_emit_(TRACE_EV_##NAME, TRACE_CATBIT_##NAME, TRACE_PINNED_##NAME, \
+                (uint64_t)(a0), (uint64_t)(a1))
+
+static inline __attribute__((always_inline)) void
+trace_emit_(uint16_t type, uint32_t catbit, int pinned, uint64_t a0, uint64_t a1)
+{
+    const uint32_t want = TRACE_ENABLE | catbit;    /* compile-time constant */
+    /* The one load: relaxed is a plain mov, and it is re-read at every
+     * trace point, so a pause takes effect at the next one. */
+    uint32_t m = __atomic_load_n(&trace_mask, __ATOMIC_RELAXED);
+    if (__builtin_expect((m & want) == want, 1)) {
+        struct ring *r = trace_cur_ring();
+        if (__builtin_expect(r == NULL, 0)) {
+            trace_no_ring();
+            return;
+        }
+        if (pinned)
+            ring_write_pinned(r, trace_rdtsc(), type, 0, a0, a1);
+        else
+            ring_write(r, trace_rdtsc(), type, 0, a0, a1);
+    } else if (__builtin_expect((m & (TRACE_PAUSED | catbit)) ==
+                                (TRACE_PAUSED | catbit), 0)) {
+        trace_refused();
+    }
+}
+
+/* ---- switches (not the fast path; any CPU) --------------------------- */
+void     trace_set_mask(uint32_t mask);          /* whole word */
+uint32_t trace_get_mask(void);
+void     trace_enable(bool on);                  /* ENABLE bit only */
+void     trace_set_categories(uint32_t cats);    /* category bits only */
+
+/* Parses `len` bytes of s (stops early at a NUL): comma-separated
+ * category names (case-insensitive), "all" or "none", e.g. "irq,ipi".
+ * Returns 0 and the category bits in *cats, or -1 with *bad / *bad_len
+ * naming the first unknown (or empty) name, so the caller can print
+ *   trace: unknown category 'xyz' (known: all none boot smp irq ...)
+ * using trace_category_name() to list the known ones. */
+int trace_parse_mask(const char *s, size_t len, uint32_t *cats,
+                     const char **bad, size_t *bad_len);
+
+/* ---- names (from events.def) ------------------------------------------ */
+struct trace_event_info {
+    uint16_t    id;
+    uint8_t     category;      /* bit number */
+    uint8_t     kind;          /* enum trace_kind */
+    uint8_t     retention;     /* enum trace_retention */
+    const char *name, *arg0, *arg1, *desc;
+};
+
+const struct trace_event_info *trace_event_info(uint16_t id);   /* or NULL */
+const struct trace_event_info *trace_event_table(unsigned *count);
+const char *trace_category_name(unsigned bit);   /* "IRQ", or NULL */
+const char *trace_category_desc(unsigned bit);   /* or NULL */
+const char *trace_phase_name(unsigned phase);    /* "ACPI", or NULL */
+const char *trace_kind_name(unsigned kind);      /* "instant" | "begin" | "end" */
+extern const unsigned trace_phase_limit;         /* phases are < this */
+
+/* ---- pause for a dump or a clear ------------------------------------- */
+/* Stops new events on every CPU: clears ENABLE (setting PAUSED if tracing
+ * was on, so refused events are counted) with a full barrier, and returns
+ * the previous mask for trace_resume(). Writers that already passed the
+ * check finish their event: wait for them with trace_quiesce. Not nested:
+ * one pause at a time (the dump code serialises). */
+uint32_t trace_pause(void);
+void     trace_resume(uint32_t saved);
+
+/* Spins until every non-NULL ring in rings[0..n) is quiescent or
+ * timeout_tsc TSC ticks have passed. Returns how many are still busy;
+ * their in-flight events are excluded (and counted) by the snapshot. */
+unsigned trace_quiesce(struct ring *const rings[], unsigned n, uint64_t timeout_tsc);
+
+/* Events traced on a CPU whose ring pointer was NULL (should stay 0). */
+uint64_t trace_no_ring_count(void);
+
+#endif
