@@ -1,7 +1,7 @@
 /* acpi.c — RSDP/RSDT/XSDT walk with checksums (ACPI 6.5 §5.2). */
 #include "acpi.h"
 #include "console.h"
-#include "string.h"
+#include "kstring.h"
 
 #define RSDP_V1_LEN        20
 #define RSDP_V2_LEN        36

@@ -1,7 +1,7 @@
 /* cmdline.c — parse key[=value] words from the multiboot2 command line. */
 #include "cmdline.h"
 #include "format.h"
-#include "string.h"
+#include "kstring.h"
 
 #define WORD_MAX 128
 
@@ -17,8 +17,9 @@ static void warn(struct boot_config *cfg, const char *word, const char *what)
 {
     if (cfg->warning_count == CMDLINE_MAX_WARNINGS)
         return;
+    /* At most 40 characters of the word, so the reason always fits. */
     ksnprintf(cfg->warnings[cfg->warning_count++], CMDLINE_WARNING_LEN,
-              "cmdline: %s: %s", word, what);
+              "cmdline: %.40s%s: %s", word, strlen(word) > 40 ? "..." : "", what);
 }
 
 /* Decimal number with no sign or junk; false on anything else or overflow. */

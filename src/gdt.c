@@ -1,7 +1,7 @@
 /* gdt.c — per-CPU GDT + 64-bit TSS (Intel SDM vol. 3 §3.4.5, §8.7). */
 #include "gdt.h"
 #include "percpu.h"
-#include "string.h"
+#include "kstring.h"
 
 #define IST_STACK_SIZE 4096
 #define GDT_ENTRIES    5               /* null, code, data, TSS (2 slots) */

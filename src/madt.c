@@ -1,6 +1,6 @@
 /* madt.c — MADT parsing (ACPI 6.5 §5.2.12). */
 #include "madt.h"
-#include "string.h"
+#include "kstring.h"
 
 #define SDT_HEADER_LEN    36
 #define MADT_ENTRIES_OFF  44

@@ -1,6 +1,6 @@
 /* mb2.c — multiboot2 tag walk (Multiboot2 specification §3.6). */
 #include "mb2.h"
-#include "string.h"
+#include "kstring.h"
 
 #define TAG_END          0
 #define TAG_CMDLINE      1

@@ -1,6 +1,6 @@
 /* mem.c — bump allocation from the memory map. */
 #include "mem.h"
-#include "string.h"
+#include "kstring.h"
 
 #define MIB            0x100000ull
 #define IDENTITY_LIMIT 0x100000000ull  /* boot page tables map 0..4 GiB */

@@ -26,7 +26,7 @@
 #include "lapic.h"
 #include "mem.h"
 #include "percpu.h"
-#include "string.h"
+#include "kstring.h"
 #include "tsc.h"
 
 #define SMP_TIMEOUT_MS     2000

@@ -1,6 +1,6 @@
 /* vga.c — a scrolling EGA text console (light grey on black). */
 #include "vga.h"
-#include "string.h"
+#include "kstring.h"
 
 #define ATTR_GREY 0x0700
 

@@ -1,6 +1,6 @@
 /* stats.c — per-CPU running statistics. */
 #include "perf/stats.h"
-#include "string.h"
+#include "kstring.h"
 #include "cpu.h"
 
 static struct cpu_stats per_cpu[MAX_CPUS];

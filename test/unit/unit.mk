@@ -8,3 +8,7 @@ $(BUILD)/unit/gen_dump: test/unit/gen_dump.c $(UNIT_SRCS_encode) $(wildcard src/
 	$(CC) $(HOSTCFLAGS) -o $@ $< $(UNIT_SRCS_encode)
 unit: $(BUILD)/unit/gen_dump
 $(BUILD)/unit/test_ring $(BUILD)/unit/test_encode: $(wildcard src/trace/*.h src/trace/*.def)
+UNIT_SRCS_madt := src/madt.c
+UNIT_SRCS_mb2 := src/mb2.c
+UNIT_SRCS_cmdline := src/cmdline.c src/format.c
+UNIT_SRCS_format := src/format.c

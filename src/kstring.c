@@ -1,5 +1,5 @@
-/* string.c — freestanding memory and string routines. */
-#include "string.h"
+/* kstring.c — freestanding memory and string routines. */
+#include "kstring.h"
 #include <stdint.h>
 
 void *memcpy(void *dst, const void *src, size_t n)

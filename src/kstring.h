@@ -1,7 +1,7 @@
-/* string.h — the few libc string routines the kernel needs (GCC may also
+/* kstring.h — the few libc string routines the kernel needs (GCC may also
  * emit calls to memcpy/memset/memmove/memcmp for struct copies). */
-#ifndef STRING_H
-#define STRING_H
+#ifndef KSTRING_H
+#define KSTRING_H
 #include <stddef.h>
 
 void  *memcpy(void *dst, const void *src, size_t n);

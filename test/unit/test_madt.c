@@ -1,0 +1,138 @@
+/* test_madt.c — MADT parsing from table bytes. */
+#include <string.h>
+#include <stdint.h>
+#include "check.h"
+#include "madt.h"
+
+static uint8_t t[1024];
+static size_t len;
+
+static void begin(void)
+{
+    memset(t, 0, sizeof t);
+    memcpy(t, "APIC", 4);
+    uint32_t lapic = 0xFEE00000, flags = 1;
+    memcpy(t + 36, &lapic, 4);
+    memcpy(t + 40, &flags, 4);
+    len = 44;
+}
+
+static void lapic(uint8_t uid, uint8_t id, uint32_t flags)
+{
+    uint8_t e[8] = { 0, 8, uid, id };
+    memcpy(e + 4, &flags, 4);
+    memcpy(t + len, e, 8);
+    len += 8;
+}
+
+static void x2apic(uint32_t id, uint32_t uid, uint32_t flags)
+{
+    uint8_t e[16] = { 9, 16 };
+    memcpy(e + 4, &id, 4);
+    memcpy(e + 8, &flags, 4);
+    memcpy(e + 12, &uid, 4);
+    memcpy(t + len, e, 16);
+    len += 16;
+}
+
+static void finish(void)
+{
+    uint32_t l = (uint32_t)len;
+    memcpy(t + 4, &l, 4);
+}
+
+static void test_gaps_and_flags(void)
+{
+    struct madt_info m;
+    const char *why = NULL;
+    begin();
+    for (uint8_t id = 0; id < 6; id++) lapic(id, id, 1);
+    for (uint8_t id = 8; id < 14; id++) lapic(id, id, 1);   /* gap at 6, 7 */
+    lapic(20, 20, 2);                                         /* online capable */
+    lapic(21, 21, 0);                                         /* disabled */
+    uint8_t ioapic[12] = { 1, 12 };                           /* skipped */
+    memcpy(t + len, ioapic, 12);
+    len += 12;
+    finish();
+    CHECK(madt_parse(t, len, &m, &why));
+    CHECK_EQ(m.enabled, 12);
+    CHECK_EQ(m.stored, 12);
+    CHECK_EQ(m.online_capable, 1);
+    CHECK_EQ(m.disabled, 1);
+    CHECK_EQ(m.cpus[6].apic_id, 8);
+    CHECK_EQ(m.lapic_addr, 0xFEE00000u);
+    CHECK(m.pcat_compat);
+}
+
+static void test_x2apic_and_override(void)
+{
+    struct madt_info m;
+    const char *why = NULL;
+    begin();
+    lapic(0, 0, 1);
+    x2apic(300, 7, 1);
+    uint8_t ov[12] = { 5, 12 };
+    uint64_t addr = 0xFED00000ull;
+    memcpy(ov + 4, &addr, 8);
+    memcpy(t + len, ov, 12);
+    len += 12;
+    finish();
+    CHECK(madt_parse(t, len, &m, &why));
+    CHECK_EQ(m.enabled, 2);
+    CHECK_EQ(m.cpus[1].apic_id, 300);
+    CHECK(m.cpus[1].x2apic);
+    CHECK_EQ(m.cpus[1].uid, 7);
+    CHECK_EQ(m.lapic_addr, 0xFED00000ull);
+}
+
+static void test_malformed(void)
+{
+    struct madt_info m;
+    const char *why = NULL;
+    begin();
+    lapic(0, 0, 1);
+    t[len] = 0;                     /* an entry claiming 40 bytes past the end */
+    t[len + 1] = 40;
+    len += 2;
+    finish();
+    CHECK(!madt_parse(t, len, &m, &why));
+    CHECK(why && strstr(why, "overruns"));
+    begin();
+    t[len] = 0;                     /* zero-length entry: would loop forever */
+    t[len + 1] = 0;
+    len += 8;
+    finish();
+    CHECK(!madt_parse(t, len, &m, &why));
+    begin();
+    finish();
+    memcpy(t, "FACP", 4);
+    CHECK(!madt_parse(t, len, &m, &why));
+    CHECK(!madt_parse(t, 10, &m, &why));
+}
+
+static void test_cap(void)
+{
+    static uint8_t big[44 + 8 * (MADT_MAX_CPUS + 10)];
+    struct madt_info m;
+    const char *why;
+    memset(big, 0, sizeof big);
+    memcpy(big, "APIC", 4);
+    uint32_t l = sizeof big;
+    memcpy(big + 4, &l, 4);
+    for (size_t i = 0; i < MADT_MAX_CPUS + 10; i++) {
+        uint8_t *e = big + 44 + 8 * i;
+        e[0] = 0; e[1] = 8; e[3] = (uint8_t)i; e[4] = 1;
+    }
+    CHECK(madt_parse(big, sizeof big, &m, &why));
+    CHECK_EQ(m.enabled, MADT_MAX_CPUS + 10);
+    CHECK_EQ(m.stored, MADT_MAX_CPUS);
+}
+
+int main(void)
+{
+    test_gaps_and_flags();
+    test_x2apic_and_override();
+    test_malformed();
+    test_cap();
+    return check_summary("test_madt");
+}

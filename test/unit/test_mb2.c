@@ -1,0 +1,109 @@
+/* test_mb2.c — multiboot2 tag walking. */
+#include <string.h>
+#include <stdint.h>
+#include "check.h"
+#include "mb2.h"
+
+static uint8_t info[4096] __attribute__((aligned(8)));
+static uint32_t off;
+
+static void begin(void) { memset(info, 0, sizeof info); off = 8; }
+
+static void tag(uint32_t type, const void *body, uint32_t n)
+{
+    uint32_t size = 8 + n;
+    memcpy(info + off, &type, 4);
+    memcpy(info + off + 4, &size, 4);
+    if (n)
+        memcpy(info + off + 8, body, n);
+    off += (size + 7) & ~7u;
+}
+
+static void end(void)
+{
+    tag(0, NULL, 0);
+    memcpy(info, &off, 4);
+}
+
+static void test_tags(void)
+{
+    struct mb2_info mb;
+    const char *why;
+    begin();
+    tag(1, "maxcpus=4 nosmp", 16);
+    tag(2, "GRUB 2.06", 10);
+    tag(77, "unknown tag body", 16);                     /* skipped */
+    uint8_t mmap[8 + 2 * 24] = { 0 };
+    uint32_t esz = 24, ever = 0;
+    memcpy(mmap, &esz, 4);
+    memcpy(mmap + 4, &ever, 4);
+    uint64_t b0 = 0, l0 = 0x9F000, b1 = 0x100000, l1 = 0x1F00000;
+    uint32_t avail = 1, reserved = 2;
+    memcpy(mmap + 8, &b0, 8); memcpy(mmap + 16, &l0, 8); memcpy(mmap + 24, &avail, 4);
+    memcpy(mmap + 32, &b1, 8); memcpy(mmap + 40, &l1, 8); memcpy(mmap + 48, &reserved, 4);
+    tag(6, mmap, sizeof mmap);
+    uint8_t rsdp_old[20] = "RSD PTR old";
+    uint8_t rsdp_new[36] = "RSD PTR new";
+    tag(15, rsdp_new, 36);
+    tag(14, rsdp_old, 20);                               /* after 15: must not win */
+    tag(12, "\1\2\3\4\5\6\7\10", 8);                     /* EFI64 system table */
+    end();
+    CHECK(mb2_parse(info, sizeof info, &mb, &why));
+    CHECK(!strcmp(mb.cmdline, "maxcpus=4 nosmp"));
+    CHECK(!strcmp(mb.loader, "GRUB 2.06"));
+    CHECK_EQ(mb.mmap_count, 2);
+    CHECK_EQ(mb.mmap[1].base, 0x100000);
+    CHECK_EQ(mb.mmap[1].type, 2);
+    CHECK(mb.rsdp_is_v2);
+    CHECK(!memcmp(mb.rsdp, "RSD PTR new", 11));
+    CHECK(mb.efi);
+}
+
+static void test_bad(void)
+{
+    struct mb2_info mb;
+    const char *why = NULL;
+    begin();
+    tag(1, "x", 2);
+    memcpy(info, &off, 4);                               /* no end tag */
+    CHECK(!mb2_parse(info, sizeof info, &mb, &why));
+    CHECK(why != NULL);
+    begin();
+    uint32_t type = 1, size = 4000;                      /* overruns the total */
+    memcpy(info + 8, &type, 4);
+    memcpy(info + 12, &size, 4);
+    off = 64;
+    memcpy(info, &off, 4);
+    CHECK(!mb2_parse(info, sizeof info, &mb, &why));
+    begin();
+    size = 4;                                            /* too small: would loop */
+    memcpy(info + 8, &type, 4);
+    memcpy(info + 12, &size, 4);
+    memcpy(info, &off, 4);
+    CHECK(!mb2_parse(info, sizeof info, &mb, &why));
+    CHECK(!mb2_parse(info + 4, sizeof info, &mb, &why)); /* misaligned */
+    CHECK(!mb2_parse(NULL, sizeof info, &mb, &why));
+}
+
+static void test_long_cmdline(void)
+{
+    struct mb2_info mb;
+    const char *why;
+    char line[700];
+    memset(line, 'a', sizeof line - 1);
+    line[sizeof line - 1] = 0;
+    begin();
+    tag(1, line, sizeof line);
+    end();
+    CHECK(mb2_parse(info, sizeof info, &mb, &why));
+    CHECK(mb.cmdline_truncated);
+    CHECK_EQ(strlen(mb.cmdline), MB2_CMDLINE_MAX - 1);
+}
+
+int main(void)
+{
+    test_tags();
+    test_bad();
+    test_long_cmdline();
+    return check_summary("test_mb2");
+}
