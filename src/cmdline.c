@@ -11,6 +11,7 @@ void cmdline_defaults(struct boot_config *cfg)
     cfg->console_baud = 115200;
     cfg->timer_hz = DEFAULT_TIMER_HZ;
     cfg->trace_events = DEFAULT_TRACE_EVENTS;
+    cfg->fault_cpu = -1;
 }
 
 static void warn(struct boot_config *cfg, const char *word, const char *what)
@@ -115,6 +116,8 @@ static void apply(struct boot_config *cfg, const char *word)
         opt_trace_events(cfg, word, val);
     else if (KEY("trace.mask"))
         copy_value(cfg, word, val, cfg->trace_mask, sizeof cfg->trace_mask);
+    else if (KEY("debug.fault"))
+        parse_range(cfg, word, val, 0, 4095, (uint32_t *)&cfg->fault_cpu, "no fault");
     else if (KEY("workload"))
         copy_value(cfg, word, val, cfg->workload, sizeof cfg->workload);
     else

@@ -10,6 +10,8 @@
  *   trace.mask=<names>           categories traced at boot (all)
  *   trace.off                    boot with tracing disabled
  *   workload=<name>              workload to start after boot
+ *   debug.fault=<cpu>            that CPU runs ud2 once online (tests the
+ *                                exception report; the others go on)
  * A bad value never stops the boot: it produces a warning naming the
  * option and the default used instead. Pure code, tested on the host. */
 #ifndef CMDLINE_H
@@ -30,6 +32,7 @@ struct boot_config {
     char     trace_mask[96];           /* empty = default */
     bool     trace_off;
     char     workload[32];
+    int32_t  fault_cpu;                /* -1 = none */
     unsigned warning_count;
     char     warnings[CMDLINE_MAX_WARNINGS][CMDLINE_WARNING_LEN];
 };

@@ -87,6 +87,8 @@ __attribute__((noreturn)) void ap_online(uint32_t index)
     smp_wait_release();
     tsc_sync_run(smp.online, tsc_from_us(WARP_CHECK_US));
     timer_start_cpu();
+    if (cfg.fault_cpu == (int32_t)index)
+        __asm__ volatile("ud2");            /* debug.fault=: exercise the report */
     idle();
 }
 

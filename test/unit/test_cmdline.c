@@ -16,7 +16,7 @@ static void test_good(void)
     struct boot_config c;
     cmdline_defaults(&c);
     cmdline_parse("  console=ttyS1,9600 maxcpus=4\tnosmp timer_hz=1000 trace.events=65536 "
-                  "trace.mask=irq,boot trace.off workload=hwlat", &c);
+                  "trace.mask=irq,boot trace.off workload=hwlat debug.fault=3", &c);
     CHECK_EQ(c.warning_count, 0);
     CHECK_EQ(c.console_port, 1);
     CHECK_EQ(c.console_baud, 9600);
@@ -27,6 +27,7 @@ static void test_good(void)
     CHECK(!strcmp(c.trace_mask, "irq,boot"));
     CHECK(c.trace_off);
     CHECK(!strcmp(c.workload, "hwlat"));
+    CHECK_EQ(c.fault_cpu, 3);
 }
 
 static void test_bad_values_keep_defaults(void)
@@ -49,6 +50,7 @@ static void test_bad_values_keep_defaults(void)
     CHECK_EQ(c.console_port, 0);
     CHECK_EQ(c.console_baud, 115200);
     CHECK_EQ(c.trace_events, DEFAULT_TRACE_EVENTS);
+    CHECK_EQ(c.fault_cpu, -1);
 }
 
 static void test_edge(void)
