@@ -1,8 +1,8 @@
 /* encode.h — streams a trace dump as 7-bit ASCII lines (docs/dump-format.md).
  *
- * Pure C, no heap, ~1.5 KiB of stack. The encoder snapshots each ring
+ * Pure C, no heap, under 2 KiB of stack. The encoder snapshots each ring
  * (ring_snap_*) and hands the sink one complete line per call as it goes,
- * each ending in "\n" (a sink may send "\r\n"; decoders accept both):
+ * each ending in "\n" (a sink may send "\r\n"; decoders accept CR LF, LF, CR):
  *
  *     DUMP BEGIN v=1 dump=3 cpus=16 events=65536
  *     %M 1 tsc_hz=... ...        metadata, categories, phases, event table

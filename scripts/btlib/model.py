@@ -1,0 +1,132 @@
+"""The decoded form of a baretrace dump: what every host tool works on.
+
+`btlib.dumpfmt.parse_log()` turns a serial log into a list of `Dump`s made
+of these classes.  Nothing here knows the wire format; see
+docs/dump-format.md for that.
+
+Sequence numbers: each CPU numbers its events 0, 1, 2, ... as it reserves
+them; the 32-byte record keeps the low 32 bits (`Event.seq`, `first_seq`,
+`last_seq` are those u32 values, so compare them modulo 2**32).
+
+Every event the kernel recorded but the dump does not hold is counted in
+exactly one place (see `Dump.missing_events()`):
+  overwritten  the ring wrapped over it before the dump (flight recorder)
+  dropped      refused while tracing was paused for a dump/clear, or its slot
+               was still being written (or torn) when the dump read it
+  damaged      the kernel sent it but its line arrived damaged or not at all
+  seq_gaps     missing from the sequence and not explained by the above
+               (should be 0; non-zero means the dump contradicts itself)
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+# u64 tsc, u32 seq, u16 type, u8 cpu, u8 flags, u64 a0, u64 a1 (little-endian)
+RECORD = struct.Struct('<QIHBBQQ')
+RECORD_SIZE = RECORD.size            # 32
+SEQ_MOD = 1 << 32                    # Event.seq is the record's u32
+U64_MASK = (1 << 64) - 1
+
+KINDS = ('instant', 'begin', 'end')
+
+
+@dataclass
+class EventType:
+    """One row of the dump's event table."""
+    id: int
+    name: str
+    category: str
+    kind: str                  # 'instant' | 'begin' | 'end'
+    args: tuple[str, str]      # names of a0 and a1 ('' when unused)
+    description: str = ''
+    pinned: bool = False       # also kept in the CPU's never-overwritten boot log
+
+
+@dataclass(slots=True)
+class Event:
+    """One 32-byte ring record, exactly as the kernel stored it."""
+    cpu: int
+    seq: int                   # u32: low 32 bits of the CPU's event number
+    tsc: int
+    type: int
+    flags: int
+    a0: int
+    a1: int
+
+    def raw(self) -> bytes:
+        """The exact 32-byte little-endian record."""
+        return RECORD.pack(self.tsc, self.seq, self.type, self.cpu, self.flags,
+                           self.a0, self.a1)
+
+    @classmethod
+    def from_raw(cls, data: bytes) -> 'Event':
+        """The inverse of raw(): one event from a 32-byte record."""
+        tsc, seq, typ, cpu, flags, a0, a1 = RECORD.unpack(data)
+        return cls(cpu, seq, tsc, typ, flags, a0, a1)
+
+
+@dataclass
+class CpuInfo:
+    """One CPU's ring as the dump described it, and its surviving events."""
+    cpu: int
+    apic_id: int               # -1 when the CPU's summary line was lost
+    capacity: int              # ring slots (0 when unknown)
+    recorded: int              # events recorded since the last clear
+    overwritten: int
+    dropped: int               # refused + excluded
+    first_seq: int | None      # u32 seq of the oldest event in the dump
+    last_seq: int | None       # u32 seq of the newest
+    events: list[Event]        # oldest -> newest (sequence order)
+    damaged: int = 0           # events lost to damaged/missing lines (best known)
+    refused: int = 0           # part of dropped: refused while paused
+    excluded: int = 0          # part of dropped: slot incomplete/torn at dump time
+    sent: int | None = None    # events the kernel put in the dump for this CPU
+    seq_gaps: int = 0          # missing and unexplained (see module docstring)
+    pinned: int = 0            # boot-log entries this CPU filled
+    summary_seen: bool = False  # its counters line arrived intact
+
+
+@dataclass
+class Dump:
+    """One DUMP BEGIN ... DUMP END block of a log."""
+    index: int                 # 0-based position in the log
+    header: dict[str, str]     # every key=value the dump carried (v, tsc_hz, ...)
+    version: int
+    tsc_hz: int                # 0 when unknown
+    cpus: list[CpuInfo]
+    types: dict[int, EventType]
+    phases: dict[int, str]
+    complete: bool             # DUMP END seen and its counts agree
+    end_events: int | None     # events= from DUMP END
+    damaged_lines: int
+    missing_lines: int
+    warnings: list[str]        # human-readable, one per problem found
+    categories: dict[int, str] = field(default_factory=dict)   # bit -> name
+    truncated: bool = False    # the log ended (or a new dump began) before DUMP END
+    noise_lines: int = 0       # console lines interleaved with the dump
+    lines: int = 0             # dump lines that arrived intact
+
+    def events(self) -> list[Event]:
+        """All CPUs' events merged by (tsc, cpu, seq)."""
+        merged = [e for c in self.cpus for e in c.events]
+        merged.sort(key=_merge_key)
+        return merged
+
+    def cpu(self, n: int) -> CpuInfo | None:
+        """The CpuInfo of dense CPU number n, or None."""
+        for c in self.cpus:
+            if c.cpu == n:
+                return c
+        return None
+
+    def missing_events(self) -> dict[int, dict[str, int]]:
+        """Per CPU: {'overwritten': n, 'dropped': n, 'damaged': n, 'seq_gaps': n}."""
+        return {c.cpu: {'overwritten': c.overwritten, 'dropped': c.dropped,
+                        'damaged': c.damaged, 'seq_gaps': c.seq_gaps}
+                for c in self.cpus}
+
+
+def _merge_key(e: Event):
+    return (e.tsc, e.cpu, e.seq)

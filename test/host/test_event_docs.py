@@ -1,0 +1,92 @@
+"""docs/events.md is up to date with src/trace/events.def, and the table
+the doc generator reads is the one the kernel's encoder puts in dumps.
+
+Run from the repository root:
+    /usr/bin/python3 -m unittest discover -s test/host -t . -p 'test_event_docs.py'
+"""
+
+import importlib.machinery
+import importlib.util
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / 'scripts' / 'gen-event-docs'
+DEF = ROOT / 'src' / 'trace' / 'events.def'
+DOC = ROOT / 'docs' / 'events.md'
+sys.path.insert(0, str(ROOT / 'scripts'))
+
+from btlib.dumpfmt import parse_log  # noqa: E402
+
+
+def load_script():
+    loader = importlib.machinery.SourceFileLoader('gen_event_docs', str(SCRIPT))
+    spec = importlib.util.spec_from_loader('gen_event_docs', loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def run(*args):
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True)
+
+
+class EventDocs(unittest.TestCase):
+    def test_doc_is_up_to_date(self):
+        r = run('--check')
+        self.assertEqual(r.returncode, 0, r.stderr + '\n(run scripts/gen-event-docs)')
+
+    def test_check_notices_a_change(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            changed = Path(tmp) / 'events.def'
+            changed.write_text(DEF.read_text().replace('"CPU exception taken"',
+                                                       '"CPU exception taken (changed)"'))
+            r = run('--check', '--def', str(changed), '--out', str(DOC))
+            self.assertEqual(r.returncode, 1)
+            self.assertIn('out of date', r.stderr)
+            out = Path(tmp) / 'events.md'
+            self.assertEqual(run('--def', str(changed), '--out', str(out)).returncode, 0)
+            self.assertIn('CPU exception taken (changed)', out.read_text())
+
+    def test_bad_tables_are_refused_clearly(self):
+        gen = load_script()
+        text = DEF.read_text()
+        cases = {
+            'duplicate event id 3': text.replace('TRACE_EVENT(4,  IRQ_TIMER_END',
+                                                 'TRACE_EVENT(3,  IRQ_TIMER_END'),
+            'unknown category NOPE': text.replace('IPI_SEND,        IPI,', 'IPI_SEND,        NOPE,'),
+            'must be named X_BEGIN': text.replace('DUMP_BEGIN,      TRACE, BEGIN',
+                                                  'DUMP_START,      TRACE, BEGIN'),
+            'cannot parse': text.replace('"vector",       "inter-processor interrupt sent")',
+                                         '"vector")'),
+            'bits above 29': text.replace('TRACE_CATEGORY(7, WORK', 'TRACE_CATEGORY(30, WORK'),
+        }
+        for message, bad in cases.items():
+            with self.subTest(message):
+                with self.assertRaises(gen.TableError) as ctx:
+                    gen.parse(bad)
+                self.assertIn(message, str(ctx.exception))
+
+    def test_table_matches_what_dumps_carry(self):
+        gen = load_script()
+        cats, phases, events = gen.parse(DEF.read_text())
+        subprocess.run(['make', '-s', 'build/unit/gen_dump'], cwd=ROOT, check=True,
+                       stdout=subprocess.DEVNULL)
+        log = subprocess.run([str(ROOT / 'build/unit/gen_dump'), 'cpus=1', 'events=0'],
+                             capture_output=True, check=True).stdout
+        dump = parse_log(log)[0]
+        self.assertEqual({c.bit: c.name for c in cats}, dump.categories)
+        self.assertEqual({p.num: p.name for p in phases}, dump.phases)
+        self.assertEqual(sorted(dump.types), sorted(e.id for e in events))
+        for e in events:
+            t = dump.types[e.id]
+            self.assertEqual((t.name, t.category, t.kind, t.args, t.description, t.pinned),
+                             (e.name, e.category, e.kind.lower(), e.args, e.desc,
+                              e.retention == 'PINNED'))
+
+
+if __name__ == '__main__':
+    unittest.main()

@@ -1,0 +1,354 @@
+/* gen_dump.c — host program: fills real rings (ring.c) with a synthetic
+ * workload, encodes them with the real encoder (encode.c) and writes the
+ * dump, wrapped in console noise, to stdout. Built by `make
+ * build/unit/gen_dump`; host tests decode its output and compare with the
+ * records it says the dump must hold.
+ *
+ * Usage: build/unit/gen_dump [key=value ...]
+ *   cpus=N        CPUs (rings), 1..255                          default 16
+ *   events=N      events written into each ring, boot events included
+ *                 (more than cap wraps the ring; at most 2^26)    default 4096
+ *   cap=N         ring capacity, a power of two >= 8              default 4096
+ *   seed=N        random seed (same seed, same output)            default 1
+ *   workload=W    timer: idle CPUs, LAPIC timer 100 Hz-1 kHz: IRQ_TIMER_BEGIN
+ *                        /END pairs, a few IPIs, boot events first
+ *                 mixed: every field random (unknown types, flags, full
+ *                        64-bit args, TSC going backwards): losslessness
+ *                                                                 default timer
+ *   raw=PATH      write the records the dump must hold: per CPU in order
+ *                 0..cpus-1, oldest to newest, 32 bytes each (event.h);
+ *                 derived from what was written, not from the ring
+ *   dump=N        dump number                                      default 1
+ *   tsc_hz=N      TSC rate written in the dump                     default 2400000000
+ *   excluded=N    per CPU, N slots inside the ring made incomplete (as if
+ *                 their write never finished): excluded, counted   default 0
+ *   refused=N     per CPU, N events refused while paused           default 0
+ *   clear_at=N    clear every ring after its first N events        default none
+ *   noise=0|1     console text (GRUB, ANSI escapes, NULs, kernel lines)
+ *                 before and after the dump                        default 1
+ *   crlf=0|1      end lines with CR LF                             default 0
+ * A summary (events, bytes, bytes/event) goes to stderr. Exit status 2 on
+ * a bad argument. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "trace/encode.h"
+#include "trace/trace.h"
+
+#define MAX_EVENTS (1ULL << 26)     /* per CPU: keeps the shadow copy in memory */
+
+struct opts {
+    unsigned cpus, cap, dump, excluded, refused, noise, crlf;
+    uint64_t events, seed, tsc_hz, clear_at;
+    const char *workload, *raw;
+};
+
+/* What one CPU's generator wrote, to derive the expected dump. */
+struct shadow {
+    struct trace_event *ev;     /* every event written, by seq */
+    unsigned char *pinned;      /* went to the boot log */
+    unsigned char *dead;        /* made incomplete afterwards */
+    uint64_t n, base;
+};
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)      /* xorshift64* */
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545F4914F6CDD1DULL;
+}
+
+static uint64_t rnd_below(uint64_t n)
+{
+    return n ? rnd() % n : 0;
+}
+
+static void put(struct ring *r, struct shadow *sh, uint64_t tsc, uint16_t type,
+                uint8_t flags, uint64_t a0, uint64_t a1, int pinned)
+{
+    uint64_t seq = r->head;
+    if (pinned)
+        ring_write_pinned(r, tsc, type, flags, a0, a1);
+    else
+        ring_write(r, tsc, type, flags, a0, a1);
+    struct trace_event *e = &sh->ev[seq];
+    e->tsc = tsc;
+    e->seq = (uint32_t)seq;
+    e->type = type;
+    e->cpu = (uint8_t)r->cpu;
+    e->flags = flags;
+    e->a0 = a0;
+    e->a1 = a1;
+    sh->pinned[seq] = (unsigned char)pinned;
+    sh->n = seq + 1;
+}
+
+static uint64_t boot_events(const struct opts *o, unsigned cpu, struct ring *r,
+                            struct shadow *sh, uint64_t tsc)
+{
+    uint64_t n = 0;
+    if (cpu == 0) {
+        for (unsigned p = 0; p < trace_phase_limit && n < o->events; p++, n++) {
+            uint64_t v = p == TRACE_PHASE_TSC_CALIBRATED ? o->tsc_hz :
+                         p == TRACE_PHASE_SMP_DONE ? o->cpus : 0;
+            put(r, sh, tsc + p * 3000000, TRACE_EV_BOOT_PHASE, 0, p, v, 1);
+        }
+    } else {
+        if (n++ < o->events)
+            put(r, sh, tsc, TRACE_EV_AP_ONLINE, 0, cpu, cpu * 2, 1);
+        if (n++ < o->events)
+            put(r, sh, tsc + 40000, TRACE_EV_TSC_WARP, 0, 0, rnd_below(50), 1);
+    }
+    return n < o->events ? n : o->events;
+}
+
+/* Idle CPU with a LAPIC timer: BEGIN/END pairs, tick counter in a0,
+ * lateness in a1, period 100 Hz..1 kHz with jitter, a rare IPI. */
+static void workload_timer(const struct opts *o, unsigned cpu, struct ring *r,
+                           struct shadow *sh)
+{
+    static const unsigned hz[] = { 1000, 250, 100 };
+    uint64_t period = o->tsc_hz / hz[cpu % 3];
+    uint64_t t0 = 1000000000ULL + cpu * 7000000ULL;
+    uint64_t n = boot_events(o, cpu, r, sh, t0);
+    uint64_t start = t0 + 40000000ULL, tick = 0;
+    while (n < o->events) {
+        uint64_t late = 200 + rnd_below(2000);
+        uint64_t begin = start + tick * period + late;
+        put(r, sh, begin, TRACE_EV_IRQ_TIMER_BEGIN, 0, tick, late, 0);
+        if (++n < o->events && rnd_below(100) == 0) {
+            put(r, sh, begin + 900, TRACE_EV_IPI_SEND, 0, (cpu + 1) % o->cpus, 0xf1, 0);
+            n++;
+        }
+        if (n < o->events) {
+            put(r, sh, begin + 1500 + rnd_below(600), TRACE_EV_IRQ_TIMER_END, 0, tick, 0, 0);
+            n++;
+        }
+        tick++;
+    }
+}
+
+static uint64_t wild(void)
+{
+    switch (rnd_below(4)) {
+    case 0:  return rnd();
+    case 1:  return rnd_below(300);
+    case 2:  return ~rnd_below(5);
+    default: return 1ULL << rnd_below(64);
+    }
+}
+
+/* Every field random: known and unknown types (some sharing a predictor
+ * slot), flags, 64-bit args, TSC jumping back and forth. */
+static void workload_mixed(const struct opts *o, struct ring *r, struct shadow *sh)
+{
+    static const uint16_t types[] = { 3, 4, 5, 19, 35, 999, 65535, 1, 2 };
+    uint64_t tsc = rnd();
+    for (uint64_t n = 0; n < o->events; n++) {
+        uint16_t t = types[rnd_below(sizeof types / sizeof types[0])];
+        tsc += rnd_below(3) ? rnd_below(100000) : wild();
+        uint8_t flags = rnd_below(4) ? 0 : (uint8_t)rnd();
+        put(r, sh, tsc, t, flags, wild(), wild(), t <= 2);
+    }
+}
+
+/* Slots made incomplete: their id word goes back one lap, as if the write
+ * reserved them and never published. Only slots the ring still holds. */
+static void make_excluded(const struct opts *o, struct ring *r, struct shadow *sh)
+{
+    uint64_t head = r->head, lo = head > r->capacity ? head - r->capacity : 0;
+    if (lo < sh->base)
+        lo = sh->base;
+    for (unsigned i = 0; i < o->excluded && head > lo; i++) {
+        uint64_t seq = lo + rnd_below(head - lo);
+        r->slots[seq & r->mask].seq = (uint32_t)(seq - r->capacity);
+        sh->dead[seq] = 1;
+    }
+}
+
+/* The records the dump must hold, from the shadow alone: events since the
+ * clear that are in the ring's last `cap`, or among the first
+ * RING_PINNED_SLOTS pinned events ever written, minus incomplete slots. */
+static void write_expected(FILE *f, const struct ring *r, const struct shadow *sh)
+{
+    uint64_t window = sh->n > r->capacity ? sh->n - r->capacity : 0;
+    unsigned pinned_seen = 0;
+    for (uint64_t s = 0; s < sh->n; s++) {
+        bool boot_log = sh->pinned[s] && pinned_seen++ < RING_PINNED_SLOTS;
+        if (s < sh->base || sh->dead[s])
+            continue;
+        if (s >= window || boot_log)
+            fwrite(&sh->ev[s], sizeof sh->ev[s], 1, f);
+    }
+}
+
+static bool opt_u64(const char *arg, const char *key, uint64_t *v)
+{
+    size_t n = strlen(key);
+    if (strncmp(arg, key, n) || arg[n] != '=')
+        return false;
+    char *end;
+    *v = strtoull(arg + n + 1, &end, 0);
+    if (*end || end == arg + n + 1) {
+        fprintf(stderr, "gen_dump: %s needs a number, got '%s'\n", key, arg + n + 1);
+        exit(2);
+    }
+    return true;
+}
+
+static void parse(int argc, char **argv, struct opts *o)
+{
+    uint64_t cpus = 16, cap = 4096, dump = 1, excl = 0, refused = 0, noise = 1, crlf = 0;
+    o->events = 4096, o->seed = 1, o->tsc_hz = 2400000000ULL, o->clear_at = 0;
+    o->workload = "timer", o->raw = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (opt_u64(a, "cpus", &cpus) || opt_u64(a, "events", &o->events) ||
+            opt_u64(a, "cap", &cap) || opt_u64(a, "seed", &o->seed) ||
+            opt_u64(a, "dump", &dump) || opt_u64(a, "tsc_hz", &o->tsc_hz) ||
+            opt_u64(a, "excluded", &excl) || opt_u64(a, "refused", &refused) ||
+            opt_u64(a, "clear_at", &o->clear_at) || opt_u64(a, "noise", &noise) ||
+            opt_u64(a, "crlf", &crlf))
+            continue;
+        if (!strncmp(a, "workload=", 9))
+            o->workload = a + 9;
+        else if (!strncmp(a, "raw=", 4))
+            o->raw = a + 4;
+        else {
+            fprintf(stderr, "gen_dump: unknown argument '%s' (see the top of test/unit/gen_dump.c)\n", a);
+            exit(2);
+        }
+    }
+    if (cap < RING_MIN_CAPACITY || cap > RING_MAX_CAPACITY || (cap & (cap - 1))) {
+        fprintf(stderr, "gen_dump: cap must be a power of two in [%u, %u]\n",
+                RING_MIN_CAPACITY, RING_MAX_CAPACITY);
+        exit(2);
+    }
+    if (o->events > MAX_EVENTS) {
+        fprintf(stderr, "gen_dump: at most %llu events per CPU\n", (unsigned long long)MAX_EVENTS);
+        exit(2);
+    }
+    if (cpus < 1 || cpus > 255 ||
+        (strcmp(o->workload, "timer") && strcmp(o->workload, "mixed"))) {
+        fprintf(stderr, "gen_dump: cpus must be 1..255 and workload timer or mixed\n");
+        exit(2);
+    }
+    o->cpus = (unsigned)cpus, o->cap = (unsigned)cap, o->dump = (unsigned)dump;
+    o->excluded = (unsigned)excl, o->refused = (unsigned)refused;
+    o->noise = (unsigned)noise, o->crlf = (unsigned)crlf;
+    rng_state = o->seed * 0x9E3779B97F4A7C15ULL + 1;
+}
+
+struct out { bool crlf; uint64_t bytes, lines; };
+
+static void sink_write(void *ctx, const char *s, size_t n)
+{
+    struct out *o = ctx;
+    if (o->crlf && n && s[n - 1] == '\n') {
+        fwrite(s, 1, n - 1, stdout);
+        fputs("\r\n", stdout);
+        o->bytes++;
+    } else {
+        fwrite(s, 1, n, stdout);
+    }
+    o->bytes += n;
+    o->lines++;
+}
+
+static void noise_before(void)
+{
+    static const char text[] =
+        "\x1b[2J\x1b[H\x1b[0;37;40m                GNU GRUB  version 2.06\r\n"
+        "\x1b[1;1H  Booting `baretrace'\r\n\r\n"
+        "baretrace: 16 CPUs online, TSC 2400 MHz invariant\r\n"
+        "DUMP requested (hotkey d)\r\n";
+    fwrite(text, 1, sizeof text - 1, stdout);
+    fwrite("\0\0", 1, 2, stdout);
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o;
+    parse(argc, argv, &o);
+    struct ring **rings = calloc(o.cpus, sizeof *rings);
+    struct shadow *sh = calloc(o.cpus, sizeof *sh);
+    uint32_t *apic = calloc(o.cpus, sizeof *apic);
+    for (unsigned c = 0; c < o.cpus; c++) {
+        rings[c] = aligned_alloc(RING_CACHE_LINE, sizeof(struct ring));
+        struct trace_event *slots = aligned_alloc(RING_CACHE_LINE, (size_t)o.cap * 32);
+        if (!rings[c] || !slots || ring_init(rings[c], slots, o.cap, c)) {
+            fprintf(stderr, "gen_dump: out of memory for %u rings of %u events\n", o.cpus, o.cap);
+            return 2;
+        }
+        sh[c].ev = calloc(o.events + 1, sizeof *sh[c].ev);
+        sh[c].pinned = calloc(o.events + 1, 1);
+        sh[c].dead = calloc(o.events + 1, 1);
+        if (!sh[c].ev || !sh[c].pinned || !sh[c].dead) {
+            fprintf(stderr, "gen_dump: out of memory for %llu events per CPU\n",
+                    (unsigned long long)o.events);
+            return 2;
+        }
+        apic[c] = c * 2;
+    }
+    for (unsigned c = 0; c < o.cpus; c++) {
+        if (!strcmp(o.workload, "timer"))
+            workload_timer(&o, c, rings[c], &sh[c]);
+        else
+            workload_mixed(&o, rings[c], &sh[c]);
+    }
+    /* clear_at replays nothing: it clears after the fact by moving base,
+     * which is exactly what ring_clear does at that point in time. */
+    for (unsigned c = 0; c < o.cpus; c++) {
+        if (o.clear_at && o.clear_at <= sh[c].n) {
+            uint64_t head = rings[c]->head;
+            rings[c]->head = o.clear_at;
+            ring_clear(rings[c]);
+            rings[c]->head = head;
+            sh[c].base = o.clear_at;
+        }
+        for (unsigned i = 0; i < o.refused; i++)
+            ring_refuse(rings[c]);
+        make_excluded(&o, rings[c], &sh[c]);
+    }
+
+    if (o.noise)
+        noise_before();
+    struct out out = { o.crlf != 0, 0, 0 };
+    struct dump_sink sink = { sink_write, &out };
+    struct dump_extra extras[] = {
+        { "invariant_tsc", NULL, 1 }, { "tsc_warp", NULL, 37 },
+        { "uptime_tsc", NULL, 123456789012ULL }, { "source", "gen_dump", 0 },
+        { "workload", o.workload, 0 },
+    };
+    struct dump_meta meta = { o.dump, o.tsc_hz, apic, extras, 5 };
+    uint64_t events = dump_encode(&sink, &meta, rings, o.cpus);
+    if (o.noise)
+        fputs("\x1b[0mbaretrace: dump done, tracing resumed\r\n", stdout);
+    fflush(stdout);
+
+    if (o.raw) {
+        FILE *f = fopen(o.raw, "wb");
+        if (!f) {
+            perror(o.raw);
+            return 1;
+        }
+        for (unsigned c = 0; c < o.cpus; c++)
+            write_expected(f, rings[c], &sh[c]);
+        fclose(f);
+    }
+    fprintf(stderr, "gen_dump: %llu events, %llu bytes in %llu lines, %.2f bytes/event\n",
+            (unsigned long long)events, (unsigned long long)out.bytes,
+            (unsigned long long)out.lines, events ? (double)out.bytes / (double)events : 0.0);
+    for (unsigned c = 0; c < o.cpus; c++) {
+        free(rings[c]->slots);
+        free(rings[c]);
+        free(sh[c].ev);
+        free(sh[c].pinned);
+        free(sh[c].dead);
+    }
+    free(rings), free(sh), free(apic);
+    return 0;
+}

@@ -1,0 +1,323 @@
+/* test_encode.c — the dump encoder: line structure, 7-bit cleanliness,
+ * line length, line numbering, every line's CRC, the counters, and the
+ * wire size of the default workload (16 idle CPUs, LAPIC timer), which
+ * must stay at or below 12 bytes per event. Lossless decoding is checked
+ * end to end by test/host/test_dumpfmt.py. */
+#include <stdlib.h>
+#include <string.h>
+#include "trace/encode.h"
+#include "trace/crc32.h"
+#include "trace/trace.h"
+#include "check.h"
+
+#define NCPUS 16
+#define CAP   4096
+#define MAX_BYTES_PER_EVENT 12.0
+
+static struct trace_event slots[NCPUS][CAP] __attribute__((aligned(64)));
+static struct ring rings[NCPUS];
+
+/* ---- a sink that keeps everything --------------------------------------- */
+
+struct capture {
+    char *buf;
+    size_t len, cap;
+    unsigned writes, partial;   /* calls, calls not ending in "\n" */
+};
+
+static void capture_write(void *ctx, const char *s, size_t n)
+{
+    struct capture *c = ctx;
+    if (c->len + n + 1 > c->cap) {
+        c->cap = (c->len + n + 1) * 2;
+        c->buf = realloc(c->buf, c->cap);
+    }
+    memcpy(c->buf + c->len, s, n);
+    c->len += n;
+    c->buf[c->len] = 0;
+    c->writes++;
+    if (!n || s[n - 1] != '\n')
+        c->partial++;
+}
+
+/* ---- helpers to read lines back ----------------------------------------- */
+
+static int b64val(char c)
+{
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+}
+
+/* Unpadded base64 to bytes; -1 on a bad character or length. */
+static int unbase64(const char *s, size_t n, uint8_t *out)
+{
+    if (n % 4 == 1)
+        return -1;
+    uint32_t acc = 0;
+    int bits = 0, len = 0;
+    for (size_t i = 0; i < n; i++) {
+        int v = b64val(s[i]);
+        if (v < 0)
+            return -1;
+        acc = (acc << 6) | (uint32_t)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out[len++] = (uint8_t)(acc >> bits);
+        }
+    }
+    return len;
+}
+
+static uint64_t varint(const uint8_t *p, int *pos)
+{
+    uint64_t v = 0;
+    for (int shift = 0;; shift += 7) {
+        uint8_t b = p[(*pos)++];
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (b < 0x80)
+            return v;
+    }
+}
+
+/* Value of " key=<digits>" in a line, or -1. */
+static long long field(const char *line, size_t n, const char *key)
+{
+    char pat[32];
+    size_t kl = strlen(key);
+    pat[0] = ' ';
+    memcpy(pat + 1, key, kl);
+    pat[kl + 1] = '=';
+    pat[kl + 2] = 0;
+    for (size_t i = 0; i + kl + 2 <= n; i++)
+        if (!memcmp(line + i, pat, kl + 2))
+            return strtoll(line + i + kl + 2, NULL, 10);
+    return -1;
+}
+
+/* Checks one text line "... *CCCCCCCC"; returns its CRC validity. */
+static bool text_crc_ok(const char *line, size_t n)
+{
+    if (n < 11 || line[n - 10] != ' ' || line[n - 9] != '*')
+        return false;
+    uint32_t want = (uint32_t)strtoul(line + n - 8, NULL, 16);
+    return crc32_update(0, line, n - 10) == want;
+}
+
+struct summary {
+    unsigned lines, event_lines, text_lines, bad_crc, bad_number, too_long, not_clean;
+    long long end_events, end_lines, sent_total, cpu_lines;
+    bool begin_first, end_last;
+};
+
+/* Walks a captured dump and checks every line. */
+static struct summary walk(const struct capture *c)
+{
+    struct summary s = { 0 };
+    s.end_events = s.end_lines = -1;
+    const char *p = c->buf, *end = c->buf + c->len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        unsigned no = s.lines++;
+        if (n > DUMP_LINE_MAX)
+            s.too_long++;
+        for (size_t i = 0; i < n; i++)
+            if (p[i] < 0x20 || p[i] > 0x7e)
+                s.not_clean++;
+        if (no == 0)
+            s.begin_first = n > 11 && !memcmp(p, "DUMP BEGIN ", 11);
+        if (n > 9 && !memcmp(p, "DUMP END ", 9)) {
+            s.end_last = nl && nl + 1 == end;
+            s.end_events = field(p, n, "events");
+            s.end_lines = field(p, n, "lines");
+        }
+        if (n > 2 && !memcmp(p, "%E", 2)) {
+            uint8_t bin[200];
+            int len = unbase64(p + 2, n - 2, bin);
+            s.event_lines++;
+            if (len < 5 || crc32_update(0, bin, (size_t)len - 4) !=
+                               ((uint32_t)bin[len - 4] | (uint32_t)bin[len - 3] << 8 |
+                                (uint32_t)bin[len - 2] << 16 | (uint32_t)bin[len - 1] << 24)) {
+                s.bad_crc++;
+            } else {
+                int pos = 0;
+                if (varint(bin, &pos) != no)
+                    s.bad_number++;
+            }
+        } else {
+            s.text_lines++;
+            if (!text_crc_ok(p, n))
+                s.bad_crc++;
+            if (p[0] == '%' && strtoul(p + 3, NULL, 10) != no)
+                s.bad_number++;
+            if (n > 2 && !memcmp(p, "%C", 2)) {
+                s.cpu_lines++;
+                s.sent_total += field(p, n, "sent");
+            }
+        }
+        p += n + 1;
+    }
+    return s;
+}
+
+/* ---- workloads ---------------------------------------------------------- */
+
+static uint64_t rng = 88172645463325252ULL;
+
+static uint64_t rnd(uint64_t n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return n ? rng % n : rng;
+}
+
+/* The default workload: idle CPUs, LAPIC timer 100 Hz..1 kHz at 2.4 GHz
+ * TSC, BEGIN/END pairs, tick counter in a0, lateness in a1; `events` per
+ * CPU (more than CAP: the ring wraps, as a flight recorder does). */
+static void fill_timer(unsigned events)
+{
+    static const uint64_t period[] = { 2400000, 9600000, 24000000 };
+    for (unsigned c = 0; c < NCPUS; c++) {
+        CHECK_EQ(ring_init(&rings[c], slots[c], CAP, c), 0);
+        ring_write_pinned(&rings[c], 1000 + c, TRACE_EV_AP_ONLINE, 0, c, c);
+        uint64_t t0 = 5000000000ULL + c * 12345;
+        for (uint64_t tick = 0; rings[c].head < events; tick++) {
+            uint64_t late = 150 + rnd(2500);
+            uint64_t begin = t0 + tick * period[c % 3] + late;
+            ring_write(&rings[c], begin, TRACE_EV_IRQ_TIMER_BEGIN, 0, tick, late);
+            ring_write(&rings[c], begin + 1200 + rnd(900), TRACE_EV_IRQ_TIMER_END, 0, tick, 0);
+        }
+    }
+}
+
+static void fill_random(void)
+{
+    for (unsigned c = 0; c < NCPUS; c++) {
+        CHECK_EQ(ring_init(&rings[c], slots[c], CAP, c), 0);
+        for (unsigned i = 0; i < 500; i++)
+            ring_write(&rings[c], rnd(0), (uint16_t)rnd(0), (uint8_t)rnd(0), rnd(0), rnd(0));
+    }
+}
+
+static struct ring *const ring_ptrs[NCPUS] = {
+    &rings[0], &rings[1], &rings[2], &rings[3], &rings[4], &rings[5], &rings[6], &rings[7],
+    &rings[8], &rings[9], &rings[10], &rings[11], &rings[12], &rings[13], &rings[14], &rings[15],
+};
+
+static uint32_t apic_ids[NCPUS] = { 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30 };
+
+static uint64_t encode(struct capture *cap, struct ring *const *r, unsigned n,
+                       const struct dump_extra *extras, unsigned nextras)
+{
+    struct dump_sink sink = { capture_write, cap };
+    struct dump_meta meta = { 7, 2400000000ULL, apic_ids, extras, nextras };
+    memset(cap, 0, sizeof *cap);
+    return dump_encode(&sink, &meta, r, n);
+}
+
+static void check_structure(const struct capture *cap, uint64_t events)
+{
+    struct summary s = walk(cap);
+    CHECK(s.begin_first);
+    CHECK(s.end_last);
+    CHECK_EQ(s.end_events, events);
+    CHECK_EQ(s.end_lines, s.lines);
+    CHECK_EQ(s.sent_total, events);
+    CHECK_EQ(s.bad_crc, 0);
+    CHECK_EQ(s.bad_number, 0);
+    CHECK_EQ(s.too_long, 0);
+    CHECK_EQ(s.not_clean, 0);
+    CHECK_EQ(cap->partial, 0);              /* whole lines only */
+    CHECK_EQ(cap->writes, s.lines);         /* streamed one line per write */
+}
+
+/* ---- tests ---------------------------------------------------------------- */
+
+static void test_crc32(void)
+{
+    CHECK_EQ(crc32_update(0, "123456789", 9), 0xCBF43926u);
+    CHECK_EQ(crc32_update(crc32_update(0, "1234", 4), "56789", 5), 0xCBF43926u);
+    CHECK_EQ(crc32_update(0, "", 0), 0);
+}
+
+static void test_default_workload_size(void)
+{
+    fill_timer(6000);
+    struct capture cap;
+    uint64_t events = encode(&cap, ring_ptrs, NCPUS, NULL, 0);
+    CHECK_EQ(events, NCPUS * (CAP + 1));        /* the ring + the pinned AP_ONLINE */
+    check_structure(&cap, events);
+    /* Each line as it travels on a terminal: with "\r\n". */
+    struct summary s = walk(&cap);
+    double per_event = (double)(cap.len + s.lines) / (double)events;
+    printf("default workload: %llu events, %zu bytes (+%u CRs), %.2f bytes/event\n",
+           (unsigned long long)events, cap.len, s.lines, per_event);
+    CHECK(per_event <= MAX_BYTES_PER_EVENT);
+    CHECK(strstr(cap.buf, "%C ") != NULL);
+    CHECK(strstr(cap.buf, " cpu=3 apic=6 cap=4096 base=0 head=6001 recorded=6001 "
+                          "overwritten=1904 excluded=0 refused=0 sent=4097 first=0 "
+                          "last=6000 pinned=1 *") != NULL);
+    free(cap.buf);
+}
+
+static void test_random_fields(void)
+{
+    fill_random();                      /* big varints: longest event encodings */
+    struct capture cap;
+    uint64_t events = encode(&cap, ring_ptrs, NCPUS, NULL, 0);
+    CHECK_EQ(events, NCPUS * 500);
+    check_structure(&cap, events);
+    free(cap.buf);
+}
+
+static void test_empty_and_missing_rings(void)
+{
+    CHECK_EQ(ring_init(&rings[0], slots[0], CAP, 0), 0);
+    struct ring *r[3] = { &rings[0], NULL, NULL };
+    struct capture cap;
+    CHECK_EQ(encode(&cap, r, 3, NULL, 0), 0);
+    check_structure(&cap, 0);
+    CHECK(strstr(cap.buf, "DUMP BEGIN v=1 dump=7 cpus=3 events=0 *") == cap.buf);
+    CHECK(strstr(cap.buf, " cpu=2 apic=4 cap=0 ") != NULL);
+    free(cap.buf);
+}
+
+static void test_extras_cleaned_and_wrapped(void)
+{
+    CHECK_EQ(ring_init(&rings[0], slots[0], CAP, 0), 0);
+    char longval[400];
+    memset(longval, 'x', sizeof longval - 1);
+    longval[sizeof longval - 1] = 0;
+    struct dump_extra x[] = {
+        { "bad key", "tab\there \x01", 0 },
+        { "uptime_tsc", NULL, 18446744073709551615ULL },
+        { "cpu_model", "Intel(R)_Xeon", 0 },
+        { "long", longval, 0 },
+        { NULL, "skipped", 0 },
+    };
+    struct ring *r[1] = { &rings[0] };
+    struct capture cap;
+    encode(&cap, r, 1, x, 5);
+    check_structure(&cap, 0);
+    CHECK(strstr(cap.buf, " bad_key=tab_here__ ") != NULL);
+    CHECK(strstr(cap.buf, " uptime_tsc=18446744073709551615") != NULL);
+    CHECK(strstr(cap.buf, "skipped") == NULL);
+    CHECK(strstr(cap.buf, "%M 2 long=xxx") != NULL);   /* wrapped onto its own line */
+    free(cap.buf);
+}
+
+int main(void)
+{
+    test_crc32();
+    test_default_workload_size();
+    test_random_fields();
+    test_empty_and_missing_rings();
+    test_extras_cleaned_and_wrapped();
+    return check_summary("test_encode");
+}
