@@ -1,0 +1,417 @@
+#!/usr/bin/env python3
+"""Run every baretrace test and print one closing line "N passed, N failed".
+
+    test/run.py                 unit binaries, then test/host, then test/boot
+    test/run.py --boot -j 2     only the QEMU boot tests, two at a time
+    test/run.py -k maxcpus      only tests whose name contains "maxcpus"
+
+Order: the host unit test binaries build/unit/test_* (built by `make
+unit`; each prints "name: N passed, N failed" and exits non-zero on
+failure), then Python unittest discovery in test/host, then test/boot.
+
+Python tests run in worker processes (this script with --worker): host
+tests one module per worker, one worker at a time; boot tests one test per
+worker, -j at a time. A worker that hangs is killed at its deadline and its
+tests count as failed, so the runner itself never hangs. Output a test
+prints is shown only when it fails. Exit status is non-zero iff anything
+failed.
+"""
+import argparse
+import fnmatch
+import glob
+import json
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+REPO = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+UNIT_BIN_DIR = os.path.join(REPO, "build", "unit")
+UNIT_SRC_DIR = os.path.join(REPO, "test", "unit")
+HOST_DIR = os.path.join(REPO, "test", "host")
+BOOT_DIR = os.path.join(REPO, "test", "boot")
+SCRIPTS_DIR = os.path.join(REPO, "scripts")
+
+# Boot tests are TCG guests: on 2 host cores two at a time finished the
+# matrix fastest (see docs/running.md); more only adds contention.
+DEFAULT_JOBS = 2
+UNIT_TIMEOUT_S = 300
+HOST_MODULE_TIMEOUT_S = 900
+BOOT_TEST_TIMEOUT_S = 600
+REAP_TIMEOUT_S = 30
+DETAIL_TAIL_CHARS = 4000
+RESULT_FD_ENV = "BT_RESULT_FD"
+
+
+# ---------------------------------------------------------------- reporting
+class Tally:
+    """Counts results and prints each one as it arrives."""
+
+    def __init__(self):
+        self.counts = {"pass": 0, "fail": 0, "skip": 0}
+
+    def record(self, status, name, seconds=None, detail=""):
+        self.counts[status] += 1
+        label = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP"}[status]
+        took = f" ({seconds:.1f} s)" if seconds is not None else ""
+        print(f"{label} {name}{took}", flush=True)
+        if detail and status != "pass":
+            text = detail.rstrip()[-DETAIL_TAIL_CHARS:]
+            print("    " + text.replace("\n", "\n    "), flush=True)
+
+    def summary(self):
+        c = self.counts
+        line = f"{c['pass']} passed, {c['fail']} failed"
+        return line + (f", {c['skip']} skipped" if c["skip"] else "")
+
+
+def selected(name, patterns):
+    """unittest -k semantics: substring, or fnmatch when it has a '*'."""
+    if not patterns:
+        return True
+    for p in patterns:
+        if "*" in p and fnmatch.fnmatchcase(name, p):
+            return True
+        if "*" not in p and p in name:
+            return True
+    return False
+
+
+# ----------------------------------------------------------- unit binaries
+def run_units(tally, patterns):
+    """Run build/unit/test_*; a test/unit/test_X.c without its binary is a
+    failure (never silently skipped)."""
+    sources = sorted(glob.glob(os.path.join(UNIT_SRC_DIR, "test_*.c")))
+    names = [os.path.basename(s)[:-2] for s in sources]
+    for path in sorted(glob.glob(os.path.join(UNIT_BIN_DIR, "test_*"))):
+        name = os.path.basename(path)
+        if os.access(path, os.X_OK) and "." not in name and name not in names:
+            names.append(name)
+    for name in names:
+        if not selected(f"unit.{name}", patterns):
+            continue
+        path = os.path.join(UNIT_BIN_DIR, name)
+        if not os.access(path, os.X_OK):
+            tally.record("fail", f"unit.{name}", None,
+                         f"{path} not built (run `make unit`)")
+            continue
+        run_unit(tally, name, path)
+
+
+def run_unit(tally, name, path):
+    start = time.monotonic()
+    try:
+        res = subprocess.run([path], stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             timeout=UNIT_TIMEOUT_S, cwd=REPO)
+        out, code = res.stdout.decode("utf-8", "replace"), res.returncode
+    except subprocess.TimeoutExpired as e:
+        out = (e.stdout or b"").decode("utf-8", "replace")
+        out += f"\ntimed out after {UNIT_TIMEOUT_S} s"
+        code = None
+    lines = out.strip().splitlines()
+    counts = lines[-1] if lines and "passed" in lines[-1] else ""
+    label = f"unit.{name}" + (f" [{counts}]" if counts else "")
+    tally.record("pass" if code == 0 else "fail", label,
+                 time.monotonic() - start,
+                 out if code != 0 else "")
+
+
+# ------------------------------------------------------------ python tests
+def discover(directory, patterns):
+    """(ids, broken): test ids under directory matching patterns, and
+    (name, message) for modules that failed to import."""
+    loader = unittest.TestLoader()
+    suite = loader.discover(directory, pattern="test_*.py",
+                            top_level_dir=directory)
+    ids, broken = [], []
+    for test in iterate(suite):
+        tid = test.id()
+        if tid.startswith("unittest.loader._FailedTest."):
+            broken.append((tid.rsplit(".", 1)[-1], failed_test_text(test)))
+        elif selected(tid, patterns):
+            ids.append(tid)
+    return ids, broken
+
+
+def iterate(suite):
+    for item in suite:
+        if isinstance(item, unittest.TestSuite):
+            yield from iterate(item)
+        else:
+            yield item
+
+
+def failed_test_text(test):
+    """The import error a _FailedTest carries."""
+    result = unittest.TestResult()
+    test.run(result)
+    errors = result.errors + result.failures
+    return errors[0][1] if errors else "could not be loaded"
+
+
+def python_env(directory):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (directory, SCRIPTS_DIR, env.get("PYTHONPATH")) if p)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+class Worker:
+    """One worker process running some test ids, reporting over a pipe."""
+
+    def __init__(self, directory, ids, timeout):
+        self.ids, self.timeout = ids, timeout
+        self.reported = set()
+        rfd, wfd = os.pipe()
+        self.out = tempfile.TemporaryFile()
+        env = python_env(directory)
+        env[RESULT_FD_ENV] = str(wfd)
+        self.proc = subprocess.Popen(
+            [sys.executable, os.path.realpath(__file__), "--worker",
+             directory] + ids, cwd=REPO, env=env, stdin=subprocess.DEVNULL,
+            stdout=self.out, stderr=subprocess.STDOUT, pass_fds=(wfd,),
+            start_new_session=True)
+        os.close(wfd)
+        self.pipe = os.fdopen(rfd, "rb")
+        self.deadline = time.monotonic() + timeout
+        self.started = time.monotonic()
+        self.partial = b""
+
+    def results(self):
+        """Complete JSON result lines available now (non-blocking read
+        after select said readable). Returns (results, eof)."""
+        data = os.read(self.pipe.fileno(), 65536)
+        if not data:
+            return [], True
+        self.partial += data
+        *lines, self.partial = self.partial.split(b"\n")
+        return [json.loads(line) for line in lines if line], False
+
+    def output(self):
+        self.out.seek(0)
+        return self.out.read().decode("utf-8", "replace")
+
+    def kill(self):
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+
+    def close(self):
+        self.pipe.close()
+        self.out.close()
+
+
+def run_python(tally, directory, patterns, per_test, jobs, timeout):
+    """Discover and run the tests in directory: one worker per test
+    (per_test) or per module, at most jobs workers at once."""
+    if not os.path.isdir(directory):
+        return
+    sys.path.insert(0, directory)
+    sys.path.insert(1, SCRIPTS_DIR)
+    try:
+        ids, broken = discover(directory, patterns)
+    finally:
+        del sys.path[:2]
+    rel = os.path.relpath(directory, REPO)
+    for module, text in broken:
+        tally.record("fail", f"{rel}/{module}", None, text)
+    if per_test:
+        # Slowest first (OVMF boots take several times longer than
+        # SeaBIOS), so the last worker is not left running alone.
+        ids.sort(key=lambda tid: "uefi" not in tid.lower())
+        units = [[tid] for tid in ids]
+    else:
+        modules = {}
+        for tid in ids:
+            modules.setdefault(tid.split(".", 1)[0], []).append(tid)
+        units = list(modules.values())
+    schedule(tally, directory, units, jobs, timeout)
+
+
+def schedule(tally, directory, units, jobs, timeout):
+    """Run units on up to jobs workers, printing results as they come."""
+    sel = selectors.DefaultSelector()
+    pending, running = list(units), []
+    try:
+        while pending or running:
+            while pending and len(running) < jobs:
+                w = Worker(directory, pending.pop(0), timeout)
+                sel.register(w.pipe, selectors.EVENT_READ, w)
+                running.append(w)
+            for key, _ in sel.select(timeout=0.5):
+                w = key.data
+                results, eof = w.results()
+                for r in results:
+                    w.reported.add(r["id"])
+                    tally.record(r["status"], r["id"], r["seconds"],
+                                 r["detail"])
+                if eof:
+                    sel.unregister(w.pipe)
+                    finish(tally, w, None)
+                    running.remove(w)
+            for w in [w for w in running if time.monotonic() > w.deadline]:
+                sel.unregister(w.pipe)
+                w.kill()
+                finish(tally, w, f"timed out after {w.timeout} s: killed")
+                running.remove(w)
+    finally:
+        for w in running:
+            w.kill()
+            w.close()
+
+
+def finish(tally, w, why):
+    """Reap a worker; its tests that never reported are failures."""
+    if not why:
+        try:
+            w.proc.wait(REAP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            why = f"worker still alive {REAP_TIMEOUT_S} s after its last " \
+                  "test: killed"
+    w.kill()
+    missing = [tid for tid in w.ids if tid not in w.reported]
+    if missing:
+        why = why or f"worker ended (status {w.proc.returncode}) " \
+                     "before reporting"
+        for tid in missing:
+            tally.record("fail", tid, time.monotonic() - w.started,
+                         f"{why}\n{w.output()}")
+    w.close()
+
+
+# ------------------------------------------------------------------ worker
+class PipeResult(unittest.TestResult):
+    """Worker side: one JSON line per finished test to the parent."""
+
+    def __init__(self, stream):
+        super().__init__()
+        self.stream = stream
+        self.t0 = {}
+        self.sub_failures = {}  # test id -> failed subTest reports
+
+    def startTest(self, test):
+        super().startTest(test)
+        self.t0[test.id()] = time.monotonic()
+
+    def addSubTest(self, test, subtest, err):
+        # unittest reports a failed subTest here and then never calls
+        # addSuccess/addFailure for the test itself: collect them and
+        # report the test once, in stopTest.
+        super().addSubTest(test, subtest, err)
+        if err is not None:
+            text = self._exc_info_to_string(err, test)
+            self.sub_failures.setdefault(test.id(), []).append(
+                f"{subtest.id()}:\n{text}")
+
+    def stopTest(self, test):
+        failures = self.sub_failures.pop(test.id(), None)
+        if failures:
+            self.emit(test, "fail", "\n".join(failures))
+        super().stopTest(test)
+
+    def emit(self, test, status, detail=""):
+        tid = test.id()
+        took = time.monotonic() - self.t0.get(tid, time.monotonic())
+        line = json.dumps({"id": tid, "status": status, "seconds": took,
+                           "detail": detail})
+        self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self.emit(test, "pass")
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self.emit(test, "fail", self.failures[-1][1])
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self.emit(test, "fail", self.errors[-1][1])
+
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason)
+        self.emit(test, "skip", reason)
+
+    def addExpectedFailure(self, test, err):
+        super().addExpectedFailure(test, err)
+        self.emit(test, "pass")
+
+    def addUnexpectedSuccess(self, test):
+        super().addUnexpectedSuccess(test)
+        self.emit(test, "fail", "unexpected success")
+
+
+def worker(directory, ids):
+    """Run ids in this process; results go to the inherited pipe."""
+    sys.path.insert(0, directory)
+    stream = os.fdopen(int(os.environ[RESULT_FD_ENV]), "w")
+    suite = unittest.TestLoader().loadTestsFromNames(ids)
+    result = PipeResult(stream)
+    # A setUpClass error arrives as a pseudo-test: it is reported as a
+    # failure under its own name, and the parent fails the tests it stopped.
+    suite.run(result)
+    stream.close()
+    return 0
+
+
+# -------------------------------------------------------------------- main
+def parse_args(argv):
+    ap = argparse.ArgumentParser(
+        description="Run baretrace's tests; the last line is "
+        "'N passed, N failed'.")
+    ap.add_argument("-k", dest="patterns", action="append", default=[],
+                    help="only tests whose name contains PATTERN (or "
+                    "matches it, with *); repeatable")
+    ap.add_argument("--unit", action="store_true", help="unit binaries")
+    ap.add_argument("--host", action="store_true", help="test/host")
+    ap.add_argument("--boot", action="store_true", help="test/boot")
+    ap.add_argument("-j", "--jobs", type=int, default=DEFAULT_JOBS,
+                    help=f"boot tests at once (default {DEFAULT_JOBS})")
+    ap.add_argument("--timeout", type=float, default=None,
+                    help="deadline per worker in seconds (default "
+                    f"{BOOT_TEST_TIMEOUT_S} per boot test, "
+                    f"{HOST_MODULE_TIMEOUT_S} per host module)")
+    ap.add_argument("--worker", nargs="+", metavar="ARG",
+                    help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.jobs < 1:
+        ap.error("-j must be at least 1")
+    if not (args.unit or args.host or args.boot):
+        args.unit = args.host = args.boot = True
+    return args
+
+
+def main(argv):
+    args = parse_args(argv)
+    if args.worker:
+        return worker(args.worker[0], args.worker[1:])
+    tally = Tally()
+    start = time.monotonic()
+    try:
+        if args.unit:
+            run_units(tally, args.patterns)
+        if args.host:
+            run_python(tally, HOST_DIR, args.patterns, False, 1,
+                       args.timeout or HOST_MODULE_TIMEOUT_S)
+        if args.boot:
+            run_python(tally, BOOT_DIR, args.patterns, True, args.jobs,
+                       args.timeout or BOOT_TEST_TIMEOUT_S)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        print(tally.summary())
+        return 130
+    print(f"(took {time.monotonic() - start:.0f} s; boot logs in "
+          "build/test-logs/)")
+    print(tally.summary())
+    return 1 if tally.counts["fail"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
