@@ -35,8 +35,10 @@ static void cpu_line(uint32_t cpu, struct ring *r, uint64_t uptime_s)
             st->tick_lateness.max);
 }
 
-static void print(void)
+void summary_print(void)
 {
+    struct frozen f;
+    dump_freeze(&f);
     uint64_t uptime_s = tsc_hz() ? (rdtsc() - stats_boot_tsc()) / tsc_hz() : 0;
     for (unsigned i = 0; i < MAX_TYPES; i++)
         per_type[i] = 0;
@@ -46,9 +48,9 @@ static void print(void)
             serial_overruns());
     kprintf("cpu  apic   recorded overwritten excluded refused    rate  tick-handler min/avg/max"
             "  late avg/max (TSC ticks)\n");
-    for (uint32_t i = 0; i < smp_slots(); i++)
-        if (cpus[i].online && rings_of(i))
-            cpu_line(i, rings_of(i), uptime_s);
+    for (uint32_t i = 0; i < f.n; i++)
+        if (f.rings[i])
+            cpu_line(i, f.rings[i], uptime_s);
     kprintf("events held per type:");
     for (unsigned t = 0; t < MAX_TYPES; t++) {
         const struct trace_event_info *info = trace_event_info((uint16_t)t);
@@ -56,9 +58,5 @@ static void print(void)
             kprintf(" %s=%lu", info ? info->name : "?", per_type[t]);
     }
     kprintf("\n");
-}
-
-void summary_print(void)
-{
-    dump_with_rings_paused(print);
+    dump_thaw(&f);
 }

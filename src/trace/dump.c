@@ -6,6 +6,7 @@
 #include "serial.h"
 #include "smp.h"
 #include "tsc.h"
+#include "perf/stats.h"
 #include "trace/encode.h"
 #include "trace/rings.h"
 #include "trace/trace.h"
@@ -43,34 +44,58 @@ static uint32_t pause_all(struct ring *rings[], unsigned n)
     return saved;
 }
 
+/* Pause, wait for writers in flight, copy every ring to its shadow and
+ * resume; without shadows, stay paused on the live rings. */
+void dump_freeze(struct frozen *f)
+{
+    f->n = collect(f->rings);
+    f->saved_mask = pause_all(f->rings, f->n);
+    struct ring *copy[MAX_CPUS];
+    f->copied = false;
+    for (unsigned i = 0; i < f->n; i++) {
+        copy[i] = f->rings[i] ? rings_shadow_copy(i) : NULL;
+        if (f->rings[i] && !copy[i])
+            return;
+    }
+    trace_resume(f->saved_mask);
+    for (unsigned i = 0; i < f->n; i++)
+        f->rings[i] = copy[i];
+    f->copied = true;
+}
+
+void dump_thaw(struct frozen *f)
+{
+    if (!f->copied)
+        trace_resume(f->saved_mask);
+}
+
 uint64_t dump_all(void)
 {
-    struct ring *rings[MAX_CPUS];
-    uint32_t apic[MAX_CPUS];
-    unsigned n = collect(rings);
-    for (unsigned i = 0; i < n; i++)
-        apic[i] = cpus[i].apic_id;
     uint32_t no = ++dumps;
     trace(DUMP_BEGIN, no, 0);
-
+    struct frozen f;
+    dump_freeze(&f);
+    uint32_t apic[MAX_CPUS];
+    for (unsigned i = 0; i < f.n; i++)
+        apic[i] = cpus[i].apic_id;
     const struct dump_extra extras[] = {
         { "fw", facts.fw, 0 },            { "found", NULL, facts.found },
         { "parked", NULL, facts.parked }, { "failed", NULL, facts.failed },
         { "online", NULL, cpus_online },  { "tsc_src", facts.tsc_src, 0 },
         { "invariant_tsc", NULL, (uint64_t)facts.invariant_tsc },
         { "tsc_warp", NULL, facts.tsc_warp }, { "timer_hz", NULL, facts.timer_hz },
-        { "uptime_tsc", NULL, rdtsc() },  { "capacity", NULL, rings_capacity() },
+        { "uptime_tsc", NULL, rdtsc() - stats_boot_tsc() }, { "capacity", NULL, rings_capacity() },
         { "serial_overruns", NULL, serial_overruns() },
         { "no_ring_events", NULL, trace_no_ring_count() },
+        { "snapshot", f.copied ? "copy" : "paused", 0 },
     };
     const struct dump_meta meta = { no, tsc_hz(), apic, extras, sizeof extras / sizeof extras[0] };
     const struct dump_sink sink = { to_console, NULL };
 
-    uint32_t saved = pause_all(rings, n);
     console_lock();
-    uint64_t events = dump_encode(&sink, &meta, rings, n);
+    uint64_t events = dump_encode(&sink, &meta, f.rings, f.n);
     console_unlock();
-    trace_resume(saved);
+    dump_thaw(&f);
     trace(DUMP_END, no, events);
     return events;
 }

@@ -2,6 +2,7 @@
 #include "trace/rings.h"
 #include "console.h"
 #include "cpu.h"
+#include "kstring.h"
 #include "mem.h"
 #include "percpu.h"
 #include "trace/trace.h"
@@ -10,11 +11,40 @@
 
 static struct ring rings[MAX_CPUS];
 static bool ready[MAX_CPUS];
+static struct ring shadows[MAX_CPUS];
+static struct trace_event *shadow_slots[MAX_CPUS];
 static uint32_t capacity;
 
 /* Phases seen before the BSP's ring existed (BSP only, single threaded). */
 static struct { uint64_t tsc, phase, value; } early[EARLY_PHASES];
 static unsigned early_count;
+
+/* All or nothing: a dump must not copy some CPUs and pause for others. */
+static void alloc_shadows(uint32_t ncpus)
+{
+    for (uint32_t i = 0; i < ncpus; i++) {
+        shadow_slots[i] = mem_alloc((uint64_t)capacity * sizeof(struct trace_event),
+                                    RING_CACHE_LINE);
+        if (!shadow_slots[i]) {
+            for (uint32_t j = 0; j < i; j++)
+                shadow_slots[j] = NULL;
+            kprintf("trace: no memory for dump shadows; dumps pause tracing until done\n");
+            return;
+        }
+    }
+}
+
+struct ring *rings_shadow_copy(uint32_t index)
+{
+    struct ring *r = rings_of(index);
+    if (!r || !shadow_slots[index])
+        return NULL;
+    struct ring *s = &shadows[index];
+    memcpy(s, r, sizeof *s);
+    memcpy(shadow_slots[index], r->slots, (size_t)capacity * sizeof(struct trace_event));
+    s->slots = shadow_slots[index];
+    return s;
+}
 
 bool rings_init(uint32_t cap, uint32_t ncpus)
 {
@@ -39,6 +69,7 @@ bool rings_init(uint32_t cap, uint32_t ncpus)
     if (cap != want)
         kprintf("trace: trace.events=%u does not fit in memory; using %u\n", want, cap);
     capacity = cap;
+    alloc_shadows(ncpus);
     return true;
 }
 

@@ -5,7 +5,12 @@
  * any AP starts; each CPU then attaches its own ring (gs:8) as its first
  * act. Boot phases passed before the rings exist are remembered with
  * their TSC and recorded, with that TSC, the moment the BSP's ring is up:
- * the trace starts at the first C instruction. */
+ * the trace starts at the first C instruction.
+ *
+ * Each ring also gets a shadow of the same size when memory allows: a
+ * dump copies the paused rings into their shadows, lets tracing resume at
+ * once, and streams the copy, so a dump that takes half a minute on a
+ * 115200-baud line pauses tracing for a memcpy, not for the transfer. */
 #ifndef TRACE_RINGS_H
 #define TRACE_RINGS_H
 #include <stdbool.h>
@@ -19,6 +24,9 @@ uint32_t     rings_capacity(void);
 /* Point the calling CPU's gs:8 at its ring (CPU `index`). */
 void         rings_attach(uint32_t index);
 struct ring *rings_of(uint32_t index);      /* NULL when that CPU has none */
+/* Copy ring `index` (paused and quiescent) into its shadow and return the
+ * copy, or NULL when there is no shadow memory. */
+struct ring *rings_shadow_copy(uint32_t index);
 
 /* Record boot phase `phase` (TRACE_PHASE_x) with `value` now, or as soon
  * as the BSP's ring exists. */

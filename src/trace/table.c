@@ -38,15 +38,13 @@ static void print_cpu(uint32_t cpu, struct ring *r)
     }
 }
 
-static void print_all(void)
-{
-    kprintf("cpu        seq      since boot     event            args\n");
-    for (uint32_t i = 0; i < smp_slots(); i++)
-        if (cpus[i].online && rings_of(i))
-            print_cpu(i, rings_of(i));
-}
-
 void table_print_newest(void)
 {
-    dump_with_rings_paused(print_all);
+    struct frozen f;
+    dump_freeze(&f);
+    kprintf("cpu        seq      since boot     event            args\n");
+    for (uint32_t i = 0; i < f.n; i++)
+        if (f.rings[i])
+            print_cpu(i, f.rings[i]);
+    dump_thaw(&f);
 }
