@@ -4,7 +4,12 @@
 
 void *memcpy(void *dst, const void *src, size_t n)
 {
-    __asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) :: "memory");
+    void *d = dst;
+    size_t words = n / 8, bytes = n % 8;
+    /* Eight bytes per step: much faster under emulation (TCG) and never
+     * slower on hardware than byte moves. */
+    __asm__ volatile("rep movsq" : "+D"(d), "+S"(src), "+c"(words) :: "memory");
+    __asm__ volatile("rep movsb" : "+D"(d), "+S"(src), "+c"(bytes) :: "memory");
     return dst;
 }
 

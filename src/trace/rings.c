@@ -41,8 +41,15 @@ struct ring *rings_shadow_copy(uint32_t index)
         return NULL;
     struct ring *s = &shadows[index];
     memcpy(s, r, sizeof *s);
-    memcpy(shadow_slots[index], r->slots, (size_t)capacity * sizeof(struct trace_event));
     s->slots = shadow_slots[index];
+    /* Only the slots that can hold events since the last clear: a young
+     * ring copies in microseconds, a full one in one pass. The window may
+     * wrap around the end of the buffer: at most two pieces. */
+    uint64_t used = s->head - s->base < capacity ? s->head - s->base : capacity;
+    uint64_t first = (s->head - used) & s->mask;
+    uint64_t piece = used < capacity - first ? used : capacity - first;
+    memcpy(&s->slots[first], &r->slots[first], piece * sizeof(struct trace_event));
+    memcpy(&s->slots[0], &r->slots[0], (used - piece) * sizeof(struct trace_event));
     return s;
 }
 
