@@ -3,29 +3,66 @@
 #include "console.h"
 #include "cpu.h"
 #include "hotkey.h"
+#include "kstring.h"
 #include "percpu.h"
 #include "serial.h"
-#include "smp.h"
 #include "tsc.h"
 #include "perf/stats.h"
 #include "trace/dump.h"
-#include "trace/rings.h"
 #include "trace/trace.h"
 
 #define MAX_TYPES 64
 
 static uint64_t per_type[MAX_TYPES];
+/* Durations of X_BEGIN .. X_END pairs (same CPU, same a0), by BEGIN type. */
+static struct minmax pair[MAX_TYPES];
+static uint16_t begin_of[MAX_TYPES];          /* END type -> its BEGIN type */
+
+/* Pair each END type with the BEGIN type of the same name stem. */
+static void find_pairs(void)
+{
+    memset(begin_of, 0, sizeof begin_of);
+    for (unsigned e = 0; e < MAX_TYPES; e++) {
+        const struct trace_event_info *end = trace_event_info((uint16_t)e);
+        if (!end || end->kind != TRACE_KIND_END)
+            continue;
+        size_t stem = strlen(end->name) - 3;              /* "_END" -> "_" */
+        for (unsigned b = 0; b < MAX_TYPES; b++) {
+            const struct trace_event_info *bi = trace_event_info((uint16_t)b);
+            if (bi && bi->kind == TRACE_KIND_BEGIN && !strncmp(bi->name, end->name, stem))
+                begin_of[e] = (uint16_t)b;
+        }
+    }
+}
+
+/* Count one CPU's events by type and time its BEGIN/END pairs. */
+static void scan(struct ring_snap *s)
+{
+    struct trace_event ev;
+    uint64_t seq, open_tsc[MAX_TYPES], open_a0[MAX_TYPES];
+    memset(open_tsc, 0, sizeof open_tsc);
+    while (ring_snap_next(s, &ev, &seq)) {
+        unsigned t = ev.type < MAX_TYPES ? ev.type : 0;
+        per_type[t]++;
+        const struct trace_event_info *info = trace_event_info(ev.type);
+        if (info && info->kind == TRACE_KIND_BEGIN) {
+            open_tsc[t] = ev.tsc;
+            open_a0[t] = ev.a0;
+        } else if (begin_of[t] && open_tsc[begin_of[t]] && open_a0[begin_of[t]] == ev.a0 &&
+                   ev.tsc >= open_tsc[begin_of[t]]) {
+            minmax_add(&pair[begin_of[t]], ev.tsc - open_tsc[begin_of[t]]);
+            open_tsc[begin_of[t]] = 0;
+        }
+    }
+}
 
 static uint64_t avg(const struct minmax *m) { return m->n ? m->sum / m->n : 0; }
 
 static void cpu_line(uint32_t cpu, struct ring *r, uint64_t uptime_s)
 {
     struct ring_snap s;
-    struct trace_event ev;
-    uint64_t seq;
     ring_snap_begin(&s, r);
-    while (ring_snap_next(&s, &ev, &seq))
-        per_type[ev.type < MAX_TYPES ? ev.type : 0]++;
+    scan(&s);
     const struct cpu_stats *st = stats_cpu(cpu);
     uint64_t recorded = s.head - s.base;
     kprintf("%3u %5u %10lu %10lu %8lu %8lu %7lu/s %6lu %6lu %6lu %8lu %8lu\n", cpu,
@@ -40,8 +77,9 @@ void summary_print(void)
     struct frozen f;
     dump_freeze(&f);
     uint64_t uptime_s = tsc_hz() ? (rdtsc() - stats_boot_tsc()) / tsc_hz() : 0;
-    for (unsigned i = 0; i < MAX_TYPES; i++)
-        per_type[i] = 0;
+    memset(per_type, 0, sizeof per_type);
+    memset(pair, 0, sizeof pair);
+    find_pairs();
     kprintf("stats: uptime %lu s, %u CPUs online, TSC %lu Hz, tracing %s, ignored keys %lu, "
             "serial overruns %lu\n", uptime_s, cpus_online, tsc_hz(),
             trace_get_mask() & (TRACE_ENABLE | TRACE_PAUSED) ? "on" : "off", hotkey_ignored(),
@@ -58,5 +96,11 @@ void summary_print(void)
             kprintf(" %s=%lu", info ? info->name : "?", per_type[t]);
     }
     kprintf("\n");
+    for (unsigned t = 0; t < MAX_TYPES; t++)
+        if (pair[t].n)
+            kprintf("pair %.*s: n=%lu min/avg/max %lu/%lu/%lu TSC ticks\n",
+                    (int)strlen(trace_event_info((uint16_t)t)->name) - 6,  /* - "_BEGIN" */
+                    trace_event_info((uint16_t)t)->name, pair[t].n, pair[t].min, avg(&pair[t]),
+                    pair[t].max);
     dump_thaw(&f);
 }

@@ -139,6 +139,8 @@ class Hotkeys(TraceCase):
             start = len(m.output())
             m.send(key)
             m.wait_for(pattern, 20, start=start)
+        m.send(b"s")
+        m.wait_for(rb"pair IRQ_TIMER: n=[1-9]\d* min/avg/max \d+/\d+/\d+ TSC ticks", 20)
         stats = m.text()[m.text().rindex("stats:"):]
         rows = re.findall(r"^\s+(\d+)\s+\d+\s+\d+", stats, re.M)
         self.assertEqual([int(r) for r in rows[:4]], [0, 1, 2, 3])
