@@ -1,0 +1,259 @@
+"""CTF 1.8 export: a trace directory babeltrace2 and Trace Compass read.
+
+The directory holds `metadata` (TSDL text) and one binary stream file per
+CPU, `stream_NN`.  Everything is little-endian and byte-aligned:
+
+  packet header   u32 magic 0xC1FC1FC1, u8 uuid[16], u32 stream_id (= 0)
+  packet context  tsc timestamp_begin, tsc timestamp_end, u64 packet_size,
+                  u64 content_size (both in bits, equal: no padding),
+                  u64 events_discarded, u32 cpu_id
+  event header    tsc timestamp, u16 id
+  event context   u32 seq, u8 flags
+  event fields    two u64, named from the dump's event table (a0/a1 where
+                  the table leaves an argument unnamed)
+
+`tsc` is a u64 mapped onto `clock tsc { freq = <tsc_hz>; }`, so readers
+print real times, and `babeltrace2 --clock-cycles` prints the raw TSC.
+
+Losses: events_discarded is the running count of events the CPU lost, as
+CTF defines it.  Losses with no place in the sequence (overwritten before
+the oldest survivor, refused while paused) come first, after an empty
+packet with count 0 so readers see the step; a hole in the sequence
+numbers ends a packet so its loss shows up where it happened; a hole after
+the last event gets an empty closing packet.  babeltrace2 warns about each.
+
+A CPU whose TSC goes backwards (reset, broken hardware) is split into one
+stream file per monotonic stretch (stream_NN, stream_NN_part1, ...), since
+a CTF stream's clock may never go back.
+"""
+
+import hashlib
+import os
+import struct
+import uuid as uuidlib
+
+from .losses import holes, unplaced
+from .timeline import PHASE_ARG, identifier
+
+CTF_MAGIC = 0xC1FC1FC1
+STREAM_ID = 0
+EVENTS_PER_PACKET = 4096
+HEADER = struct.Struct('<I16sI')
+CONTEXT = struct.Struct('<QQQQQI')
+EVENT = struct.Struct('<QHIBQQ')
+PACKET_OVERHEAD = HEADER.size + CONTEXT.size
+TSDL_KEYWORDS = {
+    'align', 'callsite', 'const', 'char', 'clock', 'double', 'enum', 'env',
+    'event', 'floating_point', 'float', 'integer', 'int', 'long', 'short',
+    'signed', 'stream', 'string', 'struct', 'trace', 'typealias', 'typedef',
+    'unsigned', 'variant', 'void', '_Bool', '_Complex', '_Imaginary',
+}
+
+
+def stream_name(cpu):
+    return f'stream_{cpu:02d}'
+
+
+def _field_names(t):
+    """Two distinct TSDL identifiers for an event type's arguments."""
+    args = tuple(t.args)[:2] if t is not None else ()
+    names = []
+    for i in range(2):
+        raw = args[i] if i < len(args) else ''
+        name = identifier(raw, f'a{i}') if raw else f'a{i}'
+        if name in TSDL_KEYWORDS:
+            name = '_' + name          # CTF's escape; readers strip it
+        if name in names:
+            name = f'{name}_{i}'
+        names.append(name)
+    return names
+
+
+def _quote(text):
+    return '"' + str(text).replace('\\', '\\\\').replace('"', '\\"') + '"'
+
+
+def trace_uuid(tl):
+    """Stable per dump, so exporting twice gives identical files."""
+    h = hashlib.sha1(repr((sorted(tl.dump.header.items()), tl.dump.tsc_hz,
+                           len(tl.events), tl.t0)).encode())
+    return uuidlib.UUID(bytes=h.digest()[:16], version=5)
+
+
+_PREAMBLE = """/* CTF 1.8 */
+
+typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+typealias integer { size = 16; align = 8; signed = false; } := uint16_t;
+typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
+typealias integer { size = 64; align = 8; signed = false; map = clock.tsc.value; } := tsc_t;
+
+trace {
+	major = 1;
+	minor = 8;
+	uuid = "%(uuid)s";
+	byte_order = le;
+	packet.header := struct {
+		uint32_t magic;
+		uint8_t uuid[16];
+		uint32_t stream_id;
+	};
+};
+"""
+
+_CLOCK_AND_STREAM = """
+clock {
+	name = tsc;
+	uuid = "%(uuid)s";
+	description = "time-stamp counter (RDTSC) of the traced machine";
+	freq = %(freq)d;
+	precision = 1;
+	offset_s = 0;
+	offset = 0;
+	absolute = false;
+};
+
+stream {
+	id = %(stream)d;
+	packet.context := struct {
+		tsc_t timestamp_begin;
+		tsc_t timestamp_end;
+		uint64_t packet_size;
+		uint64_t content_size;
+		uint64_t events_discarded;
+		uint32_t cpu_id;
+	};
+	event.header := struct {
+		tsc_t timestamp;
+		uint16_t id;
+	};
+	event.context := struct {
+		uint32_t seq;
+		uint8_t flags;
+	};
+};
+"""
+
+PHASE_TYPE = 'phase_t'
+
+
+def _env(dump):
+    lines = ['', 'env {',
+             '\ttracer_name = "baretrace";',
+             f'\ttrace_name = "baretrace-dump{dump.index}";',
+             f'\tdump_index = {dump.index};',
+             f'\ttsc_hz = {dump.tsc_hz};',
+             f'\tcpus = {len(dump.cpus)};']
+    lines += [f'\thdr_{identifier(k, "key")} = {_quote(v)};'
+              for k, v in sorted(dump.header.items())]
+    return lines + ['};']
+
+
+def _phase_enum(dump):
+    """Boot phases as an enum, so readers print the phase by name."""
+    if not dump.phases:
+        return []
+    lines = ['', 'typealias enum : uint64_t {']
+    lines += [f'\t{_quote(name)} = {num},' for num, name in sorted(dump.phases.items())]
+    return lines + [f'}} := {PHASE_TYPE};']
+
+
+def _event_decl(tl, type_id):
+    t = tl.dump.types.get(type_id)
+    args = (tuple(t.args)[:2] if t is not None else ()) + ('', '')
+    lines = ['', 'event {',
+             f'\tname = {_quote(tl.name(type_id))};',
+             f'\tid = {type_id};',
+             f'\tstream_id = {STREAM_ID};',
+             '\tfields := struct {']
+    for arg, field in zip(args, _field_names(t)):
+        ftype = PHASE_TYPE if arg == PHASE_ARG and tl.dump.phases else 'uint64_t'
+        lines.append(f'\t\t{ftype} {field};')
+    return lines + ['\t};', '};']
+
+
+def metadata_text(tl, uid):
+    """The TSDL metadata for timeline `tl`, trace and clock UUID `uid`."""
+    dump = tl.dump
+    lines = [_PREAMBLE % {'uuid': uid}]
+    lines += _env(dump)
+    lines.append(_CLOCK_AND_STREAM % {'uuid': uid, 'freq': tl.hz, 'stream': STREAM_ID})
+    lines += _phase_enum(dump)
+    for type_id in sorted(set(dump.types) | set(tl.unknown_types)):
+        lines += _event_decl(tl, type_id)
+    return '\n'.join(lines) + '\n'
+
+
+def _packet(uid_bytes, cpu, events, discarded, ts_begin, ts_end):
+    body = b''.join(EVENT.pack(e.tsc, e.type, e.seq, e.flags, e.a0, e.a1)
+                    for e in events)
+    bits = (PACKET_OVERHEAD + len(body)) * 8
+    return (HEADER.pack(CTF_MAGIC, uid_bytes, STREAM_ID)
+            + CONTEXT.pack(ts_begin, ts_end, bits, bits, discarded, cpu)
+            + body)
+
+
+def _segments(events):
+    """Split a CPU's ring where its TSC goes backwards.
+
+    A CTF stream's clock must never go back (babeltrace2 stops with an
+    error); a CPU whose TSC was reset or is broken gets one stream per
+    monotonic stretch, so every event is still read with its own time."""
+    starts = [0] + [i for i in range(1, len(events)) if events[i].tsc < events[i - 1].tsc]
+    return list(zip(starts, starts[1:] + [len(events)]))
+
+
+def _stream_packets(uid_bytes, cpu, events, lead, cuts, tail):
+    """The packets of one stream: `events` with `lead` losses before them,
+    `cuts` {index: n} holes inside, `tail` after them."""
+    out = []
+    if lead:
+        out.append(_packet(uid_bytes, cpu, [], 0, events[0].tsc, events[0].tsc))
+    discarded, start = lead, 0
+    for i in range(1, len(events) + 1):
+        if i == len(events) or i in cuts or i - start == EVENTS_PER_PACKET:
+            chunk = events[start:i]
+            out.append(_packet(uid_bytes, cpu, chunk, discarded, chunk[0].tsc, chunk[-1].tsc))
+            discarded += cuts.get(i, 0)
+            start = i
+    if tail:
+        last = events[-1].tsc
+        out.append(_packet(uid_bytes, cpu, [], discarded + tail, last, last))
+    return out
+
+
+def _cpu_streams(uid_bytes, c):
+    """{file name: [packets]} for CPU c (one name unless its TSC went back)."""
+    events = c.events
+    lost_before = unplaced(c)
+    if not events:
+        return {stream_name(c.cpu): [_packet(uid_bytes, c.cpu, [], 0, 0, 0),
+                                     _packet(uid_bytes, c.cpu, [], lost_before, 0, 0)]
+                if lost_before else []}
+    cuts = {}
+    for index, _, count in holes(c):
+        cuts[index] = cuts.get(index, 0) + count
+    streams = {}
+    for k, (a, b) in enumerate(_segments(events)):
+        lead = cuts.get(a, 0) + (lost_before if k == 0 else 0)
+        inner = {i - a: n for i, n in cuts.items() if a < i < b}
+        tail = cuts.get(len(events), 0) if b == len(events) else 0
+        name = stream_name(c.cpu) + (f'_part{k}' if k else '')
+        streams[name] = _stream_packets(uid_bytes, c.cpu, events[a:b], lead, inner, tail)
+    return streams
+
+
+def write_ctf(tl, outdir):
+    """Write the trace into existing directory `outdir`; returns the stream
+    files written."""
+    uid = trace_uuid(tl)
+    with open(os.path.join(outdir, 'metadata'), 'w', encoding='utf-8') as f:
+        f.write(metadata_text(tl, uid))
+    written = []
+    for c in tl.dump.cpus:
+        for name, packets in _cpu_streams(uid.bytes, c).items():
+            path = os.path.join(outdir, name)
+            with open(path, 'wb') as f:
+                f.write(b''.join(packets))
+            written.append(path)
+    return written

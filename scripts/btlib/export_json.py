@@ -1,0 +1,152 @@
+"""Chrome Trace Event JSON, for ui.perfetto.dev and chrome://tracing.
+
+Layout (see docs/host-tools.md):
+- one track per CPU: pid 0, tid = dense CPU number, named by `M`
+  metadata events "CPU n (APIC a)"; the process is named "baretrace";
+- BEGIN/END pairs (see pairs.py) become `X` complete slices named by their
+  base name (IRQ_TIMER) with `dur`; they always nest on their track;
+- INSTANT events, and BEGIN/END halves left without a partner, become `i`
+  instants with thread scope; unmatched halves carry args.unmatched = true;
+- a hole in a CPU's sequence numbers becomes an instant named *LOST*
+  (args: events, first_seq, cause; see export_text.py);
+- the timer tick rate of each CPU is a `C` counter "tick rate CPU n" (Hz),
+  from the period between successive IRQ_TIMER_BEGIN events;
+- argument values of 2^53 and above are hex strings (see argfmt.py);
+- `ts`/`dur` are microseconds with three decimals (nanosecond resolution)
+  since the first event: small numbers every viewer handles exactly.
+The top-level object also carries `otherData` with the dump's header.
+"""
+
+import json
+
+from .argfmt import make_formatter
+from .losses import hole_causes
+from .pairs import match_cpu
+from .timeline import LOST_NAME, NS_PER_S, TIMER_EVENT, us_text
+
+PID = 0
+PROCESS_NAME = 'baretrace'
+
+
+class _Writer:
+    """Formats events by hand: json.dumps per event is several times slower.
+
+    Everything that depends only on the event type (name, category, the
+    argument template) is prepared once per type or per BEGIN/END pair."""
+
+    def __init__(self, tl):
+        self.tl = tl
+        self._instant = {}
+        self._slice = {}
+
+    def _instant_parts(self, type_id):
+        parts = self._instant.get(type_id)
+        if parts is None:
+            v = self.tl.view(type_id)
+            parts = self._instant[type_id] = (
+                f'{{"name":{json.dumps(v.name)},"cat":{json.dumps(v.category)},'
+                f'"ph":"i","s":"t","ts":', v.json)
+        return parts
+
+    def instant(self, ev, unmatched=False):
+        prefix, args = self._instant_parts(ev.type)
+        text = args((ev.a0, ev.a1))
+        if unmatched:
+            text = text[:-1] + (',' if len(text) > 2 else '') + '"unmatched":true}'
+        return (f'{prefix}{us_text(self.tl.ns(ev.tsc))},"pid":{PID},'
+                f'"tid":{ev.cpu},"args":{text}}}')
+
+    def _slice_parts(self, begin_type, end_type):
+        key = (begin_type, end_type)
+        parts = self._slice.get(key)
+        if parts is None:
+            b, e = self.tl.view(begin_type), self.tl.view(end_type)
+            fields = list(b.fields)
+            names = {n for n, _, _ in b.fields}
+            for n, i, is_phase in e.fields:
+                if n not in names:
+                    fields.append((n, 2 + i, is_phase))
+                elif i != 0:       # a0 is equal in both halves: matching says so
+                    fields.append(('end_' + n, 2 + i, is_phase))
+            parts = self._slice[key] = (
+                f'{{"name":{json.dumps(b.base)},"cat":{json.dumps(b.category)},"ph":"X","ts":',
+                make_formatter(fields, self.tl.phases, 'json'))
+        return parts
+
+    def slice(self, s):
+        b, e = s.begin, s.end
+        prefix, args = self._slice_parts(b.type, e.type)
+        t0, hz = self.tl.t0, self.tl.hz
+        begin_ns = (b.tsc - t0) * NS_PER_S // hz
+        dur_ns = (e.tsc - t0) * NS_PER_S // hz - begin_ns
+        return (f'{prefix}{begin_ns // 1000}.{begin_ns % 1000:03d},'
+                f'"dur":{dur_ns // 1000}.{dur_ns % 1000:03d},"pid":{PID},"tid":{s.cpu},'
+                f'"args":{args((b.a0, b.a1, e.a0, e.a1))}}}')
+
+    def lost(self, ev, first, count, cause):
+        return (f'{{"name":{json.dumps(LOST_NAME)},"cat":"loss","ph":"i","s":"t",'
+                f'"ts":{us_text(self.tl.ns(ev.tsc))},"pid":{PID},"tid":{ev.cpu},'
+                f'"args":{{"events":{count},"first_seq":{first},"cause":{json.dumps(cause)}}}}}')
+
+    def counter(self, cpu, tsc, hz):
+        return (f'{{"name":"tick rate CPU {cpu}","ph":"C","ts":{us_text(self.tl.ns(tsc))},'
+                f'"pid":{PID},"args":{{"Hz":{hz:.3f}}}}}')
+
+    def metadata(self, name, tid, key, value):
+        return (f'{{"name":{json.dumps(name)},"ph":"M","pid":{PID},"tid":{tid},'
+                f'"args":{{{json.dumps(key)}:{json.dumps(value)}}}}}')
+
+
+def _cpu_records(w, tl, cpu, timer_id):
+    """(fragments, unmatched count) for one CPU, in ring order: a slice at
+    its BEGIN (so parents come before their children), a *LOST* marker
+    before the event after the hole, a counter after its timer tick."""
+    events = cpu.events
+    slices, unmatched = match_cpu(tl, events)
+    slice_at = {id(s.begin): s for s in slices}
+    ends = {id(s.end) for s in slices}
+    orphans = {id(ev) for ev in unmatched}
+    lost_before = {}
+    for i, first, count, cause in hole_causes(cpu):
+        lost_before.setdefault(i, []).append((first, count, cause))
+    out = []
+    prev_tick = None
+    for i, ev in enumerate(events):
+        if i in lost_before:
+            out += [w.lost(ev, *hole) for hole in lost_before[i]]
+        eid = id(ev)
+        if eid in slice_at:
+            out.append(w.slice(slice_at[eid]))
+        elif eid not in ends:
+            out.append(w.instant(ev, eid in orphans))
+        if ev.type == timer_id:
+            if prev_tick is not None and ev.tsc > prev_tick:
+                out.append(w.counter(cpu.cpu, ev.tsc, tl.hz / (ev.tsc - prev_tick)))
+            prev_tick = ev.tsc
+    if events and len(events) in lost_before:
+        out += [w.lost(events[-1], *hole) for hole in lost_before[len(events)]]
+    return out, len(unmatched)
+
+
+def write_json(tl, out):
+    """Write the trace to text stream `out`, one CPU at a time (memory stays
+    proportional to one CPU's ring); returns the unmatched-half count."""
+    dump = tl.dump
+    w = _Writer(tl)
+    timer_id = next((t.id for t in dump.types.values() if t.name == TIMER_EVENT), None)
+    out.write('{"displayTimeUnit":"ns","traceEvents":[\n')
+    out.write(w.metadata('process_name', 0, 'name', PROCESS_NAME))
+    unmatched_total = 0
+    for cpu in dump.cpus:
+        apic = cpu.apic_id if cpu.apic_id >= 0 else '?'
+        records, unmatched = _cpu_records(w, tl, cpu, timer_id)
+        records[:0] = [w.metadata('thread_name', cpu.cpu, 'name', f'CPU {cpu.cpu} (APIC {apic})'),
+                       w.metadata('thread_sort_index', cpu.cpu, 'sort_index', cpu.cpu)]
+        out.write(',\n' + ',\n'.join(records))
+        unmatched_total += unmatched
+    other = {'dump_index': dump.index, 'tsc_hz': dump.tsc_hz,
+             'complete': dump.complete, 'header': dump.header,
+             'unmatched_halves': unmatched_total,
+             'missing_events': {str(k): v for k, v in dump.missing_events().items()}}
+    out.write('\n],"otherData":' + json.dumps(other, sort_keys=True) + '}\n')
+    return unmatched_total

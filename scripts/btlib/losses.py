@@ -1,0 +1,147 @@
+"""Account for every event a dump does not hold, and say so on stderr.
+
+The parser counts each missing event in exactly one of four places per
+CPU (model.py): overwritten, dropped, damaged, seq_gaps.  This module
+turns those counters into the lines decode prints, into the exit status
+(events lost in transit are worse than a ring that wrapped), and into the
+positions CTF needs for its events_discarded counts.
+"""
+
+from .tables import format_table
+from .timeline import SEQ_MOD, seq_gaps
+
+LOSS_KINDS = ('overwritten', 'dropped', 'damaged', 'seq_gaps')
+KIND_WORDS = {'overwritten': 'overwritten (ring wrapped)',
+              'dropped': 'dropped by the kernel',
+              'damaged': 'damaged or lost on the serial line',
+              'seq_gaps': 'missing without explanation'}
+MAX_WARNINGS = 20            # parser warnings shown before "... and N more"
+
+
+def per_cpu(dump):
+    """{cpu: {kind: n}} for CPUs that lost anything."""
+    return {cpu: m for cpu, m in dump.missing_events().items()
+            if any(m.get(k, 0) for k in LOSS_KINDS)}
+
+
+def totals(dump):
+    out = dict.fromkeys(LOSS_KINDS, 0)
+    for m in dump.missing_events().values():
+        for k in LOSS_KINDS:
+            out[k] += m.get(k, 0)
+    return out
+
+
+def transit_damage(dump):
+    """True when something was lost between the kernel and this file."""
+    t = totals(dump)
+    return bool(t['damaged'] or t['seq_gaps'] or dump.damaged_lines or dump.missing_lines)
+
+
+def _pinned_hole(c, index, count):
+    """True for the hole the ring's wrap leaves after the boot log: the
+    pinned boot events come first, then the ring's oldest survivor."""
+    return bool(c.pinned) and index == c.pinned and 0 < count <= c.overwritten
+
+
+def hole_causes(c):
+    """[(index, first_seq, count, cause)] for CPU c's holes (see holes()).
+
+    Holes come from overwritten events (after the boot log's pinned
+    events), excluded slots, damaged lines or unexplained gaps; refused
+    events never took a sequence number.  A hole gets a cause when the
+    counters leave only one explanation for it, else 'lost'."""
+    found = holes(c)
+    overwritten_placed = any(_pinned_hole(c, i, n) for i, _, n in found)
+    others = [k for k, n in (('overwritten', 0 if overwritten_placed else c.overwritten),
+                             ('excluded', c.excluded), ('damaged', c.damaged),
+                             ('unexplained', c.seq_gaps)) if n]
+    fallback = others[0] if len(others) == 1 else 'lost'
+    return [(i, first, n, 'overwritten' if _pinned_hole(c, i, n) else fallback)
+            for i, first, n in found]
+
+
+def _ahead(a, b):
+    """How far seq b is after seq a (u32), or 0 if it is not after it."""
+    step = (b - a) % SEQ_MOD
+    return step if step < SEQ_MOD // 2 else 0
+
+
+def holes(c):
+    """[(index, first_seq, count)] of CPU c: its missing events that have a
+    place in the sequence.  index is the position in c.events the hole
+    comes before (len(c.events) for a hole after the last event); holes at
+    the ends come from the summary's first/last sequence numbers."""
+    ev = c.events
+    if not ev:
+        return []
+    out = []
+    if c.first_seq is not None and _ahead(c.first_seq, ev[0].seq):
+        out.append((0, c.first_seq, _ahead(c.first_seq, ev[0].seq)))
+    out += list(seq_gaps(ev))
+    if c.last_seq is not None and _ahead(ev[-1].seq, c.last_seq):
+        out.append((len(ev), (ev[-1].seq + 1) % SEQ_MOD, _ahead(ev[-1].seq, c.last_seq)))
+    return out
+
+
+def cpu_total(c):
+    return c.overwritten + c.dropped + c.damaged + c.seq_gaps
+
+
+def unplaced(c):
+    """CPU c's missing events with no place in the sequence: overwritten
+    before the oldest survivor, refused while tracing was paused, and any
+    the counters report beyond the holes seen."""
+    return max(0, cpu_total(c) - sum(n for _, _, n in holes(c)))
+
+
+def report(dump, ticks_ns):
+    """Lines describing what the dump lacks (without the program prefix).
+
+    ticks_ns(ticks) converts a TSC tick count to nanoseconds."""
+    lines = [f'warning: {w}' for w in dump.warnings[:MAX_WARNINGS]]
+    if len(dump.warnings) > MAX_WARNINGS:
+        lines.append(f'warning: ... and {len(dump.warnings) - MAX_WARNINGS} more warnings')
+    if dump.damaged_lines or dump.missing_lines:
+        lines.append(f'{dump.damaged_lines} damaged lines skipped, '
+                     f'{dump.missing_lines} lines missing')
+    lossy = per_cpu(dump)
+    if lossy:
+        lines.append('events missing per CPU:')
+        rows = [[cpu] + [m.get(k, 0) for k in LOSS_KINDS] for cpu, m in sorted(lossy.items())]
+        lines += format_table(['CPU'] + [k.upper() for k in LOSS_KINDS], rows)
+        t = totals(dump)
+        lines.append(f'in all {sum(t.values())} events missing: '
+                     + ', '.join(f'{t[k]} {KIND_WORDS[k]}' for k in LOSS_KINDS if t[k]))
+    warp = warp_ticks(dump)
+    if warp:
+        lines.append(f'worst cross-CPU TSC warp {warp} ticks ({ticks_ns(warp):.1f} ns): '
+                     f'events of different CPUs closer than that may be out of order')
+    return lines
+
+
+def warp_ticks(dump):
+    """The worst TSC warp the kernel measured between CPUs, if it said."""
+    text = dump.header.get('tsc_warp', '')
+    try:
+        return int(text, 0)
+    except ValueError:
+        return None
+
+
+def markers(dump):
+    """Where to show each hole in a timeline.
+
+    Returns (before, after): {(cpu, seq): [(name, value), ...]} keyed by
+    the event a hole comes just before, or (for a hole after a CPU's last
+    event) just after; the pairs are the marker's arguments:
+    events=N first_seq=S cause=overwritten|excluded|damaged|unexplained|lost."""
+    before, after = {}, {}
+    for c in dump.cpus:
+        for index, first, count, cause in hole_causes(c):
+            args = [('events', count), ('first_seq', first), ('cause', cause)]
+            if index < len(c.events):
+                before[(c.cpu, c.events[index].seq)] = args
+            else:
+                after[(c.cpu, c.events[-1].seq)] = args
+    return before, after

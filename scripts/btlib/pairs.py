@@ -1,0 +1,83 @@
+"""Match BEGIN/END events into slices, the way a viewer must show them.
+
+A BEGIN and an END pair up when they are on the same CPU, share the base
+name (IRQ_TIMER_BEGIN / IRQ_TIMER_END -> IRQ_TIMER) and the same first
+argument (a0: the tick number, the work item...).  Matching walks each
+CPU's ring in sequence order with a stack, so the slices it returns always
+nest properly on their CPU: when an END closes a BEGIN that is not on top
+of the stack, the BEGINs above it (whose ENDs never arrived: overwritten,
+damaged or still running at dump time) are reported as unmatched rather
+than drawn as overlapping slices.
+"""
+
+from dataclasses import dataclass
+
+# Deeper than any real nesting (an IRQ inside work inside a dump): past it
+# the oldest open BEGIN is given up as unmatched, so a ring full of
+# orphans cannot make matching quadratic.
+MAX_DEPTH = 64
+
+
+
+@dataclass(slots=True)
+class Slice:
+    cpu: int
+    name: str          # the base name: 'IRQ_TIMER'
+    begin: object      # the BEGIN event
+    end: object        # the END event
+    order: int         # position of the BEGIN in its CPU's ring
+
+    @property
+    def ticks(self):
+        return self.end.tsc - self.begin.tsc
+
+
+def match_cpu(tl, events):
+    """(slices, unmatched) for one CPU's ring (oldest first).
+
+    slices are in BEGIN order (parents before their children); unmatched
+    lists the BEGIN/END events left without a partner, in ring order."""
+    role = {t: (v.kind, v.base) for t, v in tl.views.items()}   # every type in the dump
+    stack = []               # (base, a0, index, event)
+    slices, unmatched = [], []
+    for i, ev in enumerate(events):
+        kind, base = role[ev.type]
+        if kind == 'begin':
+            if len(stack) == MAX_DEPTH:
+                _, _, j, orphan = stack.pop(0)
+                unmatched.append((j, orphan))
+            stack.append((base, ev.a0, i, ev))
+        elif kind == 'end':
+            top = stack[-1] if stack else None
+            if top is not None and top[0] == base and top[1] == ev.a0:
+                at = len(stack) - 1          # the usual case: it closes the innermost
+            else:
+                at = _find_open(stack, base, ev.a0)
+                if at is None:
+                    unmatched.append((i, ev))
+                    continue
+                for _, _, j, orphan in stack[at + 1:]:
+                    unmatched.append((j, orphan))
+            _, _, j, begin = stack[at]
+            del stack[at:]
+            if ev.tsc >= begin.tsc:
+                slices.append(Slice(ev.cpu, base, begin, ev, j))
+            else:            # an END before its BEGIN cannot be a slice
+                unmatched.extend(((j, begin), (i, ev)))
+    unmatched.extend((j, ev) for _, _, j, ev in stack)
+    slices.sort(key=lambda s: s.order)
+    unmatched.sort(key=lambda pair: pair[0])
+    return slices, [ev for _, ev in unmatched]
+
+
+def _find_open(stack, base, a0):
+    """Index of the open BEGIN an END closes, below the top (already checked)."""
+    for k in range(len(stack) - 2, -1, -1):
+        if stack[k][0] == base and stack[k][1] == a0:
+            return k
+    return None
+
+
+def match_all(tl):
+    """{cpu: (slices, unmatched)} for every CPU in the dump."""
+    return {c.cpu: match_cpu(tl, c.events) for c in tl.dump.cpus}

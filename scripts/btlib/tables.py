@@ -1,0 +1,22 @@
+"""Plain-text tables with aligned columns (numbers right, text left)."""
+
+
+def _is_number(text):
+    return text.replace('.', '', 1).replace('-', '', 1).isdigit()
+
+
+def format_table(headers, rows, indent='  '):
+    """Lines of a table; every cell is converted with str()."""
+    cells = [[str(c) for c in row] for row in rows]
+    widths = [len(h) for h in headers]
+    for row in cells:
+        for i, c in enumerate(row):
+            widths[i] = max(widths[i], len(c))
+    numeric = [all(_is_number(r[i]) or r[i] == '-' for r in cells) and bool(cells)
+               for i in range(len(headers))]
+
+    def line(row):
+        parts = [c.rjust(w) if num else c.ljust(w)
+                 for c, w, num in zip(row, widths, numeric)]
+        return (indent + '  '.join(parts)).rstrip()
+    return [line(headers)] + [line(r) for r in cells]

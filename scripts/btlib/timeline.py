@@ -1,0 +1,126 @@
+"""The merged timeline every exporter shares: TSC to time, names, arguments.
+
+A dump stores raw TSC ticks; users read nanoseconds relative to the first
+event.  `Timeline` does that conversion with integer arithmetic (no float
+drift over long traces) and knows how to name an event and its two
+arguments from the dump's own event table, so no exporter hard-codes the
+kernel's enum.
+
+Event types the table does not describe are never dropped or guessed at:
+they are shown as UNKNOWN_<id> with both raw arguments, and counted.
+"""
+
+import re
+
+from .argfmt import make_formatter
+
+NS_PER_S = 1_000_000_000
+# Used only when a dump does not say its TSC rate: times then read as ticks.
+NOMINAL_HZ = NS_PER_S
+SEQ_MOD = 1 << 32          # sequence numbers are u32 in the ring records
+PHASE_ARG = 'phase'        # an argument with this name holds a boot phase
+RAW_ARG_NAMES = ('a0', 'a1')
+TIMER_EVENT = 'IRQ_TIMER_BEGIN'   # one per local APIC timer tick
+LOST_NAME = '*LOST*'              # marks a hole in a CPU's sequence numbers
+
+
+def unknown_name(type_id):
+    """The name shown for an event type the dump's table does not list."""
+    return f'UNKNOWN_{type_id}'
+
+
+def pair_base(name):
+    """'IRQ_TIMER_BEGIN' -> ('IRQ_TIMER', 'begin'); other names -> (name, None)."""
+    for suffix, kind in (('_BEGIN', 'begin'), ('_END', 'end')):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[:-len(suffix)], kind
+    return name, None
+
+
+class TypeView:
+    """Everything an exporter needs about one event type, computed once."""
+    __slots__ = ('id', 'name', 'category', 'kind', 'base', 'fields', 'text', 'json')
+
+    def __init__(self, type_id, t, phases):
+        self.id = type_id
+        self.name = t.name if t is not None else unknown_name(type_id)
+        self.category = (t.category if t is not None else '') or 'unknown'
+        self.kind = t.kind if t is not None else 'instant'
+        self.base = pair_base(self.name)[0] if self.kind in ('begin', 'end') else self.name
+        # Unnamed arguments of a known type are unused and hidden; an
+        # unknown type shows both raw arguments as a0/a1 so nothing is lost.
+        names = tuple(t.args)[:2] if t is not None else RAW_ARG_NAMES
+        self.fields = [(n, i, n == PHASE_ARG) for i, n in enumerate(names) if n]
+        self.text = make_formatter(self.fields, phases, 'text')
+        self.json = make_formatter(self.fields, phases, 'json')
+
+
+class Timeline:
+    """One dump's events merged by TSC, with time and naming helpers."""
+
+    def __init__(self, dump):
+        self.dump = dump
+        self.events = dump.events()
+        self.clock_known = dump.tsc_hz > 0
+        self.hz = dump.tsc_hz if self.clock_known else NOMINAL_HZ
+        self.t0 = self.events[0].tsc if self.events else 0
+        self.types = dump.types
+        self.phases = dump.phases
+        self.unknown_types = sorted({e.type for e in self.events} - set(self.types))
+        self.views = {i: TypeView(i, self.types.get(i), self.phases)
+                      for i in set(self.types) | set(self.unknown_types)}
+
+    # ---- time ---------------------------------------------------------
+    def ns(self, tsc):
+        """Nanoseconds from the first event (floor; monotonic in tsc)."""
+        return (tsc - self.t0) * NS_PER_S // self.hz
+
+    def ticks_ns(self, ticks):
+        """A duration in ticks as (float) nanoseconds."""
+        return ticks * NS_PER_S / self.hz
+
+    # ---- names ----------------------------------------------------------
+    def view(self, type_id):
+        v = self.views.get(type_id)
+        if v is None:
+            v = self.views[type_id] = TypeView(type_id, self.types.get(type_id), self.phases)
+        return v
+
+    def name(self, type_id):
+        return self.view(type_id).name
+
+    def category(self, type_id):
+        return self.view(type_id).category
+
+    def kind(self, type_id):
+        """'instant', 'begin' or 'end' as the table says; unknown -> instant."""
+        return self.view(type_id).kind
+
+    def format_args(self, event):
+        """'tick=12 lateness_tsc=40' (the text and CSV 'args' column)."""
+        return self.view(event.type).text((event.a0, event.a1))
+
+
+def us_text(ns):
+    """Nanoseconds as microseconds with three decimals: 12345 -> '12.345'."""
+    return f'{ns // 1000}.{ns % 1000:03d}'
+
+
+def seq_gaps(events):
+    """Yield (index, first_missing_seq, count) for each hole in a CPU's ring.
+
+    `events` is one CPU's ring, oldest first; index is that of the first
+    event after the hole.  Sequence numbers wrap at 2^32."""
+    for i in range(1, len(events)):
+        step = (events[i].seq - events[i - 1].seq) % SEQ_MOD
+        if 1 < step < SEQ_MOD // 2:
+            yield i, (events[i - 1].seq + 1) % SEQ_MOD, step - 1
+
+
+_IDENT_BAD = re.compile(r'[^A-Za-z0-9_]')
+
+
+def identifier(text, fallback):
+    """`text` as a C-style identifier (for CTF fields and file names)."""
+    ident = _IDENT_BAD.sub('_', text or '') or fallback
+    return '_' + ident if ident[0].isdigit() else ident
