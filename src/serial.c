@@ -34,6 +34,8 @@ static bool present;
 static unsigned port_index;
 static uint32_t baud_rate;
 static uint64_t overruns;
+static bool stalled;                    /* a byte already timed out */
+static uint64_t tx_dropped;
 
 static bool probe(uint16_t base)
 {
@@ -72,18 +74,27 @@ bool serial_present(void) { return present; }
 unsigned serial_index(void) { return port_index; }
 uint32_t serial_baud(void) { return baud_rate; }
 uint64_t serial_overruns(void) { return overruns; }
+uint64_t serial_tx_dropped(void) { return tx_dropped; }
 
 void serial_putc(char c)
 {
     if (!present)
         return;
     /* A full FIFO with the byte written anyway overwrites data: wait for
-     * THRE, but only so long — a wedged line must not hang the kernel. */
-    for (unsigned i = 0; i < THRE_SPINS; i++) {
-        if (inb(port + UART_LSR) & LSR_THRE)
-            break;
+     * THRE, but only so long — a wedged line must not hang the kernel.
+     * Once one byte has timed out, later bytes do not wait at all until
+     * the transmitter drains again: they are dropped and counted, so a
+     * dump to a dead port ends in seconds rather than hours. */
+    unsigned spins = stalled ? 1 : THRE_SPINS;
+    for (unsigned i = 0; !(inb(port + UART_LSR) & LSR_THRE); i++) {
+        if (i + 1 >= spins) {
+            stalled = true;
+            tx_dropped++;
+            return;
+        }
         cpu_relax();
     }
+    stalled = false;
     outb(port + UART_THR, (uint8_t)c);
 }
 

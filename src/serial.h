@@ -4,7 +4,8 @@
  * a missing port reads 0xFF everywhere, which would otherwise look like an
  * endless stream of received bytes. When no port answers, output is dropped
  * and serial_getc() reports nothing. Transmit polls LSR.THRE before every
- * byte with a bounded wait, so a stalled line can slow us but never hang us. */
+ * byte with a bounded wait; after one timeout, bytes are dropped (and
+ * counted) without waiting until the line drains: never a hang. */
 #ifndef SERIAL_H
 #define SERIAL_H
 #include <stdbool.h>
@@ -27,5 +28,7 @@ int serial_getc(void);
 
 /* Receiver overrun errors seen (LSR.OE): bytes lost before we read them. */
 uint64_t serial_overruns(void);
+/* Bytes not sent because the transmitter stopped draining. */
+uint64_t serial_tx_dropped(void);
 
 #endif

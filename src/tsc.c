@@ -86,7 +86,11 @@ uint64_t tsc_hz(void) { return hz; }
 const char *tsc_source(void) { return source; }
 bool tsc_invariant(void) { return invariant; }
 uint64_t tsc_from_us(uint64_t us) { return us * hz / 1000000; }
-uint64_t tsc_to_us(uint64_t ticks) { return hz ? ticks * 1000000 / hz : 0; }
+/* Whole seconds first: ticks * 1e6 would overflow after ~2.5 h at 2 GHz. */
+uint64_t tsc_to_us(uint64_t ticks)
+{
+    return hz ? ticks / hz * 1000000 + ticks % hz * 1000000 / hz : 0;
+}
 
 void tsc_delay_us(uint64_t us)
 {

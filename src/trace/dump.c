@@ -86,6 +86,7 @@ uint64_t dump_all(void)
         { "tsc_warp", NULL, facts.tsc_warp }, { "timer_hz", NULL, facts.timer_hz },
         { "uptime_tsc", NULL, rdtsc() - stats_boot_tsc() }, { "capacity", NULL, rings_capacity() },
         { "serial_overruns", NULL, serial_overruns() },
+        { "serial_tx_dropped", NULL, serial_tx_dropped() },
         { "no_ring_events", NULL, trace_no_ring_count() },
         { "snapshot", f.copied ? "copy" : "paused", 0 },
     };

@@ -1,12 +1,9 @@
 /* table.c — print the newest events of every CPU, oldest first. */
 #include "trace/table.h"
 #include "console.h"
-#include "percpu.h"
-#include "smp.h"
 #include "tsc.h"
 #include "perf/stats.h"
 #include "trace/dump.h"
-#include "trace/rings.h"
 #include "trace/trace.h"
 
 static void print_args(const struct trace_event_info *info, const struct trace_event *e)
