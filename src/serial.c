@@ -27,7 +27,7 @@ static const uint16_t com_base[4] = { 0x3F8, 0x2F8, 0x3E8, 0x2E8 };
 #define LSR_THRE       0x20    /* transmit holding register empty */
 
 #define UART_CLOCK     115200  /* divisor 1 = 115200 baud */
-#define THRE_SPINS     100000  /* ~100 ms of polling at worst per byte */
+#define THRE_SPINS     2000000 /* ~2 s of LSR reads: only a dead line takes this long */
 
 static uint16_t port;
 static bool present;
@@ -76,6 +76,16 @@ uint32_t serial_baud(void) { return baud_rate; }
 uint64_t serial_overruns(void) { return overruns; }
 uint64_t serial_tx_dropped(void) { return tx_dropped; }
 
+/* Every LSR read goes through here: reading LSR clears its overrun bit,
+ * so an overrun seen while transmitting must be counted too. */
+static uint8_t lsr(void)
+{
+    uint8_t v = inb(port + UART_LSR);
+    if (v & LSR_OE)
+        overruns++;
+    return v;
+}
+
 void serial_putc(char c)
 {
     if (!present)
@@ -86,7 +96,7 @@ void serial_putc(char c)
      * the transmitter drains again: they are dropped and counted, so a
      * dump to a dead port ends in seconds rather than hours. */
     unsigned spins = stalled ? 1 : THRE_SPINS;
-    for (unsigned i = 0; !(inb(port + UART_LSR) & LSR_THRE); i++) {
+    for (unsigned i = 0; !(lsr() & LSR_THRE); i++) {
         if (i + 1 >= spins) {
             stalled = true;
             tx_dropped++;
@@ -111,10 +121,7 @@ int serial_getc(void)
 {
     if (!present)
         return -1;
-    uint8_t lsr = inb(port + UART_LSR);
-    if (lsr & LSR_OE)
-        overruns++;
-    if (!(lsr & LSR_DR))
+    if (!(lsr() & LSR_DR))
         return -1;
     return inb(port + UART_RBR);
 }
