@@ -7,6 +7,7 @@
  *   event lines  "%E" + base64(payload + crc32(payload) as 4 bytes LE).
  * Every event line restarts the predictors, so it decodes on its own. */
 #include "trace/encode.h"
+#include "trace/predict.h"
 #include "trace/crc32.h"
 #include "trace/trace.h"
 
@@ -22,37 +23,9 @@
  * plus the tag is DUMP_LINE_MAX. */
 #define EV_LINE_BYTES ((DUMP_LINE_MAX - 2) / 4 * 3 + 1)
 #define EV_CRC_BYTES  4
-#define EV_MAX_BYTES  34         /* header 1, type 3, flags 1, tsc 9, args 10+10 */
-
-/* Event header byte. */
-#define EV_TYPE      0x01        /* type differs from the prediction: varint follows */
-#define EV_FLAGS     0x02        /* flags != 0: one byte follows */
-#define EV_A0        0x04        /* a0 differs from the prediction: zigzag varint */
-#define EV_A1        0x08        /* a1 likewise */
-#define EV_TSC_SHIFT 4           /* bits 4-6: low 3 bits of the tsc residual */
-#define EV_TSC_LOW   7
-#define EV_TSC_MORE  0x80        /* the residual >> 3 follows as a varint */
-
-#define PRED_SLOTS   16          /* per-type predictor state, by type % 16 */
-
 _Static_assert(EV_LINE_BYTES == 148, "event line payload budget");
 _Static_assert((EV_LINE_BYTES * 4 + 2) / 3 + 2 <= DUMP_LINE_MAX,
                "event lines fit DUMP_LINE_MAX");
-
-/* Per-type prediction state. */
-struct pred_slot {
-    uint64_t gap;                /* tsc minus previous event's, last time */
-    uint64_t a0, a0d, a1, a1d;   /* last args and their last deltas */
-    uint16_t type, next;         /* whose slot; type that followed it */
-    uint8_t  used, has_next;
-};
-
-struct pred {
-    struct pred_slot s[PRED_SLOTS];
-    uint64_t tsc, a0;            /* previous event in this line */
-    uint16_t prev_type;
-    uint8_t  have_prev;
-};
 
 struct enc {
     const struct dump_sink *sink;
@@ -232,120 +205,18 @@ static unsigned base64(char *out, const uint8_t *in, unsigned n)
 
 /* ---- event lines -------------------------------------------------------- */
 
-static unsigned put_varint(uint8_t *p, uint64_t v)
-{
-    unsigned n = 0;
-    while (v >= 0x80) {
-        p[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    p[n++] = (uint8_t)v;
-    return n;
-}
-
-/* Signed residual (as a wrapped u64) to unsigned: 0,-1,1,-2 -> 0,1,2,3. */
-static uint64_t zigzag(uint64_t d)
-{
-    return (d << 1) ^ (0 - (d >> 63));
-}
-
-static void pred_reset(struct pred *p, uint64_t tsc)
-{
-    for (unsigned i = 0; i < PRED_SLOTS; i++)
-        p->s[i].used = 0;
-    p->tsc = tsc;
-    p->a0 = 0;
-    p->have_prev = 0;
-}
-
-static const struct pred_slot *pred_slot_of(const struct pred *p, uint16_t type)
-{
-    const struct pred_slot *s = &p->s[type % PRED_SLOTS];
-    return s->used && s->type == type ? s : NULL;
-}
-
-/* Encodes ev against the predictions into out (<= EV_MAX_BYTES); p is
- * not changed (the caller commits with pred_update once it fits). */
-static unsigned pred_encode(const struct pred *p, const struct trace_event *ev,
-                            uint8_t *out)
-{
-    const struct pred_slot *s = pred_slot_of(p, ev->type);
-    const struct pred_slot *ps = p->have_prev ? pred_slot_of(p, p->prev_type) : NULL;
-    unsigned n = 1;
-    uint8_t hdr = 0;
-
-    uint16_t want = ps && ps->has_next ? ps->next : p->prev_type;
-    if (!p->have_prev || want != ev->type) {
-        hdr |= EV_TYPE;
-        n += put_varint(out + n, ev->type);
-    }
-    if (ev->flags) {
-        hdr |= EV_FLAGS;
-        out[n++] = ev->flags;
-    }
-    uint64_t zz = zigzag(ev->tsc - p->tsc - (s ? s->gap : 0));
-    hdr |= (uint8_t)((zz & EV_TSC_LOW) << EV_TSC_SHIFT);
-    if (zz > EV_TSC_LOW) {
-        hdr |= EV_TSC_MORE;
-        n += put_varint(out + n, zz >> 3);
-    }
-    uint64_t a0 = s ? s->a0 + s->a0d : p->a0;
-    if (ev->a0 != a0) {
-        hdr |= EV_A0;
-        n += put_varint(out + n, zigzag(ev->a0 - a0));
-    }
-    uint64_t a1 = s ? s->a1 + s->a1d : 0;
-    if (ev->a1 != a1) {
-        hdr |= EV_A1;
-        n += put_varint(out + n, zigzag(ev->a1 - a1));
-    }
-    out[0] = hdr;
-    return n;
-}
-
-/* The decoder performs exactly these updates, in this order. */
-static void pred_update(struct pred *p, const struct trace_event *ev)
-{
-    if (p->have_prev) {
-        struct pred_slot *ps = &p->s[p->prev_type % PRED_SLOTS];
-        if (ps->used && ps->type == p->prev_type) {
-            ps->has_next = 1;
-            ps->next = ev->type;
-        }
-    }
-    struct pred_slot *s = &p->s[ev->type % PRED_SLOTS];
-    uint64_t gap = ev->tsc - p->tsc;
-    if (s->used && s->type == ev->type) {
-        s->a0d = ev->a0 - s->a0;
-        s->a1d = ev->a1 - s->a1;
-    } else {
-        s->used = 1;
-        s->type = ev->type;
-        s->has_next = 0;
-        s->a0d = 0;
-        s->a1d = 0;
-    }
-    s->gap = gap;
-    s->a0 = ev->a0;
-    s->a1 = ev->a1;
-    p->tsc = ev->tsc;
-    p->a0 = ev->a0;
-    p->prev_type = ev->type;
-    p->have_prev = 1;
-}
-
 /* Line header: line, cpu, first seq, the seqs skipped just before it
  * (overwritten, excluded), first tsc; all varints. */
 static void ev_line_start(struct enc *e, unsigned cpu, uint64_t seq,
                           const struct ring_snap *s, uint64_t tsc)
 {
     unsigned n = 0;
-    n += put_varint(e->bin + n, e->line_no);
-    n += put_varint(e->bin + n, cpu);
-    n += put_varint(e->bin + n, seq);
-    n += put_varint(e->bin + n, s->gap_overwritten);
-    n += put_varint(e->bin + n, s->gap_excluded);
-    n += put_varint(e->bin + n, tsc);
+    n += varint_put(e->bin + n, e->line_no);
+    n += varint_put(e->bin + n, cpu);
+    n += varint_put(e->bin + n, seq);
+    n += varint_put(e->bin + n, s->gap_overwritten);
+    n += varint_put(e->bin + n, s->gap_excluded);
+    n += varint_put(e->bin + n, tsc);
     e->bin_len = n;
     pred_reset(&e->pred, tsc);
 }
