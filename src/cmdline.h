@@ -31,7 +31,7 @@ struct boot_config {
     uint32_t trace_events;
     char     trace_mask[96];           /* empty = default */
     bool     trace_off;
-    char     workload[32];
+    char     workload[96];             /* NAME[:KEY=VALUE,...] */
     int32_t  fault_cpu;                /* -1 = none */
     unsigned warning_count;
     char     warnings[CMDLINE_MAX_WARNINGS][CMDLINE_WARNING_LEN];

@@ -5,6 +5,7 @@
 #include "serial.h"
 #include "perf/summary.h"
 #include "perf/stats.h"
+#include "perf/workload.h"
 #include "trace/dump.h"
 #include "trace/rings.h"
 #include "trace/table.h"
@@ -26,6 +27,7 @@ uint64_t hotkey_ignored(void) { return ignored; }
 
 void hotkey_help(void)
 {
+    workload_help();                  /* first: "keys:" ends the help */
     kprintf("keys: d dump rings | p newest events | t tracing on/off | c clear | "
             "s statistics | h ? help\n");
 }
@@ -47,7 +49,7 @@ static enum hotkey_action action_of(int key)
     case 'c': return HK_CLEAR;
     case 's': return HK_STATS;
     case 'h': case '?': return HK_HELP;
-    default:  return HK_IGNORED;
+    default:  return workload_has_key(key) ? HK_WORKLOAD : HK_IGNORED;
     }
 }
 
@@ -82,6 +84,9 @@ static void run(int key)
         break;
     case HK_HELP:
         hotkey_help();
+        break;
+    case HK_WORKLOAD:
+        workload_key(key);           /* runs from the idle loop (perf/workload.h) */
         break;
     case HK_IGNORED:
         ignored++;

@@ -3,6 +3,8 @@
  *   d  dump every CPU's ring (machine format)   p  newest events, readable
  *   t  tracing on/off                           c  clear rings and counters
  *   s  statistics summary                       h ? this list
+ *   1-7  start a workload (perf/workload.h): 1 hwlat 2 ipi 3 c2c 4 tsc
+ *        5 timer 6 stress 7 bench
  *
  * Any other byte is counted as ignored (and traced as input); bursts of
  * junk, held keys and keys pressed during a dump are all safe. The BSP
@@ -13,6 +15,7 @@
 
 enum hotkey_action {
     HK_IGNORED, HK_DUMP, HK_PRINT, HK_TOGGLE, HK_CLEAR, HK_STATS, HK_HELP,
+    HK_WORKLOAD,                       /* start a workload */
 };
 
 void     hotkey_init(void);

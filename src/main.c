@@ -20,6 +20,7 @@
 #include "tsc.h"
 #include "tsc_sync.h"
 #include "perf/stats.h"
+#include "perf/workload.h"
 #include "trace/dump.h"
 #include "trace/rings.h"
 #include "trace/trace.h"
@@ -75,6 +76,7 @@ void kmain(uint32_t magic, const void *info)
     hotkey_init();                          /* PS/2 keyboard, if any */
     print_ready();                          /* the one READY line */
     hotkey_help();
+    workload_boot(cfg.workload);            /* workload=: runs from idle() */
     boot_phase(TRACE_PHASE_READY, 0);
     idle();
 }
@@ -181,6 +183,8 @@ static __attribute__((noreturn)) void idle(void)
     for (;;) {
         if (bsp)
             hotkey_poll();                  /* serial and PS/2 keys */
+        irq_disable();                      /* a wake-up IPI now ends the hlt below */
+        workload_poll();                    /* jobs posted to this CPU (perf/oncpu.h) */
         irq_enable();
         cpu_halt();                         /* sti; hlt: woken by the next tick */
     }

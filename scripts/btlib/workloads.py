@@ -1,0 +1,430 @@
+"""Workload results (src/perf/, docs/workloads.md) recovered from a dump.
+
+The kernel records every workload result as a WORK trace event, so any
+dump taken after a run carries it.  This module finds the runs in a
+decoded dump and turns their events into plain, JSON-ready results:
+
+    from btlib.dumpfmt import parse_log
+    from btlib import workloads
+    dump = parse_log(open('serial.log', 'rb').read())[-1]
+    for run in workloads.runs(dump):
+        print(run.name, run.number, run.result)
+
+Events are found by name in the dump's own event table, never by a
+hard-coded id.  A run is delimited by the WORKLOAD_BEGIN/WORKLOAD_END
+events (a0 = workload id, a1 = run number); a result event belongs to the
+run of its workload whose END is the first at or after it (so a run whose
+BEGIN the ring overwrote still gets its results).  The stress workload is
+checked event by event by verify_stress(); the bench workload prints its
+table as BENCH lines instead (bench_lines()).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .model import Dump, Event
+
+# a0 of WORKLOAD_BEGIN/END (src/perf/workload.h, enum workload_id)
+WORKLOAD_IDS = {1: 'hwlat', 2: 'ipi', 3: 'c2c', 4: 'tsc', 5: 'timer', 6: 'stress', 7: 'bench'}
+
+# result event name -> the workload it belongs to
+RESULT_EVENTS = {
+    'HWLAT_GAP': 'hwlat', 'HWLAT_WINDOW': 'hwlat', 'HWLAT_CPU': 'hwlat', 'HWLAT_LOST': 'hwlat',
+    'IPI_RTT': 'ipi', 'C2C_RTT': 'c2c', 'TSC_DELTA': 'tsc',
+    'TIMER_WAKE': 'timer', 'TIMER_CPU': 'timer', 'TIMER_RANGE': 'timer',
+    'STRESS': 'stress', 'STRESS_IRQ': 'stress', 'STRESS_CPU': 'stress',
+}
+
+SMI_UNKNOWN = (1 << 64) - 1          # a1 of HWLAT_GAP without an SMI counter
+U64 = (1 << 64) - 1
+STRESS_FLAGS_MAX = 255               # flags saturate here: the count check stops
+
+
+def s64(v: int) -> int:
+    """A u64 event argument read as the signed value the kernel stored."""
+    return v - (1 << 64) if v >> 63 else v
+
+
+# ---- stress checksum (src/perf/stresssum.h) --------------------------------
+
+def _mix(x: int) -> int:
+    x ^= x >> 30
+    x = (x * 0xBF58476D1CE4E5B9) & U64
+    x ^= x >> 27
+    x = (x * 0x94D049BB133111EB) & U64
+    return x ^ (x >> 31)
+
+
+def stress_checksum(tsc: int, type_id: int, cpu: int, flags: int, a0: int) -> int:
+    """The a1 a stress event must carry: covers every field but seq."""
+    h = _mix(tsc ^ 0x9E3779B97F4A7C15)
+    h = _mix(h ^ a0)
+    return _mix(h ^ (type_id | cpu << 16 | flags << 24))
+
+
+# ---- runs ----------------------------------------------------------------------
+
+@dataclass
+class Run:
+    """One run of one workload, as far as the dump holds it."""
+    name: str
+    number: int | None               # run number since boot; None: its END is not in the dump
+    begin_tsc: int | None
+    end_tsc: int | None
+    events: dict[str, list[Event]] = field(default_factory=dict)   # result events by name
+    result: dict = field(default_factory=dict)                       # JSON-ready (see _RESULTS)
+
+    @property
+    def complete(self) -> bool:
+        """Both ends of the run are in the dump."""
+        return self.begin_tsc is not None and self.end_tsc is not None
+
+    def count(self, name: str) -> int:
+        return len(self.events.get(name, ()))
+
+
+def type_ids(dump: Dump) -> dict[str, int]:
+    """Event name -> id, from the dump's own table."""
+    return {t.name: i for i, t in dump.types.items()}
+
+
+def runs(dump: Dump) -> list[Run]:
+    """Every workload run the dump shows, oldest first, with its result."""
+    ids = type_ids(dump)
+    names = {i: n for n, i in ids.items()}
+    begin, end = ids.get('WORKLOAD_BEGIN'), ids.get('WORKLOAD_END')
+    bounds: dict[tuple[str, int], list] = {}          # (name, number) -> [begin, end]
+    results: list[Event] = []
+    for e in dump.events():
+        if e.type in (begin, end) and e.a0 in WORKLOAD_IDS:
+            b = bounds.setdefault((WORKLOAD_IDS[e.a0], e.a1), [None, None])
+            if e.type == begin:
+                b[0] = e.tsc if b[0] is None else min(b[0], e.tsc)
+            else:
+                b[1] = e.tsc if b[1] is None else max(b[1], e.tsc)
+        elif names.get(e.type) in RESULT_EVENTS:
+            results.append(e)
+    out = [Run(name, number, b[0], b[1]) for (name, number), b in bounds.items()]
+    out.sort(key=lambda r: (r.end_tsc if r.end_tsc is not None else U64, r.number or 0))
+    for e in results:
+        name = names[e.type]
+        run = _owner(out, RESULT_EVENTS[name], e.tsc, dump.tsc_hz)
+        if run is None:
+            run = Run(RESULT_EVENTS[name], None, None, None)
+            out.append(run)
+        run.events.setdefault(name, []).append(e)
+    for run in out:
+        run.result = _RESULTS[run.name](run, dump) if run.name in _RESULTS else {}
+    return out
+
+
+def _owner(all_runs: list[Run], name: str, tsc: int, tsc_hz: int) -> Run | None:
+    """The run of workload `name` an event at `tsc` belongs to: the first
+    whose END is at or after it (a CPU's TSC may be a little behind the boot
+    CPU's: one millisecond of slack), else one still open."""
+    slack = tsc_hz // 1000 if tsc_hz else 0
+    open_run = None
+    for r in all_runs:
+        if r.name != name:
+            continue
+        if r.end_tsc is None:
+            if r.begin_tsc is None or tsc + slack >= r.begin_tsc:
+                open_run = r
+            continue
+        if tsc <= r.end_tsc + slack and (r.begin_tsc is None or tsc + slack >= r.begin_tsc):
+            return r
+    return open_run
+
+
+def latest(dump: Dump, name: str) -> Run | None:
+    """The newest run of workload `name` with results, or None."""
+    found = [r for r in runs(dump) if r.name == name and r.events]
+    return found[-1] if found else None
+
+
+# ---- per-workload results ----------------------------------------------------
+
+def _ns(ticks: float, tsc_hz: int) -> float | None:
+    return ticks * 1e9 / tsc_hz if tsc_hz else None
+
+
+def _cpus(dump: Dump) -> int:
+    return max((c.cpu for c in dump.cpus), default=-1) + 1
+
+
+def _matrix(n: int):
+    return [[None] * n for _ in range(n)]
+
+
+def _ipi(run: Run, dump: Dump) -> dict:
+    n = _cpus(dump)
+    ticks = _matrix(n)
+    for e in run.events.get('IPI_RTT', ()):
+        if e.a0 < n:
+            ticks[e.cpu][e.a0] = e.a1
+    return _matrix_result(ticks, dump, 'median IPI round trip (send to acknowledgement)',
+                          'row = sender, column = receiver')
+
+
+def _c2c(run: Run, dump: Dump) -> dict:
+    n = _cpus(dump)
+    ticks = _matrix(n)
+    for e in run.events.get('C2C_RTT', ()):
+        if e.a0 < n:
+            ticks[e.cpu][e.a0] = ticks[e.a0][e.cpu] = e.a1 / 2
+    return _matrix_result(ticks, dump, 'one-way cache-line latency (median round trip / 2)',
+                          'symmetric')
+
+
+def _tsc(run: Run, dump: Dump) -> dict:
+    n = _cpus(dump)
+    delta = _matrix(n)
+    for e in run.events.get('TSC_DELTA', ()):
+        if e.a0 < n:
+            delta[e.a0][e.cpu] = s64(e.a1)          # [writer][reader]
+    offset = _matrix(n)
+    bound = 0.0
+    worst = None
+    for w in range(n):
+        for r in range(n):
+            d, back = delta[w][r], delta[r][w]
+            if w == r or d is None or back is None:
+                continue
+            offset[w][r] = (d - back) / 2
+            bound = max(bound, (d + back) / 2)
+            if worst is None or d < worst['delta_ticks']:
+                worst = {'writer': w, 'reader': r, 'delta_ticks': d}
+    out = _matrix_result(offset, dump, "TSC offset of the column CPU against the row CPU",
+                         'antisymmetric; exact within +-bound_ticks')
+    out['delta_ticks'] = delta
+    out['bound_ticks'] = bound
+    out['worst'] = worst
+    out['warp'] = bool(worst and worst['delta_ticks'] < 0)
+    return out
+
+
+def _matrix_result(ticks, dump: Dump, what: str, layout: str) -> dict:
+    hz = dump.tsc_hz
+    ns = [[None if v is None else _ns(v, hz) for v in row] for row in ticks]
+    vals = [v for row in ticks for v in row if v is not None]
+    return {'what': what, 'layout': layout, 'cpus': len(ticks), 'ticks': ticks, 'ns': ns,
+            'cells': len(vals), 'min_ticks': min(vals, default=None),
+            'max_ticks': max(vals, default=None),
+            'median_ticks': _median(vals)}
+
+
+def _median(vals):
+    if not vals:
+        return None
+    v = sorted(vals)
+    m = len(v) // 2
+    return v[m] if len(v) % 2 else (v[m - 1] + v[m]) / 2
+
+
+def _percentile(sorted_vals, p):
+    if not sorted_vals:
+        return None
+    k = min(len(sorted_vals) - 1, int(round(p / 100 * (len(sorted_vals) - 1))))
+    return sorted_vals[k]
+
+
+def _timer(run: Run, dump: Dump) -> dict:
+    hz = dump.tsc_hz
+    per_cpu = {}
+    for e in run.events.get('TIMER_WAKE', ()):
+        per_cpu.setdefault(e.cpu, []).append(s64(e.a1))
+    summary = {e.cpu: (e.a0, e.a1) for e in run.events.get('TIMER_CPU', ())}
+    ranges = {e.cpu: (s64(e.a0), s64(e.a1)) for e in run.events.get('TIMER_RANGE', ())}
+    cpus = []
+    for cpu in sorted(set(per_cpu) | set(summary)):
+        lat = sorted(per_cpu.get(cpu, []))
+        samples, missed = summary.get(cpu, (None, None))
+        lo, hi = ranges.get(cpu, (None, None))
+        row = {'cpu': cpu, 'samples': samples, 'missed': missed, 'in_dump': len(lat),
+               'min_ticks': lo if lo is not None else (lat[0] if lat else None),
+               'max_ticks': hi if hi is not None else (lat[-1] if lat else None),
+               'avg_ticks': sum(lat) / len(lat) if lat else None,
+               'p99_ticks': _percentile(lat, 99), 'early': sum(1 for v in lat if v < 0)}
+        for k in ('min', 'max', 'avg', 'p99'):
+            v = row[k + '_ticks']
+            row[k + '_us'] = None if v is None else _ns(v, hz) / 1000 if hz else None
+        cpus.append(row)
+    return {'what': 'one-shot LAPIC timer wake-up latency: handler entry - deadline',
+            'cpus': cpus, 'latency_ticks': {str(c): v for c, v in sorted(per_cpu.items())},
+            'histogram_us': _log_histogram([v for vs in per_cpu.values() for v in vs], hz)}
+
+
+def _log_histogram(ticks: list[int], hz: int) -> list[dict]:
+    """The kernel's buckets: early (< 0), < 1 us, then powers of two in us."""
+    if not hz:
+        return []
+    buckets: dict[int, int] = {}
+    for t in ticks:
+        if t < 0:
+            b = -1
+        else:
+            b = int(t * 1e6 / hz).bit_length()      # 0: < 1 us, k: [2^(k-1), 2^k)
+        buckets[b] = buckets.get(b, 0) + 1
+    out = []
+    for b in sorted(buckets):
+        lo = None if b < 0 else (0 if b == 0 else 1 << (b - 1))
+        hi = None if b < 0 else (1 if b == 0 else 1 << b)
+        out.append({'from_us': lo, 'to_us': hi, 'count': buckets[b],
+                    'label': 'early' if b < 0 else f'{lo}-{hi}'})
+    return out
+
+
+def _hwlat(run: Run, dump: Dump) -> dict:
+    hz = dump.tsc_hz
+    gaps: dict[int, list] = {}
+    for e in run.events.get('HWLAT_GAP', ()):
+        gaps.setdefault(e.cpu, []).append({'tsc': e.tsc, 'gap_ticks': e.a0,
+                                           'smis': None if e.a1 == SMI_UNKNOWN else e.a1})
+    per = {e.cpu: {'gaps': e.a0, 'max_gap_ticks': e.a1} for e in run.events.get('HWLAT_CPU', ())}
+    for e in run.events.get('HWLAT_LOST', ()):
+        per.setdefault(e.cpu, {}).update({'lost_ticks': e.a0, 'spin_ticks': e.a1})
+    smis: dict[int, int | None] = {}
+    for e in run.events.get('HWLAT_WINDOW', ()):
+        if e.a1 == SMI_UNKNOWN:
+            smis[e.cpu] = None
+        elif smis.get(e.cpu, 0) is not None:
+            smis[e.cpu] = smis.get(e.cpu, 0) + e.a1
+    cpus = []
+    for cpu in sorted(set(per) | set(gaps)):
+        p = per.get(cpu, {})
+        lost, spun = p.get('lost_ticks'), p.get('spin_ticks')
+        row = {'cpu': cpu, 'gaps': p.get('gaps'), 'gaps_in_dump': len(gaps.get(cpu, ())),
+               'max_gap_ticks': p.get('max_gap_ticks'), 'lost_ticks': lost, 'spin_ticks': spun,
+               'lost_ppm': lost * 1e6 / spun if lost is not None and spun else None,
+               'smis': smis.get(cpu)}
+        for k in ('max_gap', 'lost'):
+            v = row[k + '_ticks']
+            row[k + '_us'] = None if v is None or not hz else v * 1e6 / hz
+        cpus.append(row)
+    return {'what': 'gaps in back-to-back TSC reads with interrupts off', 'cpus': cpus,
+            'gaps': {str(c): v for c, v in sorted(gaps.items())},
+            'total_gaps': sum(r['gaps'] or 0 for r in cpus),
+            'max_gap_us': max((r['max_gap_us'] or 0 for r in cpus), default=0)}
+
+
+def _stress(run: Run, dump: Dump) -> dict:
+    check = verify_stress([dump])
+    totals = {e.cpu: {'attempts': e.a0, 'refused': e.a1}
+              for e in run.events.get('STRESS_CPU', ())}
+    return {'what': 'ring reliability under nested writers', 'cpus': totals,
+            'check': check.as_dict()}
+
+
+_RESULTS = {'ipi': _ipi, 'c2c': _c2c, 'tsc': _tsc, 'timer': _timer, 'hwlat': _hwlat,
+            'stress': _stress}
+
+
+# ---- stress verification ---------------------------------------------------------
+
+@dataclass
+class StressCheck:
+    """What verify_stress() found; ok() when nothing is wrong."""
+    dumps: int = 0
+    events: int = 0                   # stress events checked
+    bad_checksum: list = field(default_factory=list)     # (dump, cpu, seq)
+    bad_count: list = field(default_factory=list)        # (dump, cpu, seq, why)
+    bad_accounting: list = field(default_factory=list)   # (dump, cpu, why)
+    changed: list = field(default_factory=list)          # (cpu, seq): differs between dumps
+    pairs_checked: int = 0            # count/flags checks between neighbours
+    refused_seen: int = 0             # attempts the flags say were not recorded
+
+    def ok(self) -> bool:
+        return not (self.bad_checksum or self.bad_count or self.bad_accounting or self.changed)
+
+    def as_dict(self) -> dict:
+        return {'ok': self.ok(), 'dumps': self.dumps, 'events': self.events,
+                'pairs_checked': self.pairs_checked, 'unrecorded_attempts': self.refused_seen,
+                'bad_checksum': self.bad_checksum[:20], 'bad_checksum_count': len(self.bad_checksum),
+                'bad_count': self.bad_count[:20], 'bad_count_count': len(self.bad_count),
+                'bad_accounting': self.bad_accounting[:20], 'changed': self.changed[:20],
+                'changed_count': len(self.changed)}
+
+
+def verify_stress(dumps: list[Dump]) -> StressCheck:
+    """Check every stress event of every dump (see stress.c):
+
+    * its checksum matches its own fields (nothing torn or stale);
+    * per CPU, the counters add up: recorded = decoded + overwritten +
+      excluded, nothing damaged, no unexplained seq gap;
+    * between two events of one source with no seq missing between them,
+      the attempt count grew by exactly 1 + the flags of the second (the
+      attempts that were refused or made while tracing was off);
+    * an event (cpu, seq) that appears in several dumps is identical in all.
+    """
+    out = StressCheck()
+    seen: dict[tuple[int, int], tuple] = {}
+    for di, dump in enumerate(dumps):
+        ids = type_ids(dump)
+        sources = {ids[n] for n in ('STRESS', 'STRESS_IRQ') if n in ids}
+        if not sources:
+            continue
+        out.dumps += 1
+        for c in dump.cpus:
+            _check_cpu(out, di, dump, c, sources, seen)
+    return out
+
+
+def _check_cpu(out: StressCheck, di: int, dump: Dump, c, sources: set, seen: dict):
+    if c.damaged or c.seq_gaps:
+        out.bad_accounting.append((di, c.cpu, f'damaged={c.damaged} seq_gaps={c.seq_gaps}'))
+    if c.sent is not None and c.recorded != len(c.events) + c.overwritten + c.excluded:
+        out.bad_accounting.append((di, c.cpu, f'recorded {c.recorded} != {len(c.events)} '
+                                              f'decoded + {c.overwritten} overwritten + '
+                                              f'{c.excluded} excluded'))
+    last: dict[int, tuple[int, int]] = {}      # source type -> (index in events, a0)
+    prev_seq = None
+    for i, e in enumerate(c.events):
+        contiguous = prev_seq is not None and (e.seq - prev_seq) % (1 << 32) == 1
+        if not contiguous:
+            last.clear()                 # a hole: neighbours across it are not comparable
+        prev_seq = e.seq
+        key = (c.cpu, e.seq)
+        rec = e.raw()
+        if key in seen and seen[key] != rec:
+            out.changed.append(key)
+        seen[key] = rec
+        if e.type not in sources:
+            continue
+        out.events += 1
+        if e.a1 != stress_checksum(e.tsc, e.type, e.cpu, e.flags, e.a0):
+            out.bad_checksum.append((di, c.cpu, e.seq))
+            continue
+        if e.type in last:
+            _, a0 = last[e.type]
+            out.pairs_checked += 1
+            out.refused_seen += e.flags
+            if e.flags < STRESS_FLAGS_MAX and e.a0 - a0 != 1 + e.flags:
+                out.bad_count.append((di, c.cpu, e.seq,
+                                      f'count {a0} -> {e.a0} with {e.flags} unrecorded'))
+        last[e.type] = (i, e.a0)
+
+
+# ---- bench ----------------------------------------------------------------------------
+
+_BENCH = re.compile(rb'^BENCH (.*?)\s*$', re.M)
+
+
+def bench_lines(data: bytes) -> list[dict]:
+    """The kernel bench's tables (BENCH BEGIN ... BENCH END), newest last:
+    [{'header': {...}, 'rows': [{'variant', 'scope', 'ticks', ...}]}]."""
+    tables, cur = [], None
+    for m in _BENCH.finditer(data):
+        words = m.group(1).decode('ascii', 'replace').split()
+        if not words:
+            continue
+        fields = dict(w.split('=', 1) for w in words if '=' in w)
+        if words[0] == 'BEGIN':
+            cur = {'header': fields, 'rows': []}
+        elif words[0] == 'END' and cur is not None:
+            tables.append(cur)
+            cur = None
+        elif cur is not None and 'variant' in fields:
+            cur['rows'].append(fields)
+    return tables

@@ -1,0 +1,169 @@
+/* workload.c — the workload table, requests, and the boot CPU's run loop. */
+#include "perf/workload.h"
+#include "console.h"
+#include "cpu.h"
+#include "format.h"
+#include "kstring.h"
+#include "percpu.h"
+#include "tsc.h"
+#include "trace/trace.h"
+
+extern const struct workload wl_hwlat, wl_ipi, wl_c2c, wl_tsc, wl_timer, wl_stress, wl_bench;
+
+static const struct workload *const table[] = {
+    &wl_hwlat, &wl_ipi, &wl_c2c, &wl_tsc, &wl_timer, &wl_stress, &wl_bench,
+};
+#define COUNT (sizeof table / sizeof table[0])
+
+static const struct workload *volatile pending;   /* requested, not started */
+static const struct workload *running;
+static uint64_t pending_values[WL_MAX_PARAMS];
+static uint32_t runs;
+static uint8_t  current_id;
+
+static const struct workload *by_name(const char *name)
+{
+    for (unsigned i = 0; i < COUNT; i++)
+        if (!strcmp(table[i]->name, name))
+            return table[i];
+    return NULL;
+}
+
+static void warn_console(void *ctx, const char *msg)
+{
+    (void)ctx;
+    kprintf("%s\n", msg);
+}
+
+static bool request(const struct workload *w, const char *spec)
+{
+    if (running || pending) {
+        kprintf("workload: %s is %s; %s not started\n", (running ? running : pending)->name,
+                running ? "running" : "about to run", w->name);
+        return false;
+    }
+    wlargs_apply(spec, w->params, pending_values, warn_console, NULL);
+    pending = w;
+    return true;
+}
+
+void workload_boot(const char *spec)
+{
+    oncpu_init();
+    if (!spec[0])
+        return;
+    char name[32];
+    const struct workload *w = wlargs_name(spec, name, sizeof name) ? by_name(name) : NULL;
+    if (!w) {
+        kprintf("workload: unknown workload '%s' (known:", spec);
+        for (unsigned i = 0; i < COUNT; i++)
+            kprintf(" %s", table[i]->name);
+        kprintf("); none started\n");
+        return;
+    }
+    request(w, spec);
+}
+
+static const struct workload *by_key(int key)
+{
+    for (unsigned i = 0; i < COUNT; i++)
+        if (table[i]->key == key)
+            return table[i];
+    return NULL;
+}
+
+bool workload_has_key(int key) { return by_key(key) != NULL; }
+
+void workload_key(int key)
+{
+    const struct workload *w = by_key(key);
+    if (w)
+        request(w, w->name);
+}
+
+void workload_help(void)
+{
+    char line[160];
+    size_t at = 0;
+    for (unsigned i = 0; i < COUNT && at < sizeof line; i++)
+        at += (size_t)ksnprintf(line + at, sizeof line - at, "%s%c %s", i ? " | " : "",
+                                table[i]->key, table[i]->name);
+    kprintf("workloads: %s (docs/workloads.md)\n", line);
+}
+
+uint32_t workload_run_number(void) { return runs; }
+
+int64_t workload_ns(int64_t ticks)
+{
+    uint64_t hz = tsc_hz();
+    if (!hz)
+        return 0;
+    uint64_t mag = ticks < 0 ? (uint64_t)-ticks : (uint64_t)ticks;
+    /* Split to keep mag * 1e9 from overflowing for long intervals. */
+    uint64_t ns = mag / hz * 1000000000ull + mag % hz * 1000000000ull / hz;
+    return ticks < 0 ? -(int64_t)ns : (int64_t)ns;
+}
+
+/* The current workload_all job. Static, not on the boot CPU's stack: a
+ * CPU left out as lost may still read it after workload_all returned. */
+static struct part { oncpu_fn fn; void *arg; } part;
+
+static void part_entry(uint32_t cpu, void *arg)
+{
+    (void)arg;
+    trace(WORKLOAD_BEGIN, current_id, runs);
+    part.fn(cpu, part.arg);
+    trace(WORKLOAD_END, current_id, runs);
+}
+
+unsigned workload_all(oncpu_fn fn, void *arg, uint64_t timeout_tsc, bool *ran)
+{
+    part = (struct part){ fn, arg };
+    return oncpu_all(part_entry, NULL, timeout_tsc, ran);
+}
+
+static void print_start(const struct workload *w, const uint64_t *v)
+{
+    char line[200];
+    size_t at = 0;
+    line[0] = '\0';
+    for (unsigned i = 0; w->params[i].key && at < sizeof line; i++)
+        at += (size_t)ksnprintf(line + at, sizeof line - at, " %s=%lu%s", w->params[i].key, v[i],
+                                w->params[i].unit);
+    kprintf("workload: %s run=%u started on %u CPUs:%s\n", w->name, runs, cpus_online,
+            at ? line : " (no parameters)");
+    uint32_t want = TRACE_ENABLE | (1u << TRACE_CAT_WORK);
+    if ((trace_get_mask() & want) != want)
+        kprintf("workload: tracing is off or trace.mask leaves out WORK: the results are on "
+                "the console only\n");
+}
+
+static void run(const struct workload *w, const uint64_t *values)
+{
+    running = w;
+    current_id = w->id;
+    runs++;
+    oncpu_new_run();
+    print_start(w, values);
+    uint64_t t0 = rdtsc();
+    trace(WORKLOAD_BEGIN, w->id, runs);
+    w->run(values);
+    trace(WORKLOAD_END, w->id, runs);
+    kprintf("workload: %s run=%u done in %lu ms (d dumps the results, scripts/report "
+            "renders them)\n", w->name, runs, tsc_to_us(rdtsc() - t0) / 1000);
+    running = NULL;
+}
+
+void workload_poll(void)
+{
+    oncpu_poll();
+    const struct workload *w = pending;
+    if (!w || this_cpu()->index != 0)
+        return;
+    uint64_t values[WL_MAX_PARAMS];
+    memcpy(values, pending_values, sizeof values);
+    pending = NULL;
+    irq_enable();
+    run(w, values);
+    irq_disable();
+}

@@ -1,0 +1,276 @@
+"""scripts/report and btlib.workloads on real captures of the workloads.
+
+Fixtures (real serial logs of this kernel under QEMU TCG):
+  test/fixtures/workloads-4cpu.log  4 CPUs, trace.events=8192: keys 2 3 4 5 1
+      (ipi, c2c, tsc, timer, hwlat with their defaults), then d
+  test/fixtures/stress-2cpu.log     2 CPUs, workload=stress:secs=6,irq_hz=2000
+      trace.events=256: d twice while it runs, d after it is done
+Regenerate both after changing the kernel's workloads or the dump format
+(boot, press the keys, keep COM1's bytes; docs/workloads.md).
+
+The stress checker is also fed damaged copies of the real dumps (a torn
+event, a changed count, a lost event, a record that differs between
+dumps): it must find each one.
+
+Run from the repository root:
+    /usr/bin/python3 -m unittest discover -s test/host -t . -p 'test_report.py'
+"""
+
+import copy
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / 'scripts'))
+
+from btlib import workloads                  # noqa: E402
+from btlib.dumpfmt import parse_log          # noqa: E402
+
+PYTHON = '/usr/bin/python3' if os.access('/usr/bin/python3', os.X_OK) else sys.executable
+REPORT = ROOT / 'scripts' / 'report'
+FIXTURES = ROOT / 'test' / 'fixtures'
+WORKLOADS_LOG = FIXTURES / 'workloads-4cpu.log'
+STRESS_LOG = FIXTURES / 'stress-2cpu.log'
+PNG_MAGIC = b'\x89PNG\r\n\x1a\n'
+CPUS = 4
+
+# The same known answers as test/unit/test_stresssum.c (the C checksum).
+CHECKSUMS = [
+    ((0, 0, 0, 0, 0), 0x33fe8bd4f9c57863),
+    ((0x123456789abcdef0, 28, 5, 0, 41), 0x89ced4b761c096f0),
+    ((2**64 - 1, 29, 255, 255, 2**64 - 1), 0xc5f91294dc1fb446),
+    ((1000, 28, 0, 3, 7), 0x30c7415704f4d2f9),
+]
+
+
+def have_matplotlib():
+    try:
+        import matplotlib  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+def report(*args):
+    return subprocess.run([PYTHON, str(REPORT), *map(str, args)], capture_output=True,
+                          text=True, timeout=120)
+
+
+class Checksum(unittest.TestCase):
+
+    def test_known_answers_match_the_kernel(self):
+        for args, want in CHECKSUMS:
+            self.assertEqual(workloads.stress_checksum(*args), want, args)
+
+    def test_s64(self):
+        self.assertEqual(workloads.s64(2**64 - 5), -5)
+        self.assertEqual(workloads.s64(5), 5)
+
+
+class Results(unittest.TestCase):
+    """btlib.workloads reads every workload's results from the real dump."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dump = parse_log(WORKLOADS_LOG.read_bytes())[-1]
+        cls.runs = {r.name: r for r in workloads.runs(cls.dump)}
+
+    def test_every_run_found_with_its_number(self):
+        self.assertEqual({n: (r.number, r.complete) for n, r in self.runs.items()},
+                         {'ipi': (1, True), 'c2c': (2, True), 'tsc': (3, True),
+                          'timer': (4, True), 'hwlat': (5, True)})
+
+    def test_matrices(self):
+        for name in ('ipi', 'c2c', 'tsc'):
+            res = self.runs[name].result
+            self.assertEqual(res['cells'], CPUS * (CPUS - 1), name)
+            for r in range(CPUS):
+                self.assertIsNone(res['ticks'][r][r])
+                for c in range(CPUS):
+                    if r != c and name != 'tsc':
+                        self.assertGreater(res['ticks'][r][c], 0, (name, r, c))
+                        self.assertAlmostEqual(res['ns'][r][c],
+                                               res['ticks'][r][c] * 1e9 / self.dump.tsc_hz)
+        c2c = self.runs['c2c'].result['ticks']
+        self.assertEqual(c2c, [list(col) for col in zip(*c2c)], 'c2c is symmetric')
+        tsc = self.runs['tsc'].result
+        for r in range(CPUS):
+            for c in range(CPUS):
+                if r != c:
+                    self.assertEqual(tsc['ticks'][r][c], -tsc['ticks'][c][r])
+                    self.assertEqual(tsc['ticks'][r][c],
+                                     (tsc['delta_ticks'][r][c] - tsc['delta_ticks'][c][r]) / 2)
+        self.assertGreaterEqual(tsc['bound_ticks'], 0)
+
+    def test_ipi_cells_are_the_kernel_medians(self):
+        # The kernel printed the same matrix: its first ticks row is CPU 0's.
+        text = WORKLOADS_LOG.read_bytes().decode('ascii', 'replace')
+        rows = text[text.index('ipi: median IPI round trip'):].splitlines()
+        row0 = rows[2].split()
+        self.assertEqual(row0[0], '0')
+        kernel = [None if v == '-' else int(v) for v in row0[1:]]
+        self.assertEqual(kernel, self.runs['ipi'].result['ticks'][0])
+
+    def test_timer(self):
+        res = self.runs['timer'].result
+        self.assertEqual([r['cpu'] for r in res['cpus']], list(range(CPUS)))
+        for r in res['cpus']:
+            self.assertEqual(r['samples'] + r['missed'], 200)
+            self.assertEqual(r['in_dump'], r['samples'])
+            self.assertLessEqual(r['min_ticks'], r['avg_ticks'])
+            self.assertLessEqual(r['avg_ticks'], r['max_ticks'])
+        self.assertEqual(sum(b['count'] for b in res['histogram_us']),
+                         sum(r['samples'] for r in res['cpus']))
+
+    def test_hwlat(self):
+        res = self.runs['hwlat'].result
+        self.assertEqual([r['cpu'] for r in res['cpus']], list(range(CPUS)))
+        for r in res['cpus']:
+            self.assertEqual(r['gaps'], r['gaps_in_dump'])
+            self.assertEqual(r['lost_ticks'],
+                             sum(g['gap_ticks'] for g in res['gaps'].get(str(r['cpu']), [])))
+            self.assertLessEqual(r['max_gap_ticks'], r['lost_ticks'])
+        self.assertEqual(res['total_gaps'], sum(r['gaps'] for r in res['cpus']))
+
+    def test_event_outside_any_run_gets_its_own(self):
+        d = copy.deepcopy(self.dump)
+        ids = workloads.type_ids(d)
+        # drop the ipi run's brackets: its results must still be found
+        for c in d.cpus:
+            c.events = [e for e in c.events
+                        if not (e.type in (ids['WORKLOAD_BEGIN'], ids['WORKLOAD_END'])
+                                and e.a0 == 2)]
+        ipi = [r for r in workloads.runs(d) if r.name == 'ipi']
+        self.assertEqual(len(ipi), 1)
+        self.assertIsNone(ipi[0].number)
+        self.assertEqual(ipi[0].result['cells'], CPUS * (CPUS - 1))
+
+
+class Stress(unittest.TestCase):
+    """verify_stress on the real dumps, and on damaged copies of them."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dumps = parse_log(STRESS_LOG.read_bytes())
+
+    def damaged(self, change):
+        """Deep copies of the dumps with change(dumps) applied."""
+        dumps = copy.deepcopy(self.dumps)
+        change(dumps)
+        return workloads.verify_stress(dumps)
+
+    def stress_event(self, dumps, dump=0, cpu=1, nth=10):
+        ids = workloads.type_ids(dumps[dump])
+        c = dumps[dump].cpu(cpu)
+        found = [i for i, e in enumerate(c.events) if e.type == ids['STRESS']]
+        return c, found[nth]
+
+    def test_real_dumps_are_clean(self):
+        check = workloads.verify_stress(self.dumps)
+        self.assertTrue(check.ok(), check.as_dict())
+        self.assertEqual(check.dumps, 3)
+        self.assertGreater(check.events, 1000)
+        self.assertGreater(check.pairs_checked, 1000)
+
+    def test_torn_event(self):
+        def tear(dumps):
+            c, i = self.stress_event(dumps)
+            c.events[i] = dataclasses.replace(c.events[i], tsc=c.events[i].tsc + 1)
+        check = self.damaged(tear)
+        self.assertEqual(len(check.bad_checksum), 1)
+        self.assertFalse(check.ok())
+
+    def test_flags_that_do_not_account_for_a_count_jump(self):
+        def skip(dumps):
+            c, i = self.stress_event(dumps)
+            e = c.events[i]
+            a0 = e.a0 + 1                     # one attempt vanished, flags still say 0
+            c.events[i] = dataclasses.replace(e, a0=a0, a1=workloads.stress_checksum(
+                e.tsc, e.type, e.cpu, e.flags, a0))
+        check = self.damaged(skip)
+        self.assertEqual(check.bad_checksum, [])
+        self.assertGreaterEqual(len(check.bad_count), 1)
+
+    def test_lost_event_breaks_the_accounting(self):
+        def lose(dumps):
+            c, i = self.stress_event(dumps)
+            del c.events[i]
+        check = self.damaged(lose)
+        self.assertTrue(check.bad_accounting)
+
+    def test_record_changed_between_dumps(self):
+        def change(dumps):
+            # an event of dump 0 that dump 1 holds too, made different in dump 1
+            c0 = dumps[0].cpu(0)
+            c1 = dumps[1].cpu(0)
+            seqs = {e.seq for e in c0.events}
+            i = next(i for i, e in enumerate(c1.events) if e.seq in seqs)
+            c1.events[i] = dataclasses.replace(c1.events[i], a1=c1.events[i].a1 ^ 1)
+        check = self.damaged(change)
+        self.assertTrue(check.changed)
+
+
+class Cli(unittest.TestCase):
+
+    def test_text_and_json(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / 'r.json'
+            res = report(WORKLOADS_LOG, '--json', out)
+            self.assertEqual(res.returncode, 0, res.stderr)
+            for name in ('ipi', 'c2c', 'tsc', 'timer', 'hwlat'):
+                self.assertIn(f'== {name} run', res.stdout)
+            doc = json.loads(out.read_text())
+        self.assertEqual([r['workload'] for r in doc['runs']],
+                         ['ipi', 'c2c', 'tsc', 'timer', 'hwlat'])
+        self.assertEqual(doc['tsc_hz'], parse_log(WORKLOADS_LOG.read_bytes())[-1].tsc_hz)
+
+    def test_workload_filter_and_stress_verdict(self):
+        res = report(STRESS_LOG, '--workload', 'stress')
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn('stress check over 3 dump(s): OK', res.stdout)
+
+    @unittest.skipUnless(have_matplotlib(), 'python3-matplotlib is not installed')
+    def test_pictures(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            res = report(WORKLOADS_LOG, '--png', tmp)
+            self.assertEqual(res.returncode, 0, res.stderr)
+            names = sorted(os.listdir(tmp))
+            self.assertEqual(names, ['c2c-run2.png', 'hwlat-run5.png', 'ipi-run1.png',
+                                     'timer-run4.png', 'tsc-run3.png'])
+            for n in names:
+                self.assertEqual((Path(tmp) / n).read_bytes()[:8], PNG_MAGIC, n)
+
+    def test_errors_are_one_line(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            empty = Path(tmp) / 'empty.log'
+            empty.write_bytes(b'GRUB noise\nREADY cpus=1\n')
+            cases = [(empty, ()), (Path(tmp) / 'missing.log', ()),
+                     (WORKLOADS_LOG, ('--dump', '7')), (STRESS_LOG, ('--workload', 'ipi'))]
+            for log, extra in cases:
+                res = report(log, *extra)
+                self.assertEqual(res.returncode, 1, (log, extra, res.stderr))
+                self.assertEqual(len(res.stderr.strip().splitlines()), 1, res.stderr)
+                self.assertTrue(res.stderr.startswith('report: '), res.stderr)
+        res = report(WORKLOADS_LOG, '--workload', 'nosuch')
+        self.assertEqual(res.returncode, 2)
+
+    def test_bench_lines(self):
+        data = (b'noise\nBENCH BEGIN where=kernel cpus=2 n=1000 rounds=1 tsc_hz=5\r\n'
+                b'BENCH variant=rdtsc scope=1 ticks=30.000 x_rdtsc=1.00\r\n'
+                b'BENCH variant=spinlock scope=2 ticks=60.500 x_rdtsc=2.01 drops=0\r\n'
+                b'BENCH END\r\nBENCH variant=stray scope=1 ticks=1\n')
+        tables = workloads.bench_lines(data)
+        self.assertEqual(len(tables), 1)
+        self.assertEqual(tables[0]['header']['cpus'], '2')
+        self.assertEqual([r['variant'] for r in tables[0]['rows']], ['rdtsc', 'spinlock'])
+        self.assertEqual(tables[0]['rows'][1]['drops'], '0')
+
+
+if __name__ == '__main__':
+    unittest.main()
