@@ -7,6 +7,7 @@
 #include "perf/stats.h"
 #include "perf/workload.h"
 #include "trace/dump.h"
+#include "trace/maskprompt.h"
 #include "trace/rings.h"
 #include "trace/table.h"
 #include "trace/trace.h"
@@ -29,7 +30,7 @@ void hotkey_help(void)
 {
     workload_help();                  /* first: "keys:" ends the help */
     kprintf("keys: d dump rings | p newest events | t tracing on/off | c clear | "
-            "s statistics | h ? help\n");
+            "s statistics | m trace mask | h ? help\n");
 }
 
 static void clear_rings(void)
@@ -49,6 +50,7 @@ static enum hotkey_action action_of(int key)
     case 'c': return HK_CLEAR;
     case 's': return HK_STATS;
     case 'h': case '?': return HK_HELP;
+    case 'm': return HK_MASK;
     default:  return workload_has_key(key) ? HK_WORKLOAD : HK_IGNORED;
     }
 }
@@ -85,6 +87,9 @@ static void run(int key)
     case HK_HELP:
         hotkey_help();
         break;
+    case HK_MASK:
+        maskprompt_open();
+        break;
     case HK_WORKLOAD:
         workload_key(key);           /* runs from the idle loop (perf/workload.h) */
         break;
@@ -94,20 +99,30 @@ static void run(int key)
     }
 }
 
+/* One input byte: to the mask prompt while it is open, else a hotkey. */
+static void input(int c)
+{
+    if (maskprompt_active())
+        maskprompt_byte(c);
+    else
+        run(c);
+}
+
 void hotkey_poll(void)
 {
+    maskprompt_tick();
     for (int i = 0; i < POLL_BUDGET; i++) {
         uint8_t sc;
         int c = serial_getc();
         if (c >= 0) {
             trace(SERIAL_RX, (uint64_t)c, ++serial_bytes);
-            run(c);
+            input(c);
             continue;
         }
         c = keyboard_poll(&sc);
         if (c < 0)
             return;
         trace(KBD_RX, sc, 0);
-        run(c);
+        input(c);
     }
 }

@@ -3,6 +3,7 @@
  *   d  dump every CPU's ring (machine format)   p  newest events, readable
  *   t  tracing on/off                           c  clear rings and counters
  *   s  statistics summary                       h ? this list
+ *   m  traced categories (a one-line prompt, trace/maskprompt.h)
  *   1-7  start a workload (perf/workload.h): 1 hwlat 2 ipi 3 c2c 4 tsc
  *        5 timer 6 stress 7 bench
  *
@@ -16,6 +17,7 @@
 enum hotkey_action {
     HK_IGNORED, HK_DUMP, HK_PRINT, HK_TOGGLE, HK_CLEAR, HK_STATS, HK_HELP,
     HK_WORKLOAD,                       /* start a workload */
+    HK_MASK,                           /* open the category prompt */
 };
 
 void     hotkey_init(void);

@@ -1,6 +1,7 @@
 /* serial.c — polled 16550 UART. Register names from the PC16550D data sheet. */
 #include "serial.h"
 #include "cpu.h"
+#include "tsc.h"
 
 static const uint16_t com_base[4] = { 0x3F8, 0x2F8, 0x3E8, 0x2E8 };
 
@@ -27,7 +28,8 @@ static const uint16_t com_base[4] = { 0x3F8, 0x2F8, 0x3E8, 0x2E8 };
 #define LSR_THRE       0x20    /* transmit holding register empty */
 
 #define UART_CLOCK     115200  /* divisor 1 = 115200 baud */
-#define THRE_SPINS     2000000 /* ~2 s of LSR reads: only a dead line takes this long */
+#define DEAD_LINE_S    5       /* THRE held this long: the line is dead */
+#define ASSUMED_MAX_HZ 5000000000ull  /* before the TSC is calibrated */
 
 static uint16_t port;
 static bool present;
@@ -91,18 +93,26 @@ void serial_putc(char c)
     if (!present)
         return;
     /* A full FIFO with the byte written anyway overwrites data: wait for
-     * THRE, but only so long — a wedged line must not hang the kernel.
-     * Once one byte has timed out, later bytes do not wait at all until
-     * the transmitter drains again: they are dropped and counted, so a
-     * dump to a dead port ends in seconds rather than hours. */
-    unsigned spins = stalled ? 1 : THRE_SPINS;
-    for (unsigned i = 0; !(lsr() & LSR_THRE); i++) {
-        if (i + 1 >= spins) {
-            stalled = true;
+     * THRE. A real UART drains a byte in microseconds and an emulated one
+     * may pause while its host is busy, so only THRE held for seconds
+     * means a dead line. Then bytes are dropped (and counted) without
+     * waiting until the transmitter drains again: a dump to a dead port
+     * ends in seconds rather than hours, and never hangs the kernel. */
+    if (!(lsr() & LSR_THRE)) {
+        if (stalled) {
             tx_dropped++;
             return;
         }
-        cpu_relax();
+        uint64_t hz = tsc_hz() ? tsc_hz() : ASSUMED_MAX_HZ;
+        uint64_t t0 = rdtsc();
+        while (!(lsr() & LSR_THRE)) {
+            if (rdtsc() - t0 > hz * DEAD_LINE_S) {
+                stalled = true;
+                tx_dropped++;
+                return;
+            }
+            cpu_relax();
+        }
     }
     stalled = false;
     outb(port + UART_THR, (uint8_t)c);

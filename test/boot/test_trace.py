@@ -183,6 +183,26 @@ class Hotkeys(TraceCase):
         self.assertGreater(after.cpus[1].events[0].seq, 0, "seq restarted after clear")
         self.assertEqual(after.cpus[1].overwritten, 0)
 
+    def test_mask_prompt_changes_categories(self):
+        m, _ = self.boot(smp=2, cmdline="timer_hz=1000")
+        m.send(b"m")
+        m.wait_for(rb"trace: categories now BOOT,SMP,IRQ,IPI,EXC,INPUT,TRACE,WORK", 20)
+        m.send(b"bogus\r")
+        m.wait_for(rb"unknown category 'bogus'[^\r\n]*categories unchanged", 20)
+        m.send(b"m")
+        m.send(b"irq,boox\x7ft\r")                # DEL edits the line
+        m.wait_for(rb"trace: categories now BOOT,IRQ\r?\n", 20)
+        time.sleep(0.5)
+        d = self.dump(m)                            # d itself is INPUT: not traced
+        self.check_dump(d, online=2)
+        names = self.names(d, 0)
+        last_mask = max(i for i, n in enumerate(names) if n == "TRACE_ENABLE")
+        after = set(names[last_mask + 1:])
+        self.assertIn("IRQ_TIMER_BEGIN", after)
+        self.assertFalse(after & {"SERIAL_RX", "HOTKEY", "DUMP_BEGIN"}, after)
+        m.send(b"m\x1b")
+        m.wait_for(rb"mask prompt cancelled", 20)
+
     def test_garbage_only_counts_ignored(self):
         m, _ = self.boot(smp=4)
         m.wait_for(rb"^keys: [^\r\n]*\r?\n", 10, start=0)    # the whole line
