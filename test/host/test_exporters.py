@@ -23,6 +23,9 @@ from btlib import pairs, stats                                                # 
 from btlib.model import CpuInfo, Dump, Event, EventType                       # noqa: E402
 from btlib.timeline import Timeline, seq_gaps                                 # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_decode_support import slices_nest                                   # noqa: E402
+
 HZ = 2_000_000_000          # 2 ticks per ns: conversions are easy to check
 BABELTRACE = shutil.which('babeltrace2')
 
@@ -194,7 +197,7 @@ class JsonTest(unittest.TestCase):
         counters = [e for e in ev if e['ph'] == 'C' and e['name'] == 'tick rate CPU 0']
         self.assertEqual(len(counters), 3)
         self.assertAlmostEqual(counters[0]['args']['Hz'], HZ / 2_000_000)
-        assert_nesting(self, ev)
+        self.assertIsNone(slices_nest(ev))
 
     def test_unmatched_halves_are_counted_instants(self):
         ring = [(0, B['IRQ_TIMER'], 1, 0), (10, B['WORK'], 5, 0),
@@ -218,23 +221,6 @@ class JsonTest(unittest.TestCase):
         lost = [e for e in trace['traceEvents'] if e['name'] == '*LOST*']
         self.assertEqual([(e['ts'], e['args']) for e in lost],
                          [(0.005, {'events': 3, 'first_seq': 1, 'cause': 'damaged'})])
-
-
-def assert_nesting(test, trace_events):
-    """Slices on one track must nest: each one inside its parent's span."""
-    by_tid = {}
-    for e in trace_events:
-        if e['ph'] == 'X':
-            by_tid.setdefault(e['tid'], []).append((e['ts'], e['ts'] + e['dur']))
-    for tid, spans in by_tid.items():
-        spans.sort(key=lambda s: (s[0], -s[1]))
-        stack = []
-        for begin, end in spans:
-            while stack and stack[-1] <= begin:
-                stack.pop()
-            if stack:
-                test.assertLessEqual(end, stack[-1] + 1e-9, f'tid {tid}: slices overlap')
-            stack.append(end)
 
 
 class RawTest(unittest.TestCase):
