@@ -5,7 +5,8 @@ UNIT_SRCS_encode := src/trace/encode.c src/trace/predict.c src/trace/ring.c src/
 # gen_dump: synthetic rings -> a real dump on stdout (host tests use it).
 $(BUILD)/unit/gen_dump: test/unit/gen_dump.c $(UNIT_SRCS_encode) $(wildcard src/trace/*.h src/trace/*.def)
 	@mkdir -p $(dir $@)
-	$(CC) $(HOSTCFLAGS) -o $@ $< $(UNIT_SRCS_encode)
+	@echo "  HOSTCC  $@"
+	@$(CC) $(HOSTCFLAGS) -o $@ $< $(UNIT_SRCS_encode)
 unit: $(BUILD)/unit/gen_dump
 $(BUILD)/unit/test_ring $(BUILD)/unit/test_encode: $(wildcard src/trace/*.h src/trace/*.def)
 UNIT_SRCS_madt := src/madt.c
