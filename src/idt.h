@@ -12,6 +12,7 @@
 #define VEC_PIC_BASE   0x20
 #define VEC_TIMER      0x40
 #define VEC_IPI_FIRST  0x41
+#define VEC_SERIAL     0x60          /* console UART receive, via the I/O APIC */
 #define VEC_SPURIOUS   0xFF
 
 struct int_frame {

@@ -7,6 +7,8 @@
 #define MADT_FLAG_PCAT    1u
 
 #define TYPE_LAPIC          0
+#define TYPE_IOAPIC         1
+#define TYPE_OVERRIDE       2
 #define TYPE_LAPIC_OVERRIDE 5
 #define TYPE_X2APIC         9
 
@@ -52,6 +54,12 @@ bool madt_parse(const uint8_t *t, size_t len, struct madt_info *out, const char 
             add_cpu(out, rd32(e + 4), rd32(e + 12), rd32(e + 8), true);
         else if (type == TYPE_LAPIC_OVERRIDE && elen >= 12)
             out->lapic_addr = rd64(e + 4);
+        else if (type == TYPE_IOAPIC && elen >= 12 && out->ioapics < MADT_MAX_IOAPICS)
+            out->ioapic[out->ioapics++] = (struct madt_ioapic){ e[2], rd32(e + 4), rd32(e + 8) };
+        else if (type == TYPE_OVERRIDE && elen >= 10 && e[2] == 0 &&
+                 out->overrides < MADT_MAX_OVERRIDES)
+            out->override[out->overrides++] =
+                (struct madt_override){ e[3], rd32(e + 4), (uint16_t)(e[8] | e[9] << 8) };
         off += elen;
     }
     return true;

@@ -1,7 +1,8 @@
 /* madt.h — the ACPI Multiple APIC Description Table: which CPUs exist.
  *
  * Entry types read: 0 (processor local APIC), 9 (processor local x2APIC,
- * for IDs >= 255) and 5 (local APIC address override). Only entries with
+ * for IDs >= 255), 5 (local APIC address override), 1 (I/O APIC) and 2
+ * (interrupt source override: where a legacy ISA IRQ really arrives). Only entries with
  * the ENABLED flag are CPUs we may start; ONLINE_CAPABLE ones are merely
  * hot-pluggable later and are counted separately. Pure code (host-tested). */
 #ifndef MADT_H
@@ -10,9 +11,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MADT_MAX_CPUS 1024
+#define MADT_MAX_CPUS      1024
+#define MADT_MAX_IOAPICS   8
+#define MADT_MAX_OVERRIDES 16
 
 struct madt_cpu { uint32_t apic_id; uint32_t uid; bool x2apic; };
+struct madt_ioapic { uint32_t id, addr, gsi_base; };
+/* ISA IRQ `irq` arrives at global system interrupt `gsi`; flags are the
+ * MPS INTI flags: bits 0-1 polarity, bits 2-3 trigger mode. */
+struct madt_override { uint8_t irq; uint32_t gsi; uint16_t flags; };
 
 struct madt_info {
     uint64_t lapic_addr;               /* after any type 5 override */
@@ -22,6 +29,9 @@ struct madt_info {
     unsigned disabled;                 /* neither: firmware says unusable */
     unsigned stored;                   /* entries in cpus[] (<= MADT_MAX_CPUS) */
     struct madt_cpu cpus[MADT_MAX_CPUS];   /* ENABLED entries, table order */
+    unsigned ioapics, overrides;           /* entries stored below (extra ones dropped) */
+    struct madt_ioapic   ioapic[MADT_MAX_IOAPICS];
+    struct madt_override override[MADT_MAX_OVERRIDES];
 };
 
 /* Parse a whole MADT (header included, `len` bytes). False with `*why` on

@@ -8,6 +8,7 @@
 #include "gdt.h"
 #include "hotkey.h"
 #include "idt.h"
+#include "ioapic.h"
 #include "lapic.h"
 #include "madt.h"
 #include "mb2.h"
@@ -39,6 +40,7 @@ static void console_setup(void);
 static void acpi_setup(void);
 static uint32_t cpu_limit(void);
 static void trace_setup(void);
+static void serial_irq_setup(void);
 static void print_ready(void);
 static __attribute__((noreturn)) void idle(void);
 
@@ -74,6 +76,7 @@ void kmain(uint32_t magic, const void *info)
     timer_start_cpu();                      /* BSP ticks too */
     boot_phase(TRACE_PHASE_TIMER_START, timer_hz());
     hotkey_init();                          /* PS/2 keyboard, if any */
+    serial_irq_setup();                     /* COM input by interrupt, else polled */
     print_ready();                          /* the one READY line */
     hotkey_help();
     workload_boot(cfg.workload);            /* workload=: runs from idle() */
@@ -163,6 +166,18 @@ static void trace_setup(void)
     uint32_t n = madt.enabled && madt.enabled < cpu_limit() ? madt.enabled : cpu_limit();
     rings_init(cfg.trace_events, n);
     rings_attach(0);
+}
+
+static void serial_irq_setup(void)
+{
+    if (!serial_present())
+        return;
+    if (!ioapic_route_isa(&madt, serial_isa_irq(), VEC_SERIAL, lapic_id())) {
+        kprintf("serial: no I/O APIC route for IRQ %u; input is polled at each tick\n",
+                serial_isa_irq());
+        return;
+    }
+    serial_irq_enable(VEC_SERIAL);
 }
 
 static void print_ready(void)

@@ -1,6 +1,8 @@
 /* serial.c — polled 16550 UART. Register names from the PC16550D data sheet. */
 #include "serial.h"
 #include "cpu.h"
+#include "idt.h"
+#include "lapic.h"
 #include "tsc.h"
 
 static const uint16_t com_base[4] = { 0x3F8, 0x2F8, 0x3E8, 0x2E8 };
@@ -16,6 +18,7 @@ static const uint16_t com_base[4] = { 0x3F8, 0x2F8, 0x3E8, 0x2E8 };
 #define UART_LSR 5      /* line status */
 #define UART_SCR 7      /* scratch */
 
+#define IER_RX_AVAILABLE 0x01
 #define LCR_8N1        0x03
 #define LCR_DLAB       0x80
 #define FCR_ENABLE     0x01
@@ -38,6 +41,17 @@ static uint32_t baud_rate;
 static uint64_t overruns;
 static bool stalled;                    /* a byte already timed out */
 static uint64_t tx_dropped;
+static const uint8_t com_irq[4] = { 4, 3, 4, 3 };  /* ISA IRQs of COM1-COM4 */
+
+/* Received bytes waiting for serial_getc(): filled by the interrupt
+ * handler, or by serial_getc() itself when no interrupt comes. Both run
+ * on the boot CPU, and serial_getc() keeps interrupts off while it
+ * touches the UART or the buffer, so one index pair needs no lock. */
+#define RX_BUF 512
+static uint8_t rx_buf[RX_BUF];
+static uint32_t rx_head, rx_tail;
+static uint64_t irqs;
+static bool irq_mode, irq_held;         /* RX interrupt enabled / masked: buffer full */
 
 static bool probe(uint16_t base)
 {
@@ -77,6 +91,8 @@ unsigned serial_index(void) { return port_index; }
 uint32_t serial_baud(void) { return baud_rate; }
 uint64_t serial_overruns(void) { return overruns; }
 uint64_t serial_tx_dropped(void) { return tx_dropped; }
+uint64_t serial_irqs(void) { return irqs; }
+uint8_t serial_isa_irq(void) { return com_irq[port_index]; }
 
 /* Every LSR read goes through here: reading LSR clears its overrun bit,
  * so an overrun seen while transmitting must be counted too. */
@@ -127,11 +143,49 @@ void serial_write(const char *s, unsigned long n)
     }
 }
 
+/* Move what the UART holds into rx_buf, as far as it has room. When it
+ * is full the rest stays in the UART's FIFO and the receive interrupt is
+ * masked until serial_getc() makes room: a sender with flow control (or
+ * QEMU) then waits instead of losing bytes; a real line overruns the FIFO,
+ * which LSR reports and we count. */
+static void drain(void)
+{
+    while (rx_head - rx_tail < RX_BUF && (lsr() & LSR_DR))
+        rx_buf[rx_head++ % RX_BUF] = inb(port + UART_RBR);
+    bool full = rx_head - rx_tail == RX_BUF;
+    if (irq_mode && full != irq_held) {
+        irq_held = full;
+        outb(port + UART_IER, full ? 0 : IER_RX_AVAILABLE);
+    }
+}
+
+static void rx_interrupt(struct int_frame *f)
+{
+    (void)f;
+    irqs++;
+    drain();                            /* empty FIFO: the UART drops its request */
+    lapic_eoi();
+}
+
+bool serial_irq_enable(uint8_t vector)
+{
+    if (!present)
+        return false;
+    idt_set_handler(vector, rx_interrupt);
+    irq_mode = true;
+    outb(port + UART_IER, IER_RX_AVAILABLE);   /* MCR.OUT2 already gates it to the bus */
+    return true;
+}
+
 int serial_getc(void)
 {
     if (!present)
         return -1;
-    if (!(lsr() & LSR_DR))
-        return -1;
-    return inb(port + UART_RBR);
+    uint64_t flags = irq_save();
+    drain();                            /* polled mode, or an interrupt never came */
+    int c = rx_head != rx_tail ? rx_buf[rx_tail++ % RX_BUF] : -1;
+    if (irq_held)
+        drain();                        /* room again: refill, unmask */
+    irq_restore(flags);
+    return c;
 }

@@ -23,8 +23,16 @@ uint32_t serial_baud(void);
 void serial_putc(char c);
 void serial_write(const char *s, unsigned long n);
 
-/* Next received byte, or -1 when none is waiting. */
+/* Next received byte, or -1 when none is waiting. Boot CPU only. */
 int serial_getc(void);
+
+/* Receive by interrupt at `vector` from now on (the caller routes the
+ * port's ISA IRQ there, see serial_isa_irq). Without it input is polled
+ * whenever serial_getc() is called; with it a burst between two polls is
+ * kept in a 512-byte buffer instead of overrunning the 16-byte FIFO. */
+bool     serial_irq_enable(uint8_t vector);
+uint8_t  serial_isa_irq(void);
+uint64_t serial_irqs(void);          /* receive interrupts taken */
 
 /* Receiver overrun errors seen (LSR.OE): bytes lost before we read them. */
 uint64_t serial_overruns(void);

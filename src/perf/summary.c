@@ -81,9 +81,10 @@ void summary_print(void)
     memset(pair, 0, sizeof pair);
     find_pairs();
     kprintf("stats: uptime %lu s, %u CPUs online, TSC %lu Hz, tracing %s, ignored keys %lu, "
-            "serial overruns %lu, serial bytes dropped %lu\n", uptime_s, cpus_online, tsc_hz(),
+            "serial overruns %lu, serial bytes dropped %lu, serial irqs %lu\n", uptime_s,
+            cpus_online, tsc_hz(),
             trace_get_mask() & (TRACE_ENABLE | TRACE_PAUSED) ? "on" : "off", hotkey_ignored(),
-            serial_overruns(), serial_tx_dropped());
+            serial_overruns(), serial_tx_dropped(), serial_irqs());
     kprintf("cpu  apic   recorded overwritten excluded refused    rate  tick-handler min/avg/max"
             "  late avg/max (TSC ticks)\n");
     for (uint32_t i = 0; i < f.n; i++)

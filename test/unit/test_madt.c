@@ -85,6 +85,35 @@ static void test_x2apic_and_override(void)
     CHECK_EQ(m.lapic_addr, 0xFED00000ull);
 }
 
+static void test_ioapic_and_overrides(void)
+{
+    struct madt_info m;
+    const char *why = NULL;
+    begin();
+    lapic(0, 0, 1);
+    uint8_t io[12] = { 1, 12, 2, 0 };
+    uint32_t addr = 0xFEC00000, base = 0;
+    memcpy(io + 4, &addr, 4);
+    memcpy(io + 8, &base, 4);
+    memcpy(t + len, io, 12);
+    len += 12;
+    uint8_t iso[10] = { 2, 10, 0, 0, 2, 0, 0, 0, 0x0F, 0 };   /* IRQ0 -> GSI2, low, level */
+    memcpy(t + len, iso, 10);
+    len += 10;
+    uint8_t other_bus[10] = { 2, 10, 1, 4, 9, 0, 0, 0, 0, 0 };  /* not ISA: ignored */
+    memcpy(t + len, other_bus, 10);
+    len += 10;
+    finish();
+    CHECK(madt_parse(t, len, &m, &why));
+    CHECK_EQ(m.ioapics, 1);
+    CHECK_EQ(m.ioapic[0].id, 2);
+    CHECK_EQ(m.ioapic[0].addr, 0xFEC00000u);
+    CHECK_EQ(m.overrides, 1);
+    CHECK_EQ(m.override[0].irq, 0);
+    CHECK_EQ(m.override[0].gsi, 2);
+    CHECK_EQ(m.override[0].flags, 0x0F);
+}
+
 static void test_malformed(void)
 {
     struct madt_info m;
@@ -132,6 +161,7 @@ int main(void)
 {
     test_gaps_and_flags();
     test_x2apic_and_override();
+    test_ioapic_and_overrides();
     test_malformed();
     test_cap();
     return check_summary("test_madt");
