@@ -17,7 +17,7 @@
 #include "trace/trace.h"
 
 #define MAX_SAMPLES      256
-#define START_TIMEOUT_US 2000000
+#define START_TIMEOUT_US 5000000    /* the partner may be a starved emulated CPU */
 #define TRIP_TIMEOUT_US  2000000    /* one handover: generous, an emulated or preempted CPU can stall long */
 #define PAIR_BUDGET_US   30000000   /* one pair, all samples: then it gives up */
 #define PAIR_TRIES       3

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define ONCPU_CLAIM_MS 1000
+#define ONCPU_CLAIM_MS 3000               /* emulated CPUs on a busy host can starve for seconds */
 
 typedef void (*oncpu_fn)(uint32_t cpu, void *arg);
 

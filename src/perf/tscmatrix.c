@@ -18,7 +18,7 @@
 #include "perf/spinwait.h"
 #include "trace/trace.h"
 
-#define START_TIMEOUT_US 2000000
+#define START_TIMEOUT_US 5000000    /* the partner may be a starved emulated CPU */
 #define TURN_TIMEOUT_US  2000000    /* one turn: generous, an emulated or preempted CPU can stall long */
 #define PAIR_BUDGET_US   30000000   /* one pair, all rounds: then it gives up */
 #define PAIR_TRIES       3
