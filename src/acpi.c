@@ -89,11 +89,6 @@ bool acpi_init(const struct mb2_info *mb)
     return false;
 }
 
-const char *acpi_root_name(void)
-{
-    return root ? (root_is_xsdt ? "XSDT" : "RSDT") : "none";
-}
-
 const struct acpi_sdt *acpi_find(const char sig[4])
 {
     if (!root)

@@ -19,7 +19,6 @@ struct acpi_sdt {                     /* the common System Description Table hea
 bool acpi_init(const struct mb2_info *mb);
 /* The first table with `sig` whose checksum is good, or NULL. */
 const struct acpi_sdt *acpi_find(const char sig[4]);
-const char *acpi_root_name(void);     /* "XSDT", "RSDT" or "none" */
 
 /* FADT facts the timers need. */
 uint16_t acpi_pm_timer_port(void);    /* 0 when absent */

@@ -1,7 +1,7 @@
 /* exception.h — CPU exception reporting. A fault prints the CPU, the
  * vector's name, error code, RIP, CR2 and all registers on the console,
  * records an EXCEPTION trace event, then parks that CPU (the others go
- * on). An NMI is counted and returns. */
+ * on). An NMI returns at once. */
 #ifndef EXCEPTION_H
 #define EXCEPTION_H
 #include <stdint.h>
@@ -13,6 +13,5 @@
 #define EXC_MACHINE_CHECK 18
 
 void exception_handle(struct int_frame *f);
-uint64_t exception_nmi_count(void);
 
 #endif

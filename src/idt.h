@@ -28,7 +28,5 @@ void idt_init(void);                 /* build the table (BSP, once) */
 void idt_load(void);                 /* lidt on this CPU */
 /* Install `h` for `vector`; the handler sends its own LAPIC EOI. */
 void idt_set_handler(uint8_t vector, int_handler h);
-/* Interrupts with no handler (other than spurious ones) seen so far. */
-uint64_t idt_unexpected_count(void);
 
 #endif

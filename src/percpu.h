@@ -20,13 +20,10 @@ struct percpu {
     uint64_t       ticks;     /* LAPIC timer interrupts taken */
     uint64_t       next_tick_tsc; /* ideal time of the next timer tick */
     uint8_t        online;
-    void          *stack_top;
 } __attribute__((aligned(64)));
 
 _Static_assert(offsetof(struct percpu, self) == 0, "gs:0 self pointer");
 _Static_assert(offsetof(struct percpu, ring) == 8, "gs:8 ring pointer");
-
-#define PERCPU_RING_OFFSET 8
 
 static inline struct percpu *this_cpu(void)
 {

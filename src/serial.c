@@ -37,7 +37,6 @@ static const uint16_t com_base[4] = { 0x3F8, 0x2F8, 0x3E8, 0x2E8 };
 static uint16_t port;
 static bool present;
 static unsigned port_index;
-static uint32_t baud_rate;
 static uint64_t overruns;
 static bool stalled;                    /* a byte already timed out */
 static uint64_t tx_dropped;
@@ -81,14 +80,11 @@ bool serial_init(unsigned index, uint32_t baud)
     outb(base + UART_MCR, MCR_DTR_RTS_OUT2);
     port = base;
     port_index = index;
-    baud_rate = UART_CLOCK / divisor;
     present = true;
     return true;
 }
 
 bool serial_present(void) { return present; }
-unsigned serial_index(void) { return port_index; }
-uint32_t serial_baud(void) { return baud_rate; }
 uint64_t serial_overruns(void) { return overruns; }
 uint64_t serial_tx_dropped(void) { return tx_dropped; }
 uint64_t serial_irqs(void) { return irqs; }

@@ -17,8 +17,6 @@
  * Returns false when nothing answers at that port. */
 bool serial_init(unsigned index, uint32_t baud);
 bool serial_present(void);
-unsigned serial_index(void);
-uint32_t serial_baud(void);
 
 void serial_putc(char c);
 void serial_write(const char *s, unsigned long n);

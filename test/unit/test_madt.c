@@ -17,12 +17,17 @@ static void begin(void)
     len = 44;
 }
 
+static void entry(const void *e, size_t n)
+{
+    memcpy(t + len, e, n);
+    len += n;
+}
+
 static void lapic(uint8_t uid, uint8_t id, uint32_t flags)
 {
     uint8_t e[8] = { 0, 8, uid, id };
     memcpy(e + 4, &flags, 4);
-    memcpy(t + len, e, 8);
-    len += 8;
+    entry(e, 8);
 }
 
 static void x2apic(uint32_t id, uint32_t uid, uint32_t flags)
@@ -31,8 +36,7 @@ static void x2apic(uint32_t id, uint32_t uid, uint32_t flags)
     memcpy(e + 4, &id, 4);
     memcpy(e + 8, &flags, 4);
     memcpy(e + 12, &uid, 4);
-    memcpy(t + len, e, 16);
-    len += 16;
+    entry(e, 16);
 }
 
 static void finish(void)
@@ -51,8 +55,7 @@ static void test_gaps_and_flags(void)
     lapic(20, 20, 2);                                         /* online capable */
     lapic(21, 21, 0);                                         /* disabled */
     uint8_t ioapic[12] = { 1, 12 };                           /* skipped */
-    memcpy(t + len, ioapic, 12);
-    len += 12;
+    entry(ioapic, 12);
     finish();
     CHECK(madt_parse(t, len, &m, &why));
     CHECK_EQ(m.enabled, 12);
@@ -74,8 +77,7 @@ static void test_x2apic_and_override(void)
     uint8_t ov[12] = { 5, 12 };
     uint64_t addr = 0xFED00000ull;
     memcpy(ov + 4, &addr, 8);
-    memcpy(t + len, ov, 12);
-    len += 12;
+    entry(ov, 12);
     finish();
     CHECK(madt_parse(t, len, &m, &why));
     CHECK_EQ(m.enabled, 2);
@@ -95,14 +97,11 @@ static void test_ioapic_and_overrides(void)
     uint32_t addr = 0xFEC00000, base = 0;
     memcpy(io + 4, &addr, 4);
     memcpy(io + 8, &base, 4);
-    memcpy(t + len, io, 12);
-    len += 12;
+    entry(io, 12);
     uint8_t iso[10] = { 2, 10, 0, 0, 2, 0, 0, 0, 0x0F, 0 };   /* IRQ0 -> GSI2, low, level */
-    memcpy(t + len, iso, 10);
-    len += 10;
+    entry(iso, 10);
     uint8_t other_bus[10] = { 2, 10, 1, 4, 9, 0, 0, 0, 0, 0 };  /* not ISA: ignored */
-    memcpy(t + len, other_bus, 10);
-    len += 10;
+    entry(other_bus, 10);
     finish();
     CHECK(madt_parse(t, len, &m, &why));
     CHECK_EQ(m.ioapics, 1);
