@@ -184,7 +184,8 @@ class FromCommandLine(WorkloadCase):
     """workload= on the command line, as a GRUB menu entry passes it."""
 
     def test_tsc_from_cmdline_with_parameters(self):
-        m, info = self.boot(smp=16, cmdline="workload=tsc:rounds=20")
+        # A run on a loaded host can outlast the default ring: keep every result.
+        m, info = self.boot(smp=16, cmdline=f"workload=tsc:rounds=20 {BIG_RINGS}")
         m.wait_for(rb"^workload: tsc run=1 started on 16 CPUs: rounds=20", 30, start=0)
         m.wait_for(done_re("tsc"), WORKLOAD_TIMEOUT_S, start=0)
         _, data = self.dump(m)
