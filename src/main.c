@@ -14,6 +14,7 @@
 #include "mb2.h"
 #include "mem.h"
 #include "percpu.h"
+#include "pci.h"
 #include "pic.h"
 #include "serial.h"
 #include "smp.h"
@@ -61,6 +62,7 @@ void kmain(uint32_t magic, const void *info)
     boot_phase(TRACE_PHASE_MEMMAP, mem_available_bytes());
     acpi_setup();                           /* RSDP -> XSDT/RSDT -> MADT */
     boot_phase(TRACE_PHASE_ACPI, madt.enabled);
+    pci_scan();                             /* every PCI function, for the drivers */
     trace_setup();                          /* mask, per-CPU rings, BSP's ring */
     lapic_init(madt.lapic_addr);            /* BSP local APIC */
     boot_phase(TRACE_PHASE_LAPIC, lapic_id());
