@@ -31,6 +31,7 @@ QEMU_BIN = "qemu-system-x86_64"
 FIRMWARES = ("bios", "uefi")
 MEDIA = ("cd", "usb")
 ACCELS = ("auto", "kvm", "tcg")
+UARTS = ("isa", "pci")
 
 # Split OVMF (code read-only + a variable store) is preferred: it is what a
 # real board has. The variable store is opened with snapshot=on, so each run
@@ -99,6 +100,14 @@ class Options:
     topology: extra -smp settings ("sockets=2,cores=6", "maxcpus=8"); if it
     starts with a CPU count ("12,sockets=2,cores=6") that count wins over
     smp. cmdline: kernel command line, None for grub.cfg's menu.
+    uart: where that serial backend plugs in: "isa" (COM1 at 0x3F8) or
+    "pci" (a pci-serial card and no legacy COM port at all, as on PCs
+    whose only UART is a PCI device).
+    no_reboot: a reset (guest or QMP system_reset) ends QEMU; False lets
+    the machine warm-reset with its RAM kept. stick_writable: with media
+    "usb", the stick accepts writes (give it a copy of the ISO).
+    machine: -machine value (e.g. "q35,i8042=off,hpet=off"); extra: raw
+    arguments appended last (more -device lines, say).
     """
     iso: str
     fw: str = "bios"
@@ -113,6 +122,9 @@ class Options:
     qmp: str | None = None
     display: bool = False
     machine: str | None = None
+    uart: str = "isa"
+    no_reboot: bool = True
+    stick_writable: bool = False
     qemu: str = QEMU_BIN
     extra: list = dataclasses.field(default_factory=list)
 
@@ -156,8 +168,22 @@ def oem_string(cmdline):
     return "type=11,value=" + (OEM_PREFIX + cmdline).replace(",", ",,")
 
 
-def serial_args(serial, log=None):
-    """-chardev/-serial (and, for stdio, -mon) arguments for COM1."""
+def serial_args(serial, log=None, uart="isa"):
+    """-chardev/-serial (and, for stdio, -mon) arguments for the console
+    UART: COM1, or with uart="pci" a pci-serial card (and no COM port)."""
+    if uart not in UARTS:
+        raise QemuError(f"unknown uart '{uart}' (want isa or pci)")
+    argv = _serial_backend(serial, log)
+    if uart == "pci" and "-serial" in argv:
+        at = argv.index("-serial")
+        chardev = argv[at + 1].split(":", 1)[1] if ":" in argv[at + 1] else None
+        argv[at + 1] = "none"
+        if chardev:
+            argv += ["-device", f"pci-serial,chardev={chardev}"]
+    return argv
+
+
+def _serial_backend(serial, log=None):
     logopt = f",logfile={qarg(log)},logappend=off" if log else ""
     if serial == "stdio":
         # mux: monitor and serial share the terminal (Ctrl-A c switches,
@@ -191,14 +217,15 @@ def firmware_args(fw):
             "-drive", f"if=pflash,format=raw,snapshot=on,file={qarg(vars_)}"]
 
 
-def media_args(iso, media):
+def media_args(iso, media, writable=False):
     """The ISO as a CD-ROM or as a USB stick on an xHCI controller."""
     iso = qarg(iso)
+    ro = "off" if writable else "on"
     if media == "cd":
         return ["-drive", f"media=cdrom,format=raw,readonly=on,file={iso}",
                 "-boot", "order=d"]
     # bootindex makes both SeaBIOS and OVMF try the stick first.
-    return ["-drive", f"if=none,id=stick,format=raw,readonly=on,file={iso}",
+    return ["-drive", f"if=none,id=stick,format=raw,readonly={ro},file={iso}",
             "-device", "qemu-xhci,id=xhci",
             "-device", "usb-storage,bus=xhci.0,drive=stick,bootindex=0"]
 
@@ -238,16 +265,16 @@ def build_argv(opts):
     argv += accel_args(opts.accel)
     argv += ["-smp", smp_arg(opts.smp, opts.topology), "-m", str(opts.mem)]
     argv += firmware_args(opts.fw)
-    argv += media_args(opts.iso, opts.media)
+    argv += media_args(opts.iso, opts.media, opts.stick_writable)
     argv += ["-smbios", oem_string(opts.cmdline)]
-    argv += serial_args(opts.serial, opts.serial_log)
+    argv += serial_args(opts.serial, opts.serial_log, opts.uart)
     if opts.qmp:
         argv += ["-qmp", f"unix:{qarg(opts.qmp)},server=on,wait=off"]
     # -nodefaults dropped the VGA card (and the NIC, so no PXE detours);
     # keep a VGA like every PC has, with or without a window on it.
     argv += ["-vga", "std"] + ([] if opts.display else ["-display", "none"])
-    argv += ["-no-reboot", "-device",
-             f"isa-debug-exit,iobase={DEBUG_EXIT_PORT:#x},iosize=0x04"]
+    argv += ["-no-reboot"] if opts.no_reboot else []
+    argv += ["-device", f"isa-debug-exit,iobase={DEBUG_EXIT_PORT:#x},iosize=0x04"]
     return argv + list(opts.extra)
 
 
