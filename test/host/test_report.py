@@ -50,11 +50,9 @@ CHECKSUMS = [
 
 
 def have_matplotlib():
-    try:
-        import matplotlib  # noqa: F401
-        return True
-    except ImportError:
-        return False
+    """Whether the interpreter report runs under (PYTHON) has matplotlib."""
+    return subprocess.run([PYTHON, '-c', 'import matplotlib'], capture_output=True,
+                          timeout=60).returncode == 0
 
 
 def report(*args):
