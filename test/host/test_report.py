@@ -360,6 +360,14 @@ class PartialDumps(unittest.TestCase):
         self.assertRegex(res.stderr, r'^report: warning: dump 0 is damaged \(1 damaged')
         self.assertIn('== timer run', res.stdout)
 
+    def test_newer_truncated_dump_is_noted(self):
+        data = WORKLOADS_LOG.read_bytes()
+        res = self.run_on(data + data[:data.index(b'DUMP END') // 2])
+        self.assertEqual(res.returncode, 0, res.stderr)     # dump 0 is complete
+        self.assertEqual(res.stderr.strip().splitlines(),
+                         ['report: note: dump 1, after the one reported, is truncated: '
+                          '--dump 1 reports what arrived of it'])
+
     def test_damaged_logs_never_give_a_traceback(self):
         for what, at, data in damaged_copies(WORKLOADS_LOG.read_bytes()):
             with self.subTest(damage=what, at=at):
