@@ -93,15 +93,15 @@ static void opt_dump_to(struct boot_config *cfg, const char *word, const char *v
             to |= DUMP_TO_SERIAL;
         else if (n == 5 && !strncmp(p, "stick", 5))
             to |= DUMP_TO_STICK;
-        else {
-            warn(cfg, word, "want serial, stick or serial,stick; using the default");
+        else
+            break;
+        p += n + (p[n] == ',');
+        if (!*p) {
+            cfg->dump_to = to;
             return;
         }
-        p += n + (p[n] == ',');
     }
-    if (!to)
-        warn(cfg, word, "want serial, stick or serial,stick; using the default");
-    cfg->dump_to = to;
+    warn(cfg, word, "want serial, stick or serial,stick; ignored");
 }
 
 static void copy_value(struct boot_config *cfg, const char *word, const char *val,
