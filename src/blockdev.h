@@ -26,6 +26,7 @@ struct blockdev {
     int (*read)(struct blockdev *dev, uint64_t lba, uint32_t n, void *buf);
     int (*write)(struct blockdev *dev, uint64_t lba, uint32_t n, const void *buf);
     void       *priv;           /* the driver's own state */
+    bool        read_only;      /* write-protected medium (SCSI MODE SENSE WP) */
 };
 
 /* Adds dev (kept by pointer); returns false when the registry is full. */

@@ -23,26 +23,33 @@ static int read_dev(void *ctx, uint64_t lba, uint32_t n, void *buf)
     return dev->read(dev, lba, n, buf);
 }
 
-/* Probe one device: partition table, then the area header and ring. */
+/* Why dev holds no dump area of this build, or NULL when it does. */
+static const char *probe_why(struct blockdev *dev, struct partition *p)
+{
+    const char *why = NULL;
+    if (dev->read_only)
+        return "write-protected";
+    if (dev->block_size != PART_SECTOR)
+        return "block size is not 512 bytes";
+    int r = part_find(read_dev, dev, dev->block_count, &dumparea_part_type, p, &why);
+    if (r <= 0)
+        return r < 0 ? blockdev_strerror(r) : why;
+    r = dumparea_attach(&area, dev, p, BT_BUILD_ID, &why);
+    return r < 0 ? blockdev_strerror(r) : why;
+}
+
 static bool probe(struct blockdev *dev)
 {
     struct partition p;
-    const char *why = "no partition table";
-    int r = dev->block_size == PART_SECTOR
-                ? part_find(read_dev, dev, dev->block_count, &dumparea_part_type, &p, &why)
-                : 0;
-    if (r == 1)
-        r = dumparea_attach(&area, dev, &p, BT_BUILD_ID, &why) == BLOCKDEV_OK ? 2 : -1;
-    if (r == 2) {
-        stick = dev, partno = p.index;
-        kprintf("dumpstick: %s partition %u: dump area of %lu KiB, %u dumps kept, next is #%lu\n",
-                dev->name, p.index, (area.ring + 1) / 2, area.records, area.seq);
-        return true;
+    const char *why = probe_why(dev, &p);
+    if (why) {
+        kprintf("dumpstick: %s: %s; not written\n", dev->name, why);
+        return false;
     }
-    if (r < 0 && !why)
-        why = "read error";
-    kprintf("dumpstick: %s: %s; not written\n", dev->name, why ? why : "no dump area");
-    return false;
+    stick = dev, partno = p.index;
+    kprintf("dumpstick: %s partition %u: dump area of %lu KiB, %u dumps kept, next is #%lu\n",
+            dev->name, p.index, (area.ring + 1) / 2, area.records, area.seq);
+    return true;
 }
 
 static bool find_stick(void)

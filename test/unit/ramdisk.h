@@ -39,7 +39,8 @@ static inline void ramdisk_init(struct ramdisk *r, uint64_t sectors)
 {
     memset(r, 0, sizeof *r);
     r->data = calloc(sectors, 512);
-    r->dev = (struct blockdev){ "ram0", 512, sectors, ram_read, ram_write, r };
+    r->dev = (struct blockdev){ .name = "ram0", .block_size = 512, .block_count = sectors,
+                                .read = ram_read, .write = ram_write, .priv = r };
 }
 
 #endif
