@@ -27,3 +27,4 @@ $(BUILD)/unit/gen_stick: $(GEN_STICK_SRCS) test/unit/ramdisk.h $(wildcard src/*.
 	@echo "  HOSTCC  $@"
 	@$(CC) $(HOSTCFLAGS) -o $@ $(GEN_STICK_SRCS)
 unit: $(BUILD)/unit/gen_stick
+UNIT_SRCS_dumpstick := src/trace/dumpstick.c src/blockdev.c src/parttable.c src/trace/dumparea.c src/trace/crc32.c
