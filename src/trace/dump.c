@@ -94,7 +94,7 @@ uint64_t dump_all(void)
     const struct dump_meta meta = { no, tsc_hz(), apic, extras, sizeof extras / sizeof extras[0] };
     struct dump_sink sink = { to_console, NULL };
 
-    dumpstick_open(&sink);                  /* trace.dump_to=stick: the boot stick too */
+    dumpstick_open(&sink, this_cpu()->index == 0);  /* trace.dump_to=: the boot stick too */
     console_lock();
     uint64_t events = dump_encode(&sink, &meta, f.rings, f.n);
     console_unlock();

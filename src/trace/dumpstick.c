@@ -69,10 +69,12 @@ static void tee(void *ctx, const char *s, size_t n)
         dumparea_write(&area, s, n);
 }
 
-void dumpstick_open(struct dump_sink *sink)
+void dumpstick_open(struct dump_sink *sink, bool on_boot_cpu)
 {
     bool want = !dump_to || (dump_to & DUMP_TO_STICK);
-    to_stick = want && find_stick();
+    if (want && !on_boot_cpu && stick)
+        kprintf("dumpstick: a dump off the boot CPU skips the stick (its driver runs there)\n");
+    to_stick = want && on_boot_cpu && find_stick();
     to_serial = !to_stick || !dump_to || (dump_to & DUMP_TO_SERIAL);
     if (want && dump_to && !to_stick)
         kprintf("dumpstick: trace.dump_to=stick but no dump area found: "

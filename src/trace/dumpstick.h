@@ -8,12 +8,15 @@
  * reach the stick exactly as the serial console gets them. */
 #ifndef TRACE_DUMPSTICK_H
 #define TRACE_DUMPSTICK_H
+#include <stdbool.h>
 #include "trace/encode.h"
 
 /* DUMP_TO_* bits from cmdline.h; 0 = both when a stick is found. */
 void dumpstick_init(unsigned dump_to);
-/* Turns *sink into one that also (or only) writes to the stick. */
-void dumpstick_open(struct dump_sink *sink);
+/* Turns *sink into one that also (or only) writes to the stick. The USB
+ * driver serves the boot CPU only: a dump taken elsewhere (a fault on an
+ * AP) skips the stick and says so. */
+void dumpstick_open(struct dump_sink *sink, bool on_boot_cpu);
 void dumpstick_close(void);
 
 #endif

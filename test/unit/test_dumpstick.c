@@ -58,12 +58,12 @@ static void make_stick(struct ramdisk *rd, uint64_t id)
 static const char *dump_text = "DUMP BEGIN v=1 dump=1\n%M 1 x=1\nDUMP END dump=1\n";
 
 /* One dump as dump.c runs it: open, lines through the sink, close. */
-static void one_dump(void)
+static void one_dump_on(bool boot_cpu)
 {
     struct dump_sink sink = { to_serial, NULL };
     said_len = serial_len = 0;
     said[0] = 0;
-    dumpstick_open(&sink);
+    dumpstick_open(&sink, boot_cpu);
     for (const char *s = dump_text; *s;) {
         const char *nl = strchr(s, '\n');
         sink.write(sink.ctx, s, (size_t)(nl - s + 1));
@@ -71,6 +71,8 @@ static void one_dump(void)
     }
     dumpstick_close();
 }
+
+static void one_dump(void) { one_dump_on(true); }
 
 static bool on_stick(struct ramdisk *rd, uint64_t ring_idx)
 {
@@ -109,6 +111,12 @@ int main(void)
     CHECK(strstr(said, "dump #1 written to usb2 partition 1") != NULL);
     CHECK(on_stick(&stick, 0));
     CHECK_EQ(foreign.writes + ro.writes, 0);
+
+    unsigned before = stick.writes;
+    one_dump_on(false);                               /* a fault on an AP */
+    CHECK(serial_whole());
+    CHECK_EQ(stick.writes, before);
+    CHECK(strstr(said, "off the boot CPU skips the stick") != NULL);
 
     dumpstick_init(DUMP_TO_STICK);                   /* the stick only */
     one_dump();
