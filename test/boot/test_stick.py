@@ -1,6 +1,7 @@
 """Dumps on the boot stick (#9 part 4), end to end: boot a writable copy of
-the ISO as a USB stick, press d, stop QEMU, decode the image: it must hold
-exactly the dump the serial console got.
+the ISO as a USB stick, press d, stop QEMU, boot it again and dump again,
+then decode the image: it must hold both dumps, oldest first, each with
+exactly the events the serial console got.
 
 That needs the USB mass-storage driver (src/usb/msc.c) to register the
 stick as a struct blockdev (src/blockdev.h); until it does those tests
@@ -83,20 +84,39 @@ class OnTheStick(StickCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         return r.stdout
 
-    def dump_lands_on_stick(self, fw):
-        img = self.stick_copy()
-        m, _ = self.boot(fw=fw, media="usb", smp=2, iso=img, stick_writable=True)
+    def boot_and_dump(self, img, fw, boot):
+        """Boot the stick image, press d; the serial dump (bytes)."""
+        m = Machine(f"{self.id()}.boot{boot}", fw=fw, media="usb", smp=2, iso=img,
+                    stick_writable=True)
+        m.start()
+        self.addCleanup(m.stop)
+        m.ready()
         m.wait_for(r"blockdev: \S+ registered", 60, start=0)
         time.sleep(SETTLE_S)
         start = self.press_d(m)
-        m.wait_for(r"dumpstick: dump #\d+ written to", 60, start=start)
-        serial = os.path.join(os.path.dirname(img), "serial.log")
-        with open(serial, "wb") as f:
-            f.write(m.output()[start:])
-        m.stop()
-        from_serial = self.csv(serial)
-        self.assertEqual(self.csv(img), from_serial)
-        self.assertGreater(len(from_serial.splitlines()), 100)
+        m.wait_for(rf"dumpstick: \S+ partition \d+: dump area of \d+ KiB, {boot - 1} dumps kept, "
+                   rf"next is #{boot}", 10, start=start)
+        m.wait_for(rf"dumpstick: dump #{boot} written to", 60, start=start)
+        serial = m.output()[start:]
+        m.stop()                                        # QEMU gone: the image is final
+        return serial
+
+    def dump_lands_on_stick(self, fw):
+        """Two boots of one stick, a dump each: the image holds both, oldest
+        first, each with exactly the events its serial dump had."""
+        img = self.stick_copy()
+        serials = [self.boot_and_dump(img, fw, boot) for boot in (1, 2)]
+        r = subprocess.run([sys.executable, DECODE, img, "--list"], capture_output=True,
+                           text=True, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(len(r.stdout.splitlines()), 3, r.stdout)
+        for i, serial in enumerate(serials):
+            log = os.path.join(os.path.dirname(img), f"serial{i}.log")
+            with open(log, "wb") as f:
+                f.write(serial)
+            from_serial = self.csv(log)
+            self.assertEqual(self.csv(img, "--dump", str(i)), from_serial)
+            self.assertGreater(len(from_serial.splitlines()), 100)
 
     def test_bios_dump_lands_on_stick(self):
         self.dump_lands_on_stick("bios")
