@@ -121,11 +121,13 @@ static void opt_console(struct boot_config *cfg, const char *word, const char *v
     if (!rest || (*rest && *rest != ',')) {
         warn(cfg, word, "want auto, ttyS<0-3>, pci[:BB:DD.F] or mmio,0xADDR, then "
                         "[,baud]; using auto");
+        cfg->console_kind = CONSOLE_AUTO;
         return;
     }
     if (*rest == ',' && (c.console_kind == CONSOLE_AUTO || !parse_u32(rest + 1, &baud) ||
                          baud == 0 || baud > 115200 || 115200 % baud)) {
         warn(cfg, word, "baud must divide 115200; using auto");
+        cfg->console_kind = CONSOLE_AUTO;
         return;
     }
     c.console_baud = baud;
