@@ -112,11 +112,20 @@ class PciUart(unittest.TestCase):
         m, info = self.boot(uart="pci", cmdline=f"console=pci:{named},57600")
         self.assertEqual(info["console"], f"pci:{named}")
 
-    def test_missing_ttys_falls_back_to_auto(self):
-        m, info = self.boot(cmdline="console=ttyS2")
-        self.assertEqual(info["console"], "ttyS0")
-        self.assertIn("cmdline: console=ttyS2: no such UART answers; using auto", m.text())
-        self.assertEqual(kernel_faults(m), [])
+    def test_missing_uarts_fall_back_to_auto(self):
+        # No COM3; nothing answers at either MMIO address (the second lies
+        # above 4 GiB: mapped on demand, then probed and refused).
+        line = "console=ttyS2 console=mmio,0xfe030000 console=mmio,0x4000000000,9600"
+        for value in line.split():
+            with self.subTest(value):
+                m, info = self.boot(cmdline=value)
+                self.assertEqual(info["console"], "ttyS0")
+                self.assertIn(f"cmdline: {value.split(',9600')[0]}: no such UART answers; "
+                              "using auto", m.text())
+                self.assertRegex(m.text(), r"serial: (ttyS2|mmio:0x\w+) \([^)]*\) skipped: "
+                                           r"no 16550 answers there")
+                self.assertEqual(kernel_faults(m), [])
+                m.stop()
 
 
 class NoUart(unittest.TestCase):
