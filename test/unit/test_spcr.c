@@ -80,20 +80,25 @@ static void test_mmio_dword(void)
     CHECK_EQ(u.baud, 57600);
     CHECK_EQ(u.isa_irq, SERIAL_NO_IRQ);
     CHECK(!strcmp(u.name, "mmio:0xfe030000"));
-    /* legacy access size: the register bit width decides */
-    len = table(2, 1, 0, 32, 0, 0, 0x1000000000ull, 3);
-    checksum(len);
-    CHECK(parse(len, &u, &note, &why));
-    CHECK_EQ(u.width, 4);
-    CHECK_EQ(u.baud, 9600);
-    CHECK(!strcmp(u.name, "mmio:0x1000000000"));
-    /* byte register in the second byte of a word access */
-    len = table(2, 0, 0, 16, 8, 2, 0xFED00000ull, 4);
-    checksum(len);
-    CHECK(parse(len, &u, &note, &why));
-    CHECK_EQ(u.width, 2);
-    CHECK_EQ(u.shift, 8);
-    CHECK_EQ(u.baud, 19200);
+    /* Register layouts: interface type, GAS bit width, bit offset, access
+     * size -> width and shift; each with its own baud code. */
+    static const struct { uint8_t type, bits, offset, access, baud, width, shift;
+                          uint32_t want_baud; } cases[] = {
+        { 1, 32, 0, 0, 3, 4, 0, 9600 },       /* legacy access size: bit width decides */
+        { 0, 16, 8, 2, 4, 2, 8, 19200 },      /* byte register in a word's high byte */
+        { 0, 8, 0, 0, 7, 1, 0, 115200 },
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        len = table(2, cases[i].type, 0, cases[i].bits, cases[i].offset, cases[i].access,
+                    0x1000000000ull, cases[i].baud);
+        checksum(len);
+        CHECK(parse(len, &u, &note, &why));
+        CHECK_EQ(u.width, cases[i].width);
+        CHECK_EQ(u.stride, cases[i].width);
+        CHECK_EQ(u.shift, cases[i].shift);
+        CHECK_EQ(u.baud, cases[i].want_baud);
+        CHECK(!strcmp(u.name, "mmio:0x1000000000"));
+    }
 }
 
 static void test_io_elsewhere_and_as_is(void)
