@@ -61,15 +61,17 @@ static uint32_t rx_head, rx_tail;
 static uint64_t irqs;
 static bool irq_mode, irq_held;         /* RX interrupt enabled / masked: buffer full */
 
-/* Register access as the descriptor says: port or memory, 1/2/4 bytes
- * wide, the 8 register bits at `shift` within the access. */
+/* Register access as the descriptor says: memory 1/2/4 bytes wide with
+ * the 8 register bits at `shift` within the access (some MMIO UARTs take
+ * only full-width accesses); ports are byte-addressable, so an I/O UART's
+ * register is read as the byte holding those bits. */
 static uint8_t reg_in(const struct uart_desc *u, unsigned r)
 {
     uint64_t at = u->base + (uint64_t)r * u->stride;
     uint32_t v;
     if (u->space == UART_IO)
-        v = u->width == 4 ? inl((uint16_t)at) : inb((uint16_t)at);
-    else if (u->width == 4)
+        return inb((uint16_t)(at + u->shift / 8));
+    if (u->width == 4)
         v = *(volatile uint32_t *)(uintptr_t)at;
     else if (u->width == 2)
         v = *(volatile uint16_t *)(uintptr_t)at;
@@ -82,10 +84,8 @@ static void reg_out(const struct uart_desc *u, unsigned r, uint8_t b)
 {
     uint64_t at = u->base + (uint64_t)r * u->stride;
     uint32_t v = (uint32_t)b << u->shift;
-    if (u->space == UART_IO && u->width == 4)
-        outl((uint16_t)at, v);
-    else if (u->space == UART_IO)
-        outb((uint16_t)at, b);
+    if (u->space == UART_IO)
+        outb((uint16_t)(at + u->shift / 8), b);
     else if (u->width == 4)
         *(volatile uint32_t *)(uintptr_t)at = v;
     else if (u->width == 2)
