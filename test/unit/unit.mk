@@ -18,6 +18,9 @@ UNIT_SRCS_wlargs := src/perf/wlargs.c src/format.c
 UNIT_SRCS_median := src/perf/median.c
 UNIT_SRCS_stresssum :=
 UNIT_SRCS_baselines := src/perf/baselines.c
+# UARTs: the SPCR table and PCI serial controllers
+UNIT_SRCS_spcr := src/spcr.c src/format.c
+UNIT_SRCS_uartpci := src/uartpci.c src/format.c
 # the boot stick's dump area (#9 part 4): layout and partition tables
 UNIT_SRCS_dumparea := src/trace/dumparea.c src/trace/crc32.c
 UNIT_SRCS_parttable := src/parttable.c src/trace/dumparea.c src/trace/crc32.c
