@@ -146,6 +146,27 @@ static void opt_trace_events(struct boot_config *cfg, const char *word, const ch
     cfg->trace_events = v;
 }
 
+static void opt_dump_to(struct boot_config *cfg, const char *word, const char *val)
+{
+    unsigned to = 0;
+    for (const char *p = val; *p;) {
+        size_t n = 0;
+        while (p[n] && p[n] != ',') n++;
+        if (n == 6 && !strncmp(p, "serial", 6))
+            to |= DUMP_TO_SERIAL;
+        else if (n == 5 && !strncmp(p, "stick", 5))
+            to |= DUMP_TO_STICK;
+        else
+            break;
+        p += n + (p[n] == ',');
+        if (!*p) {
+            cfg->dump_to = to;
+            return;
+        }
+    }
+    warn(cfg, word, "want serial, stick or serial,stick; ignored");
+}
+
 static void copy_value(struct boot_config *cfg, const char *word, const char *val,
                        char *dst, size_t cap)
 {
@@ -179,6 +200,8 @@ static void apply(struct boot_config *cfg, const char *word)
         opt_trace_events(cfg, word, val);
     else if (KEY("trace.mask"))
         copy_value(cfg, word, val, cfg->trace_mask, sizeof cfg->trace_mask);
+    else if (KEY("trace.dump_to"))
+        opt_dump_to(cfg, word, val);
     else if (KEY("debug.fault"))
         parse_range(cfg, word, val, 0, 4095, (uint32_t *)&cfg->fault_cpu, "no fault");
     else if (KEY("workload"))

@@ -12,6 +12,9 @@
  *                                (64..1048576, 4096)
  *   trace.mask=<names>           categories traced at boot (all)
  *   trace.off                    boot with tracing disabled
+ *   trace.dump_to=<list>         where dumps go: serial, stick or both,
+ *                                comma separated (both when a stick with
+ *                                a dump area is found, else serial)
  *   workload=<name>              workload to start after boot
  *   debug.fault=<cpu>            that CPU runs ud2 once online (tests the
  *                                exception report; the others go on)
@@ -40,11 +43,15 @@ struct boot_config {
     uint32_t trace_events;
     char     trace_mask[96];           /* empty = default */
     bool     trace_off;
+    unsigned dump_to;                  /* DUMP_TO_* bits; 0 = the default */
     char     workload[96];             /* NAME[:KEY=VALUE,...] */
     int32_t  fault_cpu;                /* -1 = none */
     unsigned warning_count;
     char     warnings[CMDLINE_MAX_WARNINGS][CMDLINE_WARNING_LEN];
 };
+
+#define DUMP_TO_SERIAL        1u
+#define DUMP_TO_STICK         2u
 
 #define DEFAULT_TIMER_HZ      100
 #define DEFAULT_TRACE_EVENTS  4096

@@ -25,6 +25,7 @@
 #include "perf/stats.h"
 #include "perf/workload.h"
 #include "trace/dump.h"
+#include "trace/dumpstick.h"
 #include "trace/rings.h"
 #include "trace/trace.h"
 
@@ -80,6 +81,7 @@ void kmain(uint32_t magic, const void *info)
     timer_start_cpu();                      /* BSP ticks too */
     boot_phase(TRACE_PHASE_TIMER_START, timer_hz());
     hotkey_init();                          /* PS/2 keyboard, if any */
+    dumpstick_init(cfg.dump_to);            /* trace.dump_to=: dumps to the boot stick too */
     serial_irq_setup();                     /* ISA UART input by interrupt, else polled */
     print_ready();                          /* the one READY line */
     hotkey_help();

@@ -7,6 +7,7 @@
 #include "smp.h"
 #include "tsc.h"
 #include "perf/stats.h"
+#include "trace/dumpstick.h"
 #include "trace/encode.h"
 #include "trace/rings.h"
 #include "trace/trace.h"
@@ -91,11 +92,13 @@ uint64_t dump_all(void)
         { "snapshot", f.copied ? "copy" : "paused", 0 },
     };
     const struct dump_meta meta = { no, tsc_hz(), apic, extras, sizeof extras / sizeof extras[0] };
-    const struct dump_sink sink = { to_console, NULL };
+    struct dump_sink sink = { to_console, NULL };
 
+    dumpstick_open(&sink, this_cpu()->index == 0);  /* trace.dump_to=: the boot stick too */
     console_lock();
     uint64_t events = dump_encode(&sink, &meta, f.rings, f.n);
     console_unlock();
+    dumpstick_close();
     dump_thaw(&f);
     trace(DUMP_END, no, events);
     return events;

@@ -74,6 +74,26 @@ static void test_edge(void)
     CHECK(warned(&c, "nosmp=1"));
 }
 
+static void test_dump_to(void)
+{
+    static const struct { const char *line; unsigned to; bool warns; } cases[] = {
+        { "trace.dump_to=serial", DUMP_TO_SERIAL, false },
+        { "trace.dump_to=stick", DUMP_TO_STICK, false },
+        { "trace.dump_to=stick,serial", DUMP_TO_SERIAL | DUMP_TO_STICK, false },
+        { "trace.dump_to=usb", 0, true },
+        { "trace.dump_to=serial,,stick", 0, true },
+        { "trace.dump_to=", 0, true },
+        { "trace.dump_to=serial,sticks", 0, true },
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct boot_config c;
+        cmdline_defaults(&c);
+        cmdline_parse(cases[i].line, &c);
+        CHECK_EQ(c.dump_to, cases[i].to);
+        CHECK_EQ(warned(&c, "trace.dump_to="), cases[i].warns);
+    }
+}
+
 static void test_console(void)
 {
     struct boot_config c;
@@ -127,6 +147,7 @@ static void test_console_bad(void)
 
 int main(void)
 {
+    test_dump_to();
     test_console();
     test_console_bad();
     test_good();
