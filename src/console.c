@@ -46,6 +46,14 @@ void console_unlock(void)
     irq_restore(flags);
 }
 
+void console_unlock_all(void)
+{
+    if (owner != me())
+        return;
+    depth = 1;
+    console_unlock();
+}
+
 void console_write_locked(const char *s, unsigned long n)
 {
     serial_write(s, n);

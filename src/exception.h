@@ -1,7 +1,24 @@
-/* exception.h — CPU exception reporting. A fault prints the CPU, the
- * vector's name, error code, RIP, CR2 and all registers on the console,
- * records an EXCEPTION trace event, then parks that CPU (the others go
- * on). An NMI returns at once. */
+/* exception.h — CPU exceptions and NMIs.
+ *
+ * A fault prints the CPU, the vector's name, error code, RIP, CR2 and all
+ * registers on the console and records an EXCEPTION trace event, the
+ * last event of that CPU. Then, by trace.on_fault:
+ *   dump    the faulting CPU itself, interrupts off, writes a dump of
+ *           every ring (trigger=fault fault_cpu=N fault_vector=V), on a
+ *           stack of its own; the other CPUs keep running (default)
+ *   freeze  tracing stops everywhere, so the rings keep the evidence for
+ *           a later `d`, or for `l` after a warm reset
+ *   off     nothing more
+ * and the CPU parks. A fault on a CPU in the middle of a dump cuts that
+ * dump short (no DUMP END) and frees what it held, so nothing deadlocks;
+ * a fault while another CPU dumps waits for that dump, bounded.
+ *
+ * An NMI (front-panel button, BMC, QEMU inject-nmi; LINT1 is programmed
+ * for NMI on every CPU) records EXCEPTION vector=2 with the interrupted
+ * RIP on every CPU that takes it; the first CPU to take it writes one
+ * dump (trigger=nmi, same on_fault policy) and the others return at once.
+ * NMIs within NMI_BURST_MS of the end of that dump are the same NMI seen
+ * late, not a new request. */
 #ifndef EXCEPTION_H
 #define EXCEPTION_H
 #include <stdint.h>
@@ -12,6 +29,11 @@
 #define EXC_PAGE_FAULT    14
 #define EXC_MACHINE_CHECK 18
 
+#define NMI_BURST_MS      2000
+
+enum on_fault { ON_FAULT_DUMP, ON_FAULT_FREEZE, ON_FAULT_OFF };
+
+void exception_set_on_fault(enum on_fault action);
 void exception_handle(struct int_frame *f);
 
 #endif

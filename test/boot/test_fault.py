@@ -1,0 +1,176 @@
+"""Never lose the trace (issue 9): dumps on a fault and on an NMI with no
+key pressed, a hung CPU that does not stop a dump, the trace kept across a
+warm reset and dumped with `l`, and unattended dumps.
+
+Every dump is decoded with the real host decoder and checked like any
+other (test_trace.TraceCase.check_dump)."""
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+
+from test_trace import TraceCase, DUMP_TIMEOUT_S, SETTLE_S, event_name  # noqa: E402
+from btlib import dumpfmt                                                # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(HERE))
+DECODE = os.path.join(REPO, "scripts", "decode")
+DUMP_END = rb"^DUMP END[^\r\n]*\r?\n"
+NMI_QUIET_S = 3          # no second dump may follow an NMI within this time
+
+
+class FaultCase(TraceCase):
+
+    def wait_dump(self, m, start=0):
+        """The next dump the kernel writes by itself, decoded."""
+        m.wait_for(DUMP_END, DUMP_TIMEOUT_S, start=start)
+        dumps = dumpfmt.parse_log(m.output()[start:])
+        self.assertTrue(dumps, "no dump")
+        return dumps[0]
+
+    def decode_log(self, m, *args):
+        """scripts/decode of the serial log so far: exit status 0, output."""
+        path = os.path.join(REPO, "build", "test-logs", f"{self.id()}.dump.log")
+        with open(path, "wb") as f:
+            f.write(m.output())
+        r = subprocess.run([sys.executable, DECODE, path, *args],
+                           capture_output=True, text=True, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+        return r.stdout
+
+    def decode_ok(self, m, index):
+        """The dump `index` of the log decodes with exit status 0."""
+        return self.decode_log(m, "--dump", str(index))
+
+    def last_name(self, d, cpu):
+        return event_name(d, d.cpus[cpu].events[-1])
+
+
+class FaultDump(FaultCase):
+
+    def test_fault_dumps_without_a_key(self):
+        m, _ = self.boot(smp=2, cmdline="debug.fault=1")
+        d = self.wait_dump(m)
+        self.check_dump(d, online=2)
+        self.assertEqual(d.header.get("trigger"), "fault")
+        self.assertEqual(d.header.get("fault_cpu"), "1")
+        self.assertEqual(d.header.get("fault_vector"), "6")        # #UD
+        self.assertEqual(self.last_name(d, 1), "EXCEPTION", "CPU 1's last event")
+        self.assertEqual(d.cpus[1].events[-1].a0, 6)
+        self.decode_ok(m, 0)
+        m.wait_for(rb"EXCEPTION cpu=1 halted", 30)
+        # The boot CPU still answers keys after the fault dump.
+        d2 = self.dump(m)
+        self.assertTrue(d2.complete, d2.warnings)
+        self.assertEqual(self.last_name(d2, 1), "EXCEPTION", "nothing after it on CPU 1")
+
+    def test_freeze_keeps_the_evidence(self):
+        m, _ = self.boot(smp=2, cmdline="debug.fault=1 trace.on_fault=freeze")
+        m.wait_for(rb"recording stopped \(trace.on_fault=freeze\)", 60, start=0)
+        self.assertNotIn(b"DUMP BEGIN", m.output())
+        d = self.dump(m)
+        self.check_dump(d, online=2)
+        self.assertEqual(self.last_name(d, 1), "EXCEPTION")
+
+    def test_nmi_to_every_cpu_gives_one_dump(self):
+        m, _ = self.boot(smp=4)
+        time.sleep(SETTLE_S)
+        start = len(m.output())
+        m.qmp().command("inject-nmi")
+        d = self.wait_dump(m, start)
+        self.check_dump(d, online=4)
+        self.assertEqual(d.header.get("trigger"), "nmi")
+        self.assertEqual(d.header.get("fault_vector"), "2")
+        time.sleep(NMI_QUIET_S)
+        self.assertEqual(m.output()[start:].count(b"DUMP BEGIN"), 1, "one dump per NMI")
+        nmis = [c.cpu for c in d.cpus
+                if any(event_name(d, e) == "EXCEPTION" and e.a0 == 2 for e in c.events)]
+        self.assertIn(int(d.header["fault_cpu"]), nmis)
+        # The machine goes on: keys still work.
+        self.assertTrue(self.dump(m).complete)
+        self.assertEqual(m.faults(), [])
+
+
+class Hang(FaultCase):
+
+    def test_hung_cpu_does_not_stop_d_s_p(self):
+        m, _ = self.boot(smp=3, cmdline="debug.hang=2")
+        time.sleep(SETTLE_S + 1.5)
+        d = self.dump(m)
+        self.check_dump(d, online=3)
+        self.assertIn("2", d.header.get("silent_cpus", "").split(","), d.header)
+        self.assertRegex(m.text(), r"CPU 2 does not answer")
+        for key, pattern in ((b"s", rb"events held per type:[^\r\n]*\r?\n"),
+                             (b"p", rb"cpu +seq +since boot")):
+            start = len(m.output())
+            m.send(key)
+            m.wait_for(pattern, 60, start=start)
+        self.assertTrue(self.dump(m).complete)
+
+
+class Reset(FaultCase):
+
+    def reset_and_compare(self, fw):
+        m, info = self.boot(smp=2, fw=fw, no_reboot=False)
+        self.assertEqual(info.get("prev_events"), "0", info)
+        time.sleep(SETTLE_S)
+        before = self.dump(m)
+        self.check_dump(before, online=2)
+        start = len(m.output())
+        m.qmp().command("system_reset")
+        m.wait_for(r"READY [^\r\n]*prev_events=(\d+)", 180, start=start)
+        again = re.findall(r"READY [^\r\n]*prev_events=(\d+)", m.text())
+        self.assertEqual(len(again), 2, "a second READY after the reset")
+        self.assertGreater(int(again[-1]), 0, "the previous boot's events were found")
+        self.assertRegex(m.text(), r"previous boot 1's trace kept at 0x[0-9a-f]+")
+        start = len(m.output())
+        m.send(b"l")
+        m.wait_for(DUMP_END, DUMP_TIMEOUT_S, start=start)
+        prev = dumpfmt.parse_log(m.output()[start:])[-1]
+        self.assertTrue(prev.complete, prev.warnings)
+        self.assertEqual(prev.header.get("boot"), "previous")
+        self.assertEqual(sum(len(c.events) for c in prev.cpus), int(again[-1]))
+        mine = {(e.cpu, e.seq): e for c in before.cpus for e in c.events}
+        shared = [e for c in prev.cpus for e in c.events if (e.cpu, e.seq) in mine]
+        self.assertGreater(len(shared), 100, "the dumps share the events before d")
+        for e in shared:
+            self.assertEqual(e, mine[(e.cpu, e.seq)], "an event changed across the reset")
+        for c in prev.cpus:
+            self.check_ring(prev, c)
+        self.decode_ok(m, -1)
+        listing = self.decode_log(m, "--list").splitlines()
+        self.assertRegex(listing[-1], r"\bprevious$")
+        self.assertRegex(listing[-2], r"\bthis$")
+        # After a second reset the newest kept trace is boot 2's.
+        start = len(m.output())
+        m.qmp().command("system_reset")
+        m.wait_for(r"previous boot 2's trace kept", 180, start=start)
+
+    def test_reset_keeps_rings_bios(self):
+        self.reset_and_compare("bios")
+
+    def test_reset_keeps_rings_uefi(self):
+        self.reset_and_compare("uefi")
+
+
+class Unattended(FaultCase):
+
+    def test_dump_after(self):
+        m, _ = self.boot(smp=2, cmdline="trace.dump_after=2")
+        d = self.wait_dump(m)
+        self.check_dump(d, online=2)
+        self.assertEqual(d.header.get("trigger"), "timer")
+        self.assertRegex(m.text(), r"trace.dump_after=2 reached")
+
+    def test_workload_dump(self):
+        m, _ = self.boot(smp=2, cmdline="workload=tsc:rounds=5,dump=1")
+        m.wait_for(rb"workload: tsc run=1 done", 120)
+        d = self.wait_dump(m)
+        self.check_dump(d, online=2)
+        self.assertEqual(d.header.get("trigger"), "workload")
+        self.assertIn("WORKLOAD_END", self.names(d, 0))
+        self.assertNotRegex(m.text(), r"workload: tsc: .*dump")    # dump= is no tsc parameter
