@@ -32,6 +32,7 @@ static uint8_t dump_stack[DUMP_STACK_BYTES] __attribute__((aligned(16)));
 static struct dump_request request;
 static volatile uint32_t nmi_busy;
 static volatile uint64_t nmi_end_tsc;
+static volatile uint64_t nmi_tsc[MAX_CPUS];   /* when each CPU last took an NMI */
 
 void exception_set_on_fault(enum on_fault action) { on_fault = action; }
 
@@ -72,7 +73,7 @@ static void act(uint32_t cpu, uint64_t vector, const char *trigger, bool quiet)
     if (on_fault == ON_FAULT_OFF)
         return;
     if (on_fault == ON_FAULT_FREEZE) {
-        trace_enable(false);
+        dump_stop_tracing();
         kprintf("trace: recording stopped (trace.on_fault=freeze): d dumps the rings, "
                 "t records again\n");
         return;
@@ -102,15 +103,31 @@ static bool nmi_is_new(void)
     return true;
 }
 
+/* An NMI sent to every CPU arrives at each a little apart: let them all
+ * record where they were before the dump pauses tracing (their events
+ * would be refused), waiting at most NMI_GATHER_MS. */
+static void nmi_gather(uint32_t me_cpu)
+{
+    uint64_t t0 = nmi_tsc[me_cpu], window = tsc_from_us(NMI_GATHER_MS * 1000ull);
+    for (uint32_t i = 0; i < MAX_CPUS; i++)
+        while (cpus[i].online && i != me_cpu && !faulted[i] && nmi_tsc[i] + window < t0 &&
+               rdtsc() - t0 < window)
+            cpu_relax();
+}
+
 static void nmi(const struct int_frame *f)
 {
     uint32_t cpu = this_cpu()->index;
     if (cpu >= MAX_CPUS || faulted[cpu])
         return;                         /* a parked CPU records nothing more */
     trace(EXCEPTION, EXC_NMI, f->rip);
+    nmi_tsc[cpu] = rdtsc();
+    /* No console output here: the console may be held by a dump for
+     * half a minute, and this CPU must return at once. */
     if (dump_held_here() || !nmi_is_new())
         return;                         /* this CPU's own dump carries on */
     kprintf("NMI cpu=%u rip=%016lx\n", cpu, f->rip);
+    nmi_gather(cpu);
     act(cpu, EXC_NMI, "nmi", false);
     nmi_end_tsc = rdtsc();
     __atomic_store_n(&nmi_busy, 0, __ATOMIC_RELEASE);
@@ -135,6 +152,7 @@ void exception_handle(struct int_frame *f)
         kprintf("EXCEPTION cpu=%u hit its own dump: that dump ends here, without DUMP END\n",
                 cpu);
         dump_abandon();
+        irq_disable();                  /* the console lock's release restored IF */
     } else {
         act(cpu, f->vector, "fault", true);
     }

@@ -15,8 +15,10 @@
  *
  * An NMI (front-panel button, BMC, QEMU inject-nmi; LINT1 is programmed
  * for NMI on every CPU) records EXCEPTION vector=2 with the interrupted
- * RIP on every CPU that takes it; the first CPU to take it writes one
- * dump (trigger=nmi, same on_fault policy) and the others return at once.
+ * RIP on every CPU that takes it (the dump carries where each CPU was);
+ * the first CPU to take it prints `NMI cpu=N rip=...`, waits (at most NMI_GATHER_MS) until the other
+ * CPUs have taken it too, then writes one dump (trigger=nmi, same
+ * on_fault policy); the others return at once.
  * NMIs within NMI_BURST_MS of the end of that dump are the same NMI seen
  * late, not a new request. */
 #ifndef EXCEPTION_H
@@ -30,6 +32,7 @@
 #define EXC_MACHINE_CHECK 18
 
 #define NMI_BURST_MS      2000
+#define NMI_GATHER_MS     500      /* the dumper waits this long for the others */
 
 enum on_fault { ON_FAULT_DUMP, ON_FAULT_FREEZE, ON_FAULT_OFF };
 

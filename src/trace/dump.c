@@ -70,6 +70,12 @@ void dump_abandon(void)
     __atomic_store_n(&owner, NO_OWNER, __ATOMIC_RELEASE);
 }
 
+void dump_stop_tracing(void)
+{
+    trace_enable(false);
+    __atomic_and_fetch(&paused_saved, ~TRACE_ENABLE, __ATOMIC_SEQ_CST);
+}
+
 static void to_console(void *ctx, const char *s, size_t n)
 {
     (void)ctx;
@@ -117,7 +123,6 @@ bool dump_freeze(struct frozen *f)
         return false;
     f->n = collect(f->rings);
     pause_all(f->rings, f->n, f->busy, f->silent, sizeof f->silent);
-    f->saved_mask = paused_saved;
     struct ring *copy[MAX_CPUS];
     f->copied = false;
     for (unsigned i = 0; i < f->n; i++) {

@@ -59,6 +59,9 @@ bool     dump_claim(uint64_t wait_us);
 void     dump_release(void);
 bool     dump_held_here(void);
 void     dump_abandon(void);
+/* Tracing off, also for the reader that has it paused now (so that its
+ * resume does not turn it back on): trace.on_fault=freeze. */
+void     dump_stop_tracing(void);
 
 /* A still image of every online CPU's ring for readers (dump, `p`, `s`):
  * copies when shadow memory exists (tracing runs on meanwhile), else the
@@ -67,7 +70,6 @@ void     dump_abandon(void);
 struct frozen {
     struct ring *rings[MAX_CPUS];
     unsigned     n;
-    uint32_t     saved_mask;
     bool         copied;
     char         silent[64];      /* CPUs that do not answer, "1,3" (cpuwatch.h) */
     char         busy[64];        /* CPUs still inside a trace point after the wait */
