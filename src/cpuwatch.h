@@ -18,7 +18,9 @@ bool     cpuwatch_silent(uint32_t cpu, uint64_t *ms);
 /* The silent CPUs as "1,3" in buf (empty when none); returns how many.
  * With `say`, each is also named on the console. */
 unsigned cpuwatch_list(char *buf, size_t cap, bool say);
-/* debug.hang=N: the calling CPU spins with interrupts off, forever. */
+/* debug.hang=N: the calling CPU spins with interrupts off, forever, in
+ * the middle of a trace point (one event reserved, never written): every
+ * reader must give up on it after a bounded wait and exclude that event. */
 __attribute__((noreturn)) void cpuwatch_hang(void);
 
 #endif

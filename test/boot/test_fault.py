@@ -127,6 +127,10 @@ class Hang(FaultCase):
         self.check_dump(d, online=3)
         self.assertIn("2", d.header.get("silent_cpus", "").split(","), d.header)
         self.assertRegex(m.text(), r"CPU 2 does not answer")
+        # It hangs inside a trace point: its reserved event is excluded.
+        self.assertEqual(d.header.get("busy_cpus"), "2", d.header)
+        self.assertRegex(m.text(), r"CPU 2 still writing after \d+ us")
+        self.assertEqual(d.cpus[2].excluded, 1)
         for key, pattern in ((b"s", rb"events held per type:[^\r\n]*\r?\n"),
                              (b"p", rb"cpu +seq +since boot")):
             start = len(m.output())
@@ -184,6 +188,23 @@ class Reset(FaultCase):
 
     def test_reset_keeps_rings_uefi(self):
         self.reset_and_compare("uefi")
+
+    def test_frozen_fault_survives_a_reset(self):
+        # The use case: a fault, tracing frozen, the reset button, and the
+        # evidence read out on the next boot.
+        m, _ = self.boot(smp=2, no_reboot=False, cmdline="debug.fault=1 trace.on_fault=freeze")
+        time.sleep(SETTLE_S)
+        start = len(m.output())
+        m.qmp().command("system_reset")
+        m.wait_for(r"READY [^\r\n]*prev_events=[1-9]", 180, start=start)
+        start = len(m.output())
+        m.send(b"l")
+        m.wait_for(DUMP_END, DUMP_TIMEOUT_S, start=start)
+        prev = dumpfmt.parse_log(m.output()[start:])[-1]
+        self.check_dump(prev, online=2)
+        self.assertEqual(prev.header.get("boot"), "previous")
+        self.assertEqual(self.last_name(prev, 1), "EXCEPTION")
+        self.assertEqual(prev.cpus[1].events[-1].a0, 6)
 
 
 class Unattended(FaultCase):
