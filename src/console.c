@@ -50,6 +50,7 @@ void console_unlock_all(void)
 {
     if (owner != me())
         return;
+    saved_flags = irq_save();           /* leave interrupts as they are now */
     depth = 1;
     console_unlock();
 }

@@ -152,10 +152,10 @@ void exception_handle(struct int_frame *f)
         kprintf("EXCEPTION cpu=%u hit its own dump: that dump ends here, without DUMP END\n",
                 cpu);
         dump_abandon();
-        irq_disable();                  /* the console lock's release restored IF */
     } else {
         act(cpu, f->vector, "fault", true);
     }
     kprintf("EXCEPTION cpu=%u halted; other CPUs continue\n", cpu);
+    console_unlock_all();               /* it may have faulted inside a kprintf */
     cpu_park();
 }
