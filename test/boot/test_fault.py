@@ -6,8 +6,11 @@ Every dump is decoded with the real host decoder and checked like any
 other (test_trace.TraceCase.check_dump)."""
 import os
 import re
+import socket
+import struct
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -21,6 +24,45 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 DECODE = os.path.join(REPO, "scripts", "decode")
 DUMP_END = rb"^DUMP END[^\r\n]*\r?\n"
 NMI_QUIET_S = 3          # no second dump may follow an NMI within this time
+
+
+class Gdb:
+    """Just enough of QEMU's gdbstub (remote serial protocol) to read and
+    write guest memory: the only way to damage RAM the way a firmware or a
+    boot loader might between two boots."""
+
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.settimeout(30)
+        self.sock.connect(path)
+        self.buf = b""
+
+    def packet(self, body):
+        """Send one command, return its reply (stop notices skipped)."""
+        self.sock.sendall(f"${body}#{sum(body.encode()) & 0xFF:02x}".encode())
+        while True:
+            m = re.search(rb"\$([^#]*)#..", self.buf)
+            if not m:
+                self.buf += self.sock.recv(4096)
+                continue
+            self.buf = self.buf[m.end():]
+            self.sock.sendall(b"+")
+            if m.group(1)[:1] not in (b"T", b"S"):
+                return m.group(1).decode()
+
+    def read(self, addr, n):
+        return bytes.fromhex(self.packet(f"m{addr:x},{n:x}"))
+
+    def write(self, addr, data, chunk=512):
+        """In pieces: the stub's packet buffer holds 4 KiB of hex."""
+        for i in range(0, len(data), chunk):
+            piece = data[i:i + chunk]
+            reply = self.packet(f"M{addr + i:x},{len(piece):x}:{piece.hex()}")
+            if reply != "OK":
+                raise AssertionError(f"gdbstub write at {addr + i:#x}: {reply}")
+
+    def close(self):
+        self.sock.close()
 
 
 class FaultCase(TraceCase):
@@ -188,6 +230,48 @@ class Reset(FaultCase):
 
     def test_reset_keeps_rings_uefi(self):
         self.reset_and_compare("uefi")
+
+    def test_damaged_memory_is_said_and_left_out(self):
+        # Between the two boots, damage the kept region as a firmware might:
+        # CPU 0's ring structure and 64 of CPU 1's event slots.
+        sock = tempfile.mktemp(prefix="bt-gdb-")
+        m, _ = self.boot(smp=2, no_reboot=False,
+                         extra=["-gdb", f"unix:{sock},server=on,wait=off"])
+        self.addCleanup(lambda: os.path.exists(sock) and os.unlink(sock))
+        time.sleep(SETTLE_S)
+        before = self.dump(m)
+        at = int(re.search(r"kept across a warm reset at (0x[0-9a-f]+)", m.text()).group(1), 16)
+        m.qmp().command("stop")
+        gdb = Gdb(sock)
+        self.addCleanup(gdb.close)
+        # struct persist_header (src/trace/persist.h): the fields up to slots_off.
+        (magic, _, _, phys, _, boot, _, ncpus, cap, rings_off,
+         slots_off) = struct.unpack("<QIIQQQQIIQQ", gdb.read(at, 72))
+        self.assertEqual((magic, phys, boot, ncpus), (0x50454B4543415254, at, 1, 2))
+        gdb.write(at + rings_off + 40, b"\xff" * 8)          # CPU 0's ring: its slots pointer
+        first = 16
+        gdb.write(at + slots_off + (cap + first) * 32, bytes(64 * 32))  # CPU 1, seq 16..79
+        start = len(m.output())
+        m.qmp().command("system_reset")
+        m.qmp().command("cont")
+        m.wait_for(r"READY [^\r\n]*prev_events=[1-9]", 180, start=start)
+        self.assertRegex(m.text(), r"previous boot's ring of CPU 0 is damaged; left out")
+        self.assertRegex(m.text(), r"part of it was overwritten: 1 rings damaged, 64 events "
+                                   r"excluded; only what is intact is dumped")
+        start = len(m.output())
+        m.send(b"l")
+        m.wait_for(DUMP_END, DUMP_TIMEOUT_S, start=start)
+        prev = dumpfmt.parse_log(m.output()[start:])[-1]
+        self.check_dump(prev, online=1)
+        self.assertEqual(prev.cpus[0].events, [])
+        self.assertEqual(prev.cpus[1].excluded, 64)
+        seqs = {e.seq for e in prev.cpus[1].events}
+        self.assertFalse(seqs & set(range(first, first + 64)), "a cleared slot was decoded")
+        mine = {(e.cpu, e.seq): e for e in before.cpus[1].events}
+        shared = [e for e in prev.cpus[1].events if (e.cpu, e.seq) in mine]
+        self.assertGreater(len(shared), 50)
+        for e in shared:
+            self.assertEqual(e, mine[(e.cpu, e.seq)])
 
     def test_frozen_fault_survives_a_reset(self):
         # The use case: a fault, tracing frozen, the reset button, and the
