@@ -149,8 +149,8 @@ void exception_handle(struct int_frame *f)
         faulted[cpu] = 1;
     report(f, cpu);
     if (dump_held_here()) {
-        kprintf("EXCEPTION cpu=%u hit its own dump: that dump ends here, without DUMP END\n",
-                cpu);
+        kprintf("EXCEPTION cpu=%u hit its own dump: abandoned (no DUMP END), rings and "
+                "console released\n", cpu);
         dump_abandon();
     } else {
         act(cpu, f->vector, "fault", true);

@@ -160,6 +160,44 @@ class FaultDump(FaultCase):
         self.assertTrue(self.dump(m).complete, "keys still work")
 
 
+class FaultInDump(FaultCase):
+
+    def test_fault_inside_a_dump_does_not_deadlock(self):
+        # Point the boot CPU's ring at a non-canonical address (through the
+        # gdbstub, machine stopped; tracing off so no CPU writes events):
+        # the `d` dump faults (#GP) copying that ring, on the CPU that holds
+        # the rings paused and the console. It must give both back: after
+        # the pointer is repaired, an NMI on the other CPU dumps completely.
+        sock = tempfile.mktemp(prefix="bt-gdb-")
+        m, _ = self.boot(smp=2, extra=["-gdb", f"unix:{sock},server=on,wait=off"])
+        self.addCleanup(lambda: os.path.exists(sock) and os.unlink(sock))
+        time.sleep(SETTLE_S)
+        m.send(b"t")
+        m.wait_for(rb"tracing off", 60)
+        at = int(re.search(r"kept across a warm reset at (0x[0-9a-f]+)", m.text()).group(1), 16)
+        m.qmp().command("stop")
+        gdb = Gdb(sock)
+        self.addCleanup(gdb.close)
+        rings_off = struct.unpack("<Q", gdb.read(at + 56, 8))[0]
+        slots_field = at + rings_off + 40              # struct ring: slots
+        good = gdb.read(slots_field, 8)
+        gdb.write(slots_field, struct.pack("<Q", 0x8000000000000000))
+        m.qmp().command("cont")
+        start = len(m.output())
+        m.send(b"d")
+        m.wait_for(rb"EXCEPTION cpu=0 hit its own dump", 60, start=start)
+        m.wait_for(rb"EXCEPTION cpu=0 halted", 60, start=start)
+        self.assertNotIn(b"DUMP BEGIN", m.output()[start:])
+        m.qmp().command("stop")
+        gdb.write(slots_field, good)
+        m.qmp().command("cont")
+        start = len(m.output())
+        m.qmp().command("inject-nmi")
+        d = self.wait_dump(m, start)
+        self.check_dump(d, online=2)
+        self.assertEqual((d.header.get("trigger"), d.header.get("fault_cpu")), ("nmi", "1"))
+
+
 class Hang(FaultCase):
 
     def test_hung_cpu_does_not_stop_d_s_p(self):
