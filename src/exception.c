@@ -33,8 +33,24 @@ static struct dump_request request;
 static volatile uint32_t nmi_busy;
 static volatile uint64_t nmi_end_tsc;
 static volatile uint64_t nmi_tsc[MAX_CPUS];   /* when each CPU last took an NMI */
+static volatile uint32_t keys_cpu;             /* 0 until the boot CPU faults */
 
 void exception_set_on_fault(enum on_fault action) { on_fault = action; }
+
+uint32_t exception_keys_cpu(void) { return keys_cpu; }
+
+/* The faulted CPU read the keys: hand them to the lowest CPU still running. */
+static void hand_over_keys(uint32_t cpu)
+{
+    if (cpu != keys_cpu)
+        return;
+    for (uint32_t i = 0; i < MAX_CPUS; i++)
+        if (cpus[i].online && !faulted[i]) {
+            keys_cpu = i;
+            kprintf("keys: CPU %u reads the keys from now on (workloads need CPU 0)\n", i);
+            return;
+        }
+}
 
 static void report(const struct int_frame *f, uint32_t cpu)
 {
@@ -156,6 +172,7 @@ void exception_handle(struct int_frame *f)
         act(cpu, f->vector, "fault", true);
     }
     kprintf("EXCEPTION cpu=%u halted; other CPUs continue\n", cpu);
+    hand_over_keys(cpu);
     console_unlock_all();               /* it may have faulted inside a kprintf */
     cpu_park();
 }

@@ -37,6 +37,10 @@
 enum on_fault { ON_FAULT_DUMP, ON_FAULT_FREEZE, ON_FAULT_OFF };
 
 void exception_set_on_fault(enum on_fault action);
+/* The CPU whose idle loop reads the keys: the boot CPU, or after it
+ * faulted the lowest-numbered CPU still running, so that d, l, s ... go on
+ * working (workloads need the boot CPU and do not). */
+uint32_t exception_keys_cpu(void);
 void exception_handle(struct int_frame *f);
 
 #endif

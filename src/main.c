@@ -206,9 +206,8 @@ static void print_ready(void)
 
 static __attribute__((noreturn)) void idle(void)
 {
-    bool bsp = this_cpu()->index == 0;
     for (;;) {
-        if (bsp) {
+        if (this_cpu()->index == exception_keys_cpu()) {   /* the BSP, unless it faulted */
             hotkey_poll();                  /* serial and PS/2 keys */
             autodump_poll();                /* trace.dump_after= */
         }

@@ -196,6 +196,9 @@ class FaultInDump(FaultCase):
         d = self.wait_dump(m, start)
         self.check_dump(d, online=2)
         self.assertEqual((d.header.get("trigger"), d.header.get("fault_cpu")), ("nmi", "1"))
+        # The boot CPU is parked: CPU 1 reads the keys now.
+        self.assertRegex(m.text(), r"keys: CPU 1 reads the keys from now on")
+        self.check_dump(self.dump(m), online=2)
 
 
 class Hang(FaultCase):
