@@ -12,6 +12,7 @@ void cmdline_defaults(struct boot_config *cfg)
     cfg->timer_hz = DEFAULT_TIMER_HZ;
     cfg->trace_events = DEFAULT_TRACE_EVENTS;
     cfg->fault_cpu = -1;
+    cfg->hang_cpu = -1;
 }
 
 static void warn(struct boot_config *cfg, const char *word, const char *what)
@@ -167,6 +168,17 @@ static void opt_dump_to(struct boot_config *cfg, const char *word, const char *v
     warn(cfg, word, "want serial, stick or serial,stick; ignored");
 }
 
+static void opt_on_fault(struct boot_config *cfg, const char *word, const char *val)
+{
+    static const char *const names[] = { "dump", "freeze", "off" };
+    for (uint8_t i = 0; i < 3; i++)
+        if (!strcmp(val, names[i])) {
+            cfg->on_fault = i;
+            return;
+        }
+    warn(cfg, word, "want dump, freeze or off; using dump");
+}
+
 static void copy_value(struct boot_config *cfg, const char *word, const char *val,
                        char *dst, size_t cap)
 {
@@ -204,6 +216,12 @@ static void apply(struct boot_config *cfg, const char *word)
         opt_dump_to(cfg, word, val);
     else if (KEY("debug.fault"))
         parse_range(cfg, word, val, 0, 4095, (uint32_t *)&cfg->fault_cpu, "no fault");
+    else if (KEY("debug.hang"))
+        parse_range(cfg, word, val, 1, 4095, (uint32_t *)&cfg->hang_cpu, "no hang");
+    else if (KEY("trace.on_fault"))
+        opt_on_fault(cfg, word, val);
+    else if (KEY("trace.dump_after"))
+        parse_range(cfg, word, val, 1, MAX_DUMP_AFTER_S, &cfg->dump_after_s, "no dump");
     else if (KEY("workload"))
         copy_value(cfg, word, val, cfg->workload, sizeof cfg->workload);
     else

@@ -18,6 +18,12 @@
  *   workload=<name>              workload to start after boot
  *   debug.fault=<cpu>            that CPU runs ud2 once online (tests the
  *                                exception report; the others go on)
+ *   debug.hang=<cpu>             that AP spins with interrupts off once
+ *                                online (tests bounded waits; 1..4095)
+ *   trace.on_fault=dump|freeze|off   what a fault or NMI does to the trace
+ *                                (dump)
+ *   trace.dump_after=<s>         dump once, unattended, s seconds after
+ *                                boot (1..604800; none)
  * A bad value never stops the boot: it produces a warning naming the
  * option and the default used instead. Pure code, tested on the host. */
 #ifndef CMDLINE_H
@@ -46,12 +52,20 @@ struct boot_config {
     unsigned dump_to;                  /* DUMP_TO_* bits; 0 = the default */
     char     workload[96];             /* NAME[:KEY=VALUE,...] */
     int32_t  fault_cpu;                /* -1 = none */
+    int32_t  hang_cpu;                 /* -1 = none */
+    uint8_t  on_fault;                 /* CMDLINE_ON_FAULT_* */
+    uint32_t dump_after_s;             /* 0 = never */
     unsigned warning_count;
     char     warnings[CMDLINE_MAX_WARNINGS][CMDLINE_WARNING_LEN];
 };
 
 #define DUMP_TO_SERIAL        1u
 #define DUMP_TO_STICK         2u
+/* trace.on_fault values, in the order of exception.h's enum on_fault. */
+#define CMDLINE_ON_FAULT_DUMP   0
+#define CMDLINE_ON_FAULT_FREEZE 1
+#define CMDLINE_ON_FAULT_OFF    2
+#define MAX_DUMP_AFTER_S        604800      /* a week */
 
 #define DEFAULT_TIMER_HZ      100
 #define DEFAULT_TRACE_EVENTS  4096

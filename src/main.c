@@ -4,6 +4,8 @@
 #include "cmdline.h"
 #include "console.h"
 #include "cpu.h"
+#include "cpuwatch.h"
+#include "exception.h"
 #include "format.h"
 #include "gdt.h"
 #include "hotkey.h"
@@ -24,8 +26,10 @@
 #include "uartsel.h"
 #include "perf/stats.h"
 #include "perf/workload.h"
+#include "trace/autodump.h"
 #include "trace/dump.h"
 #include "trace/dumpstick.h"
+#include "trace/prevboot.h"
 #include "trace/rings.h"
 #include "trace/trace.h"
 
@@ -55,12 +59,14 @@ void kmain(uint32_t magic, const void *info)
     read_boot_info(magic, info);            /* multiboot2 tags, copied out */
     cmdline_parse(mb.cmdline, &cfg);        /* options; bad values -> warnings */
     boot_phase(TRACE_PHASE_CMDLINE, cfg.warning_count);
+    exception_set_on_fault((enum on_fault)cfg.on_fault);  /* trace.on_fault= */
     console_setup();                        /* legacy COM port, EGA screen, banner */
     gdt_init_cpu(0);                        /* this CPU's GDT and TSS */
     idt_init();                             /* all 256 vectors; faults report */
     idt_load();
     pic_disable();                          /* 8259s remapped and masked */
     mem_init(&mb);                          /* allocator over the memory map */
+    prevboot_find();                        /* the previous boot's rings, kept */
     boot_phase(TRACE_PHASE_MEMMAP, mem_available_bytes());
     acpi_setup();                           /* RSDP -> XSDT/RSDT -> MADT */
     boot_phase(TRACE_PHASE_ACPI, madt.enabled);
@@ -80,12 +86,14 @@ void kmain(uint32_t magic, const void *info)
     trace(TSC_WARP, tsc_sync_warp_cpu(), tsc_sync_worst_warp());
     timer_start_cpu();                      /* BSP ticks too */
     boot_phase(TRACE_PHASE_TIMER_START, timer_hz());
+    rings_keep_facts();                     /* TSC rate, APIC ids for the next boot */
     hotkey_init();                          /* PS/2 keyboard, if any */
     dumpstick_init(cfg.dump_to);            /* trace.dump_to=: dumps to the boot stick too */
     serial_irq_setup();                     /* ISA UART input by interrupt, else polled */
     print_ready();                          /* the one READY line */
     hotkey_help();
     workload_boot(cfg.workload);            /* workload=: runs from idle() */
+    autodump_init(cfg.dump_after_s);        /* trace.dump_after=: from idle() */
     boot_phase(TRACE_PHASE_READY, 0);
     idle();
 }
@@ -100,6 +108,8 @@ __attribute__((noreturn)) void ap_online(uint32_t index)
     timer_start_cpu();
     if (cfg.fault_cpu == (int32_t)index)
         __asm__ volatile("ud2");            /* debug.fault=: exercise the report */
+    if (cfg.hang_cpu == (int32_t)index)
+        cpuwatch_hang();                    /* debug.hang=: a CPU that never answers */
     idle();
 }
 
@@ -165,7 +175,7 @@ static void trace_setup(void)
     }
     trace_set_mask((cfg.trace_off ? 0 : TRACE_ENABLE) | cats);
     uint32_t n = madt.enabled && madt.enabled < cpu_limit() ? madt.enabled : cpu_limit();
-    rings_init(cfg.trace_events, n);
+    rings_init(cfg.trace_events, n, prevboot_next_boot());
     rings_attach(0);
 }
 
@@ -192,18 +202,19 @@ static void print_ready(void)
                             tsc_sync_worst_warp(), tsc_invariant(), tsc_source(), timer_hz() };
     dump_set_facts(&f);
     kprintf("READY cpus=%u found=%u max=%u parked=%u failed=%u tsc_hz=%lu tsc_src=%s "
-            "invariant_tsc=%u tsc_warp=%lu x2apic=%u timer_hz=%u fw=%s console=%s\n",
+            "invariant_tsc=%u tsc_warp=%lu x2apic=%u timer_hz=%u fw=%s console=%s prev_events=%lu\n",
             smp.online, smp.found, MAX_CPUS, smp.parked, smp.failed, tsc_hz(), tsc_source(),
             tsc_invariant(), tsc_sync_worst_warp(), lapic_x2apic(), timer_hz(),
-            mb.efi ? "uefi" : "bios", serial_name());
+            mb.efi ? "uefi" : "bios", serial_name(), prevboot_events());
 }
 
 static __attribute__((noreturn)) void idle(void)
 {
-    bool bsp = this_cpu()->index == 0;
     for (;;) {
-        if (bsp)
+        if (this_cpu()->index == exception_keys_cpu()) {   /* the BSP, unless it faulted */
             hotkey_poll();                  /* serial and PS/2 keys */
+            autodump_poll();                /* trace.dump_after= */
+        }
         irq_disable();                      /* a wake-up IPI now ends the hlt below */
         workload_poll();                    /* jobs posted to this CPU (perf/oncpu.h) */
         irq_enable();

@@ -94,6 +94,40 @@ static void test_dump_to(void)
     }
 }
 
+/* Issue 9's options: trace.on_fault, trace.dump_after, debug.hang. */
+static void test_fault_options(void)
+{
+    struct boot_config c;
+    cmdline_defaults(&c);
+    CHECK_EQ(c.on_fault, CMDLINE_ON_FAULT_DUMP);
+    CHECK_EQ(c.dump_after_s, 0);
+    CHECK_EQ(c.hang_cpu, -1);
+    cmdline_parse("trace.on_fault=freeze trace.dump_after=600 debug.hang=3", &c);
+    CHECK_EQ(c.warning_count, 0);
+    CHECK_EQ(c.on_fault, CMDLINE_ON_FAULT_FREEZE);
+    CHECK_EQ(c.dump_after_s, 600);
+    CHECK_EQ(c.hang_cpu, 3);
+    cmdline_parse("trace.on_fault=off trace.dump_after=604800", &c);
+    CHECK_EQ(c.on_fault, CMDLINE_ON_FAULT_OFF);
+    CHECK_EQ(c.dump_after_s, MAX_DUMP_AFTER_S);
+    CHECK_EQ(c.warning_count, 0);
+
+    cmdline_defaults(&c);
+    cmdline_parse("trace.on_fault=panic trace.on_fault= trace.dump_after=0 "
+                  "trace.dump_after=604801 trace.dump_after=-5 debug.hang=0 debug.hang=x", &c);
+    CHECK(warned(&c, "trace.on_fault=panic: want dump, freeze or off; using dump"));
+    CHECK(warned(&c, "trace.on_fault=: want dump"));
+    CHECK(warned(&c, "trace.dump_after=0: want a number from 1 to 604800; using no dump"));
+    CHECK(warned(&c, "trace.dump_after=604801"));
+    CHECK(warned(&c, "trace.dump_after=-5"));
+    CHECK(warned(&c, "debug.hang=0: want a number from 1 to 4095; using no hang"));
+    CHECK(warned(&c, "debug.hang=x"));
+    CHECK_EQ(c.warning_count, 7);
+    CHECK_EQ(c.on_fault, CMDLINE_ON_FAULT_DUMP);
+    CHECK_EQ(c.dump_after_s, 0);
+    CHECK_EQ(c.hang_cpu, -1);
+}
+
 static void test_console(void)
 {
     struct boot_config c;
@@ -148,6 +182,7 @@ static void test_console_bad(void)
 int main(void)
 {
     test_dump_to();
+    test_fault_options();
     test_console();
     test_console_bad();
     test_good();

@@ -31,3 +31,5 @@ $(BUILD)/unit/gen_stick: $(GEN_STICK_SRCS) test/unit/ramdisk.h $(wildcard src/*.
 	@$(CC) $(HOSTCFLAGS) -o $@ $(GEN_STICK_SRCS)
 unit: $(BUILD)/unit/gen_stick
 UNIT_SRCS_dumpstick := src/trace/dumpstick.c src/blockdev.c src/parttable.c src/trace/dumparea.c src/trace/crc32.c
+# the trace region kept across a warm reset: layout and validation
+UNIT_SRCS_persist := src/trace/persist.c src/trace/ring.c src/trace/trace.c src/trace/crc32.c
