@@ -11,7 +11,6 @@
 #define HPET_ENABLE         1u
 #define HPET_COUNT_64       (1u << 13)
 #define HPET_MAX_FS         100000000ull  /* spec: period <= 100 ns */
-#define PM_TMR_LEN_OK       4
 #define PIT_CH2_DATA        0x42
 #define PIT_MODE            0x43     /* mode/command register */
 #define PIT_CH2_RATE        0xB4     /* channel 2, lobyte/hibyte, mode 2 (rate generator) */
