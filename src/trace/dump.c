@@ -93,7 +93,7 @@ uint64_t dump_all(void)
     const struct dump_meta meta = { no, tsc_hz(), apic, extras, sizeof extras / sizeof extras[0] };
     const struct dump_sink sink = { to_console, NULL };
 
-    console_lock();
+    console_lock();                       /* no cli: CPU 0 keeps ticking */
     uint64_t events = dump_encode(&sink, &meta, f.rings, f.n);
     console_unlock();
     dump_thaw(&f);
