@@ -43,7 +43,7 @@ static void test_bad_values_keep_defaults(void)
     CHECK(warned(&c, "trace.events=99999999999"));
     CHECK(warned(&c, "bogus: unknown option"));
     CHECK(warned(&c, "frob=1: unknown option"));
-    CHECK(warned(&c, "console=ttyS0,7: baud"));
+    CHECK(warned(&c, "cmdline: ... (2 more)"));          /* the 8th and 9th did not fit */
     CHECK_EQ(c.warning_count, CMDLINE_MAX_WARNINGS);    /* capped, no overflow */
     CHECK_EQ(c.maxcpus, 0);
     CHECK_EQ(c.timer_hz, DEFAULT_TIMER_HZ);
@@ -74,8 +74,36 @@ static void test_edge(void)
     CHECK(warned(&c, "nosmp=1"));
 }
 
+static void test_warnings_cut(void)
+{
+    struct boot_config c;
+    cmdline_defaults(&c);
+    cmdline_parse("console=ttyS0,7", &c);        /* was the 8th warning above */
+    CHECK(warned(&c, "console=ttyS0,7: baud"));
+    cmdline_defaults(&c);
+    cmdline_parse("a=1 b=2 c=3 d=4 e=5 f=6 g=7 h=8 i=9 j=10", &c);
+    CHECK_EQ(c.warning_count, CMDLINE_MAX_WARNINGS);
+    CHECK(strstr(c.warnings[0], "a=1"));
+    CHECK(strstr(c.warnings[CMDLINE_MAX_WARNINGS - 2], "g=7"));
+    CHECK(!strcmp(c.warnings[CMDLINE_MAX_WARNINGS - 1], "cmdline: ... (3 more)"));
+}
+
+static void test_cpu_never_runs(void)
+{
+    /* 4 CPUs found, 2 started (maxcpus=2). */
+    CHECK(strstr(cmdline_cpu_never_runs(0, 4, 2, true), "boot CPU"));
+    CHECK(cmdline_cpu_never_runs(1, 4, 2, true) == NULL);
+    CHECK(strstr(cmdline_cpu_never_runs(1, 4, 2, false), "did not start"));
+    CHECK(strstr(cmdline_cpu_never_runs(2, 4, 2, false), "parked"));
+    CHECK(strstr(cmdline_cpu_never_runs(3, 4, 2, false), "parked"));
+    CHECK(strstr(cmdline_cpu_never_runs(4, 4, 2, false), "no such CPU"));
+    CHECK(strstr(cmdline_cpu_never_runs(4095, 1, 1, false), "no such CPU"));
+}
+
 int main(void)
 {
+    test_cpu_never_runs();
+    test_warnings_cut();
     test_good();
     test_bad_values_keep_defaults();
     test_edge();

@@ -109,5 +109,5 @@ int main(void)
     test_pit();
     test_cpuid();
     test_agreement();
-    return check_summary("tscmath");
+    return check_summary("test_tscmath");
 }
