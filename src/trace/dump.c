@@ -45,22 +45,27 @@ static uint32_t pause_all(struct ring *rings[], unsigned n)
 }
 
 /* Pause, wait for writers in flight, copy every ring to its shadow and
- * resume; without shadows, stay paused on the live rings. */
+ * resume; without shadows, stay paused on the live rings. This CPU's
+ * interrupts are off for those milliseconds only (never for a dump's
+ * transfer): its own timer tick then waits for the resume instead of
+ * being refused. */
 void dump_freeze(struct frozen *f)
 {
+    uint64_t irq = irq_save();
     f->n = collect(f->rings);
     f->saved_mask = pause_all(f->rings, f->n);
     struct ring *copy[MAX_CPUS];
-    f->copied = false;
-    for (unsigned i = 0; i < f->n; i++) {
-        copy[i] = f->rings[i] ? rings_shadow_copy(i) : NULL;
-        if (f->rings[i] && !copy[i])
-            return;
-    }
-    trace_resume(f->saved_mask);
-    for (unsigned i = 0; i < f->n; i++)
-        f->rings[i] = copy[i];
     f->copied = true;
+    for (unsigned i = 0; i < f->n && f->copied; i++) {
+        copy[i] = f->rings[i] ? rings_shadow_copy(i) : NULL;
+        f->copied = !f->rings[i] || copy[i];
+    }
+    if (f->copied) {
+        trace_resume(f->saved_mask);
+        for (unsigned i = 0; i < f->n; i++)
+            f->rings[i] = copy[i];
+    }
+    irq_restore(irq);
 }
 
 void dump_thaw(struct frozen *f)
