@@ -118,24 +118,29 @@ static void resume(void)
 }
 
 /* Pause, wait for writers in flight, copy every ring to its shadow and
- * resume; without shadows, stay paused on the live rings. */
+ * resume; without shadows, stay paused on the live rings. This CPU's
+ * interrupts are off for those milliseconds only (never for a dump's
+ * transfer): its own timer tick then waits for the resume instead of
+ * being refused. */
 bool dump_freeze(struct frozen *f)
 {
     if (!dump_claim(CLAIM_US))
         return false;
+    uint64_t irq = irq_save();
     f->n = collect(f->rings);
     pause_all(f->rings, f->n, f->busy, f->silent, sizeof f->silent);
     struct ring *copy[MAX_CPUS];
-    f->copied = false;
-    for (unsigned i = 0; i < f->n; i++) {
-        copy[i] = f->rings[i] ? rings_shadow_copy(i) : NULL;
-        if (f->rings[i] && !copy[i])
-            return true;
-    }
-    resume();
-    for (unsigned i = 0; i < f->n; i++)
-        f->rings[i] = copy[i];
     f->copied = true;
+    for (unsigned i = 0; i < f->n && f->copied; i++) {
+        copy[i] = f->rings[i] ? rings_shadow_copy(i) : NULL;
+        f->copied = !f->rings[i] || copy[i];
+    }
+    if (f->copied) {
+        resume();
+        for (unsigned i = 0; i < f->n; i++)
+            f->rings[i] = copy[i];
+    }
+    irq_restore(irq);
     return true;
 }
 

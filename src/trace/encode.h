@@ -10,9 +10,10 @@
  *     %C 9 cpu=0 apic=0 ...      that CPU's counters
  *     DUMP END dump=3 events=65536 lines=2400
  *
- * Call it with tracing paused (trace_pause + trace_quiesce) so the rings
- * hold still; events still in flight are excluded and counted, never
- * garbled. */
+ * Call it on rings that hold still: the shadow copies dump_freeze() takes
+ * (tracing runs on meanwhile), or, without shadow memory, the live rings
+ * with tracing paused (trace_pause + trace_quiesce). Events still in
+ * flight when a ring was frozen are excluded and counted, never garbled. */
 #ifndef TRACE_ENCODE_H
 #define TRACE_ENCODE_H
 #include <stdbool.h>
