@@ -20,13 +20,28 @@ import zlib
 
 from .model import CpuInfo, Dump, Event, EventType, KINDS, U64_MASK
 
-FORMAT_VERSION = 1           # the newest format this decoder reads
+FORMAT_VERSION = 2           # the newest format this decoder reads
+VERSIONS = (1, 2)            # the formats it reads
 MAX_CPUS = 256               # the record's cpu field is one byte
 
 _ANSI = re.compile(rb'\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])')
 _NEWLINE = re.compile(rb'\r\n|\r|\n')       # a lone CR ends a line too, as on a terminal
 _TEXT_LINE = re.compile(rb'(.*) \*([0-9A-F]{8})\Z', re.S)
 _SEQ_MASK = 0xFFFFFFFF
+_NONCE = re.compile(r'[0-9A-F]{16}')
+
+
+def _one_damaged_byte(word: bytes) -> re.Pattern:
+    """Matches `word` with any one byte changed or lost: a marker hit by
+    line noise."""
+    forms = [re.escape(word[:i]) + sep + re.escape(word[i + 1:])
+             for i in range(len(word)) for sep in (b'.', b'')]
+    return re.compile(b'|'.join(forms), re.S)
+
+
+_BEGIN_LIKE = _one_damaged_byte(b'DUMP BEGIN ')
+_END_LIKE = _one_damaged_byte(b'DUMP END ')
+_READY = re.compile(rb'(?:^|\s)READY cpus=')       # a (re)booted kernel's READY line
 
 # event header byte (docs/dump-format.md, "Event lines")
 _EV_TYPE, _EV_FLAGS, _EV_A0, _EV_A1, _EV_TSC_MORE = 0x01, 0x02, 0x04, 0x08, 0x80
@@ -55,10 +70,23 @@ def _clean(raw: bytes) -> bytes:
     return raw.strip(b' \t')
 
 
-def _check_text(text: bytes) -> bytes:
-    """The body of a text line whose CRC matches, else _Damaged."""
+def dump_seed(nonce: int, dump_no: int) -> int:
+    """The CRC seed of a v2 dump's lines: the CRC-32 of its 12-byte id."""
+    return zlib.crc32(nonce.to_bytes(8, 'little') + dump_no.to_bytes(4, 'little'))
+
+
+def _id_seed(fields: dict[str, str]) -> int | None:
+    """The seed of the id a line states (dump=, nonce=), or None."""
+    nonce, dump_no = fields.get('nonce', ''), _int(fields.get('dump'))
+    if not _NONCE.fullmatch(nonce) or dump_no is None or dump_no >= 1 << 32:
+        return None
+    return dump_seed(int(nonce, 16), dump_no)
+
+
+def _check_text(text: bytes, seed: int = 0) -> bytes:
+    """The body of a text line whose CRC (from `seed`) matches, else _Damaged."""
     m = _TEXT_LINE.match(text)
-    if not m or zlib.crc32(m.group(1)) != int(m.group(2), 16):
+    if not m or zlib.crc32(m.group(1), seed) != int(m.group(2), 16):
         raise _Damaged
     return m.group(1)
 
@@ -78,9 +106,9 @@ def _fields(words: list[bytes]) -> dict[str, str]:
     return out
 
 
-def _text_fields(text: bytes) -> tuple[bytes, int, dict[str, str]]:
+def _text_fields(text: bytes, seed: int) -> tuple[bytes, int, dict[str, str]]:
     """(tag, line number, fields) of a '%X n k=v ... *CRC' line."""
-    body = _check_text(text)
+    body = _check_text(text, seed)
     words = body.split(b' ')
     if len(words) < 2 or not words[1].isdigit():
         raise _Damaged
@@ -91,12 +119,40 @@ def _text_fields(text: bytes) -> tuple[bytes, int, dict[str, str]]:
 
 
 def _marker_fields(text: bytes) -> dict[str, str]:
-    """Fields of a 'DUMP BEGIN ...' / 'DUMP END ...' line."""
-    body = _check_text(text)
+    """Fields of a 'DUMP BEGIN ...' / 'DUMP END ...' line, CRC unchecked."""
+    m = _TEXT_LINE.match(text)
+    if not m:
+        raise _Damaged
     try:
-        return _fields(body.split(b' ')[2:])
+        return _fields(m.group(1).split(b' ')[2:])
     except UnicodeDecodeError:
         raise _Damaged from None
+
+
+def _begin_fields(text: bytes) -> dict[str, str]:
+    """A DUMP BEGIN line's fields: its CRC is a plain one in every version."""
+    _check_text(text)
+    return _marker_fields(text)
+
+
+def _end_fields(text: bytes) -> tuple[dict[str, str], int]:
+    """(fields, seed) of a DUMP END line, checked against the id it states
+    (v2), or with a plain CRC (v1: no nonce)."""
+    fields = _marker_fields(text)
+    seed = _id_seed(fields) if 'nonce' in fields else 0
+    if seed is None:
+        raise _Damaged
+    _check_text(text, seed)
+    return fields, seed
+
+
+def _guess_seed(line: bytes) -> int | None:
+    """The seed of the id a damaged DUMP BEGIN seems to state, if any: only
+    a candidate, that the dump's own lines confirm or refute."""
+    d, n = re.search(rb' dump=(\d+) ', line), re.search(rb' nonce=([0-9A-F]{16}) ', line)
+    if not d or not n:
+        return None
+    return _id_seed({'dump': d.group(1).decode(), 'nonce': n.group(1).decode()})
 
 
 # ---- event lines ---------------------------------------------------------
@@ -114,8 +170,8 @@ def _varint(buf: bytes, pos: int) -> tuple[int, int]:
             raise _Damaged
 
 
-def _event_payload(text: bytes) -> bytes:
-    """The CRC-checked binary payload of an '%E<base64>' line."""
+def _event_payload(text: bytes, seed: int) -> bytes:
+    """The CRC-checked (from `seed`) binary payload of an '%E<base64>' line."""
     body = text[2:]
     if len(body) % 4 == 1:
         raise _Damaged
@@ -123,7 +179,7 @@ def _event_payload(text: bytes) -> bytes:
         raw = binascii.a2b_base64(body + b'=' * (-len(body) % 4), strict_mode=True)
     except (binascii.Error, ValueError):
         raise _Damaged from None
-    if len(raw) < 5 or zlib.crc32(raw[:-4]) != int.from_bytes(raw[-4:], 'little'):
+    if len(raw) < 5 or zlib.crc32(raw[:-4], seed) != int.from_bytes(raw[-4:], 'little'):
         raise _Damaged
     return raw[:-4]
 
@@ -137,8 +193,8 @@ class _Run:
         self.gap_over, self.gap_excl, self.events = gap_over, gap_excl, events
 
 
-def _decode_event_line(text: bytes) -> _Run:
-    buf = _event_payload(text)
+def _decode_event_line(text: bytes, seed: int = 0) -> _Run:
+    buf = _event_payload(text, seed)
     try:
         pos = 0
         head = []
@@ -241,61 +297,239 @@ def _decode_events(buf: bytes, pos: int, cpu: int, seq: int, tsc: int) -> list[E
 # ---- one dump --------------------------------------------------------------
 
 class _DumpBuilder:
-    """Collects one dump's lines, then accounts for what is missing."""
+    """Collects one dump's lines, then accounts for what is missing.
 
-    def __init__(self, index: int, begin: dict[str, str] | None, begin_damaged: bool):
-        self.index = index
-        self.begin = begin
+    Every line is checked against the dump's seed (v1: 0; v2: the CRC of
+    the dump's id). Until the seed is known (DUMP BEGIN damaged or lost)
+    lines wait in `pending`; lines that fail it are damaged or another
+    dump's, kept in `foreign` in case a DUMP END claims them. Lines are
+    kept by number; two different lines with one number are both dropped
+    (damage), never one silently preferred."""
+
+    def __init__(self, begin: dict[str, str] | None, begin_state: str,
+                 guess: int | None = None, begin_text: bytes = b''):
+        self.begin, self.begin_state, self.begin_text = begin, begin_state, begin_text
+        self.guess = guess                # seed a damaged DUMP BEGIN seems to state
         self.warnings: list[str] = []
-        self.good: set[int] = set()       # line numbers that arrived intact
+        self.lines: dict[int, tuple[bytes, object]] = {}   # number -> (text, content)
+        self.conflicts: set[int] = set()
+        self.pending: list[bytes] = []
+        self.foreign: list[bytes] = []
         self.bad = 0                      # dump-looking lines that failed checks
         self.noise = 0
+        self.end: dict[str, str] | None = None
+        self.end_damaged = False
+        self.seed: int | None = None
+        self.version: int | None = None
         self.meta: dict[str, str] = {}
         self.categories: dict[int, str] = {}
         self.phases: dict[int, str] = {}
         self.type_fields: dict[int, dict[str, str]] = {}
         self.summaries: dict[int, dict[str, str]] = {}
         self.runs: list[_Run] = []
-        self.end: dict[str, str] | None = None
-        self.end_damaged = False
+        self.rejected: set[int] = set()
         self.unknown_tags: set[str] = set()
+        self.unattributed, self.unattributed_cpus = 0, []
         if begin is not None:
-            self.good.add(0)
-        elif begin_damaged:
+            self._header(begin)
+        elif begin_state == 'damaged':
             self.bad += 1
             self.warnings.append('DUMP BEGIN line damaged: the dump header (v, dump, cpus) is unknown')
         else:
             self.warnings.append('dump lines without a DUMP BEGIN line (lost): the dump header is unknown')
-        self.version = _int(begin.get('v')) if begin else FORMAT_VERSION
-        self.supported = self.version == FORMAT_VERSION
+        self.supported = self.version is None or self.version in VERSIONS
         if not self.supported:
-            self.warnings.append(f'dump format version {begin.get("v")} is not the one this '
-                                 f'decoder reads ({FORMAT_VERSION}): nothing but its header '
-                                 'is decoded; update btlib')
+            self.warnings.append(f'dump format version {begin.get("v")} is not one this '
+                                 f'decoder reads ({", ".join(map(str, VERSIONS))}): nothing but '
+                                 'its header is decoded; update btlib')
 
-    def _mark(self, line: int) -> bool:
-        if line in self.good:
-            self.warnings.append(f'line {line} arrived twice; the copy was ignored')
-            return False
-        self.good.add(line)
-        return True
+    def _header(self, begin: dict[str, str]):
+        self.version = _int(begin.get('v'))
+        if self.version == 1:
+            self.seed = 0
+        elif self.version == 2:
+            self.seed = _id_seed(begin)
+            if self.seed is None:
+                self.warnings.append('DUMP BEGIN v=2 states no valid dump id (dump=, nonce=)')
+
+    # -- lines ----------------------------------------------------------------
+
+    def _parse(self, text: bytes, seed: int):
+        """(line number, content) of a line checked against seed, or _Damaged."""
+        try:
+            if text.startswith(b'%E'):
+                run = _decode_event_line(text, seed)
+                return run.line, run
+            tag, line, fields = _text_fields(text, seed)
+            return line, (tag, fields)
+        except _Damaged:
+            raise
+        except (UnicodeDecodeError, ValueError):
+            raise _Damaged from None
 
     def add(self, text: bytes):
-        """One '%...' line of this dump."""
+        """One '%...' line while this dump is open."""
+        if not self.supported:
+            return
+        if self.seed is None:
+            self.pending.append(text)
+            return
         try:
-            if not self.supported:
-                return
-            if text.startswith(b'%E'):
-                run = _decode_event_line(text)
-                if self._mark(run.line):
-                    self.runs.append(run)
-                return
-            tag, line, fields = _text_fields(text)
+            line, content = self._parse(text, self.seed)
         except _Damaged:
             self.bad += 1
+            self.foreign.append(text)
             return
-        if self._mark(line):
-            self._add_text(tag, fields)
+        self._keep(line, text, content)
+
+    def _keep(self, line: int, text: bytes, content):
+        old = self.lines.get(line)
+        if line in self.conflicts:
+            self.bad += 1
+        elif old is None:
+            self.lines[line] = (text, content)
+        elif old[0] == text:
+            self.warnings.append(f'line {line} arrived twice; the identical copy was ignored')
+        else:
+            del self.lines[line]
+            self.conflicts.add(line)
+            self.bad += 1
+            self.warnings.append(f'line {line} arrived twice with different contents '
+                                 '(one is damaged or from another dump): neither is used')
+
+    def _verified(self, seed: int) -> list[bytes]:
+        """The pending lines that check out against `seed`."""
+        out = []
+        for text in self.pending:
+            try:
+                self._parse(text, seed)
+            except _Damaged:
+                continue
+            out.append(text)
+        return out
+
+    def set_seed(self, seed: int):
+        """The dump's id is known at last: check the lines that waited."""
+        self.seed = seed
+        if self.version is None:
+            self.version = 1 if seed == 0 else 2
+        pending, self.pending = self.pending, []
+        for text in pending:
+            self.add(text)
+
+    def take_foreign(self, seed: int) -> list[bytes]:
+        """Remove and return the lines that failed this dump's seed but
+        check out against `seed` (another dump's)."""
+        mine, theirs = [], []
+        for text in self.foreign:
+            try:
+                self._parse(text, seed)
+            except _Damaged:
+                mine.append(text)
+                continue
+            theirs.append(text)
+        self.foreign = mine
+        self.bad -= len(theirs)
+        return theirs
+
+    def same_begin(self, text: bytes) -> bool:
+        """A DUMP BEGIN line that only repeats this dump's."""
+        return text == self.begin_text and (self.version == 2 or not self.lines)
+
+    def close(self, end: dict[str, str] | None, end_damaged: bool = False):
+        self.end = end
+        self.end_damaged = end_damaged
+        if end_damaged:
+            self.bad += 1
+        if self.seed is None and self.supported:
+            self._resolve_without_end()
+
+    def _resolve_without_end(self):
+        """No verified DUMP BEGIN or DUMP END: take the seed a damaged DUMP
+        BEGIN seems to state, or v1's, if the dump's lines confirm it."""
+        best, count = None, 0
+        for seed in (self.guess, 0):
+            if seed is not None and len(self._verified(seed)) > count:
+                best, count = seed, len(self._verified(seed))
+        if best is not None:
+            self.set_seed(best)
+        elif self.pending:
+            self.bad += len(self.pending)
+            self.warnings.append(f'{len(self.pending)} dump lines could not be checked: '
+                                 'the dump id is unknown (DUMP BEGIN and DUMP END damaged '
+                                 'or lost); counted as damaged')
+
+    def worth_reporting(self) -> bool:
+        """False for a phantom: console text that merely looked like a dump."""
+        return bool(self.begin_state == 'ok' or self.end is not None or self.end_damaged
+                    or self.lines or self.conflicts
+                    or (self.begin_state == 'damaged' and (self.pending or self.foreign)))
+
+    # -- building the Dump ---------------------------------------------------
+
+    def build(self, index: int) -> Dump:
+        header = dict(self.begin or {})
+        for k in ('dump', 'nonce'):
+            if self.end and k in self.end:
+                header.setdefault(k, self.end[k])
+        header.setdefault('v', str(self.version or FORMAT_VERSION))
+        if not self.supported:
+            return Dump(index=index, header=header, version=self.version or 0, tsc_hz=0,
+                        cpus=[], types={}, phases={}, complete=False, end_events=None,
+                        damaged_lines=0, missing_lines=0, warnings=self.warnings,
+                        truncated=self.end is None)
+        self._interpret()
+        for k, v in self.meta.items():
+            header.setdefault(k, v)
+        types = self._types()
+        damaged_lines, missing_lines = self._line_losses()
+        self.lines_lost = damaged_lines + missing_lines
+        cpus = self._cpus()
+        if self.unknown_tags:
+            self.warnings.append('lines of unknown kind ignored (newer format?): %'
+                                 + ' %'.join(sorted(self.unknown_tags)))
+        end_events = _int(self.end.get('events')) if self.end else None
+        decoded = sum(len(c.events) for c in cpus)
+        self._unattributed(cpus, end_events)
+        truncated = self.end is None
+        if truncated:
+            what = 'its DUMP END line damaged' if self.end_damaged else 'DUMP END never arrived'
+            self.warnings.append(f'dump truncated: {what} ({decoded} events decoded from what did)')
+        if end_events is not None and end_events != decoded:
+            self.warnings.append(f'DUMP END says {end_events} events were sent; '
+                                 f'{decoded} arrived intact')
+        complete = (not truncated and self.begin_state == 'ok' and end_events == decoded
+                    and damaged_lines == 0 and missing_lines == 0
+                    and all(c.summary_seen for c in cpus))
+        return Dump(index=index, header=header, version=self.version or 0,
+                    tsc_hz=_int(header.get('tsc_hz')) or 0, cpus=cpus, types=types,
+                    phases=self.phases, complete=complete, end_events=end_events,
+                    damaged_lines=damaged_lines, missing_lines=missing_lines,
+                    warnings=self.warnings, categories=self.categories,
+                    truncated=truncated, noise_lines=self.noise, lines=len(self._good()),
+                    previous_boot=header.get('boot') == 'previous',
+                    unattributed=self.unattributed, unattributed_cpus=self.unattributed_cpus)
+
+    def _interpret(self):
+        """What the intact lines say, in line order; event lines whose seqs
+        contradict their CPU's counters line are rejected."""
+        for line in sorted(self.lines):
+            content = self.lines[line][1]
+            if isinstance(content, _Run):
+                self.runs.append(content)
+            else:
+                self._add_text(*content)
+        kept = []
+        for run in self.runs:
+            why = _contradiction(run, self.summaries.get(run.cpu))
+            if why:
+                self.rejected.add(run.line)
+                self.bad += 1
+                self.warnings.append(f'line {run.line} (cpu {run.cpu}, {len(run.events)} events) '
+                                     f'contradicts that CPU\'s counters line ({why}): rejected')
+            else:
+                kept.append(run)
+        self.runs = kept
 
     def _add_text(self, tag: bytes, fields: dict[str, str]):
         type_id, cpu = _int(fields.get('id')), _int(fields.get('cpu'))
@@ -312,57 +546,35 @@ class _DumpBuilder:
         else:
             self.unknown_tags.add(tag.decode('ascii', 'replace'))
 
-    def close(self, end: dict[str, str] | None, end_damaged: bool = False):
-        self.end = end
-        self.end_damaged = end_damaged
-        if end_damaged:
-            self.bad += 1
-
-    # -- building the Dump ---------------------------------------------------
-
-    def build(self) -> Dump:
-        header = dict(self.begin or {})
-        for k, v in self.meta.items():
-            header.setdefault(k, v)
-        if not self.supported:
-            return Dump(index=self.index, header=header, version=self.version or 0, tsc_hz=0,
-                        cpus=[], types={}, phases={}, complete=False, end_events=None,
-                        damaged_lines=0, missing_lines=0, warnings=self.warnings,
-                        truncated=self.end is None)
+    def _types(self) -> dict[int, EventType]:
         types = {i: _event_type(i, f) for i, f in self.type_fields.items()}
-        damaged_lines, missing_lines = self._line_losses()
-        self.lines_lost = damaged_lines + missing_lines
-        cpus = self._cpus()
-        if self.unknown_tags:
-            self.warnings.append('lines of unknown kind ignored (newer format?): %'
-                                 + ' %'.join(sorted(self.unknown_tags)))
-        end_events = _int(self.end.get('events')) if self.end else None
-        decoded = sum(len(c.events) for c in cpus)
-        truncated = self.end is None
-        if truncated and not self.end_damaged:
-            self.warnings.append(f'dump truncated: DUMP END never arrived '
-                                 f'({decoded} events decoded from what did)')
-        if end_events is not None and end_events != decoded:
-            self.warnings.append(f'DUMP END says {end_events} events were sent; '
-                                 f'{decoded} arrived intact')
-        complete = (not truncated and end_events == decoded and damaged_lines == 0
-                    and missing_lines == 0 and all(c.summary_seen for c in cpus))
-        return Dump(index=self.index, header=header, version=self.version or 0,
-                    tsc_hz=_int(header.get('tsc_hz')) or 0, cpus=cpus, types=types,
-                    phases=self.phases, complete=complete, end_events=end_events,
-                    damaged_lines=damaged_lines, missing_lines=missing_lines,
-                    warnings=self.warnings, categories=self.categories,
-                    truncated=truncated, noise_lines=self.noise, lines=len(self.good))
+        damaged = sorted(i for i, t in types.items() if t.damaged)
+        if damaged:
+            self.warnings.append('event types whose description (%T line) was damaged or lost: '
+                                 + ', '.join(map(str, damaged)) + ': their events show as '
+                                 'DAMAGED_TYPE_<id> with raw a0/a1')
+        return types
+
+    def _good(self) -> set[int]:
+        good = set(self.lines) - self.rejected
+        if self.begin_state == 'ok':
+            good.add(0)
+        if self.end is not None:
+            lines = _int(self.end.get('lines'))
+            if lines:
+                good.add(lines - 1)
+        return good
 
     def _line_losses(self) -> tuple[int, int]:
         """(damaged, missing) lines: every line number that never arrived
         intact is one or the other; damaged ones arrived unreadable."""
+        good = self._good()
         expected = _int(self.end.get('lines')) if self.end else None
         if expected is None:
-            expected = max(self.good, default=-1) + 1
+            expected = max(good | self.conflicts, default=-1) + 1
             if self.end_damaged:
                 expected += 1        # the damaged DUMP END itself
-        absent = expected - len([n for n in self.good if n < expected])
+        absent = expected - len([n for n in good if n < expected])
         damaged = min(self.bad, absent)
         missing = absent - damaged
         if damaged or missing:
@@ -448,13 +660,60 @@ class _DumpBuilder:
         if c.events:
             c.first_seq, c.last_seq = c.events[0].seq, c.events[-1].seq
 
+    def _unattributed(self, cpus: list[CpuInfo], end_events: int | None):
+        """DUMP END's exact total against what the CPUs account for: the
+        rest went with the lost counters lines. One such CPU takes it all;
+        among several it cannot be split, and is reported as such."""
+        blind = [c for c in cpus if not c.summary_seen]
+        if end_events is None or (not blind and self.begin is not None):
+            return
+        known = sum(c.sent if c.summary_seen else len(c.events) + c.damaged for c in cpus)
+        extra = end_events - known
+        if extra <= 0:
+            return
+        if len(blind) == 1 and self.begin is not None:
+            blind[0].damaged += extra
+            self.warnings.append(f'cpu {blind[0].cpu}: DUMP END\'s total says {extra} more '
+                                 'of its events were lost with its lines')
+            return
+        self.unattributed, self.unattributed_cpus = extra, [c.cpu for c in blind]
+        names = ', '.join(map(str, self.unattributed_cpus)) or 'none listed'
+        self.warnings.append(f'{extra} events (DUMP END\'s total) were lost with counters lines '
+                             f'and cannot be attributed to one CPU (CPUs without counters: '
+                             f'{names}{"" if self.begin is not None else ", maybe others"})')
+
+
+def _contradiction(run: _Run, s: dict[str, str] | None) -> str | None:
+    """Why an event line cannot be this CPU's, per its counters line."""
+    if s is None:
+        return None
+    lo, hi = run.start, run.start + len(run.events) - 1
+    base, head = _int(s.get('base')), _int(s.get('head'))
+    first, last = _int(s.get('first')), _int(s.get('last'))
+    if _int(s.get('sent')) == 0:
+        return 'it sent no events'
+    if base is not None and head is not None and not base <= lo <= hi < head:
+        return f'seqs {lo}..{hi} outside [base={base}, head={head})'
+    if first is not None and last is not None and not first <= lo <= hi <= last:
+        return f'seqs {lo}..{hi} outside first={first}..last={last}'
+    return None
+
 
 def _event_type(i: int, f: dict[str, str]) -> EventType:
+    """One event type; one whose %T line lost its name or arguments is
+    marked damaged and shows its raw arguments."""
     kind = f.get('kind', 'instant')
-    args = tuple('' if f.get(k, '-') == '-' else f[k] for k in ('a0', 'a1'))
-    return EventType(id=i, name=f.get('name', f'UNKNOWN_{i}'), category=f.get('cat', ''),
-                     kind=kind if kind in KINDS else 'instant', args=args,
-                     description=f.get('desc', ''), pinned=f.get('pin') == '1')
+    damaged = any(k not in f for k in ('name', 'kind', 'a0', 'a1'))
+    if damaged:
+        args = ('a0', 'a1')
+    else:
+        args = tuple('' if f[k] == '-' else f[k] for k in ('a0', 'a1'))
+    signed = set(f.get('signed', '-').split(','))
+    return EventType(id=i, name=f'DAMAGED_TYPE_{i}' if damaged else f['name'],
+                     category=f.get('cat', ''), kind=kind if kind in KINDS else 'instant',
+                     args=args, description=f.get('desc', ''), pinned=f.get('pin') == '1',
+                     signed=(('a0' in signed) and not damaged, ('a1' in signed) and not damaged),
+                     damaged=damaged)
 
 
 def _numbered(fields: dict[str, str]) -> dict[int, str]:
@@ -468,63 +727,98 @@ def _int(v: str | None) -> int | None:
 # ---- the log ------------------------------------------------------------------
 
 class _LogParser:
-    """Splits a log into dumps: a line holding 'DUMP BEGIN' with a CRC
-    opens one, 'DUMP END' closes it, '%' lines belong to the open dump,
-    anything else is console noise."""
+    """Splits a log into dumps: a line holding 'DUMP BEGIN' (even damaged)
+    opens one and closes any open one, as a READY line (a new boot) does;
+    'DUMP END' closes it; '%' lines belong to the open dump; anything else
+    is console noise. A line of another dump fails this dump's CRCs."""
 
     def __init__(self):
         self.dumps: list[Dump] = []
         self.cur: _DumpBuilder | None = None
 
-    def _open(self, begin, damaged=False):
-        self._close(None)
-        self.cur = _DumpBuilder(len(self.dumps), begin, damaged)
+    def _close(self, end=None, damaged=False):
+        cur, self.cur = self.cur, None
+        if cur is not None:
+            cur.close(end, damaged)
+            self._report(cur)
 
-    def _close(self, end, damaged=False):
-        if self.cur is not None:
-            self.cur.close(end, damaged)
-            self.dumps.append(self.cur.build())
-            self.cur = None
+    def _report(self, builder):
+        if builder.worth_reporting():
+            self.dumps.append(builder.build(len(self.dumps)))
 
     def feed(self, raw: bytes):
         line = _clean(raw)
         if line.startswith(b'%'):
             if self.cur is None:
-                self._open(None)
+                self.cur = _DumpBuilder(None, 'lost')
             self.cur.add(line)
             return
-        for marker, handler in ((b'DUMP BEGIN', self._open), (b'DUMP END', self._end)):
-            at = line.find(marker)
-            if at >= 0 and _TEXT_LINE.match(line, at):
-                try:
-                    fields = _marker_fields(line[at:])
-                except _Damaged:
-                    handler(None, True)
-                else:
-                    handler(fields)
-                return
-        if self.cur is not None and line:
+        m = _BEGIN_LIKE.search(line)
+        if m:
+            self._begin(line[m.start():])
+            return
+        m = _END_LIKE.search(line)
+        if m:
+            self._end(line[m.start():])
+            return
+        if _READY.search(line):
+            self._close()
+        elif self.cur is not None and line:
             self.cur.noise += 1
 
-    def _end(self, fields, damaged=False):
-        if self.cur is None:
-            self.dumps.append(_orphan_end(len(self.dumps), fields, damaged))
+    def _begin(self, text: bytes):
+        try:
+            fields = _begin_fields(text)
+        except _Damaged:
+            guess = _guess_seed(text)
+            if self.cur is not None and guess is not None and guess == self.cur.seed \
+                    and not self.cur.lines:
+                self.cur.bad += 1          # a damaged copy of the open dump's BEGIN
+                return
+            self._close()
+            self.cur = _DumpBuilder(None, 'damaged', guess)
             return
-        if fields is not None:
-            lines = _int(fields.get('lines'))
-            if lines:
-                self.cur._mark(lines - 1)
-        self._close(fields, damaged)
+        if self.cur is not None and self.cur.same_begin(text):
+            self.cur.warnings.append('line 0 (DUMP BEGIN) arrived twice; the copy was ignored')
+            return
+        self._close()
+        self.cur = _DumpBuilder(fields, 'ok', begin_text=text)
+
+    def _end(self, text: bytes):
+        try:
+            fields, seed = _end_fields(text)
+        except _Damaged:
+            if self.cur is None:
+                if _TEXT_LINE.match(text):      # shaped like one: say it was seen
+                    self.dumps.append(_orphan_end(len(self.dumps), None, True))
+            else:
+                self._close(None, True)
+            return
+        cur = self.cur
+        if cur is None:
+            self.dumps.append(_orphan_end(len(self.dumps), fields, False))
+            return
+        if cur.seed is None and cur.supported:
+            cur.set_seed(seed)
+        elif cur.seed != seed and cur.supported:
+            # Another dump's END: its lines, if any arrived, were foreign here.
+            theirs = cur.take_foreign(seed)
+            self._close()
+            cur = self.cur = _DumpBuilder(None, 'lost')
+            cur.set_seed(seed)
+            for text in theirs:
+                cur.add(text)
+        self._close(fields)
 
     def finish(self) -> list[Dump]:
-        self._close(None)
+        self._close()
         return self.dumps
 
 
 def _orphan_end(index: int, fields, damaged: bool) -> Dump:
     """A DUMP END whose dump never showed: report it rather than hide it."""
     events = _int(fields.get('events')) if fields else None
-    return Dump(index=index, header={}, version=FORMAT_VERSION, tsc_hz=0, cpus=[],
+    return Dump(index=index, header=dict(fields or {}), version=FORMAT_VERSION, tsc_hz=0, cpus=[],
                 types={}, phases={}, complete=False, end_events=events,
                 damaged_lines=1 if damaged else 0, missing_lines=0,
                 warnings=[f'a DUMP END line without its dump (events={events}): '

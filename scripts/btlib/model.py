@@ -42,6 +42,8 @@ class EventType:
     args: tuple[str, str]      # names of a0 and a1 ('' when unused)
     description: str = ''
     pinned: bool = False       # also kept in the CPU's never-overwritten boot log
+    signed: tuple[bool, bool] = (False, False)   # a0, a1 are two's-complement (int64)
+    damaged: bool = False      # its %T line was damaged: name and argument names unknown
 
 
 @dataclass(slots=True)
@@ -107,6 +109,9 @@ class Dump:
     truncated: bool = False    # the log ended (or a new dump began) before DUMP END
     noise_lines: int = 0       # console lines interleaved with the dump
     lines: int = 0             # dump lines that arrived intact
+    previous_boot: bool = False  # the rings of the boot before the one that dumped (boot=previous)
+    unattributed: int = 0      # events lost with counters lines, not attributable to one CPU
+    unattributed_cpus: list[int] = field(default_factory=list)   # the CPUs it may belong to
 
     def events(self) -> list[Event]:
         """All CPUs' events merged by (tsc, cpu, seq)."""

@@ -8,6 +8,7 @@
 #include "tsc.h"
 #include "perf/stats.h"
 #include "trace/encode.h"
+#include "trace/nonce.h"
 #include "trace/rings.h"
 #include "trace/trace.h"
 
@@ -90,7 +91,8 @@ uint64_t dump_all(void)
         { "no_ring_events", NULL, trace_no_ring_count() },
         { "snapshot", f.copied ? "copy" : "paused", 0 },
     };
-    const struct dump_meta meta = { no, tsc_hz(), apic, extras, sizeof extras / sizeof extras[0] };
+    const struct dump_meta meta = { no, tsc_hz(), apic, extras, sizeof extras / sizeof extras[0],
+                                    boot_nonce(), false };
     const struct dump_sink sink = { to_console, NULL };
 
     console_lock();

@@ -5,6 +5,9 @@
  *   text lines   "%X <line> key=value ... *CCCCCCCC" (CRC of the text
  *                before " *", 8 upper-case hex digits);
  *   event lines  "%E" + base64(payload + crc32(payload) as 4 bytes LE).
+ * Every CRC after DUMP BEGIN's starts from the dump's seed, the CRC of its
+ * 12-byte id (nonce, dump number; little-endian): crc32(seed, data) is the
+ * CRC of id + data, so a line only checks out inside its own dump.
  * Every event line restarts the predictors, so it decodes on its own. */
 #include "trace/encode.h"
 #include "trace/predict.h"
@@ -18,6 +21,7 @@
 #define TAG_CPU      "%C"
 #define TAG_EVENTS   "%E"
 #define CRC_SUFFIX   10          /* " *" + 8 hex digits */
+#define DUMP_ID_BYTES 12         /* nonce (8) + dump number (4), little-endian */
 
 /* Event line: payload + CRC <= EV_LINE_BYTES, whose base64 (198 chars)
  * plus the tag is DUMP_LINE_MAX. */
@@ -29,6 +33,7 @@ _Static_assert((EV_LINE_BYTES * 4 + 2) / 3 + 2 <= DUMP_LINE_MAX,
 
 struct enc {
     const struct dump_sink *sink;
+    uint32_t seed;               /* CRC start of every line: 0 for DUMP BEGIN */
     uint32_t line_no;            /* of the line being built */
     uint64_t events;
     char     text[DUMP_LINE_MAX + 2];
@@ -116,7 +121,7 @@ static void tl_begin(struct enc *e, const char *tag, const char *word)
 static void tl_end(struct enc *e)
 {
     static const char hex[] = "0123456789ABCDEF";
-    uint32_t crc = crc32_update(0, e->text, e->len);
+    uint32_t crc = crc32_update(e->seed, e->text, e->len);
     e->text[e->len++] = ' ';
     e->text[e->len++] = '*';
     for (int i = 7; i >= 0; i--)
@@ -180,6 +185,28 @@ static void tl_put_u64(struct enc *e, const char *key, uint64_t v)
     tl_put(e, key, num, false);
 }
 
+/* " key=" and 16 upper-case hex digits. */
+static void tl_put_hex64(struct enc *e, const char *key, uint64_t v)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    char num[17];
+    for (int i = 0; i < 16; i++)
+        num[i] = hex[(v >> (4 * (15 - i))) & 15];
+    num[16] = 0;
+    tl_put(e, key, num, false);
+}
+
+/* The seed of every line after DUMP BEGIN: the CRC of the dump's id. */
+static uint32_t dump_seed(const struct dump_meta *m)
+{
+    uint8_t id[DUMP_ID_BYTES];
+    for (int i = 0; i < 8; i++)
+        id[i] = (uint8_t)(m->nonce >> (8 * i));
+    for (int i = 0; i < 4; i++)
+        id[8 + i] = (uint8_t)(m->dump_no >> (8 * i));
+    return crc32_update(0, id, sizeof id);
+}
+
 /* ---- base64 (RFC 4648 alphabet, no padding) --------------------------- */
 
 static unsigned base64(char *out, const uint8_t *in, unsigned n)
@@ -223,7 +250,7 @@ static void ev_line_start(struct enc *e, unsigned cpu, uint64_t seq,
 
 static void ev_line_end(struct enc *e)
 {
-    uint32_t crc = crc32_update(0, e->bin, e->bin_len);
+    uint32_t crc = crc32_update(e->seed, e->bin, e->bin_len);
     for (int i = 0; i < EV_CRC_BYTES; i++)
         e->bin[e->bin_len++] = (uint8_t)(crc >> (8 * i));
     e->text[0] = TAG_EVENTS[0];
@@ -259,9 +286,14 @@ static void put_header(struct enc *e, const struct dump_meta *m,
     tl_begin(e, NULL, "DUMP BEGIN");
     tl_put_u64(e, "v", DUMP_FORMAT_VERSION);
     tl_put_u64(e, "dump", m->dump_no);
+    tl_put_hex64(e, "nonce", m->nonce);
     tl_put_u64(e, "cpus", ncpus);
     tl_put_u64(e, "events", held);
+    if (m->previous_boot)
+        tl_put(e, "boot", "previous", false);
+    e->seed = 0;                  /* the one line checkable without the id */
     tl_end(e);
+    e->seed = dump_seed(m);
 
     tl_begin(e, TAG_META, NULL);
     tl_put_u64(e, "tsc_hz", m->tsc_hz);
@@ -372,6 +404,7 @@ uint64_t dump_encode(const struct dump_sink *sink, const struct dump_meta *meta,
 {
     struct enc e;
     e.sink = sink;
+    e.seed = 0;
     e.line_no = 0;
     e.events = 0;
     e.bin_len = 0;
@@ -385,6 +418,7 @@ uint64_t dump_encode(const struct dump_sink *sink, const struct dump_meta *meta,
 
     tl_begin(&e, NULL, "DUMP END");
     tl_put_u64(&e, "dump", meta->dump_no);
+    tl_put_hex64(&e, "nonce", meta->nonce);
     tl_put_u64(&e, "events", e.events);
     tl_put_u64(&e, "lines", e.line_no + 1);
     tl_end(&e);
