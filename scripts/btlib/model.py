@@ -30,6 +30,18 @@ SEQ_MOD = 1 << 32                    # Event.seq is the record's u32
 U64_MASK = (1 << 64) - 1
 
 KINDS = ('instant', 'begin', 'end')
+INT64_SIGN = 1 << 63
+
+
+def as_signed(v: int) -> int:
+    """A u64 argument read as the int64_t a signed argument holds
+    (2^64 - 5 -> -5). Every exporter shows signed arguments through this."""
+    return v - (1 << 64) if v & INT64_SIGN else v
+
+
+def signed_args(t: 'EventType | None') -> tuple[int, ...]:
+    """Indices (0 = a0, 1 = a1) of the arguments type t declares signed."""
+    return tuple(i for i in (0, 1) if t is not None and t.signed[i])
 
 
 @dataclass

@@ -327,12 +327,16 @@ static void put_names(struct enc *e, const char *tag,
 
 static void put_types(struct enc *e)
 {
+    static const char *const signed_names[4] = { "-", "a0", "a1", "a0,a1" };
     unsigned count;
     const struct trace_event_info *t = trace_event_table(&count);
     for (unsigned i = 0; i < count; i++, t++) {
         tl_begin(e, TAG_TYPE, NULL);
         tl_put_u64(e, "id", t->id);
         tl_sticky(e);
+        /* first after id, so it is always on the line holding the name */
+        if (t->signed_args)
+            tl_put(e, "signed", signed_names[t->signed_args & 3], false);
         tl_put(e, "name", t->name, false);
         tl_put(e, "cat", trace_category_name(t->category), false);
         tl_put(e, "kind", trace_kind_name(t->kind), false);
