@@ -14,9 +14,9 @@
  * DUMP BEGIN, so a line of another dump or another boot never passes as
  * one of this dump's.
  *
- * Call it with tracing paused (trace_pause + trace_quiesce) so the rings
- * hold still; events still in flight are excluded and counted, never
- * garbled. */
+ * Call it on rings that hold still: shadow copies (dump_freeze), or the
+ * live rings with tracing paused (trace_pause + trace_quiesce); events
+ * still in flight are excluded and counted, never garbled. */
 #ifndef TRACE_ENCODE_H
 #define TRACE_ENCODE_H
 #include <stdint.h>
