@@ -8,7 +8,7 @@
 #include "tsc.h"
 #include "perf/stats.h"
 #include "trace/encode.h"
-#include "trace/nonce.h"
+#include "trace/dumpid.h"
 #include "trace/rings.h"
 #include "trace/trace.h"
 

@@ -10,8 +10,10 @@
  * CRC of id + data, so a line only checks out inside its own dump.
  * Every event line restarts the predictors, so it decodes on its own. */
 #include "trace/encode.h"
+#include "format.h"
 #include "trace/predict.h"
 #include "trace/crc32.h"
+#include "trace/dumpid.h"
 #include "trace/trace.h"
 
 #define TAG_META     "%M"
@@ -21,7 +23,6 @@
 #define TAG_CPU      "%C"
 #define TAG_EVENTS   "%E"
 #define CRC_SUFFIX   10          /* " *" + 8 hex digits */
-#define DUMP_ID_BYTES 12         /* nonce (8) + dump number (4), little-endian */
 
 /* Event line: payload + CRC <= EV_LINE_BYTES, whose base64 (198 chars)
  * plus the tag is DUMP_LINE_MAX. */
@@ -47,19 +48,6 @@ struct enc {
 };
 
 /* ---- small formatting helpers ------------------------------------------- */
-
-static unsigned fmt_u64(char *out, uint64_t v)
-{
-    char tmp[20];
-    unsigned n = 0, i = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        out[i++] = tmp[--n];
-    return i;
-}
 
 static unsigned str_len(const char *s)
 {
@@ -110,9 +98,8 @@ static void tl_begin(struct enc *e, const char *tag, const char *word)
         e->tag[1] = tag[1];
         e->tag[2] = 0;
         put_chars(e, tag, 2);
-        char num[20];
-        put_chars(e, " ", 1);
-        put_chars(e, num, fmt_u64(num, e->line_no));
+        char num[12];
+        put_chars(e, num, (unsigned)ksnprintf(num, sizeof num, " %u", e->line_no));
     } else {
         put_chars(e, word, str_len(word));
     }
@@ -120,13 +107,10 @@ static void tl_begin(struct enc *e, const char *tag, const char *word)
 
 static void tl_end(struct enc *e)
 {
-    static const char hex[] = "0123456789ABCDEF";
     uint32_t crc = crc32_update(e->seed, e->text, e->len);
     e->text[e->len++] = ' ';
     e->text[e->len++] = '*';
-    for (int i = 7; i >= 0; i--)
-        e->text[e->len++] = hex[(crc >> (4 * i)) & 15];
-    e->text[e->len++] = '\n';
+    e->len += (unsigned)ksnprintf(e->text + e->len, 10, "%08X\n", crc);
     emit(e, e->text, e->len);
 }
 
@@ -178,33 +162,17 @@ static void tl_put(struct enc *e, const char *key, const char *val, bool spaces)
         e->text[e->len++] = clean_val(val[i], spaces);
 }
 
-static void tl_put_u64(struct enc *e, const char *key, uint64_t v)
+/* " key=" and v in decimal, or as 16 upper-case hex digits. */
+static void tl_put_num(struct enc *e, const char *key, uint64_t v, bool hex)
 {
     char num[21];
-    num[fmt_u64(num, v)] = 0;
+    ksnprintf(num, sizeof num, hex ? "%016lX" : "%lu", (unsigned long)v);
     tl_put(e, key, num, false);
 }
 
-/* " key=" and 16 upper-case hex digits. */
-static void tl_put_hex64(struct enc *e, const char *key, uint64_t v)
+static void tl_put_u64(struct enc *e, const char *key, uint64_t v)
 {
-    static const char hex[] = "0123456789ABCDEF";
-    char num[17];
-    for (int i = 0; i < 16; i++)
-        num[i] = hex[(v >> (4 * (15 - i))) & 15];
-    num[16] = 0;
-    tl_put(e, key, num, false);
-}
-
-/* The seed of every line after DUMP BEGIN: the CRC of the dump's id. */
-static uint32_t dump_seed(const struct dump_meta *m)
-{
-    uint8_t id[DUMP_ID_BYTES];
-    for (int i = 0; i < 8; i++)
-        id[i] = (uint8_t)(m->nonce >> (8 * i));
-    for (int i = 0; i < 4; i++)
-        id[8 + i] = (uint8_t)(m->dump_no >> (8 * i));
-    return crc32_update(0, id, sizeof id);
+    tl_put_num(e, key, v, false);
 }
 
 /* ---- base64 (RFC 4648 alphabet, no padding) --------------------------- */
@@ -286,14 +254,14 @@ static void put_header(struct enc *e, const struct dump_meta *m,
     tl_begin(e, NULL, "DUMP BEGIN");
     tl_put_u64(e, "v", DUMP_FORMAT_VERSION);
     tl_put_u64(e, "dump", m->dump_no);
-    tl_put_hex64(e, "nonce", m->nonce);
+    tl_put_num(e, "nonce", m->nonce, true);
     tl_put_u64(e, "cpus", ncpus);
     tl_put_u64(e, "events", held);
     if (m->previous_boot)
         tl_put(e, "boot", "previous", false);
     e->seed = 0;                  /* the one line checkable without the id */
     tl_end(e);
-    e->seed = dump_seed(m);
+    e->seed = dump_id_seed(m->nonce, m->dump_no);
 
     tl_begin(e, TAG_META, NULL);
     tl_put_u64(e, "tsc_hz", m->tsc_hz);
@@ -319,7 +287,7 @@ static void put_names(struct enc *e, const char *tag,
         if (!n)
             continue;
         char key[12];
-        key[fmt_u64(key, i)] = 0;
+        ksnprintf(key, sizeof key, "%u", i);
         tl_put(e, key, n, false);
     }
     tl_end(e);
@@ -422,7 +390,7 @@ uint64_t dump_encode(const struct dump_sink *sink, const struct dump_meta *meta,
 
     tl_begin(&e, NULL, "DUMP END");
     tl_put_u64(&e, "dump", meta->dump_no);
-    tl_put_hex64(&e, "nonce", meta->nonce);
+    tl_put_num(&e, "nonce", meta->nonce, true);
     tl_put_u64(&e, "events", e.events);
     tl_put_u64(&e, "lines", e.line_no + 1);
     tl_end(&e);

@@ -1,5 +1,6 @@
-/* nonce.c — the per-boot dump nonce (see nonce.h). */
-#include "trace/nonce.h"
+/* dumpid.c — the per-boot nonce and a dump's CRC seed (see dumpid.h). */
+#include "trace/dumpid.h"
+#include "trace/crc32.h"
 #include "cpu.h"
 
 #define CPUID_FEATURES     1
@@ -60,4 +61,14 @@ uint64_t boot_nonce(void)
         made = 1;
     }
     return nonce;
+}
+
+uint32_t dump_id_seed(uint64_t nonce, uint32_t dump_no)
+{
+    uint8_t id[DUMP_ID_BYTES];
+    for (int i = 0; i < 8; i++)
+        id[i] = (uint8_t)(nonce >> (8 * i));
+    for (int i = 0; i < 4; i++)
+        id[8 + i] = (uint8_t)(dump_no >> (8 * i));
+    return crc32_update(0, id, sizeof id);
 }
