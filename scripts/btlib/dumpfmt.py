@@ -151,6 +151,19 @@ def _end_fields(text: bytes) -> tuple[dict[str, str], int]:
     return fields, seed
 
 
+def begin_seed(line: bytes) -> int:
+    """The seed of the dump a DUMP BEGIN line opens: v2's id seed, 0 for v1
+    (or an unreadable line, whose dump's lines then fail their checks)."""
+    at = line.find(b'DUMP BEGIN')
+    if at < 0:
+        return 0
+    try:
+        seed = _id_seed(_begin_fields(line[at:]))
+    except _Damaged:
+        return 0
+    return seed or 0
+
+
 def _guess_seed(line: bytes) -> int | None:
     """The seed of the id a damaged DUMP BEGIN seems to state, if any: only
     a candidate, that the dump's own lines confirm or refute."""

@@ -282,6 +282,50 @@ class Identity(unittest.TestCase):
         self.assertFalse(d[1].complete)
 
 
+class RealTwoBoots(unittest.TestCase):
+    """test/fixtures/v2-two-boots.log: the real kernel, two boots in one log
+    (dumps 1 and 2 of a 2-CPU boot, then dump 1 of a 3-CPU boot)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.log = (ROOT / 'test' / 'fixtures' / 'v2-two-boots.log').read_bytes()
+        cls.dumps = parse_log(cls.log)
+
+    def test_ids(self):
+        d = self.dumps
+        self.assertEqual([x.version for x in d], [2, 2, 2])
+        self.assertTrue(all(x.complete for x in d))
+        self.assertEqual([x.header['dump'] for x in d], ['1', '2', '1'])
+        self.assertEqual(d[0].header['nonce'], d[1].header['nonce'])
+        self.assertNotEqual(d[0].header['nonce'], d[2].header['nonce'])
+        self.assertEqual([len(x.cpus) for x in d], [2, 2, 3])
+
+    def test_boundary_damage_never_merges(self):
+        lines = self.log.split(b'\n')
+        begins = [i for i, ln in enumerate(lines) if b'DUMP BEGIN' in ln]
+        ends = [i for i, ln in enumerate(lines) if ln.startswith(b'DUMP END')]
+        b2, e1 = begins[2], ends[1]
+        flipped = lines[b2].replace(b'cpus=3', b'cpus=2')          # CRC now fails
+        cases = {
+            'end lost, begin flipped': lines[:e1] + lines[e1 + 1:b2] + [flipped] + lines[b2 + 1:],
+            'end lost, begin lost': lines[:e1] + lines[e1 + 1:b2] + lines[b2 + 1:],
+            'cut, begin flipped': lines[:e1 - 10] + [flipped] + lines[b2 + 1:],
+        }
+        for name, bad in cases.items():
+            with self.subTest(name):
+                d = parse_log(b'\n'.join(bad))
+                self.assertEqual(len(d), 3)
+                self.assertTrue(d[0].complete)
+                self.assertFalse(d[1].complete)
+                self.assertTrue(d[1].truncated)
+                self.assertFalse(d[2].complete)
+                self.assertEqual(d[2].header['nonce'], self.dumps[2].header['nonce'])
+                self.assertEqual(d[2].tsc_hz, self.dumps[2].tsc_hz)
+                self.assertEqual(sorted(by_key(d[2]).items()),
+                                 sorted(by_key(self.dumps[2]).items()))
+                self.assertTrue(set(by_key(d[1]).items()) <= set(by_key(self.dumps[1]).items()))
+
+
 class ConsolePercent(TempDirTest):
     """A console line that merely starts with '%' is not a dump."""
 
