@@ -8,9 +8,17 @@ by line number and, at the end, accounts for what never arrived.
 
 from __future__ import annotations
 
+import re
+
 from .dumpfmt import (FORMAT_VERSION, MAX_CPUS, VERSIONS, _SEQ_MASK, _Damaged, _Run,
                       _decode_event_line, _id_seed, _int, _text_fields)
 from .model import KINDS, CpuInfo, Dump, EventType
+
+# A line shaped like a dump line (whatever its CRC): '%X <n> ... *CCCCCCCC'
+# or '%E<base64>'. Several of them make a dump worth reporting even when
+# none can be checked; one is console text.
+_SHAPED = re.compile(rb'%[A-Z] \d+ .* \*[0-9A-F]{8}\Z|%E[A-Za-z0-9+/]{8,}\Z', re.S)
+MIN_SHAPED_LINES = 3
 
 
 class DumpBuilder:
@@ -177,9 +185,12 @@ class DumpBuilder:
                                  'or lost); counted as damaged')
 
     def worth_reporting(self) -> bool:
-        """False for a phantom: console text that merely looked like a dump."""
+        """False for a phantom: console text that merely looked like a dump.
+        A dump whose id stayed unknown is still reported (with no events)
+        when several of its lines are shaped like dump lines."""
+        shaped = sum(1 for t in self.pending if _SHAPED.match(t))
         return bool(self.begin_state == 'ok' or self.end is not None or self.end_damaged
-                    or self.lines or self.conflicts
+                    or self.lines or self.conflicts or shaped >= MIN_SHAPED_LINES
                     or (self.begin_state == 'damaged' and (self.pending or self.foreign)))
 
     # -- building the Dump ---------------------------------------------------
@@ -291,6 +302,8 @@ class DumpBuilder:
             expected = max(good | self.conflicts, default=-1) + 1
             if self.end_damaged:
                 expected += 1        # the damaged DUMP END itself
+            if self.seed is None:
+                expected = max(expected, self.bad)   # none could be checked
         absent = expected - len([n for n in good if n < expected])
         damaged = min(self.bad, absent)
         missing = absent - damaged

@@ -282,6 +282,19 @@ class Identity(unittest.TestCase):
         self.assertFalse(d[1].complete)
 
 
+class UnknownId(unittest.TestCase):
+    def test_dump_without_both_markers_is_reported_not_decoded(self):
+        """Neither DUMP BEGIN nor DUMP END: v2 lines cannot be checked, so
+        nothing is decoded, but the dump and its lines are reported."""
+        lines, _, _ = make(BOOT_A)
+        d = parse_log(join(lines[1:-1]))
+        self.assertEqual(len(d), 1)
+        self.assertEqual(d[0].events(), [])
+        self.assertEqual(d[0].damaged_lines, len(lines) - 2)
+        self.assertTrue(d[0].truncated)
+        self.assertTrue(any('could not be checked' in w for w in d[0].warnings))
+
+
 class RealTwoBoots(unittest.TestCase):
     """test/fixtures/v2-two-boots.log: the real kernel, two boots in one log
     (dumps 1 and 2 of a 2-CPU boot, then dump 1 of a 3-CPU boot)."""
