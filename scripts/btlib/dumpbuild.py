@@ -1,5 +1,5 @@
 """One dump's lines, checked against its id, turned into a model.Dump with
-every missing event accounted for (docs/dump-format.md, section 6).
+every missing event accounted for (docs/dump-format.md, section 7).
 
 dumplog.LogParser decides which lines belong to which dump; a
 DumpBuilder checks each line against the dump's seed, keeps intact ones

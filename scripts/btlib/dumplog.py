@@ -1,4 +1,4 @@
-"""Split a serial log into dumps (docs/dump-format.md, section 6).
+"""Split a serial log into dumps (docs/dump-format.md, section 7).
 
 A line holding DUMP BEGIN (even damaged) opens a dump and closes any open
 one, as a READY line (a new boot) does; DUMP END closes it; '%' lines go
