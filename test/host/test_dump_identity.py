@@ -339,6 +339,22 @@ class RealTwoBoots(unittest.TestCase):
                 self.assertTrue(set(by_key(d[1]).items()) <= set(by_key(self.dumps[1]).items()))
 
 
+class SignedEndToEnd(TempDirTest):
+    def test_kernel_table_to_csv_args(self):
+        """gen_dump's random workload puts near-2^64 values in
+        IRQ_TIMER_BEGIN's lateness_tsc: decode shows them negative."""
+        import csv
+        import io
+        log, _ = generate('workload=mixed', 'cpus=2', 'events=3000', 'cap=4096', 'seed=4')
+        r = decode(self.write('mixed.log', log), '-f', 'csv')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = [row for row in csv.DictReader(io.StringIO(r.stdout.decode()))
+                if row['type'] == '3' and int(row['a1']) >= 1 << 63]
+        self.assertTrue(rows)
+        for row in rows:
+            self.assertIn(f'lateness_tsc={int(row["a1"]) - (1 << 64)}', row['args'])
+
+
 class ConsolePercent(TempDirTest):
     """A console line that merely starts with '%' is not a dump."""
 
