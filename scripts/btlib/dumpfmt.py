@@ -36,15 +36,35 @@ _NONCE = re.compile(r'[0-9A-F]{16}')
 
 
 def _one_damaged_byte(word: bytes) -> re.Pattern:
-    """Matches `word` with any one byte changed or lost: a marker hit by
-    line noise."""
+    """Matches `word` with any one byte changed or lost."""
     forms = [re.escape(word[:i]) + sep + re.escape(word[i + 1:])
              for i in range(len(word)) for sep in (b'.', b'')]
     return re.compile(b'|'.join(forms), re.S)
 
 
-_BEGIN_LIKE = _one_damaged_byte(b'DUMP BEGIN ')
-_END_LIKE = _one_damaged_byte(b'DUMP END ')
+class _Marker:
+    """Finds a DUMP BEGIN / DUMP END marker in a line: the exact word, or
+    (a marker hit by line noise) the word with one byte changed or lost,
+    followed by the rest of a marker line intact. The second form keeps
+    console text such as the event name DUMP_BEGIN in a table from
+    passing for a damaged marker."""
+
+    def __init__(self, word: bytes, rest: bytes):
+        self.word = word
+        self.damaged = _one_damaged_byte(word)
+        self.rest = re.compile(rest, re.S)
+
+    def find(self, line: bytes) -> int:
+        """Where the marker starts in line, or -1."""
+        at = line.find(self.word)
+        if at >= 0:
+            return at
+        m = self.damaged.search(line)
+        return m.start() if m and self.rest.match(line, m.end()) else -1
+
+
+_BEGIN_MARK = _Marker(b'DUMP BEGIN ', rb' ?v=\d+ dump=\d+ .* \*\S{8}\Z')
+_END_MARK = _Marker(b'DUMP END ', rb' ?dump=\d+ .*events=\d+ .* \*\S{8}\Z')
 _READY = re.compile(rb'(?:^|\s)READY cpus=')       # a (re)booted kernel's READY line
 
 # event header byte (docs/dump-format.md, "Event lines")

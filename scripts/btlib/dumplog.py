@@ -10,7 +10,7 @@ failed the open dump's checks but pass its own.
 from __future__ import annotations
 
 from .dumpbuild import DumpBuilder
-from .dumpfmt import (_BEGIN_LIKE, _END_LIKE, _READY, _TEXT_LINE, FORMAT_VERSION, _Damaged,
+from .dumpfmt import (_BEGIN_MARK, _END_MARK, _READY, _TEXT_LINE, FORMAT_VERSION, _Damaged,
                       _begin_fields, _clean, _end_fields, _guess_seed, _int)
 from .model import Dump
 
@@ -42,13 +42,13 @@ class LogParser:
                 self.cur = DumpBuilder(None, 'lost')
             self.cur.add(line)
             return
-        m = _BEGIN_LIKE.search(line)
-        if m:
-            self._begin(line[m.start():])
+        at = _BEGIN_MARK.find(line)
+        if at >= 0:
+            self._begin(line[at:])
             return
-        m = _END_LIKE.search(line)
-        if m:
-            self._end(line[m.start():])
+        at = _END_MARK.find(line)
+        if at >= 0:
+            self._end(line[at:])
             return
         if _READY.search(line):
             self._close()

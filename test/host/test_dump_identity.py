@@ -273,6 +273,15 @@ class Identity(unittest.TestCase):
         self.assertTrue(d.complete)
         self.assertFalse(parse_log(join(self.a1[0]))[0].previous_boot)
 
+    def test_event_names_in_console_text_are_no_markers(self):
+        f = self.a1[0]
+        i = idx(f, b'%E')
+        table = [b'  0   3993   2112719 us  DUMP_BEGIN       dump_no=1 a1=0',
+                 b'  0   3996   2259698 us  DUMP_END         dump_no=1 events=2062']
+        d = parse_log(join(f[:i] + table + f[i:]))
+        self.assertEqual(len(d), 1)
+        self.assertTrue(d[0].complete, d[0].warnings)
+
     def test_ready_closes_an_open_dump(self):
         f = self.a1[0]
         i = idx(f, b'%E')
@@ -280,6 +289,34 @@ class Identity(unittest.TestCase):
         self.assertEqual(len(d), 2)
         self.assertTrue(d[0].truncated)
         self.assertFalse(d[1].complete)
+
+
+class RealV1(unittest.TestCase):
+    def test_issue_case_on_the_v1_fixture(self):
+        """uefi-usb-two-dumps.log (v1, real kernel): the first dump cut short,
+        the second's DUMP BEGIN with a lower-case CRC digit. v1 has no id, but
+        the damaged BEGIN still ends the first dump: two dumps, neither
+        complete, each holding only its own events."""
+        log = (ROOT / 'test' / 'fixtures' / 'uefi-usb-two-dumps.log').read_bytes()
+        whole = parse_log(log)
+        # between them the 'p' table names the events DUMP_BEGIN / DUMP_END:
+        # console text, not a damaged marker
+        self.assertEqual([d.complete for d in whole], [True, True])
+        lines = log.split(b'\n')
+        b1 = next(i for i, ln in enumerate(lines) if b'DUMP BEGIN v=1 dump=2' in ln)
+        e0 = next(i for i, ln in enumerate(lines) if b'DUMP END dump=1' in ln)
+        m = re.search(rb'\*([0-9A-F]{8})', lines[b1])
+        digit = next(k for k in range(m.start(1), m.end(1)) if chr(lines[b1][k]).isalpha())
+        bad = bytearray(lines[b1])
+        bad[digit] = ord(chr(bad[digit]).lower())
+        cut = lines[:e0 - 40] + [bytes(bad)] + lines[b1 + 1:]
+        d = parse_log(b'\n'.join(cut))
+        self.assertEqual(len(d), 2)
+        self.assertTrue(d[0].truncated)
+        self.assertFalse(d[1].complete)
+        self.assertEqual(d[1].damaged_lines, 1)
+        self.assertTrue(set(by_key(d[0]).items()) <= set(by_key(whole[0]).items()))
+        self.assertEqual(by_key(d[1]), by_key(whole[1]))
 
 
 class UnknownId(unittest.TestCase):
