@@ -28,6 +28,9 @@ from test_decode_support import generate            # noqa: E402
 TRIALS = 300
 SMALL = ('cpus=3', 'events=300', 'cap=64', 'noise=0')
 READY = b'READY cpus=3 found=3 max=3 parked=0 failed=0 tsc_hz=2400000000 tsc_src=hpet'
+TABLE = [b'cpu        seq      since boot     event            args',       # the 'p' key
+         b'  0       3993        2112719 us  DUMP_BEGIN       dump_no=1 a1=0',
+         b'  0       3996        2259698 us  DUMP_END         dump_no=1 events=2062']
 
 
 class Truth:
@@ -59,7 +62,7 @@ class Fuzz(unittest.TestCase):
     def base_log(self):
         """[(owner index or None, line)]: the log, each line with its dump."""
         a1, a2, b1 = self.truths
-        return ([(0, ln) for ln in a1.lines] + [(None, b'baretrace: dump done')]
+        return ([(0, ln) for ln in a1.lines] + [(None, ln) for ln in TABLE]
                 + [(1, ln) for ln in a2.lines] + [(None, READY)]
                 + [(2, ln) for ln in b1.lines])
 
@@ -71,8 +74,9 @@ class Fuzz(unittest.TestCase):
     def splice_across(self, log, rnd):
         """A line of one dump inserted anywhere inside another (same boot or not)."""
         src, dst = rnd.sample(range(3), 2)
-        line = log[rnd.choice(self._dump_lines(log, src))][1]
-        log.insert(rnd.choice(self._dump_lines(log, dst)), (None, line))
+        take, into = self._dump_lines(log, src), self._dump_lines(log, dst)
+        if take and into:        # earlier mutations may have removed a dump
+            log.insert(rnd.choice(into), (None, log[rnd.choice(take)][1]))
 
     def replace_same_number(self, log, rnd):
         """A line replaced by another dump's line of the same number."""
@@ -83,13 +87,17 @@ class Fuzz(unittest.TestCase):
             log[where[n]] = (None, self.truths[src].lines[n])
 
     def drop(self, log, rnd):
-        del log[rnd.randrange(len(log))]
+        if log:
+            del log[rnd.randrange(len(log))]
 
     def duplicate(self, log, rnd):
-        i = rnd.randrange(len(log))
-        log.insert(i + rnd.randrange(0, 5), log[i])
+        if log:
+            i = rnd.randrange(len(log))
+            log.insert(i + rnd.randrange(0, 5), log[i])
 
     def flip(self, log, rnd):
+        if not log:
+            return
         i = rnd.randrange(len(log))
         owner, line = log[i]
         if line:
@@ -98,6 +106,8 @@ class Fuzz(unittest.TestCase):
             log[i] = (owner, bytes(b))
 
     def cut_line(self, log, rnd):
+        if not log:
+            return
         i = rnd.randrange(len(log))
         owner, line = log[i]
         log[i] = (owner, line[:rnd.randrange(len(line) + 1)])
