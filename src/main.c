@@ -26,6 +26,7 @@
 #include "trace/dump.h"
 #include "trace/rings.h"
 #include "trace/trace.h"
+#include "usb/xhci.h"
 
 #define MB2_INFO_MAX      (1u << 20)
 #define WARP_CHECK_US     20000
@@ -77,6 +78,7 @@ void kmain(uint32_t magic, const void *info)
     trace(TSC_WARP, tsc_sync_warp_cpu(), tsc_sync_worst_warp());
     timer_start_cpu();                      /* BSP ticks too */
     boot_phase(TRACE_PHASE_TIMER_START, timer_hz());
+    xhci_init_all();                        /* USB controllers, hubs, keyboards */
     hotkey_init();                          /* PS/2 keyboard, if any */
     serial_irq_setup();                     /* COM input by interrupt, else polled */
     print_ready();                          /* the one READY line */
