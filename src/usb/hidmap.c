@@ -4,11 +4,13 @@
 #define USAGE_ROLLOVER  0x01          /* ErrorRollOver; 0x02, 0x03: other errors */
 #define USAGE_FIRST_KEY 0x04          /* 'a' */
 #define USAGE_KP_ENTER  0x58
+#define USAGE_LAST_KEY  0x38          /* '/' */
+#define MAPPED          (USAGE_LAST_KEY - USAGE_FIRST_KEY + 1)
 
 /* Usages 0x04..0x38, unshifted and shifted (0x32, non-US '#': none). */
-static const char plain[] =
+static const char plain[MAPPED + 1] =
     "abcdefghijklmnopqrstuvwxyz1234567890\n\033\b\t -=[]\\\0;'`,./";
-static const char shifted[] =
+static const char shifted[MAPPED + 1] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZ!@#$%^&*()\n\033\b\t _+{}|\0:\"~<>?";
 
 char hidmap_ascii(uint8_t usage, uint8_t mods)
@@ -17,9 +19,10 @@ char hidmap_ascii(uint8_t usage, uint8_t mods)
         return 0;
     if (usage == USAGE_KP_ENTER)
         return '\n';
-    if (usage < USAGE_FIRST_KEY || usage - USAGE_FIRST_KEY >= (int)sizeof plain - 1)
+    if (usage < USAGE_FIRST_KEY || usage > USAGE_LAST_KEY)
         return 0;
-    return (mods & HID_MOD_SHIFT ? shifted : plain)[usage - USAGE_FIRST_KEY];
+    const char *map = mods & HID_MOD_SHIFT ? shifted : plain;
+    return map[usage - USAGE_FIRST_KEY];
 }
 
 /* Is `usage` among the first n usages of keys? */

@@ -18,3 +18,7 @@ UNIT_SRCS_wlargs := src/perf/wlargs.c src/format.c
 UNIT_SRCS_median := src/perf/median.c
 UNIT_SRCS_stresssum :=
 UNIT_SRCS_baselines := src/perf/baselines.c
+# usb/: the pure parts of the USB stack
+UNIT_SRCS_hid := src/usb/hidmap.c
+UNIT_SRCS_usbdesc := src/usb/desc.c
+$(BUILD)/unit/test_hid $(BUILD)/unit/test_usbdesc: $(wildcard src/usb/*.h)
