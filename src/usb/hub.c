@@ -2,10 +2,12 @@
 #include "usb/hub.h"
 #include "usb/xfer.h"
 #include "usb/xhci_hw.h"
+#include "mem.h"
 #include "tsc.h"
 
 #define HUB_MAX_DEPTH       5           /* tiers below the root (USB 2.0 §4.1.1) */
 #define HUB_DESC_MIN        7
+#define HUB_PORTS_MAX       15          /* one route string nibble */
 #define PORT_FEAT_RESET     4
 #define PORT_FEAT_POWER     8
 #define PORT_FEAT_C_CONNECT 16
@@ -27,11 +29,17 @@ static int port_feature(struct usb_dev *d, uint8_t req, uint16_t feature, uint8_
     return usb_control(d, HUB_REQ_OUT, req, feature, port, NULL, 0, NULL);
 }
 
+/* Buffers the controller writes: the hub's own, never the stack. */
+struct hub {
+    uint8_t desc[16];
+    uint8_t status[4];
+};
+
 /* wPortStatus | wPortChange << 16, or 0 when the request failed. */
 static uint32_t port_status(struct usb_dev *d, uint8_t port)
 {
-    uint8_t st[4] = { 0 };
-    if (usb_control(d, HUB_REQ_IN, REQ_GET_STATUS, 0, port, st, sizeof st, NULL) != USB_OK)
+    uint8_t *st = ((struct hub *)d->drv)->status;
+    if (usb_control(d, HUB_REQ_IN, REQ_GET_STATUS, 0, port, st, 4, NULL) != USB_OK)
         return 0;
     return (uint32_t)st[0] | (uint32_t)st[1] << 8 | (uint32_t)st[2] << 16 |
            (uint32_t)st[3] << 24;
@@ -58,7 +66,13 @@ static uint8_t reset_port(struct usb_dev *d, uint8_t port)
 
 void hub_attach(struct usb_dev *d, const struct usb_cfg_info *cfg)
 {
-    uint8_t desc[16] = { 0 };
+    struct hub *h = mem_alloc(sizeof *h, 64);
+    if (!h) {
+        usb_say(d, "out of memory; hub skipped");
+        return;
+    }
+    d->drv = h;
+    uint8_t *desc = h->desc;
     if (d->speed >= SPEED_SUPER) {
         usb_say(d, "super-speed hub: not supported; left alone");
         return;
@@ -68,7 +82,7 @@ void hub_attach(struct usb_dev *d, const struct usb_cfg_info *cfg)
         return;
     }
     if (usb_control(d, REQ_IN | REQ_CLASS, REQ_GET_DESCRIPTOR, USB_DESC_HUB << 8, 0, desc,
-                    sizeof desc, NULL) != USB_OK || desc[0] < HUB_DESC_MIN) {
+                    sizeof h->desc, NULL) != USB_OK || desc[0] < HUB_DESC_MIN) {
         usb_say(d, "hub descriptor unreadable; hub skipped");
         return;
     }
@@ -77,6 +91,10 @@ void hub_attach(struct usb_dev *d, const struct usb_cfg_info *cfg)
     if (!usb_configure(d, cfg->value, NULL, 0, ports, false))
         return;
     usb_say(d, "hub with %u ports (%s)", ports, usb_speed_name(d->speed));
+    if (ports > HUB_PORTS_MAX) {
+        usb_say(d, "only ports 1-%u are used", HUB_PORTS_MAX);
+        ports = HUB_PORTS_MAX;
+    }
     for (uint8_t p = 1; p <= ports; p++)
         port_feature(d, REQ_SET_FEATURE, PORT_FEAT_POWER, p);
     tsc_delay_us(power_good_us + CONNECT_DEBOUNCE_US);

@@ -58,8 +58,7 @@ static void place(struct usb_dev *d, struct usb_dev *parent, uint8_t port)
     }
     d->depth = (uint8_t)(p->depth + 1);
     d->root_port = p->root_port;
-    uint32_t nib = port > ROUTE_PORT_MAX ? ROUTE_PORT_MAX : port;
-    d->route = p->route | nib << (4 * (d->depth - 1));
+    d->route = p->route | (uint32_t)(port & ROUTE_PORT_MAX) << (4 * (d->depth - 1));
     ksnprintf(d->where, sizeof d->where, "%s.%u", p->where, port);
     if (p->speed == SPEED_HIGH && d->speed <= SPEED_LOW) {
         d->tt_slot = p->slot;

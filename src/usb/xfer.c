@@ -42,8 +42,13 @@ static int finish(struct usb_dev *d, uint8_t dci, int cc)
     int r = result(cc);
     if (r == USB_ESTALL || r == USB_EERROR)
         usb_ep_reset(d, dci);
-    if (r == USB_ETIMEOUT)
-        d->dead = true;            /* its ring is in an unknown state: leave it */
+    if (r == USB_ETIMEOUT) {
+        /* Take the TD back from the controller (Stop Endpoint) so that it
+         * never writes the buffer late; then leave the device alone. */
+        xhci_command(d->hc, 0, TRB_TYPE(TRB_STOP_EP) | TRB_SLOT(d->slot) | TRB_EP(dci), NULL);
+        usb_say(d, "endpoint %u: no answer in time; device left alone", dci);
+        d->dead = true;
+    }
     return r;
 }
 

@@ -209,8 +209,11 @@ void xhci_init_all(void)
         struct xhci *hc = &ctrl[n_ctrl++];
         hc->pci = f;
         ksnprintf(hc->name, sizeof hc->name, "%02x:%02x.%x", f->bus, f->dev, f->fn);
-        if (start(hc))
-            scan_ports(hc);
+        if (!start(hc))
+            continue;
+        kprintf("usb: %s xhci: %u ports, %u slots, %u-byte contexts\n", hc->name, hc->ports,
+                hc->slots, hc->ctx_size);
+        scan_ports(hc);
     }
 }
 

@@ -9,7 +9,7 @@ there) and check what the kernel did with them.
     letters, comma, Backspace and Enter from the USB keyboard;
   - Ctrl+D is not a hotkey: no dump, counted as ignored, traced as a
     USB_KEY event with the Ctrl modifier;
-  - with a USB stick on the same controller the stick is named and left
+  - a mouse, and a USB stick on the same controller, are named and left
     alone, and the keyboard still works; and under UEFI.
 """
 import os
@@ -76,8 +76,11 @@ class UsbKeyboard(unittest.TestCase):
         return int(st.group(1))
 
     def test_keyboard_on_root_port(self):
-        m = self.boot(extra=XHCI + KBD)
+        m = self.boot(extra=XHCI + KBD + ["-device", "usb-mouse,bus=xhci.0"])
         self.assertEqual(len(self.keyboards(m)), 1, m.tail())
+        self.assertRegex(m.text(), r"usb: \S+ xhci: \d+ ports, \d+ slots, (32|64)-byte contexts")
+        self.assertRegex(m.text(), r"usb: \S+ port \d+: device [0-9a-f]{4}:[0-9a-f]{4} "
+                                   r"\(class 00, first interface 03\): no driver; left alone")
         self.press(m, rb"keys: d dump", "h")
         before = self.ignored(m)
         start = len(m.output())
