@@ -4,6 +4,7 @@
 #include "usb/ctx.h"
 #include "usb/hid.h"
 #include "usb/hub.h"
+#include "usb/msc.h"
 #include "usb/xfer.h"
 #include "usb/xhci_hw.h"
 #include "console.h"
@@ -139,6 +140,8 @@ static void bind(struct usb_dev *d, uint8_t dev_class, const struct usb_cfg_info
         hub_attach(d, cfg);
     else if ((i = usb_find_if(cfg, USB_CLASS_HID, HID_SUBCLASS_BOOT, HID_PROTO_KEYBOARD)))
         hid_attach(d, cfg, i);
+    else if ((i = usb_find_if(cfg, USB_CLASS_MSC, -1, -1)))
+        msc_attach(d, cfg, i);
     else
         usb_say(d, "device %04x:%04x (class %02x, first interface %02x): no driver; left alone",
                 d->vendor, d->product, dev_class, cfg->n_ifs ? cfg->ifs[0].cls : 0);

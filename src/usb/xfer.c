@@ -7,6 +7,7 @@
 #define SETUP_LEN        8
 #define EP_STATE_HALTED  2
 #define EP_STATE_ERROR   4
+#define XFER_MAX         65536       /* one Normal TRB */
 
 static int result(int cc)
 {
@@ -94,8 +95,10 @@ int usb_transfer(struct usb_dev *d, uint8_t dci, void *buf, uint32_t len,
                  uint32_t *actual, uint32_t timeout_us)
 {
     *actual = 0;
-    if (d->dead || d->hc->dead || !d->ring[dci])
-        return USB_EERROR;
+    uint64_t a = (uint64_t)(uintptr_t)buf;
+    if (d->dead || d->hc->dead || !d->ring[dci] || !len || len > XFER_MAX ||
+        (a >> 16) != ((a + len - 1) >> 16))
+        return USB_EERROR;                   /* one TRB may not cross 64 KiB */
     uint32_t residual = 0;
     uint64_t t = push_normal(d, dci, buf, len);
     int cc = xhci_wait_transfer(d->hc, d->slot, dci, t, timeout_us, &residual);

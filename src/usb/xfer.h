@@ -38,7 +38,9 @@ int usb_control(struct usb_dev *d, uint8_t type, uint8_t req, uint16_t value,
 /* GET_DESCRIPTOR(type, index) of len bytes. */
 int usb_get_descriptor(struct usb_dev *d, uint8_t type, uint8_t index, void *buf,
                        uint16_t len);
-/* One bulk/interrupt transfer, waited for: *actual = bytes moved. */
+/* One bulk/interrupt transfer, waited for: *actual = bytes moved. One
+ * TRB: 1..65536 bytes that do not cross a 64 KiB boundary (else
+ * USB_EERROR, nothing sent). */
 int usb_transfer(struct usb_dev *d, uint8_t dci, void *buf, uint32_t len,
                  uint32_t *actual, uint32_t timeout_us);
 /* Queue one IN transfer; its completion goes to d->on_transfer. */

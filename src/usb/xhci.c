@@ -81,6 +81,10 @@ static void fail(struct xhci *hc, const char *what)
 static bool halt_and_reset(struct xhci *hc)
 {
     volatile uint32_t *cmd = reg(hc->op, XHCI_USBCMD), *sts = reg(hc->op, XHCI_USBSTS);
+    if (!xhci_wait_reg(sts, USBSTS_CNR, 0, RESET_TIMEOUT_US)) {
+        fail(hc, "never becomes ready (CNR stays 1)");
+        return false;
+    }
     *cmd &= ~USBCMD_RS;
     if (!xhci_wait_reg(sts, USBSTS_HCH, USBSTS_HCH, HALT_TIMEOUT_US)) {
         fail(hc, "does not halt (HCHalted stays 0)");

@@ -129,8 +129,9 @@ int xhci_command(struct xhci *hc, uint64_t param, uint32_t control, uint8_t *slo
     xhci_doorbell(hc, 0, 0);
     int cc = wait_done(hc, COMMAND_TIMEOUT_US);
     if (cc < 0) {
-        kprintf("usb: %s xhci: command %u got no completion; controller left alone\n",
-                hc->name, TRB_GET_TYPE(control));
+        kprintf("usb: %s xhci: command %u got no completion (USBSTS 0x%x); "
+                "controller left alone\n", hc->name, TRB_GET_TYPE(control),
+                rd32(hc->op, XHCI_USBSTS));
         hc->dead = true;
     }
     if (slot_out)

@@ -21,4 +21,5 @@ UNIT_SRCS_baselines := src/perf/baselines.c
 # usb/: the pure parts of the USB stack
 UNIT_SRCS_hid := src/usb/hidmap.c
 UNIT_SRCS_usbdesc := src/usb/desc.c
-$(BUILD)/unit/test_hid $(BUILD)/unit/test_usbdesc: $(wildcard src/usb/*.h)
+UNIT_SRCS_msc := src/usb/bot.c src/usb/scsi.c
+$(BUILD)/unit/test_hid $(BUILD)/unit/test_usbdesc $(BUILD)/unit/test_msc: $(wildcard src/usb/*.h)
