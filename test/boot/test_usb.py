@@ -22,7 +22,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
-from harness import Machine                     # noqa: E402
+from harness import ISO, Machine                # noqa: E402
 from btlib import dumpfmt                       # noqa: E402
 
 NO_PS2 = "q35,i8042=off"
@@ -123,14 +123,22 @@ class UsbKeyboard(unittest.TestCase):
         self.dump(m)
         self.assertEqual(m.faults(), [])
 
-    def test_uefi_hub_and_keyboard(self):
-        m = self.boot(fw="uefi", extra=XHCI + KBD + ["-device", "usb-hub,bus=xhci.0,port=2",
-                                                     "-device", "usb-kbd,bus=xhci.0,port=2.3"])
-        self.assertEqual(len(self.keyboards(m)), 2, m.tail())
+    def test_uefi_nested_hubs(self):
+        """UEFI; a keyboard on a root port and one two hubs down, and a
+        read-only stick behind the first hub."""
+        m = self.boot(fw="uefi", extra=XHCI + KBD + [
+            "-device", "usb-hub,bus=xhci.0,port=2",
+            "-device", "usb-hub,bus=xhci.0,port=2.1",
+            "-device", "usb-kbd,bus=xhci.0,port=2.1.3",
+            "-drive", f"if=none,id=ro,format=raw,readonly=on,file={os.path.abspath(ISO)}",
+            "-device", "usb-storage,bus=xhci.0,port=2.4,drive=ro"])
+        kbds = self.keyboards(m)
+        self.assertEqual(len(kbds), 2, m.tail())
+        self.assertRegex(kbds[1][0], r"port \d+\.1\.3$")
+        self.assertRegex(m.text(), r"port \d+\.4: mass storage \"QEMU QEMU HARDDISK\"")
         d = self.dump(m)
         self.assertEqual(self.usb_keys(d)[-1], (USAGE_D, 0))
         self.assertEqual(m.faults(), [])
-
 
 if __name__ == "__main__":
     unittest.main()

@@ -107,5 +107,5 @@ int main(void)
     test_rollover();
     test_modifiers();
     test_bad_reports();
-    return check_summary("hid");
+    return check_summary("test_hid");
 }

@@ -254,5 +254,5 @@ int main(void)
     test_csw_stall_retried();
     test_bad_csw_resets();
     test_short_and_nonsense();
-    return check_summary("msc");
+    return check_summary("test_msc");
 }

@@ -83,5 +83,5 @@ int main(void)
     test_keyboard();
     test_storage();
     test_damaged();
-    return check_summary("usbdesc");
+    return check_summary("test_usbdesc");
 }
