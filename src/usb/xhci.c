@@ -15,10 +15,19 @@
 #define HANDOFF_TIMEOUT_US   1000000  /* BIOS gives up ownership (Linux: 1 s) */
 #define HALT_TIMEOUT_US      100000   /* HCHalted within 16 ms (§5.4.1) */
 #define RESET_TIMEOUT_US     1000000
-#define PORT_POWER_US        20000
+#define CONNECT_SETTLE_US    200000   /* devices reconnect after HCRST (debounce 100 ms) */
 #define PORT_RESET_TIMEOUT_US 500000
 #define PORT_SETTLE_US       10000    /* TRSTRCY after reset (USB 2.0 §7.1.7.5) */
 #define XECP_MAX             64       /* capabilities walked, at most */
+#define HCRST_SETTLE_US      1000     /* some Intel hosts hang if read sooner */
+/* Intel 7/8/9-series PCHs route ports to EHCI until the OS switches them
+ * (PCH datasheets: XUSB2PR, USB3_PSSEN and their BIOS-set masks). */
+#define PCI_VENDOR_INTEL     0x8086
+#define INTEL_XUSB2PR        0xD0
+#define INTEL_XUSB2PRM       0xD4
+#define INTEL_USB3_PSSEN     0xD8
+#define INTEL_USB3PRM        0xDC
+static const uint16_t intel_switchable[] = { 0x1E31, 0x8C31, 0x9C31, 0x8CB1, 0x9CB1 };
 
 static struct xhci ctrl[XHCI_MAX_CTRL];
 static unsigned n_ctrl;
@@ -91,6 +100,7 @@ static bool halt_and_reset(struct xhci *hc)
         return false;
     }
     *cmd |= USBCMD_HCRST;
+    tsc_delay_us(HCRST_SETTLE_US);
     if (!xhci_wait_reg(cmd, USBCMD_HCRST, 0, RESET_TIMEOUT_US) ||
         !xhci_wait_reg(sts, USBSTS_CNR, 0, RESET_TIMEOUT_US)) {
         fail(hc, "reset does not complete (HCRST or CNR stays 1)");
@@ -130,6 +140,22 @@ static bool setup_memory(struct xhci *hc)
     return xhci_event_ring_init(hc);
 }
 
+/* Take every port the BIOS lets us from the PCH's EHCI (USB 2 routing
+ * and USB 3 SuperSpeed enables), as far as the BIOS masks allow. */
+static void intel_route_ports(struct xhci *hc)
+{
+    const struct pci_func *f = hc->pci;
+    if (f->vendor != PCI_VENDOR_INTEL)
+        return;
+    for (unsigned i = 0; i < sizeof intel_switchable / sizeof intel_switchable[0]; i++) {
+        if (f->device != intel_switchable[i])
+            continue;
+        pci_write32(f, INTEL_USB3_PSSEN, pci_read32(f, INTEL_USB3PRM));
+        pci_write32(f, INTEL_XUSB2PR, pci_read32(f, INTEL_XUSB2PRM));
+        return;
+    }
+}
+
 static bool start(struct xhci *hc)
 {
     struct pci_bar bar;
@@ -155,6 +181,7 @@ static bool start(struct xhci *hc)
     each_xcap(hc, protocol_ports);
     if (!halt_and_reset(hc))
         return false;
+    intel_route_ports(hc);
     if (!setup_memory(hc)) {
         fail(hc, "out of memory for its rings and contexts");
         return false;
@@ -192,11 +219,10 @@ static uint8_t reset_port(struct xhci *hc, uint32_t port)
 
 static void scan_ports(struct xhci *hc)
 {
-    if (hc->ppc) {
+    if (hc->ppc)
         for (uint32_t p = 1; p <= hc->ports; p++)
             xhci_set_portsc(hc, p, PORTSC_PP);
-        tsc_delay_us(PORT_POWER_US);
-    }
+    tsc_delay_us(CONNECT_SETTLE_US);      /* power, connect debounce, link training */
     for (uint32_t p = 1; p <= hc->ports && !hc->dead; p++) {
         uint8_t speed = reset_port(hc, p);
         if (speed)
