@@ -102,9 +102,13 @@ void msc_attach(struct usb_dev *d, const struct usb_cfg_info *cfg,
     int r = open_unit(m);
     if (r == SCSI_OK)
         r = scsi_read(&m->disk, 0, 1, m->bounce);
-    if (r != SCSI_OK) {
-        usb_say(d, "mass storage: %s (sense %x/%02x/%02x); left alone", scsi_error_name(r),
+    if (r == SCSI_ECHECK) {
+        usb_say(d, "mass storage: check condition, sense %x/%02x/%02x; left alone",
                 m->disk.sense.key, m->disk.sense.asc, m->disk.sense.ascq);
+        return;
+    }
+    if (r != SCSI_OK) {
+        usb_say(d, "mass storage: %s; left alone", scsi_error_name(r));
         return;
     }
     disks[n_disks++] = m;

@@ -77,7 +77,12 @@ class UsbKeyboard(unittest.TestCase):
         return int(st.group(1))
 
     def test_keyboard_on_root_port(self):
-        m = self.boot(extra=XHCI + KBD + ["-device", "usb-mouse,bus=xhci.0"])
+        # Also a mouse (no driver) and a mass-storage device with no disk
+        # behind it (every command fails): both named and left alone.
+        m = self.boot(extra=XHCI + KBD + ["-device", "usb-mouse,bus=xhci.0",
+                                          "-device", "usb-bot,bus=xhci.0"])
+        self.assertRegex(m.text(), r"usb: \S+ port \d+: mass storage: transport error; "
+                                   r"left alone")
         self.assertEqual(len(self.keyboards(m)), 1, m.tail())
         self.assertRegex(m.text(), r"usb: \S+ xhci: \d+ ports, \d+ slots, (32|64)-byte contexts")
         self.assertRegex(m.text(), r"usb: \S+ port \d+: device [0-9a-f]{4}:[0-9a-f]{4} "
