@@ -3,8 +3,9 @@
 send-key (the USB keyboard is the only keyboard, so QEMU routes them
 there) and check what the kernel did with them.
 
-  - the kernel prints one line per keyboard, directly on a root port and
-    behind a usb-hub (route string, parent hub port);
+  - the kernel prints one line per controller and per keyboard, directly
+    on a root port, on a second controller, and behind one or two
+    usb-hubs (route string, parent hub port);
   - h prints the help, d gives a dump that decodes, the m prompt takes
     letters, comma, Backspace and Enter from the USB keyboard;
   - Ctrl+D is not a hotkey: no dump, counted as ignored, traced as a
@@ -78,13 +79,19 @@ class UsbKeyboard(unittest.TestCase):
 
     def test_keyboard_on_root_port(self):
         # Also a mouse (no driver) and a mass-storage device with no disk
-        # behind it (every command fails): both named and left alone.
+        # behind it (every command fails): both named and left alone. And
+        # a second controller with a keyboard of its own.
         m = self.boot(extra=XHCI + KBD + ["-device", "usb-mouse,bus=xhci.0",
-                                          "-device", "usb-bot,bus=xhci.0"])
+                                          "-device", "usb-bot,bus=xhci.0",
+                                          "-device", "nec-usb-xhci,id=xhci2",
+                                          "-device", "usb-kbd,bus=xhci2.0"])
         self.assertRegex(m.text(), r"usb: \S+ port \d+: mass storage: transport error; "
                                    r"left alone")
-        self.assertEqual(len(self.keyboards(m)), 1, m.tail())
-        self.assertRegex(m.text(), r"usb: \S+ xhci: \d+ ports, \d+ slots, (32|64)-byte contexts")
+        kbds = self.keyboards(m)
+        self.assertEqual(len(kbds), 2, m.tail())
+        self.assertNotEqual(kbds[0][0].split()[0], kbds[1][0].split()[0], "two controllers")
+        self.assertEqual(len(re.findall(r"usb: \S+ xhci: \d+ ports, \d+ slots, "
+                                        r"(?:32|64)-byte contexts", m.text())), 2)
         self.assertRegex(m.text(), r"usb: \S+ port \d+: device [0-9a-f]{4}:[0-9a-f]{4} "
                                    r"\(class 00, first interface 03\): no driver; left alone")
         self.press(m, rb"keys: d dump", "h")
