@@ -70,6 +70,7 @@ void kmain(uint32_t magic, const void *info)
     tsc_init();                             /* TSC frequency, invariance */
     boot_phase(TRACE_PHASE_TSC_CALIBRATED, tsc_hz());
     timer_init(cfg.timer_hz);               /* LAPIC timer calibrated on the TSC */
+    xhci_init_all();                        /* USB: before the APs (see usb/xhci.h) */
     boot_phase(TRACE_PHASE_SMP_START, 0);
     smp_start(&madt, cpu_limit(), &smp);    /* INIT/SIPI/SIPI, bounded wait */
     boot_phase(TRACE_PHASE_SMP_DONE, smp.online);
@@ -78,7 +79,6 @@ void kmain(uint32_t magic, const void *info)
     trace(TSC_WARP, tsc_sync_warp_cpu(), tsc_sync_worst_warp());
     timer_start_cpu();                      /* BSP ticks too */
     boot_phase(TRACE_PHASE_TIMER_START, timer_hz());
-    xhci_init_all();                        /* USB controllers, hubs, keyboards */
     hotkey_init();                          /* PS/2 keyboard, if any */
     serial_irq_setup();                     /* COM input by interrupt, else polled */
     print_ready();                          /* the one READY line */

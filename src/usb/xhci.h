@@ -11,7 +11,12 @@
  * events end the one synchronous wait in progress (struct xhci_wait);
  * transfer events of endpoints that a driver owns asynchronously (a
  * keyboard's interrupt IN) go to that device's handler. The boot CPU
- * polls every controller from hotkey_poll (xhci_poll_all). */
+ * polls every controller from hotkey_poll (xhci_poll_all).
+ *
+ * Call xhci_init_all() after tsc_init() and before the APs start: sizing
+ * a BAR changes the machine's memory map, and QEMU 7.2 under multi-
+ * threaded TCG can crash (SIGSEGV in memory_region_dispatch_write) when
+ * that happens while another vCPU writes MMIO (its LAPIC EOI). */
 #ifndef USB_XHCI_H
 #define USB_XHCI_H
 #include <stdbool.h>
