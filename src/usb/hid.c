@@ -66,7 +66,7 @@ void hid_attach(struct usb_dev *d, const struct usb_cfg_info *cfg,
         usb_say(d, "keyboard %s; left alone", ep ? "limit reached" : "without an interrupt IN endpoint");
         return;
     }
-    if (!usb_configure(d, cfg->value, ep, 1, 0, false))
+    if (!usb_configure(d, cfg->value, ep, 1, 0))
         return;
     int cc = 0;
     if (usb_control(d, HID_REQ_OUT, REQ_SET_PROTOCOL, PROTOCOL_BOOT, iface->num, NULL, 0,

@@ -88,7 +88,7 @@ void hub_attach(struct usb_dev *d, const struct usb_cfg_info *cfg)
     }
     uint8_t ports = desc[2];
     uint32_t power_good_us = desc[5] * 2000u;
-    if (!usb_configure(d, cfg->value, NULL, 0, ports, false))
+    if (!usb_configure(d, cfg->value, NULL, 0, ports))
         return;
     usb_say(d, "hub with %u ports (%s)", ports, usb_speed_name(d->speed));
     if (ports > HUB_PORTS_MAX) {

@@ -97,7 +97,7 @@ void msc_attach(struct usb_dev *d, const struct usb_cfg_info *cfg,
     m->iface = iface->num;
     m->bot = (struct bot){ .ops = &ops, .ctx = m, .cbw = io, .csw = io + 32 };
     m->disk = (struct scsi_disk){ .bot = &m->bot, .scratch = io + 64 };
-    if (!usb_configure(d, cfg->value, eps, 2, 0, false))
+    if (!usb_configure(d, cfg->value, eps, 2, 0))
         return;
     int r = open_unit(m);
     if (r == SCSI_OK)

@@ -115,6 +115,19 @@ static bool fix_mps0(struct usb_dev *d, const uint8_t *dev8)
     return cc == CC_SUCCESS;
 }
 
+/* The first 8 bytes (bMaxPacketSize0), then the whole device descriptor. */
+static bool read_device(struct usb_dev *d, uint8_t *buf)
+{
+    if (usb_get_descriptor(d, USB_DESC_DEVICE, 0, buf, 8) == USB_OK) {
+        if (!fix_mps0(d, buf))
+            return false;
+        if (usb_get_descriptor(d, USB_DESC_DEVICE, 0, buf, DEV_DESC_LEN) == USB_OK)
+            return true;
+    }
+    usb_say(d, "device descriptor unreadable; device skipped");
+    return false;
+}
+
 static bool read_config(struct usb_dev *d, uint8_t *buf, struct usb_cfg_info *cfg)
 {
     const char *why = "";
@@ -161,16 +174,8 @@ void usb_attach(struct xhci *hc, struct usb_dev *parent, uint8_t port, uint8_t s
     place(d, parent, port);
     if (!address(d))
         return;
-    if (usb_get_descriptor(d, USB_DESC_DEVICE, 0, buf, 8) != USB_OK) {
-        usb_say(d, "device descriptor unreadable; device skipped");
+    if (!read_device(d, buf))
         return;
-    }
-    if (!fix_mps0(d, buf))
-        return;
-    if (usb_get_descriptor(d, USB_DESC_DEVICE, 0, buf, DEV_DESC_LEN) != USB_OK) {
-        usb_say(d, "device descriptor unreadable; device skipped");
-        return;
-    }
     d->vendor = (uint16_t)(buf[8] | buf[9] << 8);
     d->product = (uint16_t)(buf[10] | buf[11] << 8);
     uint8_t dev_class = buf[4];
@@ -179,7 +184,7 @@ void usb_attach(struct xhci *hc, struct usb_dev *parent, uint8_t port, uint8_t s
 }
 
 bool usb_configure(struct usb_dev *d, uint8_t cfg_value, const struct usb_ep_info *eps,
-                   unsigned n, uint8_t hub_ports, bool hub_mtt)
+                   unsigned n, uint8_t hub_ports)
 {
     uint8_t last = 1;
     ctx_input_begin(d, 1);                         /* A0: the slot context */
@@ -200,7 +205,7 @@ bool usb_configure(struct usb_dev *d, uint8_t cfg_value, const struct usb_ep_inf
     ctx_fill_slot(d, last);
     if (hub_ports) {
         volatile uint32_t *s = ctx_in_slot(d);
-        s[0] |= SLOT_HUB | (hub_mtt ? SLOT_MTT : 0);
+        s[0] |= SLOT_HUB;                          /* single TT: alternate setting 0 */
         s[1] |= SLOT_NPORTS(hub_ports);
     }
     int cc = xhci_command(d->hc, (uint64_t)(uintptr_t)d->in_ctx,

@@ -37,10 +37,11 @@ struct usb_dev {
 
 /* Enumerate the device on `port` of `parent` (NULL: root port `port`). */
 void usb_attach(struct xhci *hc, struct usb_dev *parent, uint8_t port, uint8_t speed);
-/* Configure Endpoint for these endpoints (+ hub fields when hub_ports
- * > 0), then SET_CONFIGURATION(cfg_value). False (and named) on failure. */
+/* Configure Endpoint for these endpoints (+ the Hub bit and number of
+ * ports when hub_ports > 0), then SET_CONFIGURATION(cfg_value). False
+ * (and named) on failure. */
 bool usb_configure(struct usb_dev *d, uint8_t cfg_value, const struct usb_ep_info *eps,
-                   unsigned n, uint8_t hub_ports, bool hub_mtt);
+                   unsigned n, uint8_t hub_ports);
 /* Print "usb: <where>: <msg>" for this device. */
 void usb_say(const struct usb_dev *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *usb_speed_name(uint8_t speed);

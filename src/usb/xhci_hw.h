@@ -24,9 +24,7 @@
 #define USBCMD_RS           (1u << 0)
 #define USBCMD_HCRST        (1u << 1)
 #define USBSTS_HCH          (1u << 0)  /* HCHalted */
-#define USBSTS_HSE          (1u << 2)  /* host system error */
 #define USBSTS_CNR          (1u << 11) /* controller not ready */
-#define USBSTS_HCE          (1u << 12) /* host controller error */
 #define CRCR_RCS            (1u << 0)
 
 /* PORTSC (§5.4.8). */
@@ -41,7 +39,6 @@
 
 /* Runtime registers (§5.5): interrupter 0. */
 #define XHCI_IR0            0x20
-#define IR_IMAN             0x00
 #define IR_ERSTSZ           0x08
 #define IR_ERSTBA           0x10
 #define IR_ERDP             0x18
@@ -67,7 +64,6 @@
 #define TRB_ISP             (1u << 2)  /* interrupt on short packet */
 #define TRB_IOC             (1u << 5)
 #define TRB_IDT             (1u << 6)  /* immediate data (setup stage) */
-#define TRB_BSR             (1u << 9)  /* address device: block SET_ADDRESS */
 #define TRB_DIR_IN          (1u << 16) /* data/status stage direction */
 #define TRB_TYPE(t)         ((uint32_t)(t) << 10)
 #define TRB_GET_TYPE(c)     (((c) >> 10) & 0x3F)
@@ -79,10 +75,10 @@
 
 enum trb_type {
     TRB_NORMAL = 1, TRB_SETUP = 2, TRB_DATA = 3, TRB_STATUS = 4, TRB_LINK = 6,
-    TRB_ENABLE_SLOT = 9, TRB_DISABLE_SLOT = 10, TRB_ADDRESS_DEVICE = 11,
+    TRB_ENABLE_SLOT = 9, TRB_ADDRESS_DEVICE = 11,
     TRB_CONFIGURE_EP = 12, TRB_EVALUATE_CTX = 13, TRB_RESET_EP = 14,
     TRB_STOP_EP = 15, TRB_SET_TR_DEQ = 16,
-    TRB_EV_TRANSFER = 32, TRB_EV_COMMAND = 33, TRB_EV_PORT = 34,
+    TRB_EV_TRANSFER = 32, TRB_EV_COMMAND = 33,
 };
 
 /* Completion codes (§6.4.5). */
@@ -93,7 +89,6 @@ enum trb_type {
 /* Contexts (§6.2): 32 or 64 bytes each (CSZ). Dword indices. */
 #define SLOT_ROUTE_MASK     0xFFFFFu
 #define SLOT_SPEED(s)       ((uint32_t)(s) << 20)
-#define SLOT_MTT            (1u << 25)
 #define SLOT_HUB            (1u << 26)
 #define SLOT_ENTRIES(n)     ((uint32_t)(n) << 27)
 #define SLOT_ROOT_PORT(p)   ((uint32_t)(p) << 16)
