@@ -38,8 +38,8 @@ static void queue_report(struct kbd *k)
 static void on_transfer(struct usb_dev *d, uint8_t dci, uint8_t cc, uint32_t residual)
 {
     struct kbd *k = d->drv;
-    if (dci != k->dci || k->dropped)
-        return;
+    if (k->dev != d || dci != k->dci || k->dropped)
+        return;                                /* an old device's late event */
     if (cc != CC_SUCCESS && cc != CC_SHORT_PACKET) {
         k->errors++;
         k->needs_reset = true;                 /* the endpoint halted */
@@ -54,6 +54,20 @@ static void on_transfer(struct usb_dev *d, uint8_t dci, uint8_t cc, uint32_t res
     queue_report(k);
 }
 
+/* A keyboard record: a dropped one's (unplugged), or a new one. */
+static struct kbd *free_entry(void)
+{
+    struct kbd *k = NULL;
+    for (unsigned i = 0; i < n_kbds && !k; i++)
+        if (kbds[i]->dropped)
+            k = kbds[i];
+    if (!k && n_kbds < HID_MAX_KBDS && (k = mem_alloc(sizeof *k, 64)))
+        kbds[n_kbds++] = k;
+    if (k)
+        *k = (struct kbd){ .dropped = true };  /* until hid_attach succeeds */
+    return k;
+}
+
 void hid_attach(struct usb_dev *d, const struct usb_cfg_info *cfg,
                 const struct usb_if_info *iface)
 {
@@ -61,7 +75,7 @@ void hid_attach(struct usb_dev *d, const struct usb_cfg_info *cfg,
     for (unsigned i = 0; i < iface->n_eps && !ep; i++)
         if ((iface->ep[i].attr & 3) == EP_ATTR_INTERRUPT && (iface->ep[i].addr & 0x80))
             ep = &iface->ep[i];
-    struct kbd *k = n_kbds < HID_MAX_KBDS ? mem_alloc(sizeof *k, 64) : NULL;
+    struct kbd *k = ep ? free_entry() : NULL;
     if (!ep || !k) {
         usb_say(d, "keyboard %s; left alone", ep ? "limit reached" : "without an interrupt IN endpoint");
         return;
@@ -76,11 +90,11 @@ void hid_attach(struct usb_dev *d, const struct usb_cfg_info *cfg,
     }
     usb_control(d, HID_REQ_OUT, REQ_SET_IDLE, 0, iface->num, NULL, 0, NULL);  /* may STALL */
     k->dev = d;
+    k->dropped = false;
     k->dci = usb_ep_dci(ep->addr);
     d->drv = k;
     d->on_transfer = on_transfer;
     d->async_dcis = 1u << k->dci;
-    kbds[n_kbds++] = k;
     queue_report(k);
     usb_say(d, "keyboard %04x:%04x (%s), keys are hotkeys", d->vendor, d->product,
             usb_speed_name(d->speed));
@@ -91,6 +105,10 @@ static void recover(void)
 {
     for (unsigned i = 0; i < n_kbds; i++) {
         struct kbd *k = kbds[i];
+        if (k->dev && k->dev->dead && !k->dropped) {
+            k->dropped = true;                 /* unplugged (usb_detach said so) */
+            continue;
+        }
         if (!k->needs_reset || k->dropped)
             continue;
         k->needs_reset = false;
@@ -106,8 +124,6 @@ static void recover(void)
 
 int hid_key_poll(uint8_t *usage, uint8_t *mods)
 {
-    if (!n_kbds)
-        return -1;
     if (keyq_head == keyq_tail) {
         xhci_poll_all();
         recover();

@@ -160,27 +160,42 @@ static void bind(struct usb_dev *d, uint8_t dev_class, const struct usb_cfg_info
                 d->vendor, d->product, dev_class, cfg->n_ifs ? cfg->ifs[0].cls : 0);
 }
 
-void usb_attach(struct xhci *hc, struct usb_dev *parent, uint8_t port, uint8_t speed)
+struct usb_dev *usb_attach(struct xhci *hc, struct usb_dev *parent, uint8_t port,
+                           uint8_t speed)
 {
     struct usb_dev *d = mem_alloc(sizeof *d, 8);
     uint8_t *buf = mem_alloc(CONFIG_MAX, 64);
     struct usb_cfg_info *cfg = mem_alloc(sizeof *cfg, 8);
     if (!d || !buf || !cfg) {
         kprintf("usb: %s port %u: out of memory; device skipped\n", hc->name, port);
-        return;
+        return NULL;
     }
     d->hc = hc;
     d->speed = speed;
     place(d, parent, port);
     if (!address(d))
-        return;
+        return d->slot ? d : NULL;
     if (!read_device(d, buf))
-        return;
+        return d;
     d->vendor = (uint16_t)(buf[8] | buf[9] << 8);
     d->product = (uint16_t)(buf[10] | buf[11] << 8);
     uint8_t dev_class = buf[4];
     if (read_config(d, buf, cfg))
         bind(d, dev_class, cfg);
+    return d;
+}
+
+void usb_detach(struct usb_dev *d)
+{
+    struct xhci *hc = d->hc;
+    d->dead = true;                                /* drivers see it and let go */
+    d->async_dcis = 0;
+    if (d->slot && hc->dev[d->slot] == d) {
+        xhci_command(hc, 0, TRB_TYPE(TRB_DISABLE_SLOT) | TRB_SLOT(d->slot), NULL);
+        hc->dev[d->slot] = NULL;
+        hc->dcbaa[d->slot] = 0;
+    }
+    usb_say(d, "disconnected");
 }
 
 bool usb_configure(struct usb_dev *d, uint8_t cfg_value, const struct usb_ep_info *eps,

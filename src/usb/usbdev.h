@@ -35,8 +35,12 @@ struct usb_dev {
     void    *drv;                     /* the driver's state */
 };
 
-/* Enumerate the device on `port` of `parent` (NULL: root port `port`). */
-void usb_attach(struct xhci *hc, struct usb_dev *parent, uint8_t port, uint8_t speed);
+/* Enumerate the device on `port` of `parent` (NULL: root port `port`).
+ * Returns it (possibly dead or driverless), or NULL when it got no slot. */
+struct usb_dev *usb_attach(struct xhci *hc, struct usb_dev *parent, uint8_t port,
+                           uint8_t speed);
+/* The device went away: stop using it and free its slot (Disable Slot). */
+void usb_detach(struct usb_dev *d);
 /* Configure Endpoint for these endpoints (+ the Hub bit and number of
  * ports when hub_ports > 0), then SET_CONFIGURATION(cfg_value). False
  * (and named) on failure. */

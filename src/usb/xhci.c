@@ -226,7 +226,32 @@ static void scan_ports(struct xhci *hc)
     for (uint32_t p = 1; p <= hc->ports && !hc->dead; p++) {
         uint8_t speed = reset_port(hc, p);
         if (speed)
-            usb_attach(hc, NULL, (uint8_t)p, speed);
+            hc->port_dev[p] = usb_attach(hc, NULL, (uint8_t)p, speed);
+    }
+    xhci_poll(hc);
+    hc->port_changed = 0;                 /* what boot found is handled */
+}
+
+/* A root port changed after boot: forget what left, enumerate what came
+ * (devices behind hubs are scanned at boot only). */
+static void service_ports(struct xhci *hc)
+{
+    uint64_t changed = hc->port_changed;
+    hc->port_changed = 0;
+    for (uint32_t p = 1; p <= hc->ports && changed && !hc->dead; p++) {
+        if (!(changed & (1ull << (p - 1))))
+            continue;
+        uint32_t sc = xhci_portsc(hc, p);
+        xhci_set_portsc(hc, p, sc & PORTSC_CHANGES);
+        if (hc->port_dev[p] && !(sc & PORTSC_CCS)) {
+            usb_detach(hc->port_dev[p]);
+            hc->port_dev[p] = NULL;
+        } else if (!hc->port_dev[p] && (sc & PORTSC_CCS)) {
+            tsc_delay_us(PORT_SETTLE_US * 10);   /* connect debounce */
+            uint8_t speed = reset_port(hc, p);
+            if (speed)
+                hc->port_dev[p] = usb_attach(hc, NULL, (uint8_t)p, speed);
+        }
     }
 }
 
@@ -249,6 +274,9 @@ void xhci_init_all(void)
 
 void xhci_poll_all(void)
 {
-    for (unsigned i = 0; i < n_ctrl; i++)
+    for (unsigned i = 0; i < n_ctrl; i++) {
         xhci_poll(&ctrl[i]);
+        if (ctrl[i].port_changed)
+            service_ports(&ctrl[i]);
+    }
 }

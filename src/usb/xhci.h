@@ -10,7 +10,8 @@
  * Events are consumed by xhci_poll(): command completions and transfer
  * events end the one synchronous wait in progress (struct xhci_wait);
  * transfer events of endpoints that a driver owns asynchronously (a
- * keyboard's interrupt IN) go to that device's handler. The boot CPU
+ * keyboard's interrupt IN) go to that device's handler; Port Status
+ * Change events mark the root port for xhci_poll_all. The boot CPU
  * polls every controller from hotkey_poll (xhci_poll_all).
  *
  * Call xhci_init_all() after tsc_init() and before the APs start: sizing
@@ -48,6 +49,8 @@ struct xhci {
     uint32_t ports, slots, ctx_size;
     bool     ppc;                     /* port power switching */
     uint8_t  usb3[XHCI_MAX_PORTS + 1];/* root port speaks USB 3 */
+    struct usb_dev *port_dev[XHCI_MAX_PORTS + 1];  /* on each root port */
+    uint64_t port_changed;            /* bit p-1: Port Status Change event seen */
     uint64_t *dcbaa;
     struct trb_ring cmd;
     volatile struct trb *events;
@@ -59,7 +62,9 @@ struct xhci {
 
 /* Find, take over, reset and start every xHCI; enumerate their devices. */
 void xhci_init_all(void);
-/* Drain every live controller's event ring (boot CPU, each tick). */
+/* Drain every live controller's event ring and enumerate (or forget)
+ * what was plugged into (or pulled from) a root port since: boot CPU,
+ * each tick, never inside another USB call. */
 void xhci_poll_all(void);
 
 /* For usbdev/xfer/hub: */

@@ -95,7 +95,13 @@ void xhci_poll(struct xhci *hc)
         switch (TRB_GET_TYPE(ev->control)) {
         case TRB_EV_TRANSFER: transfer_event(hc, ev); break;
         case TRB_EV_COMMAND:  command_event(hc, ev); break;
-        default:              break;      /* port changes: ports are scanned at boot */
+        case TRB_EV_PORT: {
+            uint32_t port = (uint32_t)(ev->param >> 24) & 0xFF;
+            if (port >= 1 && port <= hc->ports)
+                hc->port_changed |= 1ull << (port - 1);
+            break;
+        }
+        default:              break;
         }
         consumed = true;
         if (++hc->ev_deq == EVENT_RING_SIZE) {

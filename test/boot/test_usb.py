@@ -8,6 +8,8 @@ there) and check what the kernel did with them.
     usb-hubs (route string, parent hub port);
   - h prints the help, d gives a dump that decodes, the m prompt takes
     letters, comma, Backspace and Enter from the USB keyboard;
+  - a keyboard plugged into a root port after boot works, and again after
+    it was pulled out;
   - Ctrl+D is not a hotkey: no dump, counted as ignored, traced as a
     USB_KEY event with the Ctrl modifier;
   - a mouse is named and left alone; a USB stick on the same controller
@@ -17,7 +19,6 @@ there) and check what the kernel did with them.
 import os
 import re
 import sys
-import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -121,6 +122,25 @@ class UsbKeyboard(unittest.TestCase):
         self.press(m, rb"trace: categories now BOOT,SMP,IRQ,IPI,EXC,INPUT,TRACE,WORK",
                    "a", "l", "l", "ret")
         self.dump(m)
+        self.assertEqual(m.faults(), [])
+
+    def test_keyboard_plugged_after_boot(self):
+        """Root-port hot-plug: a keyboard plugged in after READY works,
+        unplugging it is noticed, and plugging it in again works."""
+        m = self.boot(extra=XHCI)
+        self.assertEqual(self.keyboards(m), [])
+        for round_ in range(2):
+            start = len(m.output())
+            self.assertEqual(m.qmp().command("device_add", driver="usb-kbd", bus="xhci.0",
+                                             id="late"), {})
+            m.wait_for(KBD_LINE, KEY_TIMEOUT_S, start=start)
+            self.press(m, rb"keys: d dump", "h")
+            if round_ == 0:
+                start = len(m.output())
+                self.assertEqual(m.qmp().command("device_del", id="late"), {})
+                m.wait_for(rb"usb: \S+ port \d+: disconnected", KEY_TIMEOUT_S, start=start)
+        d = self.dump(m)
+        self.assertEqual(self.usb_keys(d)[-1], (USAGE_D, 0))
         self.assertEqual(m.faults(), [])
 
     def test_stick_and_keyboard(self):
