@@ -1,6 +1,8 @@
 /* msc.c — Bulk-Only mass storage on xHCI bulk endpoints. */
 #include "usb/msc.h"
 #include "usb/xfer.h"
+#include "blockdev.h"
+#include "format.h"
 #include "kstring.h"
 #include "mem.h"
 #include "tsc.h"
@@ -22,6 +24,8 @@ struct msc {
     struct bot bot;
     struct scsi_disk disk;
     uint8_t *bounce;
+    struct blockdev bdev;             /* what the dump code sees (blockdev.h) */
+    char name[8];                     /* "usb0" */
 };
 
 static struct msc *disks[MSC_MAX_DISKS];
@@ -52,6 +56,38 @@ static int op_reset(void *ctx)
 }
 
 static const struct bot_ops ops = { op_bulk, op_clear_halt, op_reset };
+
+static int move(unsigned i, uint32_t lba, uint32_t count, uint8_t *buf, bool write);
+
+/* SCSI results as blockdev.h's: a device gone (unplugged, or left alone
+ * after a timeout) is EGONE, any other failure EIO. */
+static int bd_result(struct msc *m, int r)
+{
+    if (r == SCSI_OK || r == SCSI_ERANGE)
+        return r == SCSI_OK ? BLOCKDEV_OK : BLOCKDEV_ERANGE;
+    return m->dev->dead ? BLOCKDEV_EGONE : BLOCKDEV_EIO;
+}
+
+static int bd_move(struct blockdev *b, uint64_t lba, uint32_t n, void *buf, bool write)
+{
+    struct msc *m = b->priv;
+    unsigned i = 0;
+    while (i < n_disks && disks[i] != m)
+        i++;
+    if (lba + n > b->block_count || lba + n < lba)
+        return BLOCKDEV_ERANGE;
+    return bd_result(m, move(i, (uint32_t)lba, n, buf, write));
+}
+
+static int bd_read(struct blockdev *b, uint64_t lba, uint32_t n, void *buf)
+{
+    return bd_move(b, lba, n, buf, false);
+}
+
+static int bd_write(struct blockdev *b, uint64_t lba, uint32_t n, const void *buf)
+{
+    return bd_move(b, lba, n, (void *)buf, true);
+}
 
 static bool find_pipes(struct msc *m, const struct usb_if_info *i, struct usb_ep_info *eps)
 {
@@ -111,10 +147,19 @@ void msc_attach(struct usb_dev *d, const struct usb_cfg_info *cfg,
         usb_say(d, "mass storage: %s; left alone", scsi_error_name(r));
         return;
     }
+    if (scsi_mode_sense(&m->disk) != SCSI_OK)          /* optional: assume writable */
+        m->disk.write_protected = false;
+    ksnprintf(m->name, sizeof m->name, "usb%u", n_disks);
+    m->bdev = (struct blockdev){ .name = m->name, .block_size = m->disk.block_size,
+                                 .block_count = m->disk.blocks, .read = bd_read,
+                                 .write = bd_write, .priv = m,
+                                 .read_only = m->disk.write_protected };
     disks[n_disks++] = m;
     bool mbr = m->bounce[MBR_SIG_OFF] == 0x55 && m->bounce[MBR_SIG_OFF + 1] == 0xAA;
-    usb_say(d, "mass storage \"%s %s\", %u blocks of %u bytes%s", m->disk.vendor,
-            m->disk.product, m->disk.blocks, m->disk.block_size, mbr ? ", MBR signature" : "");
+    usb_say(d, "mass storage %s \"%s %s\", %u blocks of %u bytes%s%s", m->name,
+            m->disk.vendor, m->disk.product, m->disk.blocks, m->disk.block_size,
+            mbr ? ", MBR signature" : "", m->disk.write_protected ? ", write-protected" : "");
+    blockdev_register(&m->bdev);
 }
 
 unsigned msc_count(void) { return n_disks; }

@@ -7,8 +7,9 @@
  * bounded time while it reports NOT READY) and reads block 0 once to
  * prove READ(10) works. One console line per disk. msc_read/msc_write
  * move any number of blocks through a bounce buffer, in chunks that
- * never cross a 64 KiB boundary; they refuse ranges past the end. For
- * the boot CPU, outside interrupt and trace paths. */
+ * never cross a 64 KiB boundary; they refuse ranges past the end. Each
+ * disk is also registered as a struct blockdev named usbN (blockdev.h),
+ * write-protected when MODE SENSE says so. For the boot CPU, outside interrupt and trace paths. */
 #ifndef USB_MSC_H
 #define USB_MSC_H
 #include <stdint.h>

@@ -5,6 +5,10 @@
 #define OP_TEST_UNIT_READY  0x00
 #define OP_REQUEST_SENSE    0x03
 #define OP_INQUIRY          0x12
+#define OP_MODE_SENSE6      0x1A
+#define MODE_ALL_PAGES      0x3F
+#define MODE_HEADER_LEN     4
+#define MODE_WP             0x80      /* device-specific parameter, byte 2 */
 #define OP_READ_CAPACITY10  0x25
 #define OP_READ10           0x28
 #define OP_WRITE10          0x2A
@@ -118,6 +122,19 @@ int scsi_read_capacity(struct scsi_disk *d)
         return SCSI_EREPLY;                     /* > 2 TiB needs READ CAPACITY(16) */
     d->blocks = last + 1;
     d->block_size = size;
+    return SCSI_OK;
+}
+
+int scsi_mode_sense(struct scsi_disk *d)
+{
+    uint8_t cdb[6] = { OP_MODE_SENSE6, 0, MODE_ALL_PAGES, 0, SCSI_SCRATCH_LEN, 0 };
+    uint32_t moved;
+    int r = run(d, cdb, sizeof cdb, true, d->scratch, SCSI_SCRATCH_LEN, &moved);
+    if (r != SCSI_OK)
+        return r;
+    if (moved < MODE_HEADER_LEN)
+        return SCSI_ESHORT;
+    d->write_protected = d->scratch[2] & MODE_WP;
     return SCSI_OK;
 }
 

@@ -1,6 +1,7 @@
 /* scsi.h — the SCSI block commands a USB stick needs (SPC-4, SBC-3):
- * INQUIRY, TEST UNIT READY, READ CAPACITY(10), READ(10), WRITE(10) and
- * REQUEST SENSE after every command that fails, over Bulk-Only Transport
+ * INQUIRY, TEST UNIT READY, READ CAPACITY(10), MODE SENSE(6) (write
+ * protection), READ(10), WRITE(10) and REQUEST SENSE after every command
+ * that fails, over Bulk-Only Transport
  * (bot.h). Pure: host unit tested against recorded replies.
  *
  * Every command's result is SCSI_OK or a negative SCSI_E* code; after
@@ -10,6 +11,7 @@
  * bytes than asked for is an error (SCSI_ESHORT). */
 #ifndef USB_SCSI_H
 #define USB_SCSI_H
+#include <stdbool.h>
 #include <stdint.h>
 #include "usb/bot.h"
 
@@ -35,6 +37,7 @@ struct scsi_disk {
     uint8_t  peripheral_type;         /* 0 = direct-access block device */
     uint32_t block_size;
     uint32_t blocks;
+    bool     write_protected;         /* MODE SENSE's WP bit */
     struct scsi_sense sense;          /* of the last SCSI_ECHECK */
 };
 
@@ -42,6 +45,8 @@ int scsi_inquiry(struct scsi_disk *d);
 int scsi_test_unit_ready(struct scsi_disk *d);
 int scsi_read_capacity(struct scsi_disk *d);
 int scsi_request_sense(struct scsi_disk *d);
+/* MODE SENSE(6), header only: d->write_protected from its WP bit. */
+int scsi_mode_sense(struct scsi_disk *d);
 int scsi_read(struct scsi_disk *d, uint32_t lba, uint16_t count, void *buf);
 int scsi_write(struct scsi_disk *d, uint32_t lba, uint16_t count, const void *buf);
 /* INQUIRY, TEST UNIT READY (UNIT ATTENTION retried a few times), READ

@@ -148,8 +148,9 @@ class UsbKeyboard(unittest.TestCase):
         # Mass storage: INQUIRY, TEST UNIT READY, READ CAPACITY(10) and a
         # READ(10) of block 0 (the ISO's hybrid MBR) all went through.
         blocks = os.path.getsize(m.opts.iso) // 512
-        self.assertRegex(m.text(), r"usb: \S+ port \d+: mass storage \"QEMU QEMU HARDDISK\", "
-                                   rf"{blocks} blocks of 512 bytes, MBR signature")
+        self.assertRegex(m.text(), r"usb: \S+ port \d+: mass storage usb\d \"QEMU QEMU HARDDISK\", "
+                                   rf"{blocks} blocks of 512 bytes, MBR signature, write-protected")
+        self.assertRegex(m.text(), rf"blockdev: usb0 registered: {blocks} blocks of 512 bytes")
         self.assertEqual(len(self.keyboards(m)), 1, m.tail())
         self.press(m, rb"keys: d dump", "h")
         self.dump(m)
@@ -167,7 +168,7 @@ class UsbKeyboard(unittest.TestCase):
         kbds = self.keyboards(m)
         self.assertEqual(len(kbds), 2, m.tail())
         self.assertRegex(kbds[1][0], r"port \d+\.1\.3$")
-        self.assertRegex(m.text(), r"port \d+\.4: mass storage \"QEMU QEMU HARDDISK\"")
+        self.assertRegex(m.text(), r"port \d+\.4: mass storage usb\d \"QEMU QEMU HARDDISK\"")
         d = self.dump(m)
         self.assertEqual(self.usb_keys(d)[-1], (USAGE_D, 0))
         self.assertEqual(m.faults(), [])

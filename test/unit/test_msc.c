@@ -1,7 +1,7 @@
 /* test_msc.c — the Bulk-Only Transport and SCSI state machine (bot.c,
  * scsi.c) against replies recorded from QEMU's usb-storage, and the
  * failures a real stick gives: STALLs in each stage, bad CSWs, phase
- * errors, sense data in both formats, short transfers. */
+ * errors, sense data in both formats, short transfers, write protection. */
 #include <stdint.h>
 #include <string.h>
 #include "check.h"
@@ -244,6 +244,25 @@ static void test_short_and_nonsense(void)
     CHECK_EQ(scsi_inquiry(&disk), SCSI_ESHORT);
 }
 
+static void test_mode_sense(void)
+{
+    open_disk();
+    static const uint8_t wp[4] = { 0x03, 0x00, 0x80, 0x00 };   /* QEMU, readonly=on */
+    out_ok(); in_data(wp, 4); csw(4, 60, 0);
+    CHECK_EQ(scsi_mode_sense(&disk), SCSI_OK);
+    CHECK(disk.write_protected);
+    CHECK_EQ(cbws[0][15], 0x1A);
+    static const uint8_t rw[4] = { 0x03, 0x00, 0x00, 0x00 };
+    out_ok(); in_data(rw, 4); csw(5, 60, 0);
+    CHECK_EQ(scsi_mode_sense(&disk), SCSI_OK);
+    CHECK(!disk.write_protected);
+    out_ok(); stall(); csw(6, 64, 1);                           /* not supported */
+    static const uint8_t invalid[18] = { 0x70, 0, 0x05, 0, 0, 0, 0, 0x0A, 0, 0, 0, 0, 0x20 };
+    out_ok(); in_data(invalid, 18); csw(7, 0, 0);
+    CHECK_EQ(scsi_mode_sense(&disk), SCSI_ECHECK);
+    CHECK_EQ(disk.sense.key, 5);
+}
+
 int main(void)
 {
     test_open_with_unit_attention();
@@ -254,5 +273,6 @@ int main(void)
     test_csw_stall_retried();
     test_bad_csw_resets();
     test_short_and_nonsense();
+    test_mode_sense();
     return check_summary("test_msc");
 }
