@@ -35,3 +35,8 @@ unit: $(BUILD)/unit/gen_stick
 UNIT_SRCS_dumpstick := src/trace/dumpstick.c src/blockdev.c src/parttable.c src/trace/dumparea.c src/trace/crc32.c
 # the trace region kept across a warm reset: layout and validation
 UNIT_SRCS_persist := src/trace/persist.c src/trace/ring.c src/trace/trace.c src/trace/crc32.c
+# usb/: the pure parts of the USB stack
+UNIT_SRCS_hid := src/usb/hidmap.c
+UNIT_SRCS_usbdesc := src/usb/desc.c
+UNIT_SRCS_msc := src/usb/bot.c src/usb/scsi.c
+$(BUILD)/unit/test_hid $(BUILD)/unit/test_usbdesc $(BUILD)/unit/test_msc: $(wildcard src/usb/*.h)
