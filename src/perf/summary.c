@@ -9,29 +9,44 @@
 #include "tsc.h"
 #include "perf/stats.h"
 #include "trace/dump.h"
+#include "trace/schema.h"
 #include "trace/trace.h"
 
 #define MAX_TYPES 64
+/* Open BEGINs kept per CPU; past it the oldest is given up as unmatched
+ * (the host's scripts/btlib/pairs.py uses the same depth). */
+#define MAX_DEPTH 64
 
 static uint64_t per_type[MAX_TYPES];
-/* Durations of X_BEGIN .. X_END pairs (same CPU, same a0), by BEGIN type. */
+/* Durations of BEGIN/END pairs (events.def TRACE_PAIR), by BEGIN type. */
 static struct minmax pair[MAX_TYPES];
-static uint16_t begin_of[MAX_TYPES];          /* END type -> its BEGIN type */
 
-/* Pair each END type with the BEGIN type of the same name stem. */
-static void find_pairs(void)
+/* The nesting rule (docs/dump-format.md, "BEGIN/END pairs"): a per-CPU
+ * stack of open BEGINs, walked in ring order. An END closes the innermost
+ * open BEGIN of its pair with the same a0; the BEGINs above that one are
+ * unmatched and dropped, and an END with no such BEGIN is unmatched. An
+ * END whose TSC is before its BEGIN's makes no pair. */
+static struct open { uint16_t begin; uint64_t a0, tsc; } stack[MAX_DEPTH];
+static unsigned depth;
+
+static void push(const struct trace_event *ev)
 {
-    memset(begin_of, 0, sizeof begin_of);
-    for (unsigned e = 0; e < MAX_TYPES; e++) {
-        const struct trace_event_info *end = trace_event_info((uint16_t)e);
-        if (!end || end->kind != TRACE_KIND_END)
+    if (depth == MAX_DEPTH) {
+        memmove(stack, stack + 1, sizeof stack[0] * (MAX_DEPTH - 1));
+        depth--;
+    }
+    stack[depth++] = (struct open){ ev->type, ev->a0, ev->tsc };
+}
+
+static void close_pair(const struct trace_event *ev, uint16_t begin)
+{
+    for (unsigned k = depth; k-- > 0;) {
+        if (stack[k].begin != begin || stack[k].a0 != ev->a0)
             continue;
-        size_t stem = strlen(end->name) - 3;              /* "_END" -> "_" */
-        for (unsigned b = 0; b < MAX_TYPES; b++) {
-            const struct trace_event_info *bi = trace_event_info((uint16_t)b);
-            if (bi && bi->kind == TRACE_KIND_BEGIN && !strncmp(bi->name, end->name, stem))
-                begin_of[e] = (uint16_t)b;
-        }
+        if (ev->tsc >= stack[k].tsc && begin < MAX_TYPES)
+            minmax_add(&pair[begin], ev->tsc - stack[k].tsc);
+        depth = k;
+        return;
     }
 }
 
@@ -39,20 +54,18 @@ static void find_pairs(void)
 static void scan(struct ring_snap *s)
 {
     struct trace_event ev;
-    uint64_t seq, open_tsc[MAX_TYPES], open_a0[MAX_TYPES];
-    memset(open_tsc, 0, sizeof open_tsc);
+    uint64_t seq;
+    depth = 0;
     while (ring_snap_next(s, &ev, &seq)) {
-        unsigned t = ev.type < MAX_TYPES ? ev.type : 0;
-        per_type[t]++;
+        per_type[ev.type < MAX_TYPES ? ev.type : 0]++;
         const struct trace_event_info *info = trace_event_info(ev.type);
-        if (info && info->kind == TRACE_KIND_BEGIN) {
-            open_tsc[t] = ev.tsc;
-            open_a0[t] = ev.a0;
-        } else if (begin_of[t] && open_tsc[begin_of[t]] && open_a0[begin_of[t]] == ev.a0 &&
-                   ev.tsc >= open_tsc[begin_of[t]]) {
-            minmax_add(&pair[begin_of[t]], ev.tsc - open_tsc[begin_of[t]]);
-            open_tsc[begin_of[t]] = 0;
-        }
+        uint16_t partner = trace_pair_of(ev.type);
+        if (!info || !partner)
+            continue;
+        if (info->kind == TRACE_KIND_BEGIN)
+            push(&ev);
+        else if (info->kind == TRACE_KIND_END)
+            close_pair(&ev, partner);
     }
 }
 
@@ -80,7 +93,6 @@ void summary_print(void)
     uint64_t uptime_s = tsc_hz() ? (rdtsc() - stats_boot_tsc()) / tsc_hz() : 0;
     memset(per_type, 0, sizeof per_type);
     memset(pair, 0, sizeof pair);
-    find_pairs();
     kprintf("stats: uptime %lu s, %u CPUs online, TSC %lu Hz, tracing %s, ignored keys %lu, "
             "serial overruns %lu, serial bytes dropped %lu, serial irqs %lu\n", uptime_s,
             cpus_online, tsc_hz(),
