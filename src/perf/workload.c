@@ -10,7 +10,8 @@
 #include "trace/autodump.h"
 #include "trace/trace.h"
 
-/* The implementations, in workloads.def order: impl[i] belongs to decl[i]. */
+/* The implementations, in workloads.def order: impl[i] belongs to
+ * workload_decl[i] (trace/schema.h), its identity. */
 #define WORKLOAD(id, ENUM, name, key, results, desc) extern const struct workload wl_##name;
 #include "trace/workloads.def"
 static const struct workload *const impl[] = {
@@ -20,7 +21,6 @@ static const struct workload *const impl[] = {
 #define COUNT (sizeof impl / sizeof impl[0])
 #define NONE  (-1)
 
-static const struct workload_decl *decl;          /* workload_decls() */
 static volatile int pending = NONE;               /* requested, not started */
 static int      running = NONE;
 static uint64_t pending_values[WL_MAX_PARAMS];
@@ -31,7 +31,7 @@ static bool     pending_dump;                     /* dump=1: dump at the end */
 static int by_name(const char *name)
 {
     for (unsigned i = 0; i < COUNT; i++)
-        if (!strcmp(decl[i].name, name))
+        if (!strcmp(workload_decl[i].name, name))
             return (int)i;
     return NONE;
 }
@@ -41,11 +41,10 @@ static void check_identities(void)
 {
     for (unsigned i = 0; i < COUNT; i++) {
         const struct workload *w = impl[i];
-        if (w->name && (strcmp(w->name, decl[i].name) || w->id != decl[i].id ||
-                        w->key != decl[i].key))
+        const struct workload_decl *d = &workload_decl[i];
+        if (w->name && (strcmp(w->name, d->name) || w->id != d->id || w->key != d->key))
             kprintf("workload: wl_%s states %s/%u/%c, workloads.def says %s/%u/%c (the .def "
-                    "is used)\n", decl[i].name, w->name, w->id, w->key, decl[i].name,
-                    decl[i].id, decl[i].key);
+                    "is used)\n", d->name, w->name, w->id, w->key, d->name, d->id, d->key);
     }
 }
 
@@ -80,8 +79,8 @@ static bool request(int w, const char *spec)
 {
     int busy = running != NONE ? running : pending;
     if (busy != NONE) {
-        kprintf("workload: %s is %s; %s not started\n", decl[busy].name,
-                running != NONE ? "running" : "about to run", decl[w].name);
+        kprintf("workload: %s is %s; %s not started\n", workload_decl[busy].name,
+                running != NONE ? "running" : "about to run", workload_decl[w].name);
         return false;
     }
     char rest[128];
@@ -93,8 +92,6 @@ static bool request(int w, const char *spec)
 
 void workload_boot(const char *spec)
 {
-    unsigned count;
-    decl = workload_decls(&count);
     check_identities();
     oncpu_init();
     if (!spec[0])
@@ -104,7 +101,7 @@ void workload_boot(const char *spec)
     if (w == NONE) {
         kprintf("workload: unknown workload '%s' (known:", spec);
         for (unsigned i = 0; i < COUNT; i++)
-            kprintf(" %s", decl[i].name);
+            kprintf(" %s", workload_decl[i].name);
         kprintf("); none started\n");
         return;
     }
@@ -113,8 +110,8 @@ void workload_boot(const char *spec)
 
 static int by_key(int key)
 {
-    for (unsigned i = 0; decl && i < COUNT; i++)
-        if (decl[i].key == key)
+    for (unsigned i = 0; i < COUNT; i++)
+        if (workload_decl[i].key == key)
             return (int)i;
     return NONE;
 }
@@ -125,16 +122,16 @@ void workload_key(int key)
 {
     int w = by_key(key);
     if (w != NONE)
-        request(w, decl[w].name);
+        request(w, workload_decl[w].name);
 }
 
 void workload_help(void)
 {
     char line[160];
     size_t at = 0;
-    for (unsigned i = 0; decl && i < COUNT && at < sizeof line; i++)
+    for (unsigned i = 0; i < COUNT && at < sizeof line; i++)
         at += (size_t)ksnprintf(line + at, sizeof line - at, "%s%c %s", i ? " | " : "",
-                                decl[i].key, decl[i].name);
+                                workload_decl[i].key, workload_decl[i].name);
     kprintf("workloads: %s (docs/workloads.md)\n", line);
 }
 
@@ -178,8 +175,8 @@ static void print_start(int wi, const uint64_t *v)
     for (unsigned i = 0; w->params[i].key && at < sizeof line; i++)
         at += (size_t)ksnprintf(line + at, sizeof line - at, " %s=%lu%s", w->params[i].key, v[i],
                                 w->params[i].unit);
-    kprintf("workload: %s run=%u started on %u CPUs:%s\n", decl[wi].name, runs, cpus_online,
-            at ? line : " (no parameters)");
+    kprintf("workload: %s run=%u started on %u CPUs:%s\n", workload_decl[wi].name, runs,
+            cpus_online, at ? line : " (no parameters)");
     uint32_t want = TRACE_ENABLE | (1u << TRACE_CAT_WORK);
     if ((trace_get_mask() & want) != want)
         kprintf("workload: tracing is off or trace.mask leaves out WORK: the results are on "
@@ -189,7 +186,7 @@ static void print_start(int wi, const uint64_t *v)
 static void run(int w, const uint64_t *values, bool dump)
 {
     running = w;
-    current_id = decl[w].id;
+    current_id = workload_decl[w].id;
     runs++;
     oncpu_new_run();
     print_start(w, values);
@@ -198,7 +195,7 @@ static void run(int w, const uint64_t *values, bool dump)
     impl[w]->run(values);
     trace(WORKLOAD_END, current_id, runs);
     kprintf("workload: %s run=%u done in %lu ms (d dumps the results, scripts/report "
-            "renders them)\n", decl[w].name, runs, tsc_to_us(rdtsc() - t0) / 1000);
+            "renders them)\n", workload_decl[w].name, runs, tsc_to_us(rdtsc() - t0) / 1000);
     running = NONE;
     if (dump)
         autodump_now("workload", "the workload asked for dump=1");

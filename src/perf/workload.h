@@ -21,7 +21,7 @@
 #include "trace/schema.h"
 
 /* A workload's identity (id, name, hotkey, result events) is declared
- * once, in trace/workloads.def (enum workload_id and workload_decls() in
+ * once, in trace/workloads.def (enum workload_id and workload_decl[] in
  * trace/schema.h); this table and the hotkey help are generated from it.
  * Each workload's file defines its implementation, wl_<name>. */
 struct workload {

@@ -323,9 +323,8 @@ static void put_types(struct enc *e)
 /* One %W line per workloads.def entry. */
 static void put_workloads(struct enc *e)
 {
-    unsigned count;
-    const struct workload_decl *w = workload_decls(&count);
-    for (unsigned i = 0; i < count; i++, w++) {
+    const struct workload_decl *w = workload_decl;
+    for (unsigned i = 0; i < WORKLOAD_COUNT; i++, w++) {
         char key[2] = { w->key, 0 };
         tl_begin(e, TAG_WORKLOAD, NULL);
         tl_put_u64(e, "id", w->id);

@@ -31,13 +31,7 @@ uint16_t trace_pair_of(uint16_t type)
     return 0;
 }
 
-static const struct workload_decl decls[] = {
+const struct workload_decl workload_decl[WORKLOAD_COUNT] = {
 #define WORKLOAD(id, ENUM, name, key, results, desc) { id, key, #name, results, desc },
 #include "trace/workloads.def"
 };
-
-const struct workload_decl *workload_decls(unsigned *count)
-{
-    *count = sizeof decls / sizeof decls[0];
-    return decls;
-}

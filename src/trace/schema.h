@@ -24,7 +24,11 @@ struct workload_decl {
     const char *desc;
 };
 
-/* All workloads, in workloads.def order; *count gets their number. */
-const struct workload_decl *workload_decls(unsigned *count);
+/* All workloads, in workloads.def order. */
+enum { WORKLOAD_COUNT = 0
+#define WORKLOAD(id, ENUM, name, key, results, desc) + 1
+#include "trace/workloads.def"
+};
+extern const struct workload_decl workload_decl[WORKLOAD_COUNT];
 
 #endif
