@@ -42,7 +42,7 @@ def match_cpu(tl, events):
     slices are in BEGIN order (parents before their children); unmatched
     lists the BEGIN/END events left without a partner, in ring order."""
     role = roles(tl)
-    stack = []               # (base, a0, index, event)
+    stack = []               # (pair key, a0, index, event)
     slices, unmatched = [], []
     for i, ev in enumerate(events):
         kind, base = role.get(ev.type, ('instant', None))
@@ -79,13 +79,14 @@ def roles(tl):
     BEGIN's id when the dump states partners (pair=), else the base name.
     A BEGIN or END without a partner is matched with nothing."""
     out = {}
+    states_pairs = any(x.pair is not None for x in tl.dump.types.values())
     for t, v in tl.views.items():
         et = tl.dump.types.get(t)
         if v.kind not in ('begin', 'end'):
             out[t] = (v.kind, None)
         elif et is not None and et.pair is not None:
             out[t] = (v.kind, t if v.kind == 'begin' else et.pair)
-        elif any(x.pair is not None for x in tl.dump.types.values()):
+        elif states_pairs:
             out[t] = ('instant', None)          # the dump pairs it with nothing
         else:
             out[t] = (v.kind, v.base)
