@@ -57,6 +57,12 @@ def _load():
                 f.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint32,
                               ctypes.POINTER(_Run), ctypes.c_size_t, ctypes.c_void_p,
                               ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]
+                lib.bt_merge_sort.restype = None
+                lib.bt_merge_sort.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
+                lib.bt_csv_rows.restype = ctypes.c_size_t
+                lib.bt_csv_rows.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
+                                            ctypes.c_void_p, ctypes.c_size_t,
+                                            ctypes.POINTER(ctypes.c_size_t)]
                 _lib = lib
     return _lib
 
@@ -98,3 +104,85 @@ def events_of(records: bytes) -> list[Event]:
     """Event objects from packed 32-byte records."""
     return [Event(cpu, seq, tsc, typ, flags, a0, a1)
             for tsc, seq, typ, cpu, flags, a0, a1 in RECORD.iter_unpack(records)]
+
+
+# ---- timeline order and CSV rows, from records ---------------------------------
+
+class _CsvType(ctypes.Structure):
+    _fields_ = [('name', ctypes.c_char_p), ('label', ctypes.c_char_p * 2),
+                ('nfields', ctypes.c_uint32), ('arg', ctypes.c_uint8 * 2),
+                ('phase', ctypes.c_uint8 * 2)]
+
+
+class _Phase(ctypes.Structure):
+    _fields_ = [('value', ctypes.c_uint64), ('name', ctypes.c_char_p)]
+
+
+class _Csv(ctypes.Structure):
+    _fields_ = [('types', ctypes.POINTER(_CsvType)), ('type_index', ctypes.POINTER(ctypes.c_uint16)),
+                ('phases', ctypes.POINTER(_Phase)), ('nphases', ctypes.c_size_t),
+                ('t0', ctypes.c_uint64), ('hz', ctypes.c_uint64), ('row_max', ctypes.c_size_t)]
+
+
+CSV_ARGS_MAX = 2048          # csvout.c ARGS_MAX
+CSV_CHUNK = 1 << 20
+U64_LIMIT = 1 << 64
+
+
+def sort_records(records: bytes) -> bytes:
+    """Records (CPU by CPU) in timeline order: (tsc, cpu, seq), stable."""
+    lib = _load()
+    n = len(records) // RECORD_SIZE
+    buf = ctypes.create_string_buffer(records, len(records))
+    tmp = ctypes.create_string_buffer(max(1, len(records)))
+    lib.bt_merge_sort(buf, tmp, ctypes.c_size_t(n))
+    return buf.raw[:len(records)]
+
+
+def csv_writer(views: dict, phases: dict, t0: int, hz: int):
+    """A function (records, out) that writes the CSV rows of records to
+    text stream out, or None when some name is too long for csvout.c."""
+    lib = _load()
+    from .export_csv import csv_field          # one definition of the quoting
+    order = sorted(views)
+    ctypes_types = (_CsvType * max(1, len(order)))()
+    index = (ctypes.c_uint16 * 65536)()
+    longest = 0
+    for k, tid in enumerate(order):
+        v, t = views[tid], ctypes_types[k]
+        if not 0 <= tid < 65536:
+            return None
+        index[tid] = k
+        name = csv_field(v.name).encode()
+        t.name = name
+        labels = [(' ' if j else '') + f'{n}=' for j, (n, _, _) in enumerate(v.fields)]
+        if len(v.fields) > 2:
+            return None
+        for j, (_, i, is_phase) in enumerate(v.fields):
+            t.label[j] = labels[j].encode()
+            t.arg[j] = i
+            t.phase[j] = is_phase
+        t.nfields = len(v.fields)
+        longest = max(longest, len(name) + 2 * sum(map(len, labels)))
+    table = [(k, n.encode()) for k, n in phases.items() if 0 <= k < U64_LIMIT]
+    ph = (_Phase * max(1, len(table)))(*[_Phase(k, n) for k, n in table])
+    phase_len = max((len(n) for _, n in table), default=0)
+    args_max = longest + 2 * (phase_len + 20) + 2
+    if args_max > CSV_ARGS_MAX or not 0 <= t0 < U64_LIMIT or not 0 < hz < U64_LIMIT:
+        return None
+    ctx = _Csv(ctypes_types, index, ph, len(table), t0, hz, 300 + 2 * args_max + longest)
+    keep = (ctypes_types, index, ph, table)
+
+    def write(records: bytes, out):
+        n = len(records) // RECORD_SIZE
+        buf = ctypes.create_string_buffer(CSV_CHUNK + ctx.row_max)
+        done = ctypes.c_size_t()
+        base = ctypes.cast(ctypes.c_char_p(records), ctypes.c_void_p).value
+        at = 0
+        while at < n:
+            size = lib.bt_csv_rows(ctypes.byref(ctx), base + at * RECORD_SIZE, n - at, buf,
+                                   len(buf), ctypes.byref(done))
+            out.write(ctypes.string_at(buf, size).decode())
+            at += done.value
+        return keep
+    return write

@@ -12,6 +12,7 @@ can judge, with format v1's seed (0) and a v2 seed.
 
 import binascii
 import glob
+import io
 import inspect
 import os
 import random
@@ -25,6 +26,9 @@ from test_decode_support import FIXTURES, REPO, generate   # noqa: E402
 
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
 from btlib import dumpfmt, fastdecode                      # noqa: E402
+from btlib.export_csv import write_csv                      # noqa: E402
+from btlib.model import CpuInfo, Dump, Event, EventType     # noqa: E402
+from btlib.timeline import Timeline                         # noqa: E402
 
 V2_SEED = zlib.crc32(bytes.fromhex('0123456789abcdef') + (7).to_bytes(4, 'little'))
 MAX_PUNT_SHARE = 0.1       # punts are for pathological lines only (over-long varints)
@@ -64,6 +68,11 @@ def _reseal(text, seed):
     if len(raw) < 5 or zlib.crc32(raw[:-4], seed) != int.from_bytes(raw[-4:], 'little'):
         raise dumpfmt._Damaged
     return line_of(raw[:-4])
+
+
+def read(path):
+    with open(path, 'rb') as f:
+        return f.read()
 
 
 def event_lines(log):
@@ -225,6 +234,65 @@ class NativeMatchesReference(unittest.TestCase):
         got = fastdecode.decode_lines(cases)
         self.assertEqual(got[:3], [fastdecode.PUNT] * 3)
         self.assertIn(got[3], (fastdecode.PUNT, fastdecode.DAMAGED))
+
+
+class TimelineAndCsv(unittest.TestCase):
+    """The C merge sort and CSV rows against Dump.events() and write_csv."""
+
+    def check(self, dump):
+        tl = Timeline(dump)
+        by_cpu = b''.join(e.raw() for c in dump.cpus for e in c.events)
+        merged = fastdecode.sort_records(by_cpu)
+        self.assertEqual(merged, b''.join(e.raw() for e in tl.events))
+        ref = io.StringIO(newline='')
+        write_csv(tl, ref)
+        write = fastdecode.csv_writer(tl.views, tl.phases, tl.t0, tl.hz)
+        self.assertIsNotNone(write)
+        out = io.StringIO(newline='')
+        out.write(ref.getvalue().split('\n', 1)[0] + '\n')
+        write(merged, out)
+        self.assertEqual(out.getvalue(), ref.getvalue())
+        return len(tl.events)
+
+    def test_fixtures_and_gen_dump(self):
+        logs = [read(p) for p in sorted(glob.glob(os.path.join(FIXTURES, '*.log')))]
+        logs.append(generate('cpus=3', 'events=3000', 'cap=1024', 'workload=mixed', 'seed=4')[0])
+        logs.append(generate('cpus=4', 'events=2000', 'cap=4096')[0])
+        for i, log in enumerate(logs):
+            for d in dumpfmt.parse_log(log):
+                with self.subTest(log=i, dump=d.index):
+                    self.check(d)
+
+    def test_ties_quotes_phases_and_extremes(self):
+        """Equal keys keep CPU order; names needing quotes; phases by name;
+        TSC at 2**64 - 1 (ns past 64 bits); unknown types."""
+        top = (1 << 64) - 1
+        types = {1: EventType(1, 'BOOT_PHASE', 'boot', 'instant', ('phase', '')),
+                 2: EventType(2, 'A,"B"', 'x', 'instant', ('x,y', 'q"')),
+                 3: EventType(3, 'PLAIN', 'x', 'instant', ('', ''))}
+        rings = {0: [(500, 1, 0, 0), (500, 2, 1, 2), (400, 3, top, 0), (top, 99, top, top)],
+                 1: [(500, 1, 7, 0), (500, 1, 1, 0), (10, 2, 0, top), (top, 1, 2, 0)],
+                 3: [(500, 2, 5, 5), (0, 1, 2, 0)]}
+        cpus = []
+        for cpu, items in rings.items():
+            events = [Event(cpu, (7 - i) % 4, tsc, t, i % 3, a0, a1)
+                      for i, (tsc, t, a0, a1) in enumerate(items)]
+            cpus.append(CpuInfo(cpu=cpu, apic_id=cpu, capacity=8, recorded=len(events),
+                                overwritten=0, dropped=0, first_seq=None, last_seq=None,
+                                events=events))
+        for hz in (2_400_000_000, 3, 1_000_000_000):
+            for phases in ({0: 'ENTRY', 2: 'SMP,"START"', 7: 'X'}, {}):
+                d = Dump(index=0, header={}, version=1, tsc_hz=hz, cpus=cpus, types=types,
+                         phases=phases, complete=True, end_events=10, damaged_lines=0,
+                         missing_lines=0, warnings=[])
+                with self.subTest(hz=hz, phases=bool(phases)):
+                    self.assertEqual(self.check(d), 10)
+
+    def test_too_long_names_fall_back(self):
+        views = Timeline(Dump(index=0, header={}, version=1, tsc_hz=1, cpus=[], types={
+            1: EventType(1, 'N', 'x', 'instant', ('p' * 3000, ''))}, phases={}, complete=True,
+            end_events=0, damaged_lines=0, missing_lines=0, warnings=[])).views
+        self.assertIsNone(fastdecode.csv_writer(views, {}, 0, 1))
 
 
 if __name__ == '__main__':
