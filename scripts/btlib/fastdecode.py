@@ -57,6 +57,9 @@ def _load():
                 f.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint32,
                               ctypes.POINTER(_Run), ctypes.c_size_t, ctypes.c_void_p,
                               ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]
+                lib.bt_decode_line.restype = ctypes.c_int32
+                lib.bt_decode_line.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint32,
+                                               ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
                 lib.bt_merge_sort.restype = None
                 lib.bt_merge_sort.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
                 lib.bt_csv_rows.restype = ctypes.c_size_t
@@ -70,6 +73,27 @@ def _load():
 def available() -> bool:
     """True when the compiled core is loaded (and not disabled)."""
     return _load() is not None
+
+
+_one_run = _Run()
+_one_run_ref = ctypes.byref(_one_run)
+_one_ev = None
+LINE_EVENTS_MAX = 4096             # decode.c punts longer lines: fewer events than this
+
+
+def decode_line(text: bytes, seed: int = 0):
+    """decode_lines() for one line: DAMAGED, PUNT or the tuple."""
+    global _one_ev
+    lib = _load()
+    if _one_ev is None:
+        _one_ev = ctypes.create_string_buffer(LINE_EVENTS_MAX * RECORD_SIZE)
+    r = _one_run
+    n = lib.bt_decode_line(text, len(text), seed & 0xFFFFFFFF, _one_run_ref, _one_ev,
+                           LINE_EVENTS_MAX)
+    if n < 0:
+        return n
+    return (r.line, r.cpu, r.start, r.gap_over, r.gap_excl,
+            ctypes.string_at(_one_ev, n * RECORD_SIZE))
 
 
 def decode_lines(texts: list[bytes], seed: int = 0) -> list:
@@ -111,7 +135,7 @@ def events_of(records: bytes) -> list[Event]:
 class _CsvType(ctypes.Structure):
     _fields_ = [('name', ctypes.c_char_p), ('label', ctypes.c_char_p * 2),
                 ('nfields', ctypes.c_uint32), ('arg', ctypes.c_uint8 * 2),
-                ('phase', ctypes.c_uint8 * 2)]
+                ('phase', ctypes.c_uint8 * 2), ('sgn', ctypes.c_uint8 * 2)]
 
 
 class _Phase(ctypes.Structure):
@@ -162,6 +186,7 @@ def csv_writer(views: dict, phases: dict, t0: int, hz: int):
             t.label[j] = labels[j].encode()
             t.arg[j] = i
             t.phase[j] = is_phase
+            t.sgn[j] = i in getattr(v, 'signed', ())
         t.nfields = len(v.fields)
         longest = max(longest, len(name) + 2 * sum(map(len, labels)))
     table = [(k, n.encode()) for k, n in phases.items() if 0 <= k < U64_LIMIT]

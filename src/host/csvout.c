@@ -1,4 +1,5 @@
 /* csvout.c — CSV rows from records (csvout.h). */
+#include <stdbool.h>
 #include <string.h>
 #include "host/csvout.h"
 
@@ -65,9 +66,13 @@ static char *args_text(const struct bt_csv *c, const struct bt_csv_type *t,
 {
     for (uint32_t f = 0; f < t->nfields; f++) {
         uint64_t v = t->arg[f] ? ev->a1 : ev->a0;
+        bool negative = t->sgn[f] && (int64_t)v < 0;
         p = put_str(p, t->label[f]);
-        const char *name = t->phase[f] ? phase_name(c, v) : NULL;
-        p = name ? put_str(p, name) : put_u64(p, v);
+        const char *name = t->phase[f] && !negative ? phase_name(c, v) : NULL;
+        if (name)
+            p = put_str(p, name);
+        else
+            p = negative ? put_i128(p, (int64_t)v) : put_u64(p, v);
     }
     return p;
 }

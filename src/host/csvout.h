@@ -5,8 +5,9 @@
  *     cpu,seq,tsc,ns,type,name,flags,a0,a1,args\n
  * with ns = floor((tsc - t0) * 1e9 / hz) (exact, 128-bit), the type's
  * name already CSV-quoted by the caller, and args the named arguments
- * ("tick=12 lateness_tsc=40"; a boot phase argument shown by its name
- * when the phase table has it), CSV-quoted when it holds , " CR or LF. */
+ * ("tick=12 lateness_tsc=-40"; a signed argument as the int64_t it
+ * holds, a boot phase argument by its name when the phase table has it),
+ * CSV-quoted when it holds , " CR or LF. */
 #ifndef HOST_CSVOUT_H
 #define HOST_CSVOUT_H
 #include <stddef.h>
@@ -22,6 +23,7 @@ struct bt_csv_type {
     uint32_t    nfields;
     uint8_t     arg[BT_CSV_FIELDS];         /* 0: a0, 1: a1 */
     uint8_t     phase[BT_CSV_FIELDS];       /* 1: show a phase name if known */
+    uint8_t     sgn[BT_CSV_FIELDS];         /* 1: the argument is an int64_t */
 };
 
 struct bt_phase {
