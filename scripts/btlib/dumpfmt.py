@@ -18,7 +18,8 @@ import binascii
 import re
 import zlib
 
-from .model import CpuInfo, Dump, Event, EventType, KINDS, U64_MASK
+from . import fastdecode
+from .model import RECORD, CpuInfo, Dump, Event, EventType, KINDS, U64_MASK, events_of
 
 FORMAT_VERSION = 1           # the newest format this decoder reads
 MAX_CPUS = 256               # the record's cpu field is one byte
@@ -40,9 +41,27 @@ class _Damaged(Exception):
 def parse_log(data: bytes) -> list[Dump]:
     """Every dump found in a serial log, in log order (see module doc)."""
     log = _LogParser()
-    for raw in _NEWLINE.split(data):
-        log.feed(raw)
+    raws = _NEWLINE.split(data)
+    _prefetch(raws)
+    try:
+        for raw in raws:
+            log.feed(raw)
+    finally:
+        _PREFETCHED.clear()
     return log.finish()
+
+
+# Event lines decoded ahead, in one batch per seed (a ctypes call per line
+# costs more than decoding it): {seed: {text: fastdecode result}}.
+_PREFETCHED: dict[int, dict] = {}
+
+
+def _prefetch(raws: list[bytes]):
+    """Decode the event lines of a log in batches, before the lines are
+    read one by one; a line the batch missed (one that needed cleaning)
+    is decoded on its own when it comes."""
+    if fastdecode.available():
+        _PREFETCHED[0] = fastdecode.prefetch([r for r in raws if r.startswith(b'%E')])
 
 
 # ---- lines -------------------------------------------------------------
@@ -129,15 +148,42 @@ def _event_payload(text: bytes) -> bytes:
 
 
 class _Run:
-    """One event line: a contiguous run of one CPU's events."""
-    __slots__ = ('line', 'cpu', 'start', 'gap_over', 'gap_excl', 'events')
+    """One event line: a contiguous run of one CPU's events, as Event
+    objects or (from the compiled decoder) packed records."""
+    __slots__ = ('line', 'cpu', 'start', 'gap_over', 'gap_excl', '_events', 'records', 'count')
 
-    def __init__(self, line, cpu, start, gap_over, gap_excl, events):
+    def __init__(self, line, cpu, start, gap_over, gap_excl, events, records=None):
         self.line, self.cpu, self.start = line, cpu, start
-        self.gap_over, self.gap_excl, self.events = gap_over, gap_excl, events
+        self.gap_over, self.gap_excl, self._events = gap_over, gap_excl, events
+        self.records = records
+        self.count = len(events) if events is not None else len(records) // RECORD.size
+
+    @property
+    def events(self) -> list[Event]:
+        if self._events is None:
+            self._events = events_of(self.records)
+        return self._events
 
 
 def _decode_event_line(text: bytes) -> _Run:
+    """One event line, by the compiled core when it is there (the same
+    result: test_fastdecode), else by _decode_event_line_py."""
+    if not fastdecode.available():
+        return _decode_event_line_py(text)
+    res = _PREFETCHED.get(0, {}).get(text)
+    if res is None:
+        res = fastdecode.decode_line(text)
+    if res == fastdecode.DAMAGED:
+        raise _Damaged
+    if res == fastdecode.PUNT:
+        run = _decode_event_line_py(text)
+        run.records = b''.join(e.raw() for e in run.events)
+        return run
+    return _Run(*res[:5], None, res[5])
+
+
+def _decode_event_line_py(text: bytes) -> _Run:
+    """The reference decoder of one event line."""
     buf = _event_payload(text)
     try:
         pos = 0
@@ -337,7 +383,7 @@ class _DumpBuilder:
             self.warnings.append('lines of unknown kind ignored (newer format?): %'
                                  + ' %'.join(sorted(self.unknown_tags)))
         end_events = _int(self.end.get('events')) if self.end else None
-        decoded = sum(len(c.events) for c in cpus)
+        decoded = sum(c.count for c in cpus)
         truncated = self.end is None
         if truncated and not self.end_damaged:
             self.warnings.append(f'dump truncated: DUMP END never arrived '
@@ -386,21 +432,25 @@ class _DumpBuilder:
 
     def _cpu(self, cpu: int, runs: list[_Run]) -> CpuInfo:
         runs.sort(key=lambda r: r.start)
-        events, last = [], None
+        kept, last = [], None
         for run in runs:
             if last is not None and run.start < last:
                 self.warnings.append(f'cpu {cpu}: line {run.line} overlaps earlier events; ignored')
                 continue
-            events.extend(run.events)
-            last = run.start + len(run.events)
+            kept.append(run)
+            last = run.start + run.count
         s = self.summaries.get(cpu)
         info = CpuInfo(cpu=cpu, apic_id=-1, capacity=0, recorded=0, overwritten=0,
-                       dropped=0, first_seq=None, last_seq=None, events=events)
+                       dropped=0, first_seq=None, last_seq=None, events=None)
+        if kept and all(r.records is not None for r in kept):
+            info.records = b''.join(r.records for r in kept)
+        else:
+            info.events = [e for r in kept for e in r.events]
         if s is not None and _int(s.get('sent')) is not None:
             self._account_with_summary(info, s)
         else:
             self._account_best_known(info, runs)
-        if not events and info.sent is None:
+        if not info.count and info.sent is None:
             self.warnings.append(f'cpu {cpu}: nothing arrived for this CPU')
         return info
 
@@ -417,7 +467,7 @@ class _DumpBuilder:
         first, last = _int(s.get('first')), _int(s.get('last'))
         c.first_seq = first & _SEQ_MASK if first is not None else None
         c.last_seq = last & _SEQ_MASK if last is not None else None
-        decoded = len(c.events)
+        decoded = c.count
         if decoded > c.sent:
             self.warnings.append(f'cpu {c.cpu}: {decoded} events arrived but the kernel sent {c.sent}')
         c.damaged = max(0, c.sent - decoded)
@@ -439,13 +489,16 @@ class _DumpBuilder:
         c.dropped = c.excluded
         holes = 0
         for a, b in zip(runs, runs[1:]):
-            holes += max(0, b.start - b.gap_over - b.gap_excl - (a.start + len(a.events)))
+            holes += max(0, b.start - b.gap_over - b.gap_excl - (a.start + a.count))
         if self.lines_lost:
             c.damaged = holes
         else:
             c.seq_gaps = holes
-        c.recorded = len(c.events) + c.overwritten + c.excluded + c.damaged + c.seq_gaps
-        if c.events:
+        c.recorded = c.count + c.overwritten + c.excluded + c.damaged + c.seq_gaps
+        if c.records:
+            c.first_seq = RECORD.unpack_from(c.records, 0)[1]
+            c.last_seq = RECORD.unpack_from(c.records, len(c.records) - RECORD.size)[1]
+        elif c.count:
             c.first_seq, c.last_seq = c.events[0].seq, c.events[-1].seq
 
 

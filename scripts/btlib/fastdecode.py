@@ -20,7 +20,7 @@ from __future__ import annotations
 import ctypes
 import os
 
-from .model import RECORD, RECORD_SIZE, Event
+from .model import RECORD_SIZE, events_of     # noqa: F401 (events_of: for callers)
 
 LIB_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.realpath(__file__)))), 'build', 'host', 'libbtdecode.so')
@@ -96,6 +96,11 @@ def decode_line(text: bytes, seed: int = 0):
             ctypes.string_at(_one_ev, n * RECORD_SIZE))
 
 
+def prefetch(texts: list[bytes], seed: int = 0) -> dict:
+    """{text: decode_line(text, seed)} for many lines in one batch."""
+    return dict(zip(texts, decode_lines(texts, seed)))
+
+
 def decode_lines(texts: list[bytes], seed: int = 0) -> list:
     """One result per '%E' line of texts (each without its newline):
     DAMAGED, PUNT, or (line, cpu, start, gap_over, gap_excl, records)."""
@@ -122,12 +127,6 @@ def decode_lines(texts: list[bytes], seed: int = 0) -> list:
                             raw[at:at + r.status * RECORD_SIZE]))
         pos += used.value
     return out
-
-
-def events_of(records: bytes) -> list[Event]:
-    """Event objects from packed 32-byte records."""
-    return [Event(cpu, seq, tsc, typ, flags, a0, a1)
-            for tsc, seq, typ, cpu, flags, a0, a1 in RECORD.iter_unpack(records)]
 
 
 # ---- timeline order and CSV rows, from records ---------------------------------
@@ -167,7 +166,7 @@ def csv_writer(views: dict, phases: dict, t0: int, hz: int):
     """A function (records, out) that writes the CSV rows of records to
     text stream out, or None when some name is too long for csvout.c."""
     lib = _load()
-    from .export_csv import csv_field          # one definition of the quoting
+    from .export_csv import csv_field          # one definition of the quoting (a cycle)
     order = sorted(views)
     ctypes_types = (_CsvType * max(1, len(order)))()
     index = (ctypes.c_uint16 * 65536)()

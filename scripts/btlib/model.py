@@ -78,7 +78,7 @@ class CpuInfo:
     dropped: int               # refused + excluded
     first_seq: int | None      # u32 seq of the oldest event in the dump
     last_seq: int | None       # u32 seq of the newest
-    events: list[Event]        # oldest -> newest (sequence order)
+    events: list[Event]        # oldest -> newest (sequence order); see `records`
     damaged: int = 0           # events lost to damaged/missing lines (best known)
     refused: int = 0           # part of dropped: refused while paused
     excluded: int = 0          # part of dropped: slot incomplete/torn at dump time
@@ -86,6 +86,40 @@ class CpuInfo:
     seq_gaps: int = 0          # missing and unexplained (see module docstring)
     pinned: int = 0            # boot-log entries this CPU filled
     summary_seen: bool = False  # its counters line arrived intact
+    # The same events as packed 32-byte records (RECORD), when the compiled
+    # decoder (btlib.fastdecode) made them: CpuInfo(events=None, records=...)
+    # builds `events` only on first use. Assigning `events` drops them; do
+    # not change the list of a records-backed CpuInfo in place.
+    records: bytes | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def count(self) -> int:
+        """len(events), without building Event objects."""
+        events = self.__dict__.get('_events')
+        if events is None and self.records is not None:
+            return len(self.records) // RECORD_SIZE
+        return len(events or ())
+
+
+def _cpu_events(self) -> list[Event]:
+    events = self.__dict__.get('_events')
+    if events is None:
+        events = self.__dict__['_events'] = events_of(self.__dict__.get('records') or b'')
+    return events
+
+
+def _set_cpu_events(self, events):
+    self.__dict__['_events'] = events
+    self.__dict__['records'] = None
+
+
+CpuInfo.events = property(_cpu_events, _set_cpu_events)
+
+
+def events_of(records: bytes) -> list[Event]:
+    """Event objects from packed 32-byte records."""
+    return [Event(cpu, seq, tsc, typ, flags, a0, a1)
+            for tsc, seq, typ, cpu, flags, a0, a1 in RECORD.iter_unpack(records)]
 
 
 @dataclass
@@ -110,9 +144,20 @@ class Dump:
 
     def events(self) -> list[Event]:
         """All CPUs' events merged by (tsc, cpu, seq)."""
+        records = self.records()
+        if records is not None:
+            return events_of(records)
         merged = [e for c in self.cpus for e in c.events]
         merged.sort(key=_merge_key)
         return merged
+
+    def records(self) -> bytes | None:
+        """events() as packed records, sorted in C; None unless every CPU
+        came from the compiled decoder (CpuInfo.records)."""
+        if any(c.records is None for c in self.cpus):
+            return None
+        from .fastdecode import sort_records        # it imports this module
+        return sort_records(b''.join(c.records for c in self.cpus))
 
     def cpu(self, n: int) -> CpuInfo | None:
         """The CpuInfo of dense CPU number n, or None."""

@@ -13,6 +13,7 @@ they are shown as UNKNOWN_<id> with both raw arguments, and counted.
 import re
 
 from .argfmt import make_formatter
+from .model import RECORD, events_of
 
 NS_PER_S = 1_000_000_000
 # Used only when a dump does not say its TSC rate: times then read as ticks.
@@ -22,6 +23,8 @@ PHASE_ARG = 'phase'        # an argument with this name holds a boot phase
 RAW_ARG_NAMES = ('a0', 'a1')
 TIMER_EVENT = 'IRQ_TIMER_BEGIN'   # one per local APIC timer tick
 LOST_NAME = '*LOST*'              # marks a hole in a CPU's sequence numbers
+TYPE_HALFWORD = 6                 # a record's type: bytes 12-13, the 7th u16
+RECORD_HALFWORDS = RECORD.size // 2
 
 
 def unknown_name(type_id):
@@ -60,15 +63,32 @@ class Timeline:
 
     def __init__(self, dump):
         self.dump = dump
-        self.events = dump.events()
+        # From the compiled decoder: the merged events as packed records,
+        # Event objects only when an exporter asks for `events`.
+        self.records = dump.records()
+        self._events = None if self.records is not None else dump.events()
         self.clock_known = dump.tsc_hz > 0
         self.hz = dump.tsc_hz if self.clock_known else NOMINAL_HZ
-        self.t0 = self.events[0].tsc if self.events else 0
+        if self.records is not None:
+            self.count = len(self.records) // RECORD.size
+            self.t0 = RECORD.unpack_from(self.records)[0] if self.count else 0
+            present = set(memoryview(self.records).cast('H')[TYPE_HALFWORD::RECORD_HALFWORDS])
+        else:
+            self.count = len(self._events)
+            self.t0 = self._events[0].tsc if self._events else 0
+            present = {e.type for e in self._events}
         self.types = dump.types
         self.phases = dump.phases
-        self.unknown_types = sorted({e.type for e in self.events} - set(self.types))
+        self.unknown_types = sorted(present - set(self.types))
         self.views = {i: TypeView(i, self.types.get(i), self.phases)
                       for i in set(self.types) | set(self.unknown_types)}
+
+    @property
+    def events(self):
+        """The merged events, oldest first (built from records on first use)."""
+        if self._events is None:
+            self._events = events_of(self.records)
+        return self._events
 
     # ---- time ---------------------------------------------------------
     def ns(self, tsc):

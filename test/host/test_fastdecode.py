@@ -19,6 +19,7 @@ import random
 import subprocess
 import sys
 import unittest
+from unittest import mock
 import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__)))
@@ -47,14 +48,14 @@ def reference(text, seed):
     try:
         if seed and not _REFERENCE_TAKES_SEED:
             text = _reseal(text, seed)
-        run = (dumpfmt._decode_event_line(text, seed) if seed and _REFERENCE_TAKES_SEED
-               else dumpfmt._decode_event_line(text))
+        run = (_REFERENCE(text, seed) if seed and _REFERENCE_TAKES_SEED else _REFERENCE(text))
     except dumpfmt._Damaged:
         return fastdecode.DAMAGED
     return (run.line, run.cpu, run.start, run.gap_over, run.gap_excl, run.events)
 
 
-_REFERENCE_TAKES_SEED = len(inspect.signature(dumpfmt._decode_event_line).parameters) > 1
+_REFERENCE = dumpfmt._decode_event_line_py
+_REFERENCE_TAKES_SEED = len(inspect.signature(_REFERENCE).parameters) > 1
 
 
 def _reseal(text, seed):
@@ -293,6 +294,43 @@ class TimelineAndCsv(unittest.TestCase):
             1: EventType(1, 'N', 'x', 'instant', ('p' * 3000, ''))}, phases={}, complete=True,
             end_events=0, damaged_lines=0, missing_lines=0, warnings=[])).views
         self.assertIsNone(fastdecode.csv_writer(views, {}, 0, 1))
+
+
+class BothPaths(unittest.TestCase):
+    """parse_log on the compiled core and on pure Python (the fallback when
+    the library is missing): equal Dumps, warnings and all."""
+
+    def logs(self):
+        logs = [read(p) for p in sorted(glob.glob(os.path.join(FIXTURES, '*.log')))]
+        mixed = generate('cpus=3', 'events=900', 'cap=512', 'workload=mixed', 'seed=8')[0]
+        rnd = random.Random(5)
+        start, end = mixed.index(b'DUMP BEGIN'), mixed.index(b'DUMP END')
+        damaged = []
+        for _ in range(40):
+            bad = bytearray(mixed)
+            for _ in range(rnd.randrange(1, 6)):
+                at = rnd.randrange(start, end)
+                if bad[at] != 0x0A:
+                    bad[at] ^= 1 << rnd.randrange(7)
+            damaged.append(bytes(bad))
+        lines = mixed.split(b'\n')
+        damaged.append(b'\n'.join(lines[:len(lines) // 2]))                  # truncated
+        damaged.append(b'\n'.join(lines[::2]))                               # every other line
+        # lines that need cleaning miss the batch and are decoded one by one
+        damaged.append(b'\n'.join(b'\x1b[0m' + ln if i % 3 else ln for i, ln in enumerate(lines)))
+        return logs + [mixed] + damaged
+
+    def test_native_and_python_agree(self):
+        for i, log in enumerate(self.logs()):
+            native = dumpfmt.parse_log(log)
+            with mock.patch.object(fastdecode, '_load', lambda: None):
+                python = dumpfmt.parse_log(log)
+            with self.subTest(log=i):
+                self.assertTrue(all(c.records is not None for d in native for c in d.cpus
+                                    if c.count), 'the native path was not used')
+                self.assertTrue(all(c.records is None for d in python for c in d.cpus))
+                self.assertEqual(native, python)
+                self.assertEqual([d.events() for d in native], [d.events() for d in python])
 
 
 if __name__ == '__main__':
