@@ -76,7 +76,7 @@ def _quote(text):
 def trace_uuid(tl):
     """Stable per dump, so exporting twice gives identical files."""
     h = hashlib.sha1(repr((sorted(tl.dump.header.items()), tl.dump.tsc_hz,
-                           len(tl.events), tl.t0)).encode())
+                           tl.count, tl.t0)).encode())
     return uuidlib.UUID(bytes=h.digest()[:16], version=5)
 
 

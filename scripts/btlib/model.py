@@ -88,9 +88,16 @@ class CpuInfo:
     summary_seen: bool = False  # its counters line arrived intact
     # The same events as packed 32-byte records (RECORD), when the compiled
     # decoder (btlib.fastdecode) made them: CpuInfo(events=None, records=...)
-    # builds `events` only on first use. Assigning `events` drops them; do
-    # not change the list of a records-backed CpuInfo in place.
+    # builds `events` only on first use. Assigning `events` drops them.
     records: bytes | None = field(default=None, repr=False, compare=False)
+
+    def packed(self) -> bytes | None:
+        """The records of `events` as they are now (the list may have been
+        changed in place once built), or None without `records`."""
+        events = self.__dict__.get('_events')
+        if self.records is None or events is None:
+            return self.records
+        return b''.join(e.raw() for e in events)
 
     @property
     def count(self) -> int:
@@ -154,10 +161,11 @@ class Dump:
     def records(self) -> bytes | None:
         """events() as packed records, sorted in C; None unless every CPU
         came from the compiled decoder (CpuInfo.records)."""
-        if any(c.records is None for c in self.cpus):
+        parts = [c.packed() for c in self.cpus]
+        if any(p is None for p in parts):
             return None
         from .fastdecode import sort_records        # it imports this module
-        return sort_records(b''.join(c.records for c in self.cpus))
+        return sort_records(b''.join(parts))
 
     def cpu(self, n: int) -> CpuInfo | None:
         """The CpuInfo of dense CPU number n, or None."""
