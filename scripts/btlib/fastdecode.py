@@ -60,8 +60,12 @@ def _load():
                 lib.bt_decode_line.restype = ctypes.c_int32
                 lib.bt_decode_line.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint32,
                                                ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
-                lib.bt_merge_sort.restype = None
-                lib.bt_merge_sort.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
+                lib.bt_merge_order.restype = None
+                lib.bt_merge_order.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p,
+                                               ctypes.c_void_p]
+                lib.bt_gather.restype = None
+                lib.bt_gather.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t,
+                                          ctypes.c_void_p]
                 lib.bt_csv_rows.restype = ctypes.c_size_t
                 lib.bt_csv_rows.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
                                             ctypes.c_void_p, ctypes.c_size_t,
@@ -152,14 +156,27 @@ CSV_CHUNK = 1 << 20
 U64_LIMIT = 1 << 64
 
 
-def sort_records(records: bytes) -> bytes:
-    """Records (CPU by CPU) in timeline order: (tsc, cpu, seq), stable."""
+def merge_order(records: bytes) -> memoryview:
+    """Indices of records (CPU by CPU) in timeline order: (tsc, cpu, seq),
+    stable, as a memoryview of u32."""
     lib = _load()
     n = len(records) // RECORD_SIZE
-    buf = ctypes.create_string_buffer(records, len(records))
-    tmp = ctypes.create_string_buffer(max(1, len(records)))
-    lib.bt_merge_sort(buf, tmp, ctypes.c_size_t(n))
-    return buf.raw[:len(records)]
+    order = (ctypes.c_uint32 * max(1, n))()
+    tmp = (ctypes.c_uint32 * max(1, n))()
+    lib.bt_merge_order(records, n, order, tmp)
+    return memoryview(order).cast('B').cast('I')[:n]
+
+
+def gather(records: bytes, order: memoryview) -> bytes:
+    """records reordered: the k-th is records' order[k]-th."""
+    out = ctypes.create_string_buffer(max(1, len(records)))
+    _load().bt_gather(records, order.obj, len(order), out)
+    return out.raw[:len(records)]
+
+
+def sort_records(records: bytes) -> bytes:
+    """Records (CPU by CPU) in timeline order."""
+    return gather(records, merge_order(records))
 
 
 def csv_writer(views: dict, phases: dict, t0: int, hz: int):

@@ -151,21 +151,32 @@ class Dump:
 
     def events(self) -> list[Event]:
         """All CPUs' events merged by (tsc, cpu, seq)."""
-        records = self.records()
-        if records is not None:
-            return events_of(records)
+        m = self.merged()
+        if m is not None:             # the CPUs' own Event objects, reordered
+            flat = [e for c in self.cpus for e in c.events]
+            return list(map(flat.__getitem__, m[1]))
         merged = [e for c in self.cpus for e in c.events]
         merged.sort(key=_merge_key)
         return merged
 
-    def records(self) -> bytes | None:
-        """events() as packed records, sorted in C; None unless every CPU
-        came from the compiled decoder (CpuInfo.records)."""
+    def merged(self):
+        """(the CPUs' records one CPU after another, the timeline order of
+        their indices) sorted in C, or None unless every CPU came from the
+        compiled decoder (CpuInfo.records)."""
         parts = [c.packed() for c in self.cpus]
         if any(p is None for p in parts):
             return None
-        from .fastdecode import sort_records        # it imports this module
-        return sort_records(b''.join(parts))
+        from .fastdecode import merge_order         # it imports this module
+        packed = b''.join(parts)
+        return packed, merge_order(packed)
+
+    def records(self) -> bytes | None:
+        """events() as packed records, or None (see merged())."""
+        m = self.merged()
+        if m is None:
+            return None
+        from .fastdecode import gather
+        return gather(*m)
 
     def cpu(self, n: int) -> CpuInfo | None:
         """The CpuInfo of dense CPU number n, or None."""

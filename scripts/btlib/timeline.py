@@ -13,7 +13,8 @@ they are shown as UNKNOWN_<id> with both raw arguments, and counted.
 import re
 
 from .argfmt import make_formatter
-from .model import RECORD, events_of
+from . import fastdecode
+from .model import RECORD
 
 NS_PER_S = 1_000_000_000
 # Used only when a dump does not say its TSC rate: times then read as ticks.
@@ -63,16 +64,20 @@ class Timeline:
 
     def __init__(self, dump):
         self.dump = dump
-        # From the compiled decoder: the merged events as packed records,
-        # Event objects only when an exporter asks for `events`.
-        self.records = dump.records()
-        self._events = None if self.records is not None else dump.events()
+        # From the compiled decoder: the CPUs' records and their timeline
+        # order; packed records (`records`) or Event objects (`events`) are
+        # made when an exporter asks for them.
+        self._merged = dump.merged()
+        self._events = self._records = None
+        if self._merged is None:
+            self._events = dump.events()
         self.clock_known = dump.tsc_hz > 0
         self.hz = dump.tsc_hz if self.clock_known else NOMINAL_HZ
-        if self.records is not None:
-            self.count = len(self.records) // RECORD.size
-            self.t0 = RECORD.unpack_from(self.records)[0] if self.count else 0
-            present = set(memoryview(self.records).cast('H')[TYPE_HALFWORD::RECORD_HALFWORDS])
+        if self._merged is not None:
+            packed, order = self._merged
+            self.count = len(order)
+            self.t0 = RECORD.unpack_from(packed, order[0] * RECORD.size)[0] if self.count else 0
+            present = set(memoryview(packed).cast('H')[TYPE_HALFWORD::RECORD_HALFWORDS])
         else:
             self.count = len(self._events)
             self.t0 = self._events[0].tsc if self._events else 0
@@ -85,10 +90,19 @@ class Timeline:
 
     @property
     def events(self):
-        """The merged events, oldest first (built from records on first use)."""
+        """The merged events, oldest first (built on first use)."""
         if self._events is None:
-            self._events = events_of(self.records)
+            flat = [e for c in self.dump.cpus for e in c.events]
+            self._events = list(map(flat.__getitem__, self._merged[1]))
         return self._events
+
+    @property
+    def records(self):
+        """The merged events as packed records, or None without the
+        compiled decoder."""
+        if self._records is None and self._merged is not None:
+            self._records = fastdecode.gather(*self._merged)
+        return self._records
 
     # ---- time ---------------------------------------------------------
     def ns(self, tsc):

@@ -2,7 +2,7 @@
 #include <string.h>
 #include "host/merge.h"
 
-/* a before b in the timeline: by tsc, then cpu, then seq. */
+/* Event a before event b in the timeline: by tsc, then cpu, then seq. */
 static int before(const struct trace_event *a, const struct trace_event *b)
 {
     if (a->tsc != b->tsc)
@@ -12,47 +12,56 @@ static int before(const struct trace_event *a, const struct trace_event *b)
     return a->seq < b->seq;
 }
 
-/* Merges the sorted src[lo..mid) and src[mid..hi) into dst[lo..hi); on a
- * tie the left one goes first (stability). */
-static void merge(const struct trace_event *src, struct trace_event *dst,
+/* Merges the sorted src[lo..mid) and src[mid..hi) (indices into ev) into
+ * dst[lo..hi); on a tie the left one goes first (stability). */
+static void merge(const struct trace_event *ev, const uint32_t *src, uint32_t *dst,
                   size_t lo, size_t mid, size_t hi)
 {
     size_t i = lo, j = mid, o = lo;
     while (i < mid && j < hi)
-        dst[o++] = before(&src[j], &src[i]) ? src[j++] : src[i++];
+        dst[o++] = before(&ev[src[j]], &ev[src[i]]) ? src[j++] : src[i++];
     memcpy(&dst[o], &src[i], (mid - i) * sizeof *dst);
     o += mid - i;
     memcpy(&dst[o], &src[j], (hi - j) * sizeof *dst);
 }
 
-/* End of the non-descending run starting at lo. */
-static size_t run_end(const struct trace_event *ev, size_t lo, size_t n)
+/* End of the non-descending run of src starting at lo. */
+static size_t run_end(const struct trace_event *ev, const uint32_t *src, size_t lo, size_t n)
 {
     size_t i = lo + 1;
-    while (i < n && !before(&ev[i], &ev[i - 1]))
+    while (i < n && !before(&ev[src[i]], &ev[src[i - 1]]))
         i++;
     return i;
 }
 
-void bt_merge_sort(struct trace_event *ev, struct trace_event *tmp, size_t n)
+void bt_merge_order(const struct trace_event *ev, size_t n, uint32_t *order, uint32_t *tmp)
 {
-    struct trace_event *src = ev, *dst = tmp;
+    uint32_t *src = order, *dst = tmp;
+    for (size_t i = 0; i < n; i++)
+        order[i] = (uint32_t)i;
     for (;;) {
         /* One pass: merge each pair of neighbouring runs from src into dst. */
         size_t lo = 0, runs = 0;
         while (lo < n) {
-            size_t mid = run_end(src, lo, n);
-            size_t hi = mid < n ? run_end(src, mid, n) : n;
-            merge(src, dst, lo, mid, hi);
+            size_t mid = run_end(ev, src, lo, n);
+            size_t hi = mid < n ? run_end(ev, src, mid, n) : n;
+            merge(ev, src, dst, lo, mid, hi);
             lo = hi;
             runs++;
         }
-        struct trace_event *t = src;
+        uint32_t *t = src;
         src = dst;
         dst = t;
         if (runs <= 1)
             break;
     }
-    if (src != ev)
-        memcpy(ev, src, n * sizeof *ev);
+    if (src != order)
+        memcpy(order, src, n * sizeof *order);
+}
+
+void bt_gather(const struct trace_event *ev, const uint32_t *order, size_t n,
+               struct trace_event *out)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = ev[order[i]];
 }

@@ -5,14 +5,20 @@
  * stable list.sort(key=(tsc, cpu, seq)) gives (btlib.model.Dump.events).
  * Each CPU's events are usually already in TSC order, so this is a
  * natural merge sort: ascending runs are found, then merged pairwise,
- * O(n log runs). */
+ * O(n log runs). It sorts indices, so that a caller holding the events
+ * as objects can reorder those instead of building new ones.
+ *
+ *     bt_merge_order(ev, n, order, tmp);     order[k]: index of the k-th
+ *     bt_gather(ev, order, n, out);          out[k] = ev[order[k]] */
 #ifndef HOST_MERGE_H
 #define HOST_MERGE_H
 #include <stddef.h>
+#include <stdint.h>
 #include "trace/event.h"
 
-/* Sorts ev[0..n) in place into timeline order (stable); tmp holds n
- * records of scratch space. */
-void bt_merge_sort(struct trace_event *ev, struct trace_event *tmp, size_t n);
+/* order and tmp hold n indices each (n < 2^32). */
+void bt_merge_order(const struct trace_event *ev, size_t n, uint32_t *order, uint32_t *tmp);
+void bt_gather(const struct trace_event *ev, const uint32_t *order, size_t n,
+               struct trace_event *out);
 
 #endif
