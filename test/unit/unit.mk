@@ -18,3 +18,5 @@ UNIT_SRCS_wlargs := src/perf/wlargs.c src/format.c
 UNIT_SRCS_median := src/perf/median.c
 UNIT_SRCS_stresssum :=
 UNIT_SRCS_baselines := src/perf/baselines.c
+UNIT_SRCS_decode := src/host/decode.c src/host/merge.c $(UNIT_SRCS_encode)
+$(BUILD)/unit/test_decode: $(wildcard src/host/*.h)
