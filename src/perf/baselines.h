@@ -66,6 +66,20 @@ void bl_global_init(struct bl_global_ring *g, struct trace_event *slots, uint64_
 void bl_wide_init(struct bl_wide_ring *r, struct bl_wide_entry *slots, uint64_t capacity,
                   uint32_t cpu);
 
+/* Fills one 32-byte record, timestamped now (the TSC is read where the
+ * design holds its slot: under the lock, after the reservation). */
+static inline void bl_put(struct trace_event *e, uint64_t seq, uint16_t type, uint8_t cpu,
+                          uint64_t a0, uint64_t a1)
+{
+    e->tsc = trace_rdtsc();
+    e->seq = (uint32_t)seq;
+    e->type = type;
+    e->cpu = cpu;
+    e->flags = 0;
+    e->a0 = a0;
+    e->a1 = a1;
+}
+
 static inline void bl_spin_write(struct bl_spin_ring *r, uint16_t type, uint64_t a0, uint64_t a1)
 {
     if (__atomic_exchange_n(&r->lock, 1, __ATOMIC_ACQUIRE)) {     /* try-lock */
@@ -73,14 +87,7 @@ static inline void bl_spin_write(struct bl_spin_ring *r, uint16_t type, uint64_t
         return;
     }
     uint64_t seq = r->head++;
-    struct trace_event *e = &r->slots[seq & r->mask];
-    e->tsc = trace_rdtsc();
-    e->seq = (uint32_t)seq;
-    e->type = type;
-    e->cpu = (uint8_t)r->cpu;
-    e->flags = 0;
-    e->a0 = a0;
-    e->a1 = a1;
+    bl_put(&r->slots[seq & r->mask], seq, type, (uint8_t)r->cpu, a0, a1);
     __atomic_store_n(&r->lock, 0, __ATOMIC_RELEASE);
 }
 
@@ -92,14 +99,7 @@ static inline void bl_strat9_write(struct bl_spin_ring *r, uint16_t type, uint64
         return;
     }
     uint64_t seq = __atomic_fetch_add(&bl_global_seq, 1, __ATOMIC_RELAXED);  /* lock xadd */
-    struct trace_event *e = &r->slots[r->head++ & r->mask];
-    e->tsc = trace_rdtsc();
-    e->seq = (uint32_t)seq;
-    e->type = type;
-    e->cpu = (uint8_t)r->cpu;
-    e->flags = 0;
-    e->a0 = a0;
-    e->a1 = a1;
+    bl_put(&r->slots[r->head++ & r->mask], seq, type, (uint8_t)r->cpu, a0, a1);
     __atomic_store_n(&r->lock, 0, __ATOMIC_RELEASE);
 }
 
@@ -107,14 +107,7 @@ static inline void bl_global_write(struct bl_global_ring *g, uint8_t cpu, uint16
                                    uint64_t a0, uint64_t a1)
 {
     uint64_t seq = __atomic_fetch_add(&g->head, 1, __ATOMIC_RELAXED);   /* lock xadd */
-    struct trace_event *e = &g->slots[seq & g->mask];
-    e->tsc = trace_rdtsc();
-    e->seq = (uint32_t)seq;
-    e->type = type;
-    e->cpu = cpu;
-    e->flags = 0;
-    e->a0 = a0;
-    e->a1 = a1;
+    bl_put(&g->slots[seq & g->mask], seq, type, cpu, a0, a1);
 }
 
 static inline void bl_wmb(void)
