@@ -1,7 +1,10 @@
 /* cmdline.h — the kernel command line.
  *
  * Options (space separated; documented in README.md):
- *   console=ttyS<0-3>[,<baud>]   serial console port and speed (115200)
+ *   console=<uart>               the console UART (auto): auto (ACPI SPCR,
+ *                                else COM1, else the first PCI UART),
+ *                                ttyS<0-3>[,<baud>], pci[:BB:DD.F][,<baud>],
+ *                                mmio,0x<addr>[,<baud>]; baud divides 115200
  *   maxcpus=<n>                  run at most n CPUs (1..4096)
  *   nosmp                        run the boot CPU only
  *   timer_hz=<n>                 LAPIC timer rate per CPU (1..10000, 100)
@@ -9,9 +12,18 @@
  *                                (64..1048576, 4096)
  *   trace.mask=<names>           categories traced at boot (all)
  *   trace.off                    boot with tracing disabled
+ *   trace.dump_to=<list>         where dumps go: serial, stick or both,
+ *                                comma separated (both when a stick with
+ *                                a dump area is found, else serial)
  *   workload=<name>              workload to start after boot
  *   debug.fault=<cpu>            that CPU runs ud2 once online (tests the
  *                                exception report; the others go on)
+ *   debug.hang=<cpu>             that AP spins with interrupts off once
+ *                                online (tests bounded waits; 1..4095)
+ *   trace.on_fault=dump|freeze|off   what a fault or NMI does to the trace
+ *                                (dump)
+ *   trace.dump_after=<s>         dump once, unattended, s seconds after
+ *                                boot (1..604800; none)
  * A bad value never stops the boot: it produces a warning naming the
  * option and the default used instead. Pure code, tested on the host. */
 #ifndef CMDLINE_H
@@ -22,20 +34,38 @@
 #define CMDLINE_MAX_WARNINGS 8
 #define CMDLINE_WARNING_LEN  120
 
+enum console_kind { CONSOLE_AUTO, CONSOLE_TTYS, CONSOLE_PCI, CONSOLE_MMIO };
+
 struct boot_config {
-    unsigned console_port;             /* 0 = COM1 */
-    uint32_t console_baud;
+    uint8_t  console_kind;             /* enum console_kind */
+    unsigned console_port;             /* CONSOLE_TTYS: 0 = COM1 */
+    uint32_t console_baud;             /* CONSOLE_AUTO ignores it for SPCR's own */
+    bool     console_pci_any;          /* CONSOLE_PCI: the first one */
+    uint8_t  console_pci_bus, console_pci_dev, console_pci_fn;
+    uint64_t console_mmio;             /* CONSOLE_MMIO: physical address */
     unsigned maxcpus;                  /* 0 = no limit */
     bool     nosmp;
     uint32_t timer_hz;
     uint32_t trace_events;
     char     trace_mask[96];           /* empty = default */
     bool     trace_off;
+    unsigned dump_to;                  /* DUMP_TO_* bits; 0 = the default */
     char     workload[96];             /* NAME[:KEY=VALUE,...] */
     int32_t  fault_cpu;                /* -1 = none */
+    int32_t  hang_cpu;                 /* -1 = none */
+    uint8_t  on_fault;                 /* CMDLINE_ON_FAULT_* */
+    uint32_t dump_after_s;             /* 0 = never */
     unsigned warning_count;
     char     warnings[CMDLINE_MAX_WARNINGS][CMDLINE_WARNING_LEN];
 };
+
+#define DUMP_TO_SERIAL        1u
+#define DUMP_TO_STICK         2u
+/* trace.on_fault values, in the order of exception.h's enum on_fault. */
+#define CMDLINE_ON_FAULT_DUMP   0
+#define CMDLINE_ON_FAULT_FREEZE 1
+#define CMDLINE_ON_FAULT_OFF    2
+#define MAX_DUMP_AFTER_S        604800      /* a week */
 
 #define DEFAULT_TIMER_HZ      100
 #define DEFAULT_TRACE_EVENTS  4096

@@ -46,6 +46,15 @@ void console_unlock(void)
     irq_restore(flags);
 }
 
+void console_unlock_all(void)
+{
+    if (owner != me())
+        return;
+    saved_flags = irq_save();           /* leave interrupts as they are now */
+    depth = 1;
+    console_unlock();
+}
+
 void console_write_locked(const char *s, unsigned long n)
 {
     serial_write(s, n);

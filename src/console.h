@@ -15,6 +15,10 @@ int  kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 void console_lock(void);
 void console_unlock(void);
+/* Release the lock however deeply this CPU holds it (a fault that cut a
+ * dump or a line short, before the CPU parks), leaving the interrupt flag
+ * as it is; nothing if another CPU holds it. */
+void console_unlock_all(void);
 /* Write raw bytes; the caller holds the console lock. */
 void console_write_locked(const char *s, unsigned long n);
 

@@ -4,6 +4,8 @@
 #include "cmdline.h"
 #include "console.h"
 #include "cpu.h"
+#include "cpuwatch.h"
+#include "exception.h"
 #include "format.h"
 #include "gdt.h"
 #include "hotkey.h"
@@ -21,9 +23,13 @@
 #include "timer.h"
 #include "tsc.h"
 #include "tsc_sync.h"
+#include "uartsel.h"
 #include "perf/stats.h"
 #include "perf/workload.h"
+#include "trace/autodump.h"
 #include "trace/dump.h"
+#include "trace/dumpstick.h"
+#include "trace/prevboot.h"
 #include "trace/rings.h"
 #include "trace/trace.h"
 
@@ -53,16 +59,19 @@ void kmain(uint32_t magic, const void *info)
     read_boot_info(magic, info);            /* multiboot2 tags, copied out */
     cmdline_parse(mb.cmdline, &cfg);        /* options; bad values -> warnings */
     boot_phase(TRACE_PHASE_CMDLINE, cfg.warning_count);
-    console_setup();                        /* COM port, EGA screen, banner */
+    exception_set_on_fault((enum on_fault)cfg.on_fault);  /* trace.on_fault= */
+    console_setup();                        /* legacy COM port, EGA screen, banner */
     gdt_init_cpu(0);                        /* this CPU's GDT and TSS */
     idt_init();                             /* all 256 vectors; faults report */
     idt_load();
     pic_disable();                          /* 8259s remapped and masked */
     mem_init(&mb);                          /* allocator over the memory map */
+    prevboot_find();                        /* the previous boot's rings, kept */
     boot_phase(TRACE_PHASE_MEMMAP, mem_available_bytes());
     acpi_setup();                           /* RSDP -> XSDT/RSDT -> MADT */
     boot_phase(TRACE_PHASE_ACPI, madt.enabled);
     pci_scan();                             /* every PCI function, for the drivers */
+    uartsel_choose(&cfg);                   /* console=: SPCR, COM, PCI or MMIO UART */
     trace_setup();                          /* mask, per-CPU rings, BSP's ring */
     lapic_init(madt.lapic_addr);            /* BSP local APIC */
     boot_phase(TRACE_PHASE_LAPIC, lapic_id());
@@ -77,11 +86,14 @@ void kmain(uint32_t magic, const void *info)
     trace(TSC_WARP, tsc_sync_warp_cpu(), tsc_sync_worst_warp());
     timer_start_cpu();                      /* BSP ticks too */
     boot_phase(TRACE_PHASE_TIMER_START, timer_hz());
+    rings_keep_facts();                     /* TSC rate, APIC ids for the next boot */
     hotkey_init();                          /* PS/2 keyboard, if any */
-    serial_irq_setup();                     /* COM input by interrupt, else polled */
+    dumpstick_init(cfg.dump_to);            /* trace.dump_to=: dumps to the boot stick too */
+    serial_irq_setup();                     /* ISA UART input by interrupt, else polled */
     print_ready();                          /* the one READY line */
     hotkey_help();
     workload_boot(cfg.workload);            /* workload=: runs from idle() */
+    autodump_init(cfg.dump_after_s);        /* trace.dump_after=: from idle() */
     boot_phase(TRACE_PHASE_READY, 0);
     idle();
 }
@@ -96,6 +108,8 @@ __attribute__((noreturn)) void ap_online(uint32_t index)
     timer_start_cpu();
     if (cfg.fault_cpu == (int32_t)index)
         __asm__ volatile("ud2");            /* debug.fault=: exercise the report */
+    if (cfg.hang_cpu == (int32_t)index)
+        cpuwatch_hang();                    /* debug.hang=: a CPU that never answers */
     idle();
 }
 
@@ -112,16 +126,11 @@ static void read_boot_info(uint32_t magic, const void *info)
 
 static void console_setup(void)
 {
-    bool ok = serial_init(cfg.console_port, cfg.console_baud);
-    if (!ok)
-        serial_init(0, SERIAL_DEFAULT_BAUD);
+    uartsel_early(&cfg);                    /* the rest once ACPI and PCI are up */
     if (mb.has_fb && mb.fb_type == EGA_TEXT)
         console_init_screen(mb.fb_addr, mb.fb_width, mb.fb_height);
     kprintf("\nbaretrace: booted by %s (%s), cmdline \"%s\"\n",
             mb.loader[0] ? mb.loader : "unknown loader", mb.efi ? "UEFI" : "BIOS", mb.cmdline);
-    if (!ok)
-        kprintf("cmdline: console=ttyS%u: no UART answers there; using ttyS0,115200\n",
-                cfg.console_port);
     for (unsigned i = 0; i < cfg.warning_count; i++)
         kprintf("%s\n", cfg.warnings[i]);
     if (mb.cmdline_truncated || mb.mmap_truncated)
@@ -166,7 +175,7 @@ static void trace_setup(void)
     }
     trace_set_mask((cfg.trace_off ? 0 : TRACE_ENABLE) | cats);
     uint32_t n = madt.enabled && madt.enabled < cpu_limit() ? madt.enabled : cpu_limit();
-    rings_init(cfg.trace_events, n);
+    rings_init(cfg.trace_events, n, prevboot_next_boot());
     rings_attach(0);
 }
 
@@ -174,6 +183,11 @@ static void serial_irq_setup(void)
 {
     if (!serial_present())
         return;
+    if (serial_isa_irq() == SERIAL_NO_IRQ) {
+        kprintf("serial: %s has no ISA IRQ (routing a PCI or MMIO UART's needs ACPI AML); "
+                "input is polled at each tick\n", serial_name());
+        return;
+    }
     if (!ioapic_route_isa(&madt, serial_isa_irq(), VEC_SERIAL, lapic_id())) {
         kprintf("serial: no I/O APIC route for IRQ %u; input is polled at each tick\n",
                 serial_isa_irq());
@@ -188,18 +202,19 @@ static void print_ready(void)
                             tsc_sync_worst_warp(), tsc_invariant(), tsc_source(), timer_hz() };
     dump_set_facts(&f);
     kprintf("READY cpus=%u found=%u max=%u parked=%u failed=%u tsc_hz=%lu tsc_src=%s "
-            "invariant_tsc=%u tsc_warp=%lu x2apic=%u timer_hz=%u fw=%s\n",
+            "invariant_tsc=%u tsc_warp=%lu x2apic=%u timer_hz=%u fw=%s console=%s prev_events=%lu\n",
             smp.online, smp.found, MAX_CPUS, smp.parked, smp.failed, tsc_hz(), tsc_source(),
             tsc_invariant(), tsc_sync_worst_warp(), lapic_x2apic(), timer_hz(),
-            mb.efi ? "uefi" : "bios");
+            mb.efi ? "uefi" : "bios", serial_name(), prevboot_events());
 }
 
 static __attribute__((noreturn)) void idle(void)
 {
-    bool bsp = this_cpu()->index == 0;
     for (;;) {
-        if (bsp)
+        if (this_cpu()->index == exception_keys_cpu()) {   /* the BSP, unless it faulted */
             hotkey_poll();                  /* serial and PS/2 keys */
+            autodump_poll();                /* trace.dump_after= */
+        }
         irq_disable();                      /* a wake-up IPI now ends the hlt below */
         workload_poll();                    /* jobs posted to this CPU (perf/oncpu.h) */
         irq_enable();

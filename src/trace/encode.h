@@ -15,6 +15,7 @@
  * garbled. */
 #ifndef TRACE_ENCODE_H
 #define TRACE_ENCODE_H
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 #include "trace/ring.h"
@@ -43,6 +44,7 @@ struct dump_meta {
     const uint32_t          *apic_ids;  /* [ncpus] or NULL (unknown) */
     const struct dump_extra *extras;    /* [nextras] or NULL */
     unsigned                 nextras;
+    bool                     previous_boot;  /* DUMP BEGIN says boot=previous */
 };
 
 /* Writes one complete dump of rings[0..ncpus) (index = dense CPU number;

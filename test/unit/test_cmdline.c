@@ -74,8 +74,117 @@ static void test_edge(void)
     CHECK(warned(&c, "nosmp=1"));
 }
 
+static void test_dump_to(void)
+{
+    static const struct { const char *line; unsigned to; bool warns; } cases[] = {
+        { "trace.dump_to=serial", DUMP_TO_SERIAL, false },
+        { "trace.dump_to=stick", DUMP_TO_STICK, false },
+        { "trace.dump_to=stick,serial", DUMP_TO_SERIAL | DUMP_TO_STICK, false },
+        { "trace.dump_to=usb", 0, true },
+        { "trace.dump_to=serial,,stick", 0, true },
+        { "trace.dump_to=", 0, true },
+        { "trace.dump_to=serial,sticks", 0, true },
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct boot_config c;
+        cmdline_defaults(&c);
+        cmdline_parse(cases[i].line, &c);
+        CHECK_EQ(c.dump_to, cases[i].to);
+        CHECK_EQ(warned(&c, "trace.dump_to="), cases[i].warns);
+    }
+}
+
+/* Issue 9's options: trace.on_fault, trace.dump_after, debug.hang. */
+static void test_fault_options(void)
+{
+    struct boot_config c;
+    cmdline_defaults(&c);
+    CHECK_EQ(c.on_fault, CMDLINE_ON_FAULT_DUMP);
+    CHECK_EQ(c.dump_after_s, 0);
+    CHECK_EQ(c.hang_cpu, -1);
+    cmdline_parse("trace.on_fault=freeze trace.dump_after=600 debug.hang=3", &c);
+    CHECK_EQ(c.warning_count, 0);
+    CHECK_EQ(c.on_fault, CMDLINE_ON_FAULT_FREEZE);
+    CHECK_EQ(c.dump_after_s, 600);
+    CHECK_EQ(c.hang_cpu, 3);
+    cmdline_parse("trace.on_fault=off trace.dump_after=604800", &c);
+    CHECK_EQ(c.on_fault, CMDLINE_ON_FAULT_OFF);
+    CHECK_EQ(c.dump_after_s, MAX_DUMP_AFTER_S);
+    CHECK_EQ(c.warning_count, 0);
+
+    cmdline_defaults(&c);
+    cmdline_parse("trace.on_fault=panic trace.on_fault= trace.dump_after=0 "
+                  "trace.dump_after=604801 trace.dump_after=-5 debug.hang=0 debug.hang=x", &c);
+    CHECK(warned(&c, "trace.on_fault=panic: want dump, freeze or off; using dump"));
+    CHECK(warned(&c, "trace.on_fault=: want dump"));
+    CHECK(warned(&c, "trace.dump_after=0: want a number from 1 to 604800; using no dump"));
+    CHECK(warned(&c, "trace.dump_after=604801"));
+    CHECK(warned(&c, "trace.dump_after=-5"));
+    CHECK(warned(&c, "debug.hang=0: want a number from 1 to 4095; using no hang"));
+    CHECK(warned(&c, "debug.hang=x"));
+    CHECK_EQ(c.warning_count, 7);
+    CHECK_EQ(c.on_fault, CMDLINE_ON_FAULT_DUMP);
+    CHECK_EQ(c.dump_after_s, 0);
+    CHECK_EQ(c.hang_cpu, -1);
+}
+
+static void test_console(void)
+{
+    struct boot_config c;
+    cmdline_defaults(&c);
+    CHECK_EQ(c.console_kind, CONSOLE_AUTO);
+    cmdline_parse("console=ttyS3", &c);
+    CHECK_EQ(c.console_kind, CONSOLE_TTYS);
+    CHECK_EQ(c.console_port, 3);
+    cmdline_parse("console=auto", &c);
+    CHECK_EQ(c.console_kind, CONSOLE_AUTO);
+    cmdline_parse("console=pci", &c);
+    CHECK_EQ(c.console_kind, CONSOLE_PCI);
+    CHECK(c.console_pci_any);
+    cmdline_parse("console=pci:1f:1C.7,57600", &c);
+    CHECK_EQ(c.console_kind, CONSOLE_PCI);
+    CHECK(!c.console_pci_any);
+    CHECK_EQ(c.console_pci_bus, 0x1f);
+    CHECK_EQ(c.console_pci_dev, 0x1c);
+    CHECK_EQ(c.console_pci_fn, 7);
+    CHECK_EQ(c.console_baud, 57600);
+    cmdline_parse("console=pci:0:3.0", &c);
+    CHECK_EQ(c.console_pci_dev, 3);
+    CHECK_EQ(c.console_baud, 115200);
+    cmdline_parse("console=mmio,0xFE030000,9600", &c);
+    CHECK_EQ(c.console_kind, CONSOLE_MMIO);
+    CHECK_EQ(c.console_mmio, 0xFE030000ull);
+    CHECK_EQ(c.console_baud, 9600);
+    cmdline_parse("console=mmio,0x4000000000", &c);
+    CHECK_EQ(c.console_mmio, 0x4000000000ull);
+    CHECK_EQ(c.warning_count, 0);
+}
+
+static void test_console_bad(void)
+{
+    static const char *bad[] = {
+        "console=pci:00:20.0", "console=pci:00:03.8", "console=pci:00:03", "console=pci:",
+        "console=pci:000:03.0", "console=pcix", "console=mmio,0x", "console=mmio,0x0",
+        "console=mmio,0x1000000000000", "console=mmio,FE030000", "console=mmio,0xFG",
+        "console=auto,9600", "console=ttyS0x", "console=", "console=pci,7",
+    };
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct boot_config c;
+        cmdline_defaults(&c);
+        cmdline_parse("console=ttyS1", &c);
+        cmdline_parse(bad[i], &c);
+        CHECK_EQ(c.warning_count, 1);
+        CHECK(warned(&c, bad[i]) && warned(&c, "using auto"));
+        CHECK_EQ(c.console_kind, CONSOLE_AUTO);     /* the default, as the warning says */
+    }
+}
+
 int main(void)
 {
+    test_dump_to();
+    test_fault_options();
+    test_console();
+    test_console_bad();
     test_good();
     test_bad_values_keep_defaults();
     test_edge();
