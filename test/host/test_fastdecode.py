@@ -77,8 +77,19 @@ def read(path):
 
 
 def event_lines(log):
-    cleaned = (dumpfmt._clean(raw) for raw in dumpfmt._NEWLINE.split(log))
-    return [t for t in cleaned if t.startswith(b'%E')]
+    """[(text, seed)]: every '%E' line with the seed of the DUMP BEGIN before it."""
+    out, seed = [], 0
+    for raw in dumpfmt._NEWLINE.split(log):
+        text = dumpfmt._clean(raw)
+        if text.startswith(b'%E'):
+            out.append((text, seed))
+        elif b'DUMP BEGIN' in text and hasattr(dumpfmt, 'begin_seed'):
+            seed = dumpfmt.begin_seed(text)
+    return out
+
+
+def texts(pairs):
+    return [t for t, _ in pairs]
 
 
 def line_of(payload, seed=0):
@@ -94,11 +105,17 @@ def payload_of(text):
 
 class NativeMatchesReference(unittest.TestCase):
     def compare(self, lines, seed=0, want_events=False):
-        """Native == reference on every line; returns (events, punts)."""
-        got = fastdecode.decode_lines(lines, seed)
+        """Native == reference on every line (bytes, checked with `seed`, or
+        (bytes, seed) pairs); returns (events, punts)."""
+        pairs = [ln if isinstance(ln, tuple) else (ln, seed) for ln in lines]
+        got = [None] * len(pairs)
+        for s in {s for _, s in pairs}:               # one batch per seed
+            at = [i for i, (_, si) in enumerate(pairs) if si == s]
+            for i, res in zip(at, fastdecode.decode_lines([pairs[i][0] for i in at], s)):
+                got[i] = res
         self.assertEqual(len(got), len(lines))
         events = punts = 0
-        for i, (text, res) in enumerate(zip(lines, got)):
+        for i, ((text, seed), res) in enumerate(zip(pairs, got)):
             if res == fastdecode.PUNT:
                 punts += 1
                 continue
@@ -139,7 +156,8 @@ class NativeMatchesReference(unittest.TestCase):
         rnd = random.Random(3)
         bad = []
         for _ in range(600):
-            text = bytearray(rnd.choice(lines))
+            text, seed = rnd.choice(lines)
+            text = bytearray(text)
             kind = rnd.randrange(4)
             at = rnd.randrange(len(text))
             if kind == 0:
@@ -150,7 +168,7 @@ class NativeMatchesReference(unittest.TestCase):
                 text.insert(at, rnd.choice(b'A=/+ \x80*'))
             else:
                 del text[at]
-            bad.append(bytes(text))
+            bad.append((bytes(text), seed))
         self.compare(bad)
 
     def test_crc_valid_mutations(self):
@@ -158,7 +176,7 @@ class NativeMatchesReference(unittest.TestCase):
         rnd = random.Random(17)
         for seed in (0, V2_SEED):
             log, _ = generate('cpus=2', 'events=600', 'cap=512', 'workload=mixed', 'seed=2')
-            payloads = [payload_of(t) for t in event_lines(log)]
+            payloads = [payload_of(t) for t in texts(event_lines(log))]
             lines = []
             for _ in range(1500):
                 p = bytearray(rnd.choice(payloads))
@@ -189,7 +207,7 @@ class NativeMatchesReference(unittest.TestCase):
 
     def test_seed_is_checked(self):
         log, _ = generate('cpus=1', 'events=200', 'cap=256')
-        good = [line_of(payload_of(t), V2_SEED) for t in event_lines(log)]
+        good = [line_of(payload_of(t), V2_SEED) for t in texts(event_lines(log))]
         self.compare(good, V2_SEED, want_events=True)
         self.assertTrue(all(r == fastdecode.DAMAGED for r in fastdecode.decode_lines(good, 0)))
 
