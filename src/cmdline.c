@@ -15,10 +15,26 @@ void cmdline_defaults(struct boot_config *cfg)
     cfg->hang_cpu = -1;
 }
 
+const char *cmdline_cpu_never_runs(uint32_t cpu, uint32_t found, uint32_t started, bool online)
+{
+    if (cpu == 0)
+        return "CPU 0 is the boot CPU, which serves the keys and never runs it";
+    if (cpu >= found)
+        return "no such CPU";
+    if (cpu >= started)
+        return "that CPU is parked (maxcpus=, nosmp or MAX_CPUS)";
+    return online ? NULL : "that CPU did not start";
+}
+
 static void warn(struct boot_config *cfg, const char *word, const char *what)
 {
-    if (cfg->warning_count == CMDLINE_MAX_WARNINGS)
+    if (cfg->warning_count == CMDLINE_MAX_WARNINGS) {
+        /* Full: the last slot becomes the count of what did not fit. */
+        cfg->warnings_cut++;
+        ksnprintf(cfg->warnings[CMDLINE_MAX_WARNINGS - 1], CMDLINE_WARNING_LEN,
+                  "cmdline: ... (%u more)", cfg->warnings_cut + 1);
         return;
+    }
     /* At most 40 characters of the word, so the reason always fits. */
     ksnprintf(cfg->warnings[cfg->warning_count++], CMDLINE_WARNING_LEN,
               "cmdline: %.40s%s: %s", word, strlen(word) > 40 ? "..." : "", what);

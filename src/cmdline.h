@@ -56,6 +56,7 @@ struct boot_config {
     uint8_t  on_fault;                 /* CMDLINE_ON_FAULT_* */
     uint32_t dump_after_s;             /* 0 = never */
     unsigned warning_count;
+    unsigned warnings_cut;             /* beyond the last slot, which says "(N more)" */
     char     warnings[CMDLINE_MAX_WARNINGS][CMDLINE_WARNING_LEN];
 };
 
@@ -71,6 +72,12 @@ struct boot_config {
 #define DEFAULT_TRACE_EVENTS  4096
 #define MIN_TRACE_EVENTS      64
 #define MAX_TRACE_EVENTS      (1u << 20)
+
+/* Why the CPU an option names (debug.fault=, by CPU index) will never act
+ * on it, or NULL when it will: CPU 0 is the boot CPU, which only serves
+ * keys; `found` CPUs exist, the first `started` of them were sent
+ * INIT/SIPI (the rest are parked), `online` tells whether `cpu` came up. */
+const char *cmdline_cpu_never_runs(uint32_t cpu, uint32_t found, uint32_t started, bool online);
 
 void cmdline_defaults(struct boot_config *cfg);
 /* Apply `line` on top of the defaults; problems land in cfg->warnings. */

@@ -32,6 +32,7 @@
 #include "trace/prevboot.h"
 #include "trace/rings.h"
 #include "trace/trace.h"
+#include "usb/xhci.h"
 
 #define MB2_INFO_MAX      (1u << 20)
 #define WARP_CHECK_US     20000
@@ -48,6 +49,7 @@ static void acpi_setup(void);
 static uint32_t cpu_limit(void);
 static void trace_setup(void);
 static void serial_irq_setup(void);
+static void check_cpu_options(void);
 static void print_ready(void);
 static __attribute__((noreturn)) void idle(void);
 
@@ -78,9 +80,11 @@ void kmain(uint32_t magic, const void *info)
     tsc_init();                             /* TSC frequency, invariance */
     boot_phase(TRACE_PHASE_TSC_CALIBRATED, tsc_hz());
     timer_init(cfg.timer_hz);               /* LAPIC timer calibrated on the TSC */
+    xhci_init_all();                        /* USB: before the APs (see usb/xhci.h) */
     boot_phase(TRACE_PHASE_SMP_START, 0);
     smp_start(&madt, cpu_limit(), &smp);    /* INIT/SIPI/SIPI, bounded wait */
     boot_phase(TRACE_PHASE_SMP_DONE, smp.online);
+    check_cpu_options();                    /* debug.fault= names a CPU that runs? */
     smp_release();                          /* APs join the warp check */
     tsc_sync_run(smp.online, tsc_from_us(WARP_CHECK_US));
     trace(TSC_WARP, tsc_sync_warp_cpu(), tsc_sync_worst_warp());
@@ -196,6 +200,18 @@ static void serial_irq_setup(void)
     serial_irq_enable(VEC_SERIAL);
 }
 
+static void check_cpu_options(void)
+{
+    if (cfg.fault_cpu < 0)
+        return;
+    uint32_t cpu = (uint32_t)cfg.fault_cpu;
+    const char *why = cmdline_cpu_never_runs(cpu, smp.found, smp.slots,
+                                             cpu < MAX_CPUS && cpus[cpu].online);
+    if (why)
+        kprintf("cmdline: debug.fault=%u: %s (%u found, %u online); no fault\n", cpu, why,
+                smp.found, smp.online);
+}
+
 static void print_ready(void)
 {
     struct dump_facts f = { mb.efi ? "uefi" : "bios", smp.found, smp.parked, smp.failed,
@@ -210,6 +226,7 @@ static void print_ready(void)
 
 static __attribute__((noreturn)) void idle(void)
 {
+    irq_enable();                           /* keys (a dump) run with interrupts on */
     for (;;) {
         if (this_cpu()->index == exception_keys_cpu()) {   /* the BSP, unless it faulted */
             hotkey_poll();                  /* serial and PS/2 keys */

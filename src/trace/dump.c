@@ -12,6 +12,7 @@
 #include "perf/stats.h"
 #include "trace/dumpstick.h"
 #include "trace/encode.h"
+#include "trace/dumpid.h"
 #include "trace/rings.h"
 #include "trace/trace.h"
 
@@ -118,24 +119,29 @@ static void resume(void)
 }
 
 /* Pause, wait for writers in flight, copy every ring to its shadow and
- * resume; without shadows, stay paused on the live rings. */
+ * resume; without shadows, stay paused on the live rings. This CPU's
+ * interrupts are off for those milliseconds only (never for a dump's
+ * transfer): its own timer tick then waits for the resume instead of
+ * being refused. */
 bool dump_freeze(struct frozen *f)
 {
     if (!dump_claim(CLAIM_US))
         return false;
+    uint64_t irq = irq_save();
     f->n = collect(f->rings);
     pause_all(f->rings, f->n, f->busy, f->silent, sizeof f->silent);
     struct ring *copy[MAX_CPUS];
-    f->copied = false;
-    for (unsigned i = 0; i < f->n; i++) {
-        copy[i] = f->rings[i] ? rings_shadow_copy(i) : NULL;
-        if (f->rings[i] && !copy[i])
-            return true;
-    }
-    resume();
-    for (unsigned i = 0; i < f->n; i++)
-        f->rings[i] = copy[i];
     f->copied = true;
+    for (unsigned i = 0; i < f->n && f->copied; i++) {
+        copy[i] = f->rings[i] ? rings_shadow_copy(i) : NULL;
+        f->copied = !f->rings[i] || copy[i];
+    }
+    if (f->copied) {
+        resume();
+        for (unsigned i = 0; i < f->n; i++)
+            f->rings[i] = copy[i];
+    }
+    irq_restore(irq);
     return true;
 }
 
@@ -196,7 +202,7 @@ uint64_t dump_run(const struct dump_request *rq)
         { f.busy[0] ? "busy_cpus" : NULL, f.busy, 0 },
     };
     const struct dump_meta meta = { no, tsc_hz(), apic, extras, sizeof extras / sizeof extras[0],
-                                    false };
+                                    boot_nonce(), false };
     uint64_t events = encode(&meta, f.rings, f.n, stick_ok(rq));
     dump_thaw(&f);
     if (!rq->quiet)
@@ -218,7 +224,7 @@ uint64_t dump_rings_of_previous_boot(struct ring *const rings[], unsigned n, uin
         return 0;
     uint32_t no = ++dumps;
     trace(DUMP_BEGIN, no, 0);
-    const struct dump_meta meta = { no, hz, apic_ids, extras, nextras, true };
+    const struct dump_meta meta = { no, hz, apic_ids, extras, nextras, boot_nonce(), true };
     uint64_t events = encode(&meta, rings, n, me() == 0);
     dump_release();
     trace(DUMP_END, no, events);

@@ -8,7 +8,9 @@
  * for a CPU without a bound) just long enough to copy every ring into its shadow; then it
  * resumes and the copy is streamed. Without shadow memory tracing stays
  * paused for the whole dump, and the dump says so (snapshot=paused).
- * The console is held so no other text can land inside the dump. */
+ * The console is held for the stream so no other text can land inside the
+ * dump; holding it does not disable interrupts (console.h), so the boot
+ * CPU's timer keeps ticking, on time, through the whole transfer. */
 #ifndef TRACE_DUMP_H
 #define TRACE_DUMP_H
 #include <stdbool.h>

@@ -43,7 +43,7 @@ static void test_bad_values_keep_defaults(void)
     CHECK(warned(&c, "trace.events=99999999999"));
     CHECK(warned(&c, "bogus: unknown option"));
     CHECK(warned(&c, "frob=1: unknown option"));
-    CHECK(warned(&c, "console=ttyS0,7: baud"));
+    CHECK(warned(&c, "cmdline: ... (2 more)"));          /* the 8th and 9th did not fit */
     CHECK_EQ(c.warning_count, CMDLINE_MAX_WARNINGS);    /* capped, no overflow */
     CHECK_EQ(c.maxcpus, 0);
     CHECK_EQ(c.timer_hz, DEFAULT_TIMER_HZ);
@@ -128,6 +128,32 @@ static void test_fault_options(void)
     CHECK_EQ(c.hang_cpu, -1);
 }
 
+static void test_warnings_cut(void)
+{
+    struct boot_config c;
+    cmdline_defaults(&c);
+    cmdline_parse("console=ttyS0,7", &c);        /* was the 8th warning above */
+    CHECK(warned(&c, "console=ttyS0,7: baud"));
+    cmdline_defaults(&c);
+    cmdline_parse("a=1 b=2 c=3 d=4 e=5 f=6 g=7 h=8 i=9 j=10", &c);
+    CHECK_EQ(c.warning_count, CMDLINE_MAX_WARNINGS);
+    CHECK(strstr(c.warnings[0], "a=1"));
+    CHECK(strstr(c.warnings[CMDLINE_MAX_WARNINGS - 2], "g=7"));
+    CHECK(!strcmp(c.warnings[CMDLINE_MAX_WARNINGS - 1], "cmdline: ... (3 more)"));
+}
+
+static void test_cpu_never_runs(void)
+{
+    /* 4 CPUs found, 2 started (maxcpus=2). */
+    CHECK(strstr(cmdline_cpu_never_runs(0, 4, 2, true), "boot CPU"));
+    CHECK(cmdline_cpu_never_runs(1, 4, 2, true) == NULL);
+    CHECK(strstr(cmdline_cpu_never_runs(1, 4, 2, false), "did not start"));
+    CHECK(strstr(cmdline_cpu_never_runs(2, 4, 2, false), "parked"));
+    CHECK(strstr(cmdline_cpu_never_runs(3, 4, 2, false), "parked"));
+    CHECK(strstr(cmdline_cpu_never_runs(4, 4, 2, false), "no such CPU"));
+    CHECK(strstr(cmdline_cpu_never_runs(4095, 1, 1, false), "no such CPU"));
+}
+
 static void test_console(void)
 {
     struct boot_config c;
@@ -183,6 +209,8 @@ int main(void)
 {
     test_dump_to();
     test_fault_options();
+    test_cpu_never_runs();
+    test_warnings_cut();
     test_console();
     test_console_bad();
     test_good();

@@ -9,6 +9,7 @@
 #include "host/decode.h"
 #include "host/merge.h"
 #include "trace/crc32.h"
+#include "trace/dumpid.h"
 #include "trace/encode.h"
 #include "trace/trace.h"
 #include "check.h"
@@ -18,6 +19,8 @@
 #define MAX_LINES  4096
 #define LINE_CHARS 256
 #define EV_CAP     4096
+#define NONCE      0x0123456789ABCDEFull
+#define DUMP_NO    3
 
 static char lines[MAX_LINES][LINE_CHARS];
 static size_t line_len[MAX_LINES];
@@ -59,9 +62,11 @@ static void encode_ring(void)
         written[i] = slots[i % CAP];
     }
     struct dump_sink sink = { keep_line, NULL };
-    struct dump_meta meta = { .dump_no = 1, .tsc_hz = 1000000 };
+    struct dump_meta meta = { .dump_no = DUMP_NO, .tsc_hz = 1000000, .nonce = NONCE };
     dump_encode(&sink, &meta, rings, 1);
 }
+
+static uint32_t seed;                       /* the dump's: every line's CRC starts there */
 
 static void test_round_trip(void)
 {
@@ -69,15 +74,15 @@ static void test_round_trip(void)
     CHECK(nlines > 2);
     for (unsigned l = 0; l < nlines; l++) {
         struct bt_run run;
-        int32_t n = bt_decode_line((const uint8_t *)lines[l], line_len[l], 0, &run, out, EV_CAP);
+        int32_t n = bt_decode_line((const uint8_t *)lines[l], line_len[l], seed, &run, out, EV_CAP);
         CHECK(n > 0);
         CHECK_EQ(run.cpu, 5);
         CHECK_EQ(run.start, at);
         for (int32_t i = 0; i < n && at < WRITES; i++, at++)
             CHECK(!memcmp(&out[i], &written[at], sizeof out[i]));
         struct bt_run wrong;
-        CHECK_EQ(bt_decode_line((const uint8_t *)lines[l], line_len[l], 1, &wrong, out, EV_CAP),
-                 BT_DAMAGED);                        /* another dump's seed */
+        CHECK_EQ(bt_decode_line((const uint8_t *)lines[l], line_len[l], seed ^ 1, &wrong, out,
+                                EV_CAP), BT_DAMAGED);   /* another dump's seed */
     }
     CHECK_EQ(at, WRITES);
 }
@@ -101,7 +106,7 @@ static void test_mutations(void)
         uint8_t *copy = malloc(n ? n : 1);          /* exact size: ASan sees overreads */
         memcpy(copy, buf, n);
         struct bt_run run;
-        int32_t got = bt_decode_line(copy, n, 0, &run, out, EV_CAP);
+        int32_t got = bt_decode_line(copy, n, seed, &run, out, EV_CAP);
         CHECK(got == BT_DAMAGED || got == BT_PUNT || got > 0);
         decoded += got > 0;
         free(copy);
@@ -121,7 +126,7 @@ static void test_lines_batch(void)
     struct bt_run runs[8];
     size_t used, total = 0, events = 0;
     for (size_t pos = 0; pos < len; pos += used) {
-        size_t n = bt_decode_lines(buf + pos, len - pos, 0, runs, 8, out, 300, &used);
+        size_t n = bt_decode_lines(buf + pos, len - pos, seed, runs, 8, out, 300, &used);
         CHECK(n > 0 && used > 0);
         for (size_t i = 0; i < n; i++)
             events += runs[i].status > 0 ? (size_t)runs[i].status : 0;
@@ -150,6 +155,7 @@ static void test_merge_order(void)
 
 int main(void)
 {
+    seed = dump_id_seed(NONCE, DUMP_NO);
     encode_ring();
     test_round_trip();
     test_mutations();
