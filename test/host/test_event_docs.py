@@ -104,7 +104,7 @@ class EventDocs(unittest.TestCase):
     def test_check_notices_a_workload_change(self):
         with tempfile.TemporaryDirectory() as tmp:
             changed = Path(tmp) / 'workloads.def'
-            changed.write_text(WDEF.read_text().replace('"TSC offset and warp, every pair"',
+            changed.write_text(WDEF.read_text().replace('"TSC offsets and warps between every pair: a matrix"',
                                                         '"TSC offsets (changed)"'))
             r = run('--check', '--workloads-def', str(changed))
             self.assertEqual(r.returncode, 1)
