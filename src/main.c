@@ -16,6 +16,7 @@
 #include "percpu.h"
 #include "pci.h"
 #include "pic.h"
+#include "screen.h"
 #include "serial.h"
 #include "smp.h"
 #include "timer.h"
@@ -29,7 +30,6 @@
 
 #define MB2_INFO_MAX      (1u << 20)
 #define WARP_CHECK_US     20000
-#define EGA_TEXT          2
 
 static struct mb2_info mb;
 static struct boot_config cfg;
@@ -115,8 +115,7 @@ static void console_setup(void)
     bool ok = serial_init(cfg.console_port, cfg.console_baud);
     if (!ok)
         serial_init(0, SERIAL_DEFAULT_BAUD);
-    if (mb.has_fb && mb.fb_type == EGA_TEXT)
-        console_init_screen(mb.fb_addr, mb.fb_width, mb.fb_height);
+    screen_init(&mb.fb);
     kprintf("\nbaretrace: booted by %s (%s), cmdline \"%s\"\n",
             mb.loader[0] ? mb.loader : "unknown loader", mb.efi ? "UEFI" : "BIOS", mb.cmdline);
     if (!ok)
@@ -200,6 +199,8 @@ static __attribute__((noreturn)) void idle(void)
     for (;;) {
         if (bsp)
             hotkey_poll();                  /* serial and PS/2 keys */
+        if (bsp)
+            screen_poll();                  /* redraw the screen, a few times a second */
         irq_disable();                      /* a wake-up IPI now ends the hlt below */
         workload_poll();                    /* jobs posted to this CPU (perf/oncpu.h) */
         irq_enable();
