@@ -47,6 +47,7 @@ static uint64_t last_draw;
 
 static void map_framebuffer(void);
 static void draw_changes(void);
+static void assume_blank(void);
 
 static bool init_ega(const struct mb2_framebuffer *f)
 {
@@ -101,9 +102,20 @@ void screen_init(const struct mb2_framebuffer *f)
     backend = f->type == MB2_FB_EGA_TEXT ? EGA_TEXT : FRAMEBUFFER;
     memset(log, ' ', sizeof log);
     map_framebuffer();
+    assume_blank();
     spin_lock(&draw_lock);
-    draw_changes();                 /* clear the glass, show the status rows */
+    draw_changes();                 /* the status rows, and text as it comes */
     spin_unlock(&draw_lock);
+}
+
+/* Until the first poll's full redraw, draw only what is not blank: a
+ * mode set leaves a framebuffer black, and drawing every cell at boot
+ * would cost the boot time (a full redraw is tens of ms on slow memory).
+ * EGA text keeps GRUB's text, and is cheap: redraw it all. */
+static void assume_blank(void)
+{
+    memset(drawn, backend == EGA_TEXT ? NOT_DRAWN : ' ', sizeof drawn);
+    memset(drawn, NOT_DRAWN, sizeof drawn[0] * SCREEN_STATUS_ROWS);
 }
 
 bool screen_present(void) { return backend != NONE; }
@@ -216,12 +228,15 @@ static void first_poll(void)
 
 void screen_poll(void)
 {
-    if (backend == NONE)
-        return;
-    uint64_t now = rdtsc(), period = tsc_hz() / SCREEN_HZ;
-    if (live && now - last_draw < period)
-        return;
-    if (!spin_trylock(&draw_lock))
+    uint64_t period = tsc_hz() / SCREEN_HZ;
+    if (backend != NONE && (!live || rdtsc() - last_draw >= period))
+        screen_flush();
+}
+
+void screen_flush(void)
+{
+    uint64_t now = rdtsc();
+    if (backend == NONE || !spin_trylock(&draw_lock))
         return;                     /* another CPU draws: it will show this too */
     bool first = !live;
     live = true;

@@ -36,5 +36,9 @@ bool screen_present(void);
 void screen_write(const char *s, unsigned long n);
 /* Redraw what changed, if a redraw is due. */
 void screen_poll(void);
+/* Redraw what changed now, due or not (unless another CPU is drawing):
+ * for a path that never returns to the idle loop, e.g. an exception
+ * report on the boot CPU just before it parks. */
+void screen_flush(void);
 
 #endif

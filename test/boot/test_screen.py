@@ -178,6 +178,16 @@ class Framebuffer(ScreenCase):
         self.wait_screen(m.qmp(), r"^ baretrace .* tracing off ")
 
 
+    def test_exception_report_on_screen(self):
+        # debug.fault=1: CPU 1 executes ud2; its report reaches the screen.
+        m, info = self.boot(fw="bios", media="cd", smp=2,
+                            cmdline="debug.fault=1")
+        m.wait_for(rb"EXCEPTION cpu=1 halted", 30, start=0)
+        _, rows = self.wait_screen(m.qmp(), r"^EXCEPTION cpu=1 vector=6 ")
+        self.assertTrue(any(r.startswith("EXCEPTION cpu=1 halted")
+                            for r in rows))
+
+
 def ocr(path):
     """tesseract's reading of a picture, as rows."""
     out = subprocess.run(["tesseract", path, "-", "--psm", "6"],
