@@ -42,8 +42,9 @@ static uint32_t log_x;
 static char want[MAX_ROWS][MAX_COLS];   /* drawer only */
 static char drawn[MAX_ROWS][MAX_COLS];  /* what the glass shows */
 static struct spinlock draw_lock;
-static volatile bool live;          /* screen_poll() has run: draw only there */
+static volatile bool live;          /* past boot: draw only when polled */
 static uint64_t last_draw;
+static uint64_t redraw_ticks;      /* one full redraw, the first after boot */
 
 static void map_framebuffer(void);
 static void draw_changes(void);
@@ -108,7 +109,7 @@ void screen_init(const struct mb2_framebuffer *f)
     spin_unlock(&draw_lock);
 }
 
-/* Until the first poll's full redraw, draw only what is not blank: a
+/* Until the first full redraw after boot, draw only what is not blank: a
  * mode set leaves a framebuffer black, and drawing every cell at boot
  * would cost the boot time (a full redraw is tens of ms on slow memory).
  * EGA text keeps GRUB's text, and is cheap: redraw it all. */
@@ -117,8 +118,6 @@ static void assume_blank(void)
     memset(drawn, backend == EGA_TEXT ? NOT_DRAWN : ' ', sizeof drawn);
     memset(drawn, NOT_DRAWN, sizeof drawn[0] * SCREEN_STATUS_ROWS);
 }
-
-bool screen_present(void) { return backend != NONE; }
 
 /* Below 4 GiB the boot tables already map it; above, the page tables come
  * from the allocator, which exists only after mem_init(). */
@@ -204,33 +203,32 @@ static void draw_changes(void)
             }
 }
 
-/* The first poll: redraw everything once, timed, and say what it cost. */
-static void first_poll(void)
+/* The first draw after boot redraws every cell, timed: its cost is
+ * reported by screen_poll() (not here: this may run inside a dump). */
+static void first_draw(void)
 {
     map_framebuffer();
-    if (backend == FRAMEBUFFER && !fb.base) {
-        kprintf("screen: cannot map the framebuffer at 0x%lx; no screen console\n", fbinfo.addr);
-        backend = NONE;
+    if (backend == FRAMEBUFFER && !fb.base)
         return;
-    }
     memset(drawn, NOT_DRAWN, sizeof drawn);
     uint64_t t0 = rdtsc();
     draw_changes();
-    uint64_t ticks = rdtsc() - t0;
-    if (backend == EGA_TEXT)
-        kprintf("screen: EGA text %ux%u; full redraw %lu TSC ticks (%lu us)\n", cols, rows, ticks,
-                tsc_to_us(ticks));
-    else
-        kprintf("screen: %ux%u %u bpp at 0x%lx, %ux%u cells; full redraw %lu TSC ticks (%lu us)\n",
-                fbinfo.width, fbinfo.height, fbinfo.bpp, fbinfo.addr, cols, rows, ticks,
-                tsc_to_us(ticks));
+    redraw_ticks = rdtsc() - t0;
 }
 
-void screen_poll(void)
+static void report(void)
 {
-    uint64_t period = tsc_hz() / SCREEN_HZ;
-    if (backend != NONE && (!live || rdtsc() - last_draw >= period))
-        screen_flush();
+    uint64_t t = redraw_ticks;
+    if (backend == FRAMEBUFFER && !fb.base) {
+        kprintf("screen: cannot map the framebuffer at 0x%lx; no screen console\n", fbinfo.addr);
+        backend = NONE;
+    } else if (backend == EGA_TEXT) {
+        kprintf("screen: EGA text %ux%u; full redraw %lu TSC ticks (%lu us)\n", cols, rows, t,
+                tsc_to_us(t));
+    } else {
+        kprintf("screen: %ux%u %u bpp at 0x%lx, %ux%u cells; full redraw %lu TSC ticks (%lu us)\n",
+                fbinfo.width, fbinfo.height, fbinfo.bpp, fbinfo.addr, cols, rows, t, tsc_to_us(t));
+    }
 }
 
 void screen_flush(void)
@@ -242,8 +240,25 @@ void screen_flush(void)
     live = true;
     last_draw = now;
     if (first)
-        first_poll();
+        first_draw();
     else
         draw_changes();
     spin_unlock(&draw_lock);
+}
+
+void screen_refresh(void)
+{
+    uint64_t period = tsc_hz() / SCREEN_HZ;
+    if (backend != NONE && (!live || rdtsc() - last_draw >= period))
+        screen_flush();
+}
+
+void screen_poll(void)
+{
+    static bool reported;
+    screen_refresh();
+    if (live && !reported && backend != NONE) {
+        reported = true;
+        report();
+    }
 }

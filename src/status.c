@@ -56,7 +56,7 @@ void status_dump_line(const char *s, unsigned long n)
         dump.events_sent = field(s, n, "events");
     }
     dump.lines++;
-    screen_poll();
+    screen_refresh();
 }
 
 /* Events recorded and overwritten since the last clear, summed over CPUs. */

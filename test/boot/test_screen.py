@@ -177,6 +177,23 @@ class Framebuffer(ScreenCase):
         m.send(b"t")
         self.wait_screen(m.qmp(), r"^ baretrace .* tracing off ")
 
+    def test_dump_progress_while_sending(self):
+        # Big rings, filled by a fast timer: the dump lasts seconds under
+        # TCG, and the status row counts its lines while it runs.
+        m, info = self.boot(fw="bios", media="cd", smp=2,
+                            cmdline="timer_hz=10000 trace.events=131072")
+        self.wait_screen(m.qmp(), r"^ baretrace .* events [1-9]\d{5}")
+        m.send(b"d")
+        m.wait_for(rb"DUMP BEGIN [^\r\n]*events=(\d+)", 30)
+        # ~6 s of dump here; a picture takes well under a second.
+        match, rows = self.wait_screen(
+            m.qmp(), r"^ dump 1: sending on the UART, (\d+) lines, "
+            r"(\d+)% of (\d+) events", timeout=60)
+        self.assertGreater(int(match.group(1)), 0)
+        self.assertLessEqual(int(match.group(2)), 100)
+        m.wait_for(rb"DUMP END dump=1 ", 300)
+        self.wait_screen(m.qmp(), r"^ dump 1: done, ")
+
 
     def test_exception_report_on_screen(self):
         # debug.fault=1: CPU 1 executes ud2; its report reaches the screen.
