@@ -214,6 +214,10 @@ static void first_draw(void)
     uint64_t t0 = rdtsc();
     draw_changes();
     redraw_ticks = rdtsc() - t0;
+    if (backend == FRAMEBUFFER) {   /* the margins beyond the cell grid, once */
+        fb_fill(&fb, cols * FONT_W, 0, fb.width, fb.height, px_text_bg);
+        fb_fill(&fb, 0, rows * FONT_H, fb.width, fb.height, px_text_bg);
+    }
 }
 
 static void report(void)
