@@ -74,16 +74,16 @@ static bool clip(const struct fb_surface *s, uint32_t x, uint32_t y, uint32_t *w
 }
 
 void fb_glyph(const struct fb_surface *s, uint32_t x, uint32_t y, const uint8_t *glyph,
-              uint32_t fg, uint32_t bg)
+              uint32_t scale, uint32_t fg, uint32_t bg)
 {
-    uint32_t w = FONT_W, h = FONT_H, bytes = s->bpp / 8u;
-    if (!clip(s, x, y, &w, &h))
+    uint32_t w = FONT_W * scale, h = FONT_H * scale, bytes = s->bpp / 8u;
+    if (!scale || !clip(s, x, y, &w, &h))
         return;
     uint8_t *line = s->base + (uint64_t)y * s->pitch + (uint64_t)x * bytes;
     for (uint32_t row = 0; row < h; row++, line += s->pitch) {
-        uint8_t bits = glyph[row];
+        uint8_t bits = glyph[row / scale];
         for (uint32_t col = 0; col < w; col++)
-            put(line + col * bytes, s->bpp, bits & (0x80u >> col) ? fg : bg);
+            put(line + col * bytes, s->bpp, bits & (0x80u >> (col / scale)) ? fg : bg);
     }
 }
 

@@ -21,10 +21,11 @@ struct fb_surface {
 bool     fb_surface_ok(const struct fb_surface *s, const char **why);
 /* The pixel value for an 8-bit-per-channel colour in s's format. */
 uint32_t fb_pixel(const struct fb_surface *s, uint8_t r, uint8_t g, uint8_t b);
-/* Draw one FONT_W x FONT_H glyph (font.h layout) with its top-left corner
- * at pixel (x, y): set bits in fg, clear bits in bg. Clipped to s. */
+/* Draw one glyph (font.h layout) with its top-left corner at pixel (x, y),
+ * each font pixel a scale x scale square (FONT_W*scale x FONT_H*scale in
+ * all): set bits in fg, clear bits in bg. Clipped to s. */
 void     fb_glyph(const struct fb_surface *s, uint32_t x, uint32_t y, const uint8_t *glyph,
-                  uint32_t fg, uint32_t bg);
+                  uint32_t scale, uint32_t fg, uint32_t bg);
 /* Fill the rectangle (x, y, w, h) with one pixel value. Clipped to s. */
 void     fb_fill(const struct fb_surface *s, uint32_t x, uint32_t y, uint32_t w, uint32_t h,
                  uint32_t pixel);

@@ -12,6 +12,8 @@
 #include "tsc.h"
 
 #define MAX_COLS   256              /* wider displays keep a blank margin */
+#define BIG_WIDTH  2560             /* from here on, glyphs are drawn twice as big */
+#define BIG_HEIGHT 1440
 #define MAX_ROWS   160
 #define LOG_LINES  MAX_ROWS         /* lines kept: at least a screenful */
 #define EGA_GREY   0x07             /* EGA attribute: light grey on black */
@@ -30,6 +32,7 @@ static struct fb_surface fb;
 static volatile uint16_t *ega;
 static uint32_t ega_pitch;          /* cells per EGA line */
 static uint32_t cols, rows;         /* the cell grid */
+static uint32_t scale = 1;          /* screen pixels per font pixel */
 static uint32_t px_text_fg, px_text_bg, px_status_fg, px_status_bg;
 
 /* The text buffer: line n of the console output is log[n % LOG_LINES].
@@ -74,8 +77,9 @@ static bool init_fb(const struct mb2_framebuffer *f)
                 f->bpp, why);
         return false;
     }
-    cols = f->width / FONT_W;
-    rows = f->height / FONT_H;
+    scale = f->width >= BIG_WIDTH && f->height >= BIG_HEIGHT ? 2 : 1;
+    cols = f->width / (FONT_W * scale);
+    rows = f->height / (FONT_H * scale);
     px_text_fg = fb_pixel(&fb, 0xAA, 0xAA, 0xAA);
     px_text_bg = fb_pixel(&fb, 0, 0, 0);
     px_status_fg = fb_pixel(&fb, 0xFF, 0xFF, 0xFF);
@@ -186,8 +190,8 @@ static void draw_cell(uint32_t col, uint32_t row, char c)
         ega[row * ega_pitch + col] = (uint16_t)(attr << 8 | (uint8_t)c);
         return;
     }
-    fb_glyph(&fb, col * FONT_W, row * FONT_H, font_glyph(c), status ? px_status_fg : px_text_fg,
-             status ? px_status_bg : px_text_bg);
+    fb_glyph(&fb, col * FONT_W * scale, row * FONT_H * scale, font_glyph(c), scale,
+             status ? px_status_fg : px_text_fg, status ? px_status_bg : px_text_bg);
 }
 
 static void draw_changes(void)
@@ -215,8 +219,8 @@ static void first_draw(void)
     draw_changes();
     redraw_ticks = rdtsc() - t0;
     if (backend == FRAMEBUFFER) {   /* the margins beyond the cell grid, once */
-        fb_fill(&fb, cols * FONT_W, 0, fb.width, fb.height, px_text_bg);
-        fb_fill(&fb, 0, rows * FONT_H, fb.width, fb.height, px_text_bg);
+        fb_fill(&fb, cols * FONT_W * scale, 0, fb.width, fb.height, px_text_bg);
+        fb_fill(&fb, 0, rows * FONT_H * scale, fb.width, fb.height, px_text_bg);
     }
 }
 

@@ -43,7 +43,10 @@ def load_font():
     table = {}
     for i, row in enumerate(rows):
         bits = bytes(int(x, 16) for x in row.replace(",", " ").split())
-        table.setdefault(bits, chr(FONT_FIRST + i))
+        if bits in table:
+            raise AssertionError(f"{FONT_C}: {chr(FONT_FIRST + i)!r} looks "
+                                 f"like {table[bits]!r}: unreadable")
+        table[bits] = chr(FONT_FIRST + i)
     return table
 
 

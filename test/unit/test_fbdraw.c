@@ -35,7 +35,7 @@ static void check_glyph(uint8_t bpp, uint32_t pitch, const uint8_t f[6])
     CHECK(fb_surface_ok(&s, &why));
     uint32_t fg = fb_pixel(&s, 255, 255, 255), bg = fb_pixel(&s, 0, 0, 170);
     const uint8_t *g = font_glyph('A');
-    fb_glyph(&s, 5, 9, g, fg, bg);
+    fb_glyph(&s, 5, 9, g, 1, fg, bg);
     unsigned bad = 0, lit = 0;
     for (uint32_t y = 0; y < H; y++)
         for (uint32_t x = 0; x < W; x++) {
@@ -88,13 +88,32 @@ static void test_pixels(void)
 static void test_clip_and_fill(void)
 {
     struct fb_surface s = surface(24, W * 3 + 2, XRGB);
-    fb_glyph(&s, W - 3, H - 4, font_glyph('#'), 0xFFFFFF, 0x000001);  /* clipped */
+    fb_glyph(&s, W - 3, H - 4, font_glyph('#'), 1, 0xFFFFFF, 0x000001);  /* clipped */
     fb_fill(&s, 0, 0, 1000, 2, 0x0A0B0C);
     CHECK_EQ(get(&s, W - 1, 1), 0x0A0B0C);
     CHECK_EQ(get(&s, 0, 2), 0xA5A5A5);
     CHECK_EQ(mem[1 + (H - 1) * s.pitch + W * 3], CANARY);   /* padding untouched */
     CHECK(get(&s, W - 1, H - 1) == 0x000001 || get(&s, W - 1, H - 1) == 0xFFFFFF);
     CHECK_EQ(font_glyph('\x01'), font_glyph('?'));
+}
+
+/* scale 2: every font pixel is a 2x2 square of the same value. */
+static void test_scaled(void)
+{
+    struct fb_surface s = surface(16, W * 2 + 3, RGB565);
+    const uint8_t *g = font_glyph('W');
+    fb_glyph(&s, 1, 2, g, 2, 0xFFFF, 0x0001);
+    unsigned bad = 0;
+    for (uint32_t y = 0; y < 2 * FONT_H; y++)          /* the cell fits: 2 + 32 <= H */
+        for (uint32_t x = 0; x < 2 * FONT_W; x++) {      /* 1 + 16 <= W */
+            bool ink = g[y / 2] & (0x80 >> (x / 2));
+            if (get(&s, 1 + x, 2 + y) != (ink ? 0xFFFFu : 0x0001u))
+                bad++;
+        }
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(get(&s, 0, 2), 0xA5A5);                  /* left of the cell untouched */
+    fb_glyph(&s, 0, 0, g, 0, 0xFFFF, 0x0001);         /* scale 0 draws nothing */
+    CHECK_EQ(get(&s, 0, 0), 0xA5A5);
 }
 
 static void test_bad_surfaces(void)
@@ -114,6 +133,7 @@ int main(void)
     test_glyphs();
     test_pixels();
     test_clip_and_fill();
+    test_scaled();
     test_bad_surfaces();
     return check_summary("test_fbdraw");
 }
