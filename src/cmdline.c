@@ -54,21 +54,84 @@ static bool parse_range(struct boot_config *cfg, const char *word, const char *v
     return true;
 }
 
+/* Hex digits (at most `max`, none after them but `stop` or the end). */
+static const char *parse_hex(const char *s, unsigned max, char stop, uint64_t *out)
+{
+    uint64_t v = 0;
+    unsigned n = 0;
+    for (; *s && *s != stop; s++, n++) {
+        char c = *s;
+        unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
+                   : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+                   : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10) : 16u;
+        if (d == 16 || n == max)
+            return NULL;
+        v = v << 4 | d;
+    }
+    *out = v;
+    return n ? s : NULL;
+}
+
+/* "BB:DD.F" -> bus, device (< 32), function (< 8); `s` ends at ',' or NUL. */
+static const char *parse_bdf(const char *s, struct boot_config *c)
+{
+    uint64_t bus, dev, fn;
+    if (!(s = parse_hex(s, 2, ':', &bus)) || *s != ':' ||
+        !(s = parse_hex(s + 1, 2, '.', &dev)) || *s != '.' || dev > 31 ||
+        !(s = parse_hex(s + 1, 1, ',', &fn)) || fn > 7)
+        return NULL;
+    c->console_pci_bus = (uint8_t)bus;
+    c->console_pci_dev = (uint8_t)dev;
+    c->console_pci_fn = (uint8_t)fn;
+    return s;
+}
+
+/* The UART part of console=: sets kind and address, returns where an
+ * optional ",baud" may follow, NULL when the value is not one we know. */
+static const char *console_uart(struct boot_config *c, const char *val)
+{
+    uint64_t addr;
+    if (!strcmp(val, "auto")) {
+        c->console_kind = CONSOLE_AUTO;
+        return val + 4;
+    }
+    if (!strncmp(val, "ttyS", 4) && val[4] >= '0' && val[4] <= '3') {
+        c->console_kind = CONSOLE_TTYS;
+        c->console_port = (unsigned)(val[4] - '0');
+        return val + 5;
+    }
+    if (!strncmp(val, "pci", 3) && (!val[3] || val[3] == ',' || val[3] == ':')) {
+        c->console_kind = CONSOLE_PCI;
+        c->console_pci_any = val[3] != ':';
+        return val[3] == ':' ? parse_bdf(val + 4, c) : val + 3;
+    }
+    if (!strncmp(val, "mmio,0x", 7) && (val = parse_hex(val + 7, 12, ',', &addr)) && addr) {
+        c->console_kind = CONSOLE_MMIO;
+        c->console_mmio = addr;
+        return val;
+    }
+    return NULL;
+}
+
 static void opt_console(struct boot_config *cfg, const char *word, const char *val)
 {
+    struct boot_config c = *cfg;
     uint32_t baud = 115200;
-    if (strncmp(val, "ttyS", 4) || val[4] < '0' || val[4] > '3' ||
-        (val[5] && val[5] != ',')) {
-        warn(cfg, word, "want ttyS0..ttyS3[,baud]; using ttyS0,115200");
+    const char *rest = console_uart(&c, val);
+    if (!rest || (*rest && *rest != ',')) {
+        warn(cfg, word, "want auto, ttyS<0-3>, pci[:BB:DD.F] or mmio,0xADDR, then "
+                        "[,baud]; using auto");
+        cfg->console_kind = CONSOLE_AUTO;
         return;
     }
-    if (val[5] == ',' && (!parse_u32(val + 6, &baud) || baud == 0 || baud > 115200 ||
-                          115200 % baud)) {
-        warn(cfg, word, "baud must divide 115200; using ttyS0,115200");
+    if (*rest == ',' && (c.console_kind == CONSOLE_AUTO || !parse_u32(rest + 1, &baud) ||
+                         baud == 0 || baud > 115200 || 115200 % baud)) {
+        warn(cfg, word, "baud must divide 115200; using auto");
+        cfg->console_kind = CONSOLE_AUTO;
         return;
     }
-    cfg->console_port = (unsigned)(val[4] - '0');
-    cfg->console_baud = baud;
+    c.console_baud = baud;
+    *cfg = c;
 }
 
 static void opt_trace_events(struct boot_config *cfg, const char *word, const char *val)

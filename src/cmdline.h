@@ -1,7 +1,10 @@
 /* cmdline.h — the kernel command line.
  *
  * Options (space separated; documented in README.md):
- *   console=ttyS<0-3>[,<baud>]   serial console port and speed (115200)
+ *   console=<uart>               the console UART (auto): auto (ACPI SPCR,
+ *                                else COM1, else the first PCI UART),
+ *                                ttyS<0-3>[,<baud>], pci[:BB:DD.F][,<baud>],
+ *                                mmio,0x<addr>[,<baud>]; baud divides 115200
  *   maxcpus=<n>                  run at most n CPUs (1..4096)
  *   nosmp                        run the boot CPU only
  *   timer_hz=<n>                 LAPIC timer rate per CPU (1..10000, 100)
@@ -22,9 +25,15 @@
 #define CMDLINE_MAX_WARNINGS 8
 #define CMDLINE_WARNING_LEN  120
 
+enum console_kind { CONSOLE_AUTO, CONSOLE_TTYS, CONSOLE_PCI, CONSOLE_MMIO };
+
 struct boot_config {
-    unsigned console_port;             /* 0 = COM1 */
-    uint32_t console_baud;
+    uint8_t  console_kind;             /* enum console_kind */
+    unsigned console_port;             /* CONSOLE_TTYS: 0 = COM1 */
+    uint32_t console_baud;             /* CONSOLE_AUTO ignores it for SPCR's own */
+    bool     console_pci_any;          /* CONSOLE_PCI: the first one */
+    uint8_t  console_pci_bus, console_pci_dev, console_pci_fn;
+    uint64_t console_mmio;             /* CONSOLE_MMIO: physical address */
     unsigned maxcpus;                  /* 0 = no limit */
     bool     nosmp;
     uint32_t timer_hz;

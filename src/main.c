@@ -22,6 +22,7 @@
 #include "timer.h"
 #include "tsc.h"
 #include "tsc_sync.h"
+#include "uartsel.h"
 #include "perf/stats.h"
 #include "perf/workload.h"
 #include "trace/dump.h"
@@ -53,7 +54,7 @@ void kmain(uint32_t magic, const void *info)
     read_boot_info(magic, info);            /* multiboot2 tags, copied out */
     cmdline_parse(mb.cmdline, &cfg);        /* options; bad values -> warnings */
     boot_phase(TRACE_PHASE_CMDLINE, cfg.warning_count);
-    console_setup();                        /* COM port, EGA screen, banner */
+    console_setup();                        /* legacy COM port, screen, banner */
     gdt_init_cpu(0);                        /* this CPU's GDT and TSS */
     idt_init();                             /* all 256 vectors; faults report */
     idt_load();
@@ -63,6 +64,7 @@ void kmain(uint32_t magic, const void *info)
     acpi_setup();                           /* RSDP -> XSDT/RSDT -> MADT */
     boot_phase(TRACE_PHASE_ACPI, madt.enabled);
     pci_scan();                             /* every PCI function, for the drivers */
+    uartsel_choose(&cfg);                   /* console=: SPCR, COM, PCI or MMIO UART */
     trace_setup();                          /* mask, per-CPU rings, BSP's ring */
     lapic_init(madt.lapic_addr);            /* BSP local APIC */
     boot_phase(TRACE_PHASE_LAPIC, lapic_id());
@@ -78,7 +80,7 @@ void kmain(uint32_t magic, const void *info)
     timer_start_cpu();                      /* BSP ticks too */
     boot_phase(TRACE_PHASE_TIMER_START, timer_hz());
     hotkey_init();                          /* PS/2 keyboard, if any */
-    serial_irq_setup();                     /* COM input by interrupt, else polled */
+    serial_irq_setup();                     /* ISA UART input by interrupt, else polled */
     print_ready();                          /* the one READY line */
     hotkey_help();
     workload_boot(cfg.workload);            /* workload=: runs from idle() */
@@ -112,15 +114,10 @@ static void read_boot_info(uint32_t magic, const void *info)
 
 static void console_setup(void)
 {
-    bool ok = serial_init(cfg.console_port, cfg.console_baud);
-    if (!ok)
-        serial_init(0, SERIAL_DEFAULT_BAUD);
+    uartsel_early(&cfg);                    /* the rest once ACPI and PCI are up */
     screen_init(&mb.fb);
     kprintf("\nbaretrace: booted by %s (%s), cmdline \"%s\"\n",
             mb.loader[0] ? mb.loader : "unknown loader", mb.efi ? "UEFI" : "BIOS", mb.cmdline);
-    if (!ok)
-        kprintf("cmdline: console=ttyS%u: no UART answers there; using ttyS0,115200\n",
-                cfg.console_port);
     for (unsigned i = 0; i < cfg.warning_count; i++)
         kprintf("%s\n", cfg.warnings[i]);
     if (mb.cmdline_truncated || mb.mmap_truncated)
@@ -173,6 +170,11 @@ static void serial_irq_setup(void)
 {
     if (!serial_present())
         return;
+    if (serial_isa_irq() == SERIAL_NO_IRQ) {
+        kprintf("serial: %s has no ISA IRQ (routing a PCI or MMIO UART's needs ACPI AML); "
+                "input is polled at each tick\n", serial_name());
+        return;
+    }
     if (!ioapic_route_isa(&madt, serial_isa_irq(), VEC_SERIAL, lapic_id())) {
         kprintf("serial: no I/O APIC route for IRQ %u; input is polled at each tick\n",
                 serial_isa_irq());
@@ -187,10 +189,10 @@ static void print_ready(void)
                             tsc_sync_worst_warp(), tsc_invariant(), tsc_source(), timer_hz() };
     dump_set_facts(&f);
     kprintf("READY cpus=%u found=%u max=%u parked=%u failed=%u tsc_hz=%lu tsc_src=%s "
-            "invariant_tsc=%u tsc_warp=%lu x2apic=%u timer_hz=%u fw=%s\n",
+            "invariant_tsc=%u tsc_warp=%lu x2apic=%u timer_hz=%u fw=%s console=%s\n",
             smp.online, smp.found, MAX_CPUS, smp.parked, smp.failed, tsc_hz(), tsc_source(),
             tsc_invariant(), tsc_sync_worst_warp(), lapic_x2apic(), timer_hz(),
-            mb.efi ? "uefi" : "bios");
+            mb.efi ? "uefi" : "bios", serial_name());
 }
 
 static __attribute__((noreturn)) void idle(void)

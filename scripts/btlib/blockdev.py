@@ -4,6 +4,7 @@ Everything comes from sysfs and procfs (no external tools):
 - /sys/dev/block/MAJ:MIN points at the device's sysfs directory; a
   directory holding a `partition` file is a partition of its parent;
 - /sys/block/X/{size,removable,device/model,device/vendor,holders/};
+- /sys/block/loopN/loop/backing_file names the file behind a loop device;
 - /proc/mounts and /proc/swaps name every mounted or swapped device.
 
 `refusal(...)` returns the reason a target must not be written, or None.
@@ -32,6 +33,7 @@ class BlockDevice:
     parent: str              # whole-disk name for a partition, else name
     rdevs: set = field(default_factory=set)   # this disk and its partitions
     sysdirs: list = field(default_factory=list)  # sysfs dirs of the same
+    backing: str = ''        # a loop device's backing file, else ''
 
 
 def _read(path, default=''):
@@ -70,7 +72,8 @@ def describe(path):
         usb='/usb' in disk_dir,
         model=' '.join(p for p in (vendor, model) if p) or 'unknown model',
         partition=partition, parent=os.path.basename(disk_dir),
-        rdevs=rdevs, sysdirs=sysdirs)
+        rdevs=rdevs, sysdirs=sysdirs,
+        backing=_read(os.path.join(disk_dir, 'loop', 'backing_file')))
 
 
 def _block_rdev(source):

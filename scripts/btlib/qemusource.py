@@ -104,7 +104,7 @@ def _options(args, sock):
         cmdline=args.cmdline, serial=f'unix:{sock}')
 
 
-def start(args, log):
+def start(args):
     """Launch QEMU and connect to its serial socket; returns a QemuSource."""
     tmpdir = tempfile.mkdtemp(prefix='bt-capture-')
     sock_path = os.path.join(tmpdir, 'serial')

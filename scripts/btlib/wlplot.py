@@ -7,10 +7,17 @@ Matrices (ipi, c2c, tsc) become heat maps with the value in every cell,
 timer a wake-up latency histogram per CPU (log-scaled, like cyclictest's),
 hwlat the time lost per CPU next to the distribution of gap lengths.
 matplotlib is imported on first use: MissingMatplotlib says how to get it.
+
+Histograms are counted here, on integer TSC-tick bin edges (log_bins), and
+only drawn by matplotlib: every sample, the smallest and the largest
+included, lands in exactly one bin.  (Floating-point edges computed from
+the extremes could end a hair below the largest sample and drop it: the
+worst wake-up or the longest gap, the very number one looks for.)
 """
 
 from __future__ import annotations
 
+import bisect
 import math
 
 
@@ -39,6 +46,31 @@ def render(run, tsc_hz: int, path: str) -> None:
     fig = _RENDER[run.name](plt, run, tsc_hz)
     fig.savefig(path, dpi=110, bbox_inches='tight')
     plt.close(fig)
+
+
+def log_bins(ticks: list[int], count: int) -> list[int]:
+    """About `count` log-spaced integer bin edges covering positive `ticks`:
+    the first edge is the smallest sample, the last one more than the largest,
+    so bin i is [edges[i], edges[i+1]) and no sample falls outside."""
+    lo, hi = min(ticks), max(ticks) + 1
+    ratio = hi / lo
+    inner = {round(lo * ratio ** (i / count)) for i in range(1, count)}
+    return [lo] + sorted(e for e in inner if lo < e < hi) + [hi]
+
+
+def bin_counts(ticks: list[int], edges: list[int]) -> list[int]:
+    """Samples per bin [edges[i], edges[i+1]); every sample is inside the edges."""
+    counts = [0] * (len(edges) - 1)
+    for t in ticks:
+        counts[bisect.bisect_right(edges, t) - 1] += 1
+    return counts
+
+
+def _draw_hist(ax, ticks, edges, scale, **style):
+    """A histogram counted on integer edges, drawn with the edges scaled."""
+    counts = bin_counts(ticks, edges)
+    xs = [e * scale for e in edges]
+    ax.hist(xs[:-1], bins=xs, weights=counts, **style)
 
 
 def _title(run, what):
@@ -104,17 +136,16 @@ def _timer(plt, run, tsc_hz):
     fig, ax = plt.subplots(figsize=(8, 4.5))
     per_cpu = run.result.get('latency_ticks', {})
     scale = 1e6 / tsc_hz if tsc_hz else 1.0
-    all_us = [v * scale for vs in per_cpu.values() for v in vs]
-    positive = [v for v in all_us if v > 0]
-    early = len(all_us) - len(positive)
+    all_ticks = [v for vs in per_cpu.values() for v in vs]
+    positive = [v for v in all_ticks if v > 0]
+    early = len(all_ticks) - len(positive)
     if positive:
-        lo = math.log10(max(min(positive), 0.1))
-        hi = max(math.log10(max(positive)), lo + 1)
-        edges = [10 ** (lo + (hi - lo) * i / 50) for i in range(51)]
-        ax.hist(positive, bins=edges, histtype='stepfilled', color='0.85', label='all CPUs')
+        edges = log_bins(positive, 50)
+        _draw_hist(ax, positive, edges, scale, histtype='stepfilled', color='0.85',
+                   label='all CPUs')
         for cpu, vs in per_cpu.items():
-            ax.hist([v * scale for v in vs if v > 0], bins=edges, histtype='step',
-                    label=f'CPU {cpu}')
+            _draw_hist(ax, [v for v in vs if v > 0], edges, scale, histtype='step',
+                       label=f'CPU {cpu}')
         ax.set_xscale('log')
         ax.set_yscale('log')
         if len(per_cpu) <= 16:
@@ -134,11 +165,10 @@ def _hwlat(plt, run, tsc_hz):
     a1.set_ylabel('time lost to gaps (ppm of time spun)')
     a1.set_title(_title(run, 'time lost per CPU'), fontsize=10)
     scale = 1e6 / tsc_hz if tsc_hz else 1.0
-    gaps = [g['gap_ticks'] * scale for gs in run.result.get('gaps', {}).values() for g in gs]
+    gaps = [g['gap_ticks'] for gs in run.result.get('gaps', {}).values() for g in gs]
+    gaps = [g for g in gaps if g > 0]
     if gaps:
-        lo, hi = math.log10(max(min(gaps), 1e-3)), math.log10(max(gaps))
-        edges = [10 ** (lo + (hi - lo) * i / 40) for i in range(41)] if hi > lo else 10
-        a2.hist(gaps, bins=edges)
+        _draw_hist(a2, gaps, log_bins(gaps, 40), scale)
         a2.set_xscale('log')
         a2.set_yscale('log')
     a2.set_xlabel('gap length (us)' if tsc_hz else 'gap length (TSC ticks)')

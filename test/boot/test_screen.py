@@ -20,8 +20,7 @@ import tempfile
 import time
 import unittest
 
-from harness import ISO, REPO, Machine, scaled
-from btlib import qemu
+from harness import REPO, Machine, scaled
 
 FONT_C = os.path.join(REPO, "src", "font8x16.c")
 FONT_FIRST = 32
@@ -244,19 +243,10 @@ class NoSerial(ScreenCase):
     """No UART at all: READY still appears, on the screen."""
 
     def test_no_serial_port(self):
-        tmp = self.tmp
-        opts = qemu.Options(iso=ISO, fw="bios", smp=2, accel="tcg",
-                            cmdline="", serial="none",
-                            qmp=os.path.join(tmp, "qmp"))
-        errlog = open(os.path.join(tmp, "qemu.err"), "wb")
-        self.addCleanup(errlog.close)
-        proc = qemu.launch(opts, stdin=subprocess.DEVNULL, stdout=errlog,
-                           stderr=errlog)
-        self.addCleanup(proc.wait)
-        self.addCleanup(proc.kill)
-        q = qemu.Qmp(opts.qmp, proc)
-        self.addCleanup(q.close)
-        _, rows = self.wait_screen(q, r"^READY cpus=2 ", timeout=120)
+        m = Machine(self.id(), fw="bios", smp=2, serial="none")
+        m.start()
+        self.addCleanup(m.stop)
+        _, rows = self.wait_screen(m.qmp(), r"^READY cpus=2 ", timeout=120)
         self.assertRegex(rows[0], r"^ baretrace  cpus 2 ")
 
 

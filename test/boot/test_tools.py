@@ -155,6 +155,27 @@ class RunQemu(unittest.TestCase):
         self.assertIn(b"no READY line within", res.stderr)
         self.assertNotIn(b"Traceback", res.stderr)
 
+    def test_variant_switches(self):
+        # make run SCREEN=1 KBD=usb UART=pci HPET=0: what QEMU is given.
+        res = subprocess.run(
+            [PYTHON, RUN_QEMU, "--iso", harness.ISO, "--accel", "tcg",
+             "--print-argv", "--screen", "--kbd", "usb", "--uart", "pci",
+             "--no-hpet"], stdin=subprocess.DEVNULL, capture_output=True,
+            timeout=30, text=True)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        argv = res.stdout
+        self.assertIn("-machine pc,i8042=off,hpet=off", argv)
+        self.assertIn("-device usb-kbd,bus=kbdxhci.0", argv)
+        self.assertIn("-serial none", argv)
+        self.assertIn("-device pci-serial,chardev=s0", argv)
+        self.assertNotIn("-display none", argv)
+        res = subprocess.run(
+            [PYTHON, RUN_QEMU, "--iso", harness.ISO, "--accel", "tcg",
+             "--uart", "none"], stdin=subprocess.DEVNULL, capture_output=True,
+            timeout=30, text=True)
+        self.assertEqual(res.returncode, 1)
+        self.assertIn("--uart none needs a terminal", res.stderr)
+
     def test_missing_iso_is_one_line(self):
         res = subprocess.run([PYTHON, RUN_QEMU, "--iso", "/no/such.iso"],
                              stdin=subprocess.DEVNULL, capture_output=True,

@@ -294,6 +294,77 @@ class CaptureErrorsTest(unittest.TestCase):
         self.assertOneLineError(r, 'not found')
 
 
+class CaptureKeepsOldLogTest(unittest.TestCase):
+    """-o names yesterday's capture: a failed start must not cost a byte of it."""
+
+    OLD = b'DUMP BEGIN yesterday\r\n' * 100
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix='bt-capture-')
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+        self.log = os.path.join(self.tmp, 'run.log')
+        with open(self.log, 'wb') as f:
+            f.write(self.OLD)
+
+    def assertLogIs(self, data):
+        with open(self.log, 'rb') as f:
+            self.assertEqual(f.read(), data)
+
+    def test_bad_port_keeps_the_log(self):
+        for port in ('/dev/ttyNOPE9', '/dev/null'):
+            with self.subTest(port=port):
+                r = run_capture('--port', port, '-o', self.log, '--timeout', '1')
+                self.assertEqual(r.returncode, 1, r.stderr)
+                self.assertLogIs(self.OLD)
+
+    def test_busy_port_keeps_the_log(self):
+        pty = Pty()
+        self.addCleanup(pty.close)
+        holder = os.open(pty.path, os.O_RDWR | os.O_NOCTTY)
+        self.addCleanup(os.close, holder)
+        fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        r = run_capture('--port', pty.path, '-o', self.log, '--timeout', '1')
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertLogIs(self.OLD)
+
+    def test_qemu_that_cannot_start_keeps_the_log(self):
+        r = run_capture('--qemu', '--iso', os.path.join(self.tmp, 'none.iso'), '-o', self.log)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertLogIs(self.OLD)
+
+    def test_silent_port_keeps_the_log_and_says_so(self):
+        pty = Pty()
+        self.addCleanup(pty.close)
+        r = run_capture('--port', pty.path, '-o', self.log, '--timeout', '0.5')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn('nothing arrived', r.stderr)
+        self.assertLogIs(self.OLD)
+
+    def test_first_byte_replaces_the_log(self):
+        pty = Pty()
+        self.addCleanup(pty.close)
+        proc = subprocess.Popen([sys.executable, CAPTURE, '--port', pty.path, '-o', self.log,
+                                 '--timeout', '1.5'], stderr=subprocess.PIPE)
+        self.addCleanup(_reap, proc)
+        time.sleep(0.5)
+        pty.write(READY)
+        _, err = proc.communicate(timeout=STEP_S * 2)
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertLogIs(READY)
+
+    def test_append_keeps_the_old_bytes(self):
+        pty = Pty()
+        self.addCleanup(pty.close)
+        proc = subprocess.Popen([sys.executable, CAPTURE, '--port', pty.path, '-o', self.log,
+                                 '--append', '--timeout', '1.5'], stderr=subprocess.PIPE)
+        self.addCleanup(_reap, proc)
+        time.sleep(0.5)
+        pty.write(READY)
+        _, err = proc.communicate(timeout=STEP_S * 2)
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertLogIs(self.OLD + READY)
+
+
 @unittest.skipUnless(os.path.exists(ISO) and shutil.which('qemu-system-x86_64'),
                      'build/baretrace.iso not built or QEMU missing')
 class CaptureQemuTest(unittest.TestCase):

@@ -157,6 +157,42 @@ class MkusbTest(unittest.TestCase):
         with LoopDevice(os.path.join(self.tmp, 'big.img'), 8 * 1024 * 1024) as dev:
             self.assertRefused(run(self.iso, dev), 'neither removable nor on USB')
 
+    def test_refuses_the_image_itself_by_any_name(self):
+        os.symlink(self.iso, os.path.join(self.tmp, 'link.iso'))
+        os.link(self.iso, os.path.join(self.tmp, 'hard.iso'))
+        os.symlink('link.iso', os.path.join(self.tmp, 'chain.iso'))
+        sub = os.path.join(self.tmp, 'sub')
+        os.mkdir(sub)
+        names = (self.iso, os.path.join(sub, '..', 'image.iso'), 'link.iso', 'hard.iso',
+                 'chain.iso')
+        for name in names:
+            with self.subTest(target=name):
+                target = os.path.join(self.tmp, name)
+                self.assertRefused(run(self.iso, target, '--allow-file', '--yes'),
+                                   'is the image itself')
+                with open(self.iso, 'rb') as f:
+                    self.assertEqual(f.read(), self.data)
+
+    def test_refuses_image_through_a_link_as_source(self):
+        link = os.path.join(self.tmp, 'link.iso')
+        os.symlink(self.iso, link)
+        self.assertRefused(run(link, self.iso, '--allow-file', '--yes'), 'is the image itself')
+        with open(self.iso, 'rb') as f:
+            self.assertEqual(f.read(), self.data)
+
+    def test_refuses_loop_device_backed_by_the_image(self):
+        r = subprocess.run(['losetup', '--find', '--show', self.iso],
+                           capture_output=True, text=True, timeout=30)
+        if r.returncode != 0:
+            self.skipTest(f'losetup not permitted here: {r.stderr.strip()}')
+        dev = r.stdout.strip()
+        try:
+            self.assertRefused(run(self.iso, dev, '--yes'), 'is the image itself')
+        finally:
+            subprocess.run(['losetup', '-d', dev], capture_output=True, timeout=30)
+        with open(self.iso, 'rb') as f:
+            self.assertEqual(f.read(), self.data)
+
 
 def mounted_block_device():
     with open('/proc/mounts') as f:

@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 
-from btlib import workloads                  # noqa: E402
+from btlib import wlplot, workloads          # noqa: E402
 from btlib.dumpfmt import parse_log          # noqa: E402
 
 PYTHON = '/usr/bin/python3' if os.access('/usr/bin/python3', os.X_OK) else sys.executable
@@ -50,11 +50,9 @@ CHECKSUMS = [
 
 
 def have_matplotlib():
-    try:
-        import matplotlib  # noqa: F401
-        return True
-    except ImportError:
-        return False
+    """Whether the interpreter report runs under (PYTHON) has matplotlib."""
+    return subprocess.run([PYTHON, '-c', 'import matplotlib'], capture_output=True,
+                          timeout=60).returncode == 0
 
 
 def report(*args):
@@ -270,6 +268,128 @@ class Cli(unittest.TestCase):
         self.assertEqual(tables[0]['header']['cpus'], '2')
         self.assertEqual([r['variant'] for r in tables[0]['rows']], ['rdtsc', 'spinlock'])
         self.assertEqual(tables[0]['rows'][1]['drops'], '0')
+
+
+def damaged_copies(data):
+    """Deterministic damaged versions of a log: cut, bit flips, lost and
+    repeated lines, each at several places inside the dump."""
+    begin, end = data.index(b'DUMP BEGIN'), data.index(b'DUMP END')
+    places = [begin + (end - begin) * k // 7 for k in range(1, 7)] + [end + 3]
+    out = []
+    for at in places:
+        out.append(('cut', at, data[:at]))
+        flipped = bytearray(data)
+        flipped[at] ^= 0x04
+        out.append(('flip', at, bytes(flipped)))
+        lo = data.rindex(b'\n', 0, at) + 1
+        hi = data.index(b'\n', at) + 1
+        out.append(('lose line', at, data[:lo] + data[hi:]))
+        out.append(('repeat line', at, data[:hi] + data[lo:hi] + data[hi:]))
+    return out
+
+
+class Extremes(unittest.TestCase):
+    """The histograms hold every sample, the smallest and the largest too."""
+
+    @classmethod
+    def setUpClass(cls):
+        dump = parse_log(WORKLOADS_LOG.read_bytes())[-1]
+        cls.hz = dump.tsc_hz
+        cls.runs = {r.name: r for r in workloads.runs(dump)}
+
+    def assertBinned(self, ticks, count, biggest_us):
+        edges = wlplot.log_bins(ticks, count)
+        counts = wlplot.bin_counts(ticks, edges)
+        self.assertEqual(sum(counts), len(ticks))
+        self.assertLessEqual(edges[0], min(ticks))
+        self.assertGreater(edges[-1], max(ticks))
+        self.assertEqual(edges, sorted(set(edges)))
+        self.assertGreater(counts[-1], 0, 'the last bin holds the largest sample')
+        self.assertAlmostEqual(max(ticks) * 1e6 / self.hz, biggest_us, delta=1)
+
+    def test_timer_histogram_keeps_the_worst_wakeup(self):
+        lat = [v for vs in self.runs['timer'].result['latency_ticks'].values() for v in vs]
+        self.assertBinned([v for v in lat if v > 0], 50, 5088)
+        text = self.runs['timer'].result['histogram_us']
+        top = max(lat) * 1e6 / self.hz
+        self.assertTrue(any(b['from_us'] is not None and b['from_us'] <= top < b['to_us']
+                            and b['count'] for b in text), text)
+
+    def test_hwlat_histogram_keeps_the_longest_gap(self):
+        gaps = [g['gap_ticks'] for gs in self.runs['hwlat'].result['gaps'].values()
+                for g in gs]
+        self.assertBinned(gaps, 40, 76033)
+
+    def test_bins_of_any_spread(self):
+        for ticks in ([7], [1, 2], [3, 3, 3], [1, 10 ** 12], list(range(1, 5000)),
+                      [999_999_999, 1_000_000_000, 1_000_000_001]):
+            with self.subTest(ticks=ticks[:4]):
+                edges = wlplot.log_bins(ticks, 50)
+                self.assertEqual(sum(wlplot.bin_counts(ticks, edges)), len(ticks))
+                self.assertGreater(edges[-1], max(ticks))
+
+
+class PartialDumps(unittest.TestCase):
+    """A truncated or damaged dump: the results it holds, a warning, exit 4."""
+
+    def run_on(self, data, *args):
+        with tempfile.TemporaryDirectory() as tmp:
+            log = Path(tmp) / 'cut.log'
+            log.write_bytes(data)
+            return report(log, *args)
+
+    def test_truncated_dump_warns_and_exits_4(self):
+        data = WORKLOADS_LOG.read_bytes()
+        cut = data[:data.index(b'DUMP END') // 2]
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / 'r.json'
+            res = self.run_on(cut, '--json', out)
+            doc = json.loads(out.read_text())
+        self.assertEqual(res.returncode, 4, res.stderr)
+        self.assertIn('== hwlat run', res.stdout)
+        lines = res.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, res.stderr)
+        self.assertRegex(lines[0], r'^report: warning: dump 0 is truncated')
+        self.assertEqual(doc['dump_state'], 'truncated')
+
+    def test_damaged_dump_warns_and_exits_4(self):
+        data = bytearray(WORKLOADS_LOG.read_bytes())
+        data[(data.index(b'DUMP BEGIN') + data.index(b'DUMP END')) // 2] ^= 0x01
+        res = self.run_on(bytes(data))
+        self.assertEqual(res.returncode, 4, res.stderr)
+        self.assertRegex(res.stderr, r'^report: warning: dump 0 is damaged \(1 damaged')
+        self.assertIn('== timer run', res.stdout)
+
+    def test_newer_truncated_dump_is_noted(self):
+        data = WORKLOADS_LOG.read_bytes()
+        res = self.run_on(data + data[:data.index(b'DUMP END') // 2])
+        self.assertEqual(res.returncode, 0, res.stderr)     # dump 0 is complete
+        self.assertEqual(res.stderr.strip().splitlines(),
+                         ['report: note: dump 1, after the one reported, is truncated: '
+                          '--dump 1 reports what arrived of it'])
+
+    def test_damaged_logs_never_give_a_traceback(self):
+        copies = [(WORKLOADS_LOG.name, c) for c in damaged_copies(WORKLOADS_LOG.read_bytes())]
+        copies += [(STRESS_LOG.name, c) for c in damaged_copies(STRESS_LOG.read_bytes())]
+        for log, (what, at, data) in copies:
+            with self.subTest(log=log, damage=what, at=at):
+                res = self.run_on(data)
+                self.assertIn(res.returncode, (0, 1, 3, 4), res.stderr)
+                for line in res.stderr.splitlines():
+                    self.assertTrue(line.startswith('report: '), res.stderr)
+                if res.returncode == 0:      # report took the last complete dump
+                    self.assertTrue(any(d.complete for d in parse_log(data)),
+                                    'exit 0 on a partial dump')
+
+    def test_png_onto_a_file_is_one_line(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            target = Path(tmp) / 'not-a-dir'
+            target.write_bytes(b'keep')
+            res = report(WORKLOADS_LOG, '--png', target)
+            self.assertEqual(res.returncode, 1, res.stderr)
+            self.assertEqual(len(res.stderr.strip().splitlines()), 1, res.stderr)
+            self.assertIn('not a directory', res.stderr)
+            self.assertEqual(target.read_bytes(), b'keep')
 
 
 if __name__ == '__main__':

@@ -74,8 +74,61 @@ static void test_edge(void)
     CHECK(warned(&c, "nosmp=1"));
 }
 
+static void test_console(void)
+{
+    struct boot_config c;
+    cmdline_defaults(&c);
+    CHECK_EQ(c.console_kind, CONSOLE_AUTO);
+    cmdline_parse("console=ttyS3", &c);
+    CHECK_EQ(c.console_kind, CONSOLE_TTYS);
+    CHECK_EQ(c.console_port, 3);
+    cmdline_parse("console=auto", &c);
+    CHECK_EQ(c.console_kind, CONSOLE_AUTO);
+    cmdline_parse("console=pci", &c);
+    CHECK_EQ(c.console_kind, CONSOLE_PCI);
+    CHECK(c.console_pci_any);
+    cmdline_parse("console=pci:1f:1C.7,57600", &c);
+    CHECK_EQ(c.console_kind, CONSOLE_PCI);
+    CHECK(!c.console_pci_any);
+    CHECK_EQ(c.console_pci_bus, 0x1f);
+    CHECK_EQ(c.console_pci_dev, 0x1c);
+    CHECK_EQ(c.console_pci_fn, 7);
+    CHECK_EQ(c.console_baud, 57600);
+    cmdline_parse("console=pci:0:3.0", &c);
+    CHECK_EQ(c.console_pci_dev, 3);
+    CHECK_EQ(c.console_baud, 115200);
+    cmdline_parse("console=mmio,0xFE030000,9600", &c);
+    CHECK_EQ(c.console_kind, CONSOLE_MMIO);
+    CHECK_EQ(c.console_mmio, 0xFE030000ull);
+    CHECK_EQ(c.console_baud, 9600);
+    cmdline_parse("console=mmio,0x4000000000", &c);
+    CHECK_EQ(c.console_mmio, 0x4000000000ull);
+    CHECK_EQ(c.warning_count, 0);
+}
+
+static void test_console_bad(void)
+{
+    static const char *bad[] = {
+        "console=pci:00:20.0", "console=pci:00:03.8", "console=pci:00:03", "console=pci:",
+        "console=pci:000:03.0", "console=pcix", "console=mmio,0x", "console=mmio,0x0",
+        "console=mmio,0x1000000000000", "console=mmio,FE030000", "console=mmio,0xFG",
+        "console=auto,9600", "console=ttyS0x", "console=", "console=pci,7",
+    };
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct boot_config c;
+        cmdline_defaults(&c);
+        cmdline_parse("console=ttyS1", &c);
+        cmdline_parse(bad[i], &c);
+        CHECK_EQ(c.warning_count, 1);
+        CHECK(warned(&c, bad[i]) && warned(&c, "using auto"));
+        CHECK_EQ(c.console_kind, CONSOLE_AUTO);     /* the default, as the warning says */
+    }
+}
+
 int main(void)
 {
+    test_console();
+    test_console_bad();
     test_good();
     test_bad_values_keep_defaults();
     test_edge();
