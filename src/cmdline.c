@@ -12,12 +12,29 @@ void cmdline_defaults(struct boot_config *cfg)
     cfg->timer_hz = DEFAULT_TIMER_HZ;
     cfg->trace_events = DEFAULT_TRACE_EVENTS;
     cfg->fault_cpu = -1;
+    cfg->hang_cpu = -1;
+}
+
+const char *cmdline_cpu_never_runs(uint32_t cpu, uint32_t found, uint32_t started, bool online)
+{
+    if (cpu == 0)
+        return "CPU 0 is the boot CPU, which serves the keys and never runs it";
+    if (cpu >= found)
+        return "no such CPU";
+    if (cpu >= started)
+        return "that CPU is parked (maxcpus=, nosmp or MAX_CPUS)";
+    return online ? NULL : "that CPU did not start";
 }
 
 static void warn(struct boot_config *cfg, const char *word, const char *what)
 {
-    if (cfg->warning_count == CMDLINE_MAX_WARNINGS)
+    if (cfg->warning_count == CMDLINE_MAX_WARNINGS) {
+        /* Full: the last slot becomes the count of what did not fit. */
+        cfg->warnings_cut++;
+        ksnprintf(cfg->warnings[CMDLINE_MAX_WARNINGS - 1], CMDLINE_WARNING_LEN,
+                  "cmdline: ... (%u more)", cfg->warnings_cut + 1);
         return;
+    }
     /* At most 40 characters of the word, so the reason always fits. */
     ksnprintf(cfg->warnings[cfg->warning_count++], CMDLINE_WARNING_LEN,
               "cmdline: %.40s%s: %s", word, strlen(word) > 40 ? "..." : "", what);
@@ -146,6 +163,38 @@ static void opt_trace_events(struct boot_config *cfg, const char *word, const ch
     cfg->trace_events = v;
 }
 
+static void opt_dump_to(struct boot_config *cfg, const char *word, const char *val)
+{
+    unsigned to = 0;
+    for (const char *p = val; *p;) {
+        size_t n = 0;
+        while (p[n] && p[n] != ',') n++;
+        if (n == 6 && !strncmp(p, "serial", 6))
+            to |= DUMP_TO_SERIAL;
+        else if (n == 5 && !strncmp(p, "stick", 5))
+            to |= DUMP_TO_STICK;
+        else
+            break;
+        p += n + (p[n] == ',');
+        if (!*p) {
+            cfg->dump_to = to;
+            return;
+        }
+    }
+    warn(cfg, word, "want serial, stick or serial,stick; ignored");
+}
+
+static void opt_on_fault(struct boot_config *cfg, const char *word, const char *val)
+{
+    static const char *const names[] = { "dump", "freeze", "off" };
+    for (uint8_t i = 0; i < 3; i++)
+        if (!strcmp(val, names[i])) {
+            cfg->on_fault = i;
+            return;
+        }
+    warn(cfg, word, "want dump, freeze or off; using dump");
+}
+
 static void copy_value(struct boot_config *cfg, const char *word, const char *val,
                        char *dst, size_t cap)
 {
@@ -179,8 +228,16 @@ static void apply(struct boot_config *cfg, const char *word)
         opt_trace_events(cfg, word, val);
     else if (KEY("trace.mask"))
         copy_value(cfg, word, val, cfg->trace_mask, sizeof cfg->trace_mask);
+    else if (KEY("trace.dump_to"))
+        opt_dump_to(cfg, word, val);
     else if (KEY("debug.fault"))
         parse_range(cfg, word, val, 0, 4095, (uint32_t *)&cfg->fault_cpu, "no fault");
+    else if (KEY("debug.hang"))
+        parse_range(cfg, word, val, 1, 4095, (uint32_t *)&cfg->hang_cpu, "no hang");
+    else if (KEY("trace.on_fault"))
+        opt_on_fault(cfg, word, val);
+    else if (KEY("trace.dump_after"))
+        parse_range(cfg, word, val, 1, MAX_DUMP_AFTER_S, &cfg->dump_after_s, "no dump");
     else if (KEY("workload"))
         copy_value(cfg, word, val, cfg->workload, sizeof cfg->workload);
     else

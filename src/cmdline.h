@@ -12,9 +12,18 @@
  *                                (64..1048576, 4096)
  *   trace.mask=<names>           categories traced at boot (all)
  *   trace.off                    boot with tracing disabled
+ *   trace.dump_to=<list>         where dumps go: serial, stick or both,
+ *                                comma separated (both when a stick with
+ *                                a dump area is found, else serial)
  *   workload=<name>              workload to start after boot
  *   debug.fault=<cpu>            that CPU runs ud2 once online (tests the
  *                                exception report; the others go on)
+ *   debug.hang=<cpu>             that AP spins with interrupts off once
+ *                                online (tests bounded waits; 1..4095)
+ *   trace.on_fault=dump|freeze|off   what a fault or NMI does to the trace
+ *                                (dump)
+ *   trace.dump_after=<s>         dump once, unattended, s seconds after
+ *                                boot (1..604800; none)
  * A bad value never stops the boot: it produces a warning naming the
  * option and the default used instead. Pure code, tested on the host. */
 #ifndef CMDLINE_H
@@ -40,16 +49,35 @@ struct boot_config {
     uint32_t trace_events;
     char     trace_mask[96];           /* empty = default */
     bool     trace_off;
+    unsigned dump_to;                  /* DUMP_TO_* bits; 0 = the default */
     char     workload[96];             /* NAME[:KEY=VALUE,...] */
     int32_t  fault_cpu;                /* -1 = none */
+    int32_t  hang_cpu;                 /* -1 = none */
+    uint8_t  on_fault;                 /* CMDLINE_ON_FAULT_* */
+    uint32_t dump_after_s;             /* 0 = never */
     unsigned warning_count;
+    unsigned warnings_cut;             /* beyond the last slot, which says "(N more)" */
     char     warnings[CMDLINE_MAX_WARNINGS][CMDLINE_WARNING_LEN];
 };
+
+#define DUMP_TO_SERIAL        1u
+#define DUMP_TO_STICK         2u
+/* trace.on_fault values, in the order of exception.h's enum on_fault. */
+#define CMDLINE_ON_FAULT_DUMP   0
+#define CMDLINE_ON_FAULT_FREEZE 1
+#define CMDLINE_ON_FAULT_OFF    2
+#define MAX_DUMP_AFTER_S        604800      /* a week */
 
 #define DEFAULT_TIMER_HZ      100
 #define DEFAULT_TRACE_EVENTS  4096
 #define MIN_TRACE_EVENTS      64
 #define MAX_TRACE_EVENTS      (1u << 20)
+
+/* Why the CPU an option names (debug.fault=, by CPU index) will never act
+ * on it, or NULL when it will: CPU 0 is the boot CPU, which only serves
+ * keys; `found` CPUs exist, the first `started` of them were sent
+ * INIT/SIPI (the rest are parked), `online` tells whether `cpu` came up. */
+const char *cmdline_cpu_never_runs(uint32_t cpu, uint32_t found, uint32_t started, bool online);
 
 void cmdline_defaults(struct boot_config *cfg);
 /* Apply `line` on top of the defaults; problems land in cfg->warnings. */

@@ -9,10 +9,13 @@
 #define LINE_MAX_LEN 512
 #define NO_OWNER     0xFFFFFFFFu
 
-static struct spinlock lock;
-static volatile uint32_t owner = NO_OWNER;  /* CPU index holding the lock */
-static uint32_t depth;                      /* re-entry from a fault handler */
-static uint64_t saved_flags;
+/* Console ownership, one word so that taking it is one compare-exchange:
+ * the owner's CPU index in the low half, the nesting depth in the high
+ * half. Only the owner (and a fault nested on it, which finishes before
+ * the code it interrupted resumes) changes a held word. */
+#define DEPTH_ONE    (1ull << 32)
+#define FREE         ((uint64_t)NO_OWNER)
+static volatile uint64_t ownership = FREE;
 
 /* Before GS_BASE is set (the first instructions of each CPU) we cannot ask
  * who we are; treat those callers as the boot CPU, which is the only one
@@ -22,28 +25,38 @@ static uint32_t me(void)
     return gs_ready() ? this_cpu()->index : 0;
 }
 
+/* No cli: a CPU waiting here keeps its interrupts as they were, and the
+ * holder (a dump streaming for seconds) keeps taking its own. */
 void console_lock(void)
 {
-    uint64_t flags = irq_save();
     uint32_t cpu = me();
-    if (owner == cpu) {                 /* a fault while printing: go on */
-        depth++;
-        return;
+    for (;;) {
+        uint64_t cur = __atomic_load_n(&ownership, __ATOMIC_ACQUIRE);
+        if ((uint32_t)cur == cpu) {     /* a fault while printing: go on */
+            __atomic_add_fetch(&ownership, DEPTH_ONE, __ATOMIC_RELAXED);
+            return;
+        }
+        if (cur == FREE && __atomic_compare_exchange_n(&ownership, &cur, cpu | DEPTH_ONE, false,
+                                                       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            return;
+        cpu_relax();
     }
-    spin_lock(&lock);
-    owner = cpu;
-    depth = 1;
-    saved_flags = flags;
 }
 
 void console_unlock(void)
 {
-    if (--depth)
-        return;
-    uint64_t flags = saved_flags;
-    owner = NO_OWNER;
-    spin_unlock(&lock);
-    irq_restore(flags);
+    if (__atomic_load_n(&ownership, __ATOMIC_RELAXED) >> 32 > 1)
+        __atomic_sub_fetch(&ownership, DEPTH_ONE, __ATOMIC_RELEASE);
+    else
+        __atomic_store_n(&ownership, FREE, __ATOMIC_RELEASE);
+}
+
+/* Drop every nested hold this CPU has (a dump abandoned by a fault). */
+void console_unlock_all(void)
+{
+    uint64_t cur = __atomic_load_n(&ownership, __ATOMIC_ACQUIRE);
+    if ((uint32_t)cur == me())
+        __atomic_store_n(&ownership, FREE, __ATOMIC_RELEASE);
 }
 
 void console_write_locked(const char *s, unsigned long n)

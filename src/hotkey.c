@@ -8,6 +8,7 @@
 #include "perf/workload.h"
 #include "trace/dump.h"
 #include "trace/maskprompt.h"
+#include "trace/prevboot.h"
 #include "trace/rings.h"
 #include "trace/table.h"
 #include "trace/trace.h"
@@ -30,7 +31,7 @@ void hotkey_help(void)
 {
     workload_help();                  /* first: "keys:" ends the help */
     kprintf("keys: d dump rings | p newest events | t tracing on/off | c clear | "
-            "s statistics | m trace mask | h ? help\n");
+            "s statistics | m trace mask | l previous boot's dump | h ? help\n");
 }
 
 static void clear_rings(void)
@@ -51,6 +52,7 @@ static enum hotkey_action action_of(int key)
     case 's': return HK_STATS;
     case 'h': case '?': return HK_HELP;
     case 'm': return HK_MASK;
+    case 'l': return HK_PREVIOUS;
     default:  return workload_has_key(key) ? HK_WORKLOAD : HK_IGNORED;
     }
 }
@@ -89,6 +91,9 @@ static void run(int key)
         break;
     case HK_MASK:
         maskprompt_open();
+        break;
+    case HK_PREVIOUS:
+        prevboot_dump();
         break;
     case HK_WORKLOAD:
         workload_key(key);           /* runs from the idle loop (perf/workload.h) */

@@ -18,6 +18,7 @@ enum hotkey_action {
     HK_IGNORED, HK_DUMP, HK_PRINT, HK_TOGGLE, HK_CLEAR, HK_STATS, HK_HELP,
     HK_WORKLOAD,                       /* start a workload */
     HK_MASK,                           /* open the category prompt */
+    HK_PREVIOUS,                       /* dump the previous boot's rings */
 };
 
 void     hotkey_init(void);

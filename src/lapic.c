@@ -26,6 +26,7 @@
 #define SPURIOUS_VECTOR 0xFF
 #define LVT_MASKED      0x10000
 #define LVT_PERIODIC    0x20000
+#define LVT_DM_NMI      0x400             /* delivery mode NMI (SDM §11.5.1) */
 #define ICR_PENDING     0x1000
 #define TIMER_DIV_16    0x3
 #define ICR_SPINS       1000000
@@ -61,6 +62,10 @@ void lapic_init(uint64_t mmio_base)
     wr(REG_TPR, 0);
     wr(REG_LVT_TIMER, LVT_MASKED);
     wr(REG_LVT_ERROR, LVT_MASKED);
+    /* LINT1 is the NMI pin on PCs (the MADT's LAPIC NMI entries nearly
+     * always say so): front-panel/BMC NMIs and QEMU inject-nmi arrive
+     * there, and exception.c turns them into one dump. */
+    wr(REG_LVT_LINT1, LVT_DM_NMI);
     wr(REG_SVR, SVR_ENABLE | SPURIOUS_VECTOR);
     wr(REG_ESR, 0);
 }

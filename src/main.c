@@ -4,6 +4,8 @@
 #include "cmdline.h"
 #include "console.h"
 #include "cpu.h"
+#include "cpuwatch.h"
+#include "exception.h"
 #include "format.h"
 #include "gdt.h"
 #include "hotkey.h"
@@ -25,7 +27,10 @@
 #include "uartsel.h"
 #include "perf/stats.h"
 #include "perf/workload.h"
+#include "trace/autodump.h"
 #include "trace/dump.h"
+#include "trace/dumpstick.h"
+#include "trace/prevboot.h"
 #include "trace/rings.h"
 #include "trace/trace.h"
 
@@ -43,6 +48,7 @@ static void acpi_setup(void);
 static uint32_t cpu_limit(void);
 static void trace_setup(void);
 static void serial_irq_setup(void);
+static void check_cpu_options(void);
 static void print_ready(void);
 static __attribute__((noreturn)) void idle(void);
 
@@ -54,12 +60,14 @@ void kmain(uint32_t magic, const void *info)
     read_boot_info(magic, info);            /* multiboot2 tags, copied out */
     cmdline_parse(mb.cmdline, &cfg);        /* options; bad values -> warnings */
     boot_phase(TRACE_PHASE_CMDLINE, cfg.warning_count);
+    exception_set_on_fault((enum on_fault)cfg.on_fault);  /* trace.on_fault= */
     console_setup();                        /* legacy COM port, screen, banner */
     gdt_init_cpu(0);                        /* this CPU's GDT and TSS */
     idt_init();                             /* all 256 vectors; faults report */
     idt_load();
     pic_disable();                          /* 8259s remapped and masked */
     mem_init(&mb);                          /* allocator over the memory map */
+    prevboot_find();                        /* the previous boot's rings, kept */
     boot_phase(TRACE_PHASE_MEMMAP, mem_available_bytes());
     acpi_setup();                           /* RSDP -> XSDT/RSDT -> MADT */
     boot_phase(TRACE_PHASE_ACPI, madt.enabled);
@@ -74,16 +82,20 @@ void kmain(uint32_t magic, const void *info)
     boot_phase(TRACE_PHASE_SMP_START, 0);
     smp_start(&madt, cpu_limit(), &smp);    /* INIT/SIPI/SIPI, bounded wait */
     boot_phase(TRACE_PHASE_SMP_DONE, smp.online);
+    check_cpu_options();                    /* debug.fault= names a CPU that runs? */
     smp_release();                          /* APs join the warp check */
     tsc_sync_run(smp.online, tsc_from_us(WARP_CHECK_US));
     trace(TSC_WARP, tsc_sync_warp_cpu(), tsc_sync_worst_warp());
     timer_start_cpu();                      /* BSP ticks too */
     boot_phase(TRACE_PHASE_TIMER_START, timer_hz());
+    rings_keep_facts();                     /* TSC rate, APIC ids for the next boot */
     hotkey_init();                          /* PS/2 keyboard, if any */
+    dumpstick_init(cfg.dump_to);            /* trace.dump_to=: dumps to the boot stick too */
     serial_irq_setup();                     /* ISA UART input by interrupt, else polled */
     print_ready();                          /* the one READY line */
     hotkey_help();
     workload_boot(cfg.workload);            /* workload=: runs from idle() */
+    autodump_init(cfg.dump_after_s);        /* trace.dump_after=: from idle() */
     boot_phase(TRACE_PHASE_READY, 0);
     idle();
 }
@@ -98,6 +110,8 @@ __attribute__((noreturn)) void ap_online(uint32_t index)
     timer_start_cpu();
     if (cfg.fault_cpu == (int32_t)index)
         __asm__ volatile("ud2");            /* debug.fault=: exercise the report */
+    if (cfg.hang_cpu == (int32_t)index)
+        cpuwatch_hang();                    /* debug.hang=: a CPU that never answers */
     idle();
 }
 
@@ -162,7 +176,7 @@ static void trace_setup(void)
     }
     trace_set_mask((cfg.trace_off ? 0 : TRACE_ENABLE) | cats);
     uint32_t n = madt.enabled && madt.enabled < cpu_limit() ? madt.enabled : cpu_limit();
-    rings_init(cfg.trace_events, n);
+    rings_init(cfg.trace_events, n, prevboot_next_boot());
     rings_attach(0);
 }
 
@@ -183,26 +197,39 @@ static void serial_irq_setup(void)
     serial_irq_enable(VEC_SERIAL);
 }
 
+static void check_cpu_options(void)
+{
+    if (cfg.fault_cpu < 0)
+        return;
+    uint32_t cpu = (uint32_t)cfg.fault_cpu;
+    const char *why = cmdline_cpu_never_runs(cpu, smp.found, smp.slots,
+                                             cpu < MAX_CPUS && cpus[cpu].online);
+    if (why)
+        kprintf("cmdline: debug.fault=%u: %s (%u found, %u online); no fault\n", cpu, why,
+                smp.found, smp.online);
+}
+
 static void print_ready(void)
 {
     struct dump_facts f = { mb.efi ? "uefi" : "bios", smp.found, smp.parked, smp.failed,
                             tsc_sync_worst_warp(), tsc_invariant(), tsc_source(), timer_hz() };
     dump_set_facts(&f);
     kprintf("READY cpus=%u found=%u max=%u parked=%u failed=%u tsc_hz=%lu tsc_src=%s "
-            "invariant_tsc=%u tsc_warp=%lu x2apic=%u timer_hz=%u fw=%s console=%s\n",
+            "invariant_tsc=%u tsc_warp=%lu x2apic=%u timer_hz=%u fw=%s console=%s prev_events=%lu\n",
             smp.online, smp.found, MAX_CPUS, smp.parked, smp.failed, tsc_hz(), tsc_source(),
             tsc_invariant(), tsc_sync_worst_warp(), lapic_x2apic(), timer_hz(),
-            mb.efi ? "uefi" : "bios", serial_name());
+            mb.efi ? "uefi" : "bios", serial_name(), prevboot_events());
 }
 
 static __attribute__((noreturn)) void idle(void)
 {
-    bool bsp = this_cpu()->index == 0;
+    irq_enable();                           /* keys (a dump) run with interrupts on */
     for (;;) {
-        if (bsp)
+        if (this_cpu()->index == exception_keys_cpu()) {   /* the BSP, unless it faulted */
             hotkey_poll();                  /* serial and PS/2 keys */
-        if (bsp)
+            autodump_poll();                /* trace.dump_after= */
             screen_poll();                  /* redraw the screen, a few times a second */
+        }
         irq_disable();                      /* a wake-up IPI now ends the hlt below */
         workload_poll();                    /* jobs posted to this CPU (perf/oncpu.h) */
         irq_enable();

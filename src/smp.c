@@ -33,6 +33,9 @@
 #define INIT_DELAY_US      10000
 #define SIPI_GAP_US        200
 #define XAPIC_MAX_ID       0xFE
+#define PARKED_LIST_LEN    256      /* APIC ids named on the parked line */
+#define PARKED_ID_LEN      12       /* " 4294967295" and its NUL */
+#define PARKED_MORE_LEN    32
 
 enum cpu_state { CPU_UNUSED, CPU_PENDING, CPU_ONLINE, CPU_FAILED };
 
@@ -143,18 +146,24 @@ static uint32_t wait_and_park(void)
     return failed;
 }
 
+/* One console line: as many APIC ids as fit, then "... (N more)" for the
+ * rest (those that did not fit, and those beyond the MADT entries kept). */
 static void name_parked(const struct madt_info *m, uint32_t bsp, uint32_t parked, uint32_t limit)
 {
     if (!parked)
         return;
-    char list[256];
+    char list[PARKED_LIST_LEN], more[PARKED_MORE_LEN] = "";
     size_t n = 0;
+    uint32_t named = 0;
     list[0] = '\0';
-    for (uint32_t i = 0; i < m->stored && n + 12 < sizeof list; i++)
-        if (m->cpus[i].apic_id != bsp && smp_index_of(m->cpus[i].apic_id) < 0)
+    for (uint32_t i = 0; i < m->stored && n + PARKED_ID_LEN < sizeof list; i++)
+        if (m->cpus[i].apic_id != bsp && smp_index_of(m->cpus[i].apic_id) < 0) {
             n += (size_t)ksnprintf(list + n, sizeof list - n, " %u", m->cpus[i].apic_id);
-    kprintf("smp: %u CPUs left parked (limit %u): APIC ids%s%s\n", parked, limit, list,
-            parked > m->stored ? " ..." : "");
+            named++;
+        }
+    if (named < parked)
+        ksnprintf(more, sizeof more, " ... (%u more)", parked - named);
+    kprintf("smp: %u CPUs left parked (limit %u): APIC ids%s%s\n", parked, limit, list, more);
 }
 
 /* Assign CPU indices: BSP first, then MADT order, up to the limit. */

@@ -1,5 +1,5 @@
 /* spinlock.h — test-and-test-and-set lock for the few shared, slow-path
- * structures (console, bring-up bookkeeping). Never used on the trace path. */
+ * structures (TSC sync, PCI config, MMIO maps). Never used on the trace path. */
 #ifndef SPINLOCK_H
 #define SPINLOCK_H
 #include <stdbool.h>

@@ -3,6 +3,8 @@
 #include "console.h"
 #include "cpu.h"
 #include "refclock.h"
+#include "tscmath.h"
+#include "perf/median.h"
 
 #define LEAF_TSC_CRYSTAL     0x15
 #define LEAF_CPU_FREQ        0x16
@@ -21,18 +23,12 @@ static bool invariant;
 
 static uint64_t from_cpuid15(void)
 {
-    if (cpuid(0, 0).eax < LEAF_TSC_CRYSTAL)
+    uint32_t max = cpuid(0, 0).eax;
+    if (max < LEAF_TSC_CRYSTAL)
         return 0;
     struct cpuid_regs r = cpuid(LEAF_TSC_CRYSTAL, 0);
-    if (!r.eax || !r.ebx)
-        return 0;
-    uint64_t crystal = r.ecx;
-    if (!crystal && cpuid(0, 0).eax >= LEAF_CPU_FREQ) {
-        /* No crystal rate: derive it from the base frequency (MHz). */
-        uint64_t base_mhz = cpuid(LEAF_CPU_FREQ, 0).eax & 0xFFFF;
-        return base_mhz * 1000000ull;
-    }
-    return crystal * r.ebx / r.eax;
+    uint32_t base_mhz = max >= LEAF_CPU_FREQ ? cpuid(LEAF_CPU_FREQ, 0).eax & 0xFFFF : 0;
+    return tscmath_cpuid15(r.eax, r.ebx, r.ecx, base_mhz);
 }
 
 static uint64_t from_hypervisor(void)
@@ -41,42 +37,61 @@ static uint64_t from_hypervisor(void)
         return 0;
     if (cpuid(LEAF_HV_BASE, 0).eax < LEAF_HV_TIMING)
         return 0;
-    return (uint64_t)cpuid(LEAF_HV_TIMING, 0).eax * 1000;
+    return tscmath_hypervisor(cpuid(LEAF_HV_TIMING, 0).eax);
 }
 
-static void sort(uint64_t *v, int n)
-{
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            uint64_t t = v[j]; v[j] = v[j - 1]; v[j - 1] = t;
-        }
-}
-
+/* The median of several windows against clock k; 0 when k is absent,
+ * stops counting or gives a rate no TSC has. */
 static uint64_t calibrate(enum refclock_kind k)
 {
     uint64_t rate[CAL_TRIALS];
+    if (!refclock_probe(k))
+        return 0;
     for (int i = 0; i < CAL_TRIALS; i++)
         if (!(rate[i] = refclock_tsc_rate(k, CAL_WINDOW_US)))
             return 0;
-    sort(rate, CAL_TRIALS);
-    return rate[CAL_TRIALS / 2];
+    uint64_t m = median_u64(rate, CAL_TRIALS);
+    return tscmath_plausible(m) ? m : 0;
+}
+
+/* The first clock from `from` on that gives a rate; its kind in *k. */
+static uint64_t first_calibration(enum refclock_kind from, enum refclock_kind *k)
+{
+    for (*k = from; *k < REFCLOCK_COUNT; (*k)++) {
+        uint64_t r = calibrate(*k);
+        if (r)
+            return r;
+    }
+    return 0;
+}
+
+/* Best source first; the next working one checks it. */
+static void choose(void)
+{
+    enum refclock_kind k = REFCLOCK_HPET, check_k;
+    if ((hz = from_cpuid15())) {
+        source = "cpuid15";
+    } else if ((hz = from_hypervisor())) {
+        source = "hypervisor";
+    } else if ((hz = first_calibration(REFCLOCK_HPET, &k))) {
+        source = refclock_name(k++);
+    } else {
+        return;
+    }
+    uint64_t check = first_calibration(k, &check_k);
+    if (check && !tscmath_agree(hz, check))
+        kprintf("tsc: %s says %lu Hz but %s measures %lu Hz (%lu ppm apart); using %s\n",
+                source, hz, refclock_name(check_k), check, tscmath_diff_ppm(check, hz), source);
 }
 
 void tsc_init(void)
 {
     uint32_t max_ext = cpuid(0x80000000, 0).eax;
     invariant = max_ext >= LEAF_POWER_MGMT && (cpuid(LEAF_POWER_MGMT, 0).edx & INVARIANT_TSC);
-    if ((hz = from_cpuid15())) {
-        source = "cpuid15";
-    } else if ((hz = from_hypervisor())) {
-        source = "hypervisor";
-    } else {
-        enum refclock_kind k = refclock_select();
-        hz = calibrate(k);
-        source = refclock_name(k);
-    }
+    choose();
     if (!hz) {
-        kprintf("tsc: no usable frequency source; assuming %lu Hz\n", FALLBACK_HZ);
+        kprintf("tsc: no usable frequency source (CPUID, HPET, PM timer, PIT); assuming %lu Hz\n",
+                FALLBACK_HZ);
         hz = FALLBACK_HZ;
         source = "none";
     }

@@ -75,7 +75,8 @@ static void cpu_line(uint32_t cpu, struct ring *r, uint64_t uptime_s)
 void summary_print(void)
 {
     struct frozen f;
-    dump_freeze(&f);
+    if (!dump_freeze(&f))
+        return;
     uint64_t uptime_s = tsc_hz() ? (rdtsc() - stats_boot_tsc()) / tsc_hz() : 0;
     memset(per_type, 0, sizeof per_type);
     memset(pair, 0, sizeof pair);

@@ -6,6 +6,7 @@
 #include "kstring.h"
 #include "percpu.h"
 #include "tsc.h"
+#include "trace/autodump.h"
 #include "trace/trace.h"
 
 extern const struct workload wl_hwlat, wl_ipi, wl_c2c, wl_tsc, wl_timer, wl_stress, wl_bench;
@@ -20,6 +21,7 @@ static const struct workload *running;
 static uint64_t pending_values[WL_MAX_PARAMS];
 static uint32_t runs;
 static uint8_t  current_id;
+static bool     pending_dump;                     /* dump=1: dump at the end */
 
 static const struct workload *by_name(const char *name)
 {
@@ -35,6 +37,27 @@ static void warn_console(void *ctx, const char *msg)
     kprintf("%s\n", msg);
 }
 
+/* Copies spec without its dump=0|1 pair (a parameter of every workload,
+ * not of one); *dump says which was given (false when none). */
+static void take_dump_flag(const char *spec, char *out, size_t cap, bool *dump)
+{
+    size_t n = 0;
+    *dump = false;
+    for (const char *p = spec; *p && n + 1 < cap;) {
+        bool at_pair = p > spec && (p[-1] == ':' || p[-1] == ',');
+        if (at_pair && (!strncmp(p, "dump=1", 6) || !strncmp(p, "dump=0", 6)) &&
+            (p[6] == ',' || !p[6])) {
+            *dump = p[5] == '1';
+            p += p[6] ? 7 : 6;
+            continue;
+        }
+        out[n++] = *p++;
+    }
+    while (n && (out[n - 1] == ',' || out[n - 1] == ':'))
+        n--;                            /* "name:dump=1" leaves "name:" */
+    out[n] = '\0';
+}
+
 static bool request(const struct workload *w, const char *spec)
 {
     if (running || pending) {
@@ -42,7 +65,9 @@ static bool request(const struct workload *w, const char *spec)
                 running ? "running" : "about to run", w->name);
         return false;
     }
-    wlargs_apply(spec, w->params, pending_values, warn_console, NULL);
+    char rest[128];
+    take_dump_flag(spec, rest, sizeof rest, &pending_dump);
+    wlargs_apply(rest, w->params, pending_values, warn_console, NULL);
     pending = w;
     return true;
 }
@@ -138,7 +163,7 @@ static void print_start(const struct workload *w, const uint64_t *v)
                 "the console only\n");
 }
 
-static void run(const struct workload *w, const uint64_t *values)
+static void run(const struct workload *w, const uint64_t *values, bool dump)
 {
     running = w;
     current_id = w->id;
@@ -152,6 +177,8 @@ static void run(const struct workload *w, const uint64_t *values)
     kprintf("workload: %s run=%u done in %lu ms (d dumps the results, scripts/report "
             "renders them)\n", w->name, runs, tsc_to_us(rdtsc() - t0) / 1000);
     running = NULL;
+    if (dump)
+        autodump_now("workload", "the workload asked for dump=1");
 }
 
 void workload_poll(void)
@@ -162,8 +189,9 @@ void workload_poll(void)
         return;
     uint64_t values[WL_MAX_PARAMS];
     memcpy(values, pending_values, sizeof values);
+    bool dump = pending_dump;
     pending = NULL;
     irq_enable();
-    run(w, values);
+    run(w, values, dump);
     irq_disable();
 }

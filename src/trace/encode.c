@@ -261,6 +261,8 @@ static void put_header(struct enc *e, const struct dump_meta *m,
     tl_put_u64(e, "dump", m->dump_no);
     tl_put_u64(e, "cpus", ncpus);
     tl_put_u64(e, "events", held);
+    if (m->previous_boot)
+        tl_put(e, "boot", "previous", false);
     tl_end(e);
 
     tl_begin(e, TAG_META, NULL);

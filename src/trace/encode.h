@@ -10,11 +10,13 @@
  *     %C 9 cpu=0 apic=0 ...      that CPU's counters
  *     DUMP END dump=3 events=65536 lines=2400
  *
- * Call it with tracing paused (trace_pause + trace_quiesce) so the rings
- * hold still; events still in flight are excluded and counted, never
- * garbled. */
+ * Call it on rings that hold still: the shadow copies dump_freeze() takes
+ * (tracing runs on meanwhile), or, without shadow memory, the live rings
+ * with tracing paused (trace_pause + trace_quiesce). Events still in
+ * flight when a ring was frozen are excluded and counted, never garbled. */
 #ifndef TRACE_ENCODE_H
 #define TRACE_ENCODE_H
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 #include "trace/ring.h"
@@ -43,6 +45,7 @@ struct dump_meta {
     const uint32_t          *apic_ids;  /* [ncpus] or NULL (unknown) */
     const struct dump_extra *extras;    /* [nextras] or NULL */
     unsigned                 nextras;
+    bool                     previous_boot;  /* DUMP BEGIN says boot=previous */
 };
 
 /* Writes one complete dump of rings[0..ncpus) (index = dense CPU number;

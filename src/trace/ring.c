@@ -77,6 +77,16 @@ static uint64_t window_start(uint64_t base, uint64_t head, uint32_t capacity)
     return head - base > capacity ? head - capacity : base;
 }
 
+/* Whether an id word is event `seq` of r: its seq, its CPU, and a type
+ * (never 0). Memory that was cleared or overwritten (the previous boot's
+ * rings after a reset, persist.h) fails this instead of turning into
+ * events. */
+static bool id_is(const struct ring *r, uint64_t id, uint64_t seq)
+{
+    return (uint32_t)id == (uint32_t)seq && (id & (0xFFull << TRACE_ID_CPU_SHIFT)) == r->id_bits &&
+           ((id >> TRACE_ID_TYPE_SHIFT) & 0xFFFF) != 0;
+}
+
 /* Index of the completed boot-log entry with the smallest seq in
  * [from, below), or -1. The done bits are read before the entries: the
  * writer completes an entry before setting its bit (TSO keeps loads in
@@ -90,6 +100,8 @@ static int pinned_find(const struct ring *r, uint64_t from, uint64_t below)
         if (!(done & (1ull << i)))
             continue;
         uint64_t s = r->pinned_seq[i];
+        if (!id_is(r, r->pinned[i].id_word, s))
+            continue;
         if (s >= from && s < below && (best < 0 || s < r->pinned_seq[best]))
             best = i;
     }
@@ -145,7 +157,7 @@ static enum slot_state read_slot(const struct ring *r, uint64_t seq,
     uint64_t head = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
     if (head - seq > r->mask + 1)       /* seq + capacity was reserved */
         return SLOT_OVERWRITTEN;
-    return (uint32_t)id == (uint32_t)seq ? SLOT_VALID : SLOT_EXCLUDED;
+    return id_is(r, id, seq) ? SLOT_VALID : SLOT_EXCLUDED;
 }
 
 static void snap_skip(struct ring_snap *s, uint64_t n, enum slot_state why)

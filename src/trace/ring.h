@@ -6,7 +6,9 @@
  * only concurrency a writer sees, so every step that must not be split by
  * a nested trace() is one instruction (a non-locked xadd/inc is atomic
  * with respect to interrupts on the CPU executing it). Other CPUs only
- * read, and only while tracing is paused for a dump (trace.h).
+ * read, and only while tracing is paused (trace.h): for the moment it
+ * takes to copy every ring into its shadow (trace/rings.h), which the dump
+ * then reads at leisure, or, without shadow memory, for a whole dump.
  *
  * Sequence numbers: the reserve counter `head` hands out 0, 1, 2, ... and
  * never goes back (ring_clear moves `base` instead), so seq n lives in
@@ -165,7 +167,8 @@ void ring_clear(struct ring *r);
  * entries), without validating slots: an estimate for DUMP BEGIN. */
 uint64_t ring_held(const struct ring *r);
 
-/* Snapshot of a paused ring: enumerates the events recorded since the last
+/* Snapshot of a ring that holds still (a shadow copy, or a live ring with
+ * tracing paused): enumerates the events recorded since the last
  * clear, oldest to newest, each valid one once, and accounts for every
  * other seq in [base, head) as overwritten or excluded:
  *   recorded    = head - base = emitted + overwritten + excluded

@@ -5,11 +5,20 @@
 #include "kstring.h"
 #include "mem.h"
 #include "percpu.h"
+#include "tsc.h"
+#include "trace/persist.h"
 #include "trace/trace.h"
 
 #define EARLY_PHASES 16
+/* Where the reset-surviving region goes: 2 MiB-aligned (the next boot
+ * looks only there), at or above 32 MiB, clear of what GRUB loads (the
+ * kernel and modules near 1-16 MiB) and of the top of memory, where
+ * firmware and GRUB's heap allocate downwards. */
+#define KEEP_ALIGN   0x200000ull
+#define KEEP_FLOOR   0x2000000ull
 
-static struct ring rings[MAX_CPUS];
+static struct persist_header *keep;     /* this boot's region */
+static struct ring *rings;              /* in it: struct ring[ncpus] */
 static bool ready[MAX_CPUS];
 static struct ring shadows[MAX_CPUS];
 static struct trace_event *shadow_slots[MAX_CPUS];
@@ -53,21 +62,30 @@ struct ring *rings_shadow_copy(uint32_t index)
     return s;
 }
 
-bool rings_init(uint32_t cap, uint32_t ncpus)
+/* The region for ncpus rings of cap events, placed where the next boot
+ * will look (mem_place picks the lowest fit from the memory map). */
+static struct persist_header *place(uint32_t cap, uint32_t ncpus)
+{
+    uint64_t size = persist_size(ncpus, cap);
+    uint64_t at = mem_place(size, KEEP_ALIGN, KEEP_FLOOR);
+    if (!at)
+        at = mem_place(size, KEEP_ALIGN, 0);
+    return (struct persist_header *)(uintptr_t)at;
+}
+
+bool rings_init(uint32_t cap, uint32_t ncpus, uint64_t boot)
 {
     uint32_t want = cap;
-    for (; cap >= RING_MIN_CAPACITY; cap /= 2) {
-        uint32_t n = 0;
-        for (; n < ncpus; n++) {
-            struct trace_event *buf = mem_alloc((uint64_t)cap * sizeof *buf, RING_CACHE_LINE);
-            if (!buf || ring_init(&rings[n], buf, cap, n))
-                break;
-            ready[n] = true;
-        }
-        if (n == ncpus)
-            break;
-        for (uint32_t i = 0; i < n; i++)
-            ready[i] = false;           /* memory stays used; smaller try next */
+    if (ncpus > MAX_CPUS)
+        ncpus = MAX_CPUS;
+    for (; cap >= RING_MIN_CAPACITY && !(keep = place(cap, ncpus)); cap /= 2)
+        ;
+    if (keep) {
+        persist_layout(keep, (uint64_t)(uintptr_t)keep, boot, ncpus, cap);
+        rings = persist_rings(keep);
+        for (uint32_t n = 0; n < ncpus; n++)
+            ready[n] = !ring_init(&rings[n], persist_slots(keep, n), cap, n);
+        persist_seal(keep);
     }
     if (cap < RING_MIN_CAPACITY) {
         kprintf("trace: no memory for %u rings; tracing off\n", ncpus);
@@ -85,6 +103,18 @@ uint32_t rings_capacity(void) { return capacity; }
 struct ring *rings_of(uint32_t index)
 {
     return index < MAX_CPUS && ready[index] ? &rings[index] : NULL;
+}
+
+void rings_keep_facts(void)
+{
+    if (!keep)
+        return;
+    keep->tsc_hz = tsc_hz();
+    for (uint32_t i = 0; i < keep->ncpus && i < MAX_CPUS; i++)
+        keep->apic_ids[i] = cpus[i].apic_id;
+    persist_seal(keep);
+    kprintf("trace: rings kept across a warm reset at 0x%lx (%lu KiB, boot %lu)\n",
+            keep->phys, keep->size / 1024, keep->boot);
 }
 
 void rings_attach(uint32_t index)

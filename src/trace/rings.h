@@ -7,6 +7,10 @@
  * their TSC and recorded, with that TSC, the moment the BSP's ring is up:
  * the trace starts at the first C instruction.
  *
+ * The rings, their counters and boot logs live in one region of memory
+ * that the next boot recognises after a warm reset (persist.h,
+ * prevboot.h).
+ *
  * Each ring also gets a shadow of the same size when memory allows: a
  * dump copies the paused rings into their shadows, lets tracing resume at
  * once, and streams the copy, so a dump that takes half a minute on a
@@ -17,9 +21,12 @@
 #include <stdint.h>
 #include "trace/ring.h"
 
-/* Allocate `capacity` events per CPU for `ncpus` CPUs; falls back to
+/* Allocate `capacity` events per CPU for `ncpus` CPUs in a region that
+ * survives a warm reset (persist.h), numbered `boot`; falls back to
  * smaller rings (and says so) when memory is short. False if none fit. */
-bool         rings_init(uint32_t capacity, uint32_t ncpus);
+bool         rings_init(uint32_t capacity, uint32_t ncpus, uint64_t boot);
+/* Record the TSC rate and APIC ids in the region's header (after SMP). */
+void         rings_keep_facts(void);
 uint32_t     rings_capacity(void);
 /* Point the calling CPU's gs:8 at its ring (CPU `index`). */
 void         rings_attach(uint32_t index);

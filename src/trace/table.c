@@ -38,7 +38,8 @@ static void print_cpu(uint32_t cpu, struct ring *r)
 void table_print_newest(void)
 {
     struct frozen f;
-    dump_freeze(&f);
+    if (!dump_freeze(&f))
+        return;
     kprintf("cpu        seq      since boot     event            args\n");
     for (uint32_t i = 0; i < f.n; i++)
         if (f.rings[i])

@@ -201,9 +201,9 @@ class Framebuffer(ScreenCase):
         m, info = self.boot(fw="bios", media="cd", smp=2,
                             cmdline="debug.fault=1")
         m.wait_for(rb"EXCEPTION cpu=1 halted", 30, start=0)
-        _, rows = self.wait_screen(m.qmp(), r"^EXCEPTION cpu=1 vector=6 ")
-        self.assertTrue(any(r.startswith("EXCEPTION cpu=1 halted")
-                            for r in rows))
+        _, rows = self.wait_screen(m.qmp(), r"^EXCEPTION cpu=1 halted")
+        self.assertTrue(any(r.startswith("EXCEPTION cpu=1 vector=6 ")
+                            for r in rows), "\n".join(rows))
 
 
 def ocr(path):

@@ -43,7 +43,7 @@ static void test_bad_values_keep_defaults(void)
     CHECK(warned(&c, "trace.events=99999999999"));
     CHECK(warned(&c, "bogus: unknown option"));
     CHECK(warned(&c, "frob=1: unknown option"));
-    CHECK(warned(&c, "console=ttyS0,7: baud"));
+    CHECK(warned(&c, "cmdline: ... (2 more)"));          /* the 8th and 9th did not fit */
     CHECK_EQ(c.warning_count, CMDLINE_MAX_WARNINGS);    /* capped, no overflow */
     CHECK_EQ(c.maxcpus, 0);
     CHECK_EQ(c.timer_hz, DEFAULT_TIMER_HZ);
@@ -72,6 +72,86 @@ static void test_edge(void)
     CHECK_EQ(c.timer_hz, 10000);
     CHECK_EQ(c.trace_events, 64);
     CHECK(warned(&c, "nosmp=1"));
+}
+
+static void test_dump_to(void)
+{
+    static const struct { const char *line; unsigned to; bool warns; } cases[] = {
+        { "trace.dump_to=serial", DUMP_TO_SERIAL, false },
+        { "trace.dump_to=stick", DUMP_TO_STICK, false },
+        { "trace.dump_to=stick,serial", DUMP_TO_SERIAL | DUMP_TO_STICK, false },
+        { "trace.dump_to=usb", 0, true },
+        { "trace.dump_to=serial,,stick", 0, true },
+        { "trace.dump_to=", 0, true },
+        { "trace.dump_to=serial,sticks", 0, true },
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct boot_config c;
+        cmdline_defaults(&c);
+        cmdline_parse(cases[i].line, &c);
+        CHECK_EQ(c.dump_to, cases[i].to);
+        CHECK_EQ(warned(&c, "trace.dump_to="), cases[i].warns);
+    }
+}
+
+/* Issue 9's options: trace.on_fault, trace.dump_after, debug.hang. */
+static void test_fault_options(void)
+{
+    struct boot_config c;
+    cmdline_defaults(&c);
+    CHECK_EQ(c.on_fault, CMDLINE_ON_FAULT_DUMP);
+    CHECK_EQ(c.dump_after_s, 0);
+    CHECK_EQ(c.hang_cpu, -1);
+    cmdline_parse("trace.on_fault=freeze trace.dump_after=600 debug.hang=3", &c);
+    CHECK_EQ(c.warning_count, 0);
+    CHECK_EQ(c.on_fault, CMDLINE_ON_FAULT_FREEZE);
+    CHECK_EQ(c.dump_after_s, 600);
+    CHECK_EQ(c.hang_cpu, 3);
+    cmdline_parse("trace.on_fault=off trace.dump_after=604800", &c);
+    CHECK_EQ(c.on_fault, CMDLINE_ON_FAULT_OFF);
+    CHECK_EQ(c.dump_after_s, MAX_DUMP_AFTER_S);
+    CHECK_EQ(c.warning_count, 0);
+
+    cmdline_defaults(&c);
+    cmdline_parse("trace.on_fault=panic trace.on_fault= trace.dump_after=0 "
+                  "trace.dump_after=604801 trace.dump_after=-5 debug.hang=0 debug.hang=x", &c);
+    CHECK(warned(&c, "trace.on_fault=panic: want dump, freeze or off; using dump"));
+    CHECK(warned(&c, "trace.on_fault=: want dump"));
+    CHECK(warned(&c, "trace.dump_after=0: want a number from 1 to 604800; using no dump"));
+    CHECK(warned(&c, "trace.dump_after=604801"));
+    CHECK(warned(&c, "trace.dump_after=-5"));
+    CHECK(warned(&c, "debug.hang=0: want a number from 1 to 4095; using no hang"));
+    CHECK(warned(&c, "debug.hang=x"));
+    CHECK_EQ(c.warning_count, 7);
+    CHECK_EQ(c.on_fault, CMDLINE_ON_FAULT_DUMP);
+    CHECK_EQ(c.dump_after_s, 0);
+    CHECK_EQ(c.hang_cpu, -1);
+}
+
+static void test_warnings_cut(void)
+{
+    struct boot_config c;
+    cmdline_defaults(&c);
+    cmdline_parse("console=ttyS0,7", &c);        /* was the 8th warning above */
+    CHECK(warned(&c, "console=ttyS0,7: baud"));
+    cmdline_defaults(&c);
+    cmdline_parse("a=1 b=2 c=3 d=4 e=5 f=6 g=7 h=8 i=9 j=10", &c);
+    CHECK_EQ(c.warning_count, CMDLINE_MAX_WARNINGS);
+    CHECK(strstr(c.warnings[0], "a=1"));
+    CHECK(strstr(c.warnings[CMDLINE_MAX_WARNINGS - 2], "g=7"));
+    CHECK(!strcmp(c.warnings[CMDLINE_MAX_WARNINGS - 1], "cmdline: ... (3 more)"));
+}
+
+static void test_cpu_never_runs(void)
+{
+    /* 4 CPUs found, 2 started (maxcpus=2). */
+    CHECK(strstr(cmdline_cpu_never_runs(0, 4, 2, true), "boot CPU"));
+    CHECK(cmdline_cpu_never_runs(1, 4, 2, true) == NULL);
+    CHECK(strstr(cmdline_cpu_never_runs(1, 4, 2, false), "did not start"));
+    CHECK(strstr(cmdline_cpu_never_runs(2, 4, 2, false), "parked"));
+    CHECK(strstr(cmdline_cpu_never_runs(3, 4, 2, false), "parked"));
+    CHECK(strstr(cmdline_cpu_never_runs(4, 4, 2, false), "no such CPU"));
+    CHECK(strstr(cmdline_cpu_never_runs(4095, 1, 1, false), "no such CPU"));
 }
 
 static void test_console(void)
@@ -127,6 +207,10 @@ static void test_console_bad(void)
 
 int main(void)
 {
+    test_dump_to();
+    test_fault_options();
+    test_cpu_never_runs();
+    test_warnings_cut();
     test_console();
     test_console_bad();
     test_good();

@@ -216,7 +216,7 @@ static uint64_t encode(struct capture *cap, struct ring *const *r, unsigned n,
                        const struct dump_extra *extras, unsigned nextras)
 {
     struct dump_sink sink = { capture_write, cap };
-    struct dump_meta meta = { 7, 2400000000ULL, apic_ids, extras, nextras };
+    struct dump_meta meta = { 7, 2400000000ULL, apic_ids, extras, nextras, false };
     memset(cap, 0, sizeof *cap);
     return dump_encode(&sink, &meta, r, n);
 }

@@ -13,6 +13,8 @@ UNIT_SRCS_madt := src/madt.c
 UNIT_SRCS_mb2 := src/mb2.c
 UNIT_SRCS_cmdline := src/cmdline.c src/format.c
 UNIT_SRCS_format := src/format.c
+UNIT_SRCS_tscmath := src/tscmath.c
+UNIT_SRCS_scancode := src/scancode.c
 # perf/ (workloads and the benchmark): the pure parts
 UNIT_SRCS_wlargs := src/perf/wlargs.c src/format.c
 UNIT_SRCS_median := src/perf/median.c
@@ -22,3 +24,15 @@ UNIT_SRCS_fbdraw := src/fbdraw.c src/font8x16.c
 # UARTs: the SPCR table and PCI serial controllers
 UNIT_SRCS_spcr := src/spcr.c src/format.c
 UNIT_SRCS_uartpci := src/uartpci.c src/format.c
+# the boot stick's dump area (#9 part 4): layout and partition tables
+UNIT_SRCS_dumparea := src/trace/dumparea.c src/trace/crc32.c
+UNIT_SRCS_parttable := src/parttable.c src/trace/dumparea.c src/trace/crc32.c
+# gen_stick: the real dump-area code on image files (host tests, the ISO).
+$(BUILD)/unit/gen_stick: $(GEN_STICK_SRCS) test/unit/ramdisk.h $(wildcard src/*.h src/trace/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@"
+	@$(CC) $(HOSTCFLAGS) -o $@ $(GEN_STICK_SRCS)
+unit: $(BUILD)/unit/gen_stick
+UNIT_SRCS_dumpstick := src/trace/dumpstick.c src/blockdev.c src/parttable.c src/trace/dumparea.c src/trace/crc32.c
+# the trace region kept across a warm reset: layout and validation
+UNIT_SRCS_persist := src/trace/persist.c src/trace/ring.c src/trace/trace.c src/trace/crc32.c

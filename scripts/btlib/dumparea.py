@@ -1,0 +1,203 @@
+"""The dump area of a baretrace stick or image (src/trace/dumparea.h).
+
+A partition of GPT type 9959f0ad-520d-4cc9-af15-49236bba6d09 (or MBR type
+0x7F) holds an area header in its first sector and then a ring of records:
+a header sector (magic, state, sequence number, text length, CRCs) and the
+dump's exact wire text. `read_area(path)` finds the partition, checks the
+header, validates every record and returns the dumps' texts oldest first,
+with a note for each record it could not use (torn, damaged, overwritten).
+
+    area = read_area('/dev/sdb')          # or 'stick.img'
+    log = b''.join(r.text for r in area.records)
+"""
+
+import os
+import stat
+import struct
+import uuid
+import zlib
+from dataclasses import dataclass, field
+
+SECTOR = 512
+GPT_TYPE = uuid.UUID('9959f0ad-520d-4cc9-af15-49236bba6d09')
+MBR_TYPE = 0x7F
+MBR_PROTECTIVE = 0xEE
+LAYOUT = 1
+AREA_MAGIC = b'BT-AREA\xb7'
+REC_MAGIC = b'BT-DUMP\xb7'
+HDR_BYTES = 64
+OPEN, DONE, TRUNCATED = 1, 2, 3
+GPT_MAX_ENTRIES = 1024
+
+
+class Error(Exception):
+    """The input is a disk or image, but its dump area cannot be read."""
+
+
+@dataclass
+class Record:
+    seq: int
+    index: int                     # ring position of its header sector
+    state: int
+    text: bytes = b''
+
+
+@dataclass
+class Area:
+    path: str
+    first: int                     # partition LBA
+    sectors: int
+    build_id: int
+    where: str                     # 'GPT partition 4' / 'MBR partition 2'
+    records: list = field(default_factory=list)      # usable, oldest first
+    notes: list = field(default_factory=list)
+
+
+def is_image(path):
+    """True for a block device, or a file that starts with a partition table."""
+    if path == '-':
+        return False
+    try:
+        if stat.S_ISBLK(os.stat(path).st_mode):
+            return True
+        with open(path, 'rb') as f:
+            s = f.read(SECTOR)
+    except OSError:
+        return False
+    return len(s) == SECTOR and s[510:512] == b'\x55\xaa'
+
+
+def _read(f, lba, n):
+    f.seek(lba * SECTOR)
+    data = f.read(n * SECTOR)
+    if len(data) != n * SECTOR:
+        raise Error(f'short read at sector {lba}')
+    return data
+
+
+def _gpt(f, disk):
+    """(first, count, number) of our partition in the GPT, else a reason."""
+    h = _read(f, 1, 1)
+    if h[:8] != b'EFI PART':
+        return 'protective MBR without a GPT header'
+    hsize, hcrc = struct.unpack_from('<II', h, 12)
+    if not 92 <= hsize <= SECTOR:
+        return 'GPT header size out of bounds'
+    if zlib.crc32(h[:16] + b'\0' * 4 + h[20:hsize]) != hcrc:
+        return 'GPT header CRC mismatch'
+    lba, n, size, ecrc = struct.unpack_from('<QIII', h, 72)
+    if not (128 <= size <= SECTOR and SECTOR % size == 0 and n <= GPT_MAX_ENTRIES):
+        return 'GPT entry array out of bounds'
+    array = _read(f, lba, (n * size + SECTOR - 1) // SECTOR)[:n * size]
+    if zlib.crc32(array) != ecrc:
+        return 'GPT entry array CRC mismatch'
+    for i in range(n):
+        e = array[i * size:(i + 1) * size]
+        first, last = struct.unpack_from('<QQ', e, 32)
+        if uuid.UUID(bytes_le=e[:16]) == GPT_TYPE and 0 < first <= last < disk:
+            return first, last - first + 1, f'GPT partition {i + 1}'
+    return 'no partition of the dump area\'s type in the GPT'
+
+
+def find_partition(f, disk):
+    """(first, count, where) of the dump area on an open disk/image; Error if none."""
+    s = _read(f, 0, 1)
+    if s[510:512] != b'\x55\xaa':
+        raise Error('no partition table (no 55 AA signature in sector 0)')
+    entries = [struct.unpack_from('<4xB3xII', s, 446 + 16 * i) for i in range(4)]
+    if any(t == MBR_PROTECTIVE for t, _, _ in entries):
+        found = _gpt(f, disk)
+        if isinstance(found, str):
+            raise Error(found)
+        return found
+    for i, (t, first, count) in enumerate(entries):
+        if t == MBR_TYPE and count and 0 < first and first + count <= disk:
+            return first, count, f'MBR partition {i + 1}'
+    raise Error('no partition of the dump area\'s type in the MBR')
+
+
+def _sealed(s, magic):
+    return (s[:8] == magic and struct.unpack_from('<I', s, 8)[0] == LAYOUT and
+            struct.unpack_from('<I', s, HDR_BYTES - 4)[0] == zlib.crc32(s[:HDR_BYTES - 4]))
+
+
+def _check_header(s, count):
+    if s[:8] != AREA_MAGIC:
+        raise Error('the partition has no dump area signature in its first sector')
+    if not _sealed(s, AREA_MAGIC):
+        raise Error('dump area header of another layout, or damaged (CRC)')
+    sector, build_id, sectors = struct.unpack_from('<IQQ', s, 12)
+    if sector != SECTOR or sectors != count:
+        raise Error(f'dump area header says {sectors} sectors of {sector} bytes, '
+                    f'the partition has {count} of {SECTOR}')
+    return build_id
+
+
+def _records(ring, n):
+    """Valid record headers in the ring, newest first."""
+    found = []
+    for i in range(n):
+        s = ring[i * SECTOR:(i + 1) * SECTOR]
+        if _sealed(s, REC_MAGIC):
+            state, seq = struct.unpack_from('<IQ', s, 12)
+            length, data, crc = struct.unpack_from('<III', s, 32)
+            found.append((seq, i, state, length, data, crc))
+    return sorted(found, reverse=True)
+
+
+def _take(area, ring, n, covered, rec):
+    """Validate one record against the newer ones already taken."""
+    seq, i, state, length, data, crc = rec
+    extent = [(i + k) % n for k in range(min(1 + data, n))]
+    if state == OPEN:
+        covered[i] = 1
+        area.notes.append(f'dump record #{seq} (sector {i + 1} of the area) is torn: '
+                          f'its write did not finish (reset or power cut mid-dump); skipped')
+        return
+    if state not in (DONE, TRUNCATED) or length > data * SECTOR or data >= n:
+        area.notes.append(f'dump record #{seq}: header out of bounds; skipped')
+        return
+    if any(covered[k] for k in extent):
+        area.notes.append(f'dump record #{seq}: partly overwritten by newer dumps; skipped')
+        return
+    for k in extent:
+        covered[k] = 1
+    text = b''.join(ring[k * SECTOR:(k + 1) * SECTOR] for k in extent[1:])[:length]
+    if zlib.crc32(text) != crc:
+        area.notes.append(f'dump record #{seq}: text CRC mismatch (a torn write over it, or '
+                          f'damage on the medium); skipped')
+        return
+    if state == TRUNCATED:
+        area.notes.append(f'dump record #{seq} was larger than the dump area: only its '
+                          f'first {length // 1024} KiB were kept')
+    area.records.append(Record(seq, i, state, text))
+
+
+def read_area(path):
+    """The Area of a block device or image file (Error when there is none)."""
+    try:
+        with open(path, 'rb') as f:
+            disk = f.seek(0, os.SEEK_END) // SECTOR
+            first, count, where = find_partition(f, disk)
+            build_id = _check_header(_read(f, first, 1), count)
+            ring = _read(f, first + 1, count - 1)
+    except OSError as e:
+        raise Error(f'cannot read: {e.strerror}')
+    area = Area(path, first, count, build_id, where)
+    covered = bytearray(count - 1)
+    for rec in _records(ring, count - 1):
+        _take(area, ring, count - 1, covered, rec)
+    area.records.reverse()
+    return area
+
+
+def describe(area):
+    """One line saying what the area holds."""
+    return (f'{area.path}: dump area in {area.where} ({area.sectors * SECTOR // 1024} KiB, '
+            f'build id {area.build_id:016x}): {len(area.records)} dump(s)')
+
+
+def read_log(path):
+    """(log bytes, notes): the area's dumps oldest first, as one serial log."""
+    area = read_area(path)
+    return b''.join(r.text for r in area.records), [describe(area)] + area.notes

@@ -1,0 +1,34 @@
+/* autodump.c — trace.dump_after and dumps at a workload's end. */
+#include "trace/autodump.h"
+#include "console.h"
+#include "cpu.h"
+#include "format.h"
+#include "tsc.h"
+#include "perf/stats.h"
+#include "trace/dump.h"
+
+static uint32_t after_s;
+static uint64_t due_tsc;              /* 0: nothing pending */
+
+void autodump_init(uint32_t seconds)
+{
+    after_s = seconds;
+    due_tsc = seconds ? stats_boot_tsc() + tsc_from_us(seconds * 1000000ull) : 0;
+}
+
+void autodump_now(const char *trigger, const char *why)
+{
+    kprintf("trace: %s; dumping every ring\n", why);
+    const struct dump_request rq = { trigger, -1, 0, false };
+    dump_run(&rq);
+}
+
+void autodump_poll(void)
+{
+    if (!due_tsc || rdtsc() < due_tsc)
+        return;
+    due_tsc = 0;
+    char why[48];
+    ksnprintf(why, sizeof why, "trace.dump_after=%u reached", after_s);
+    autodump_now("timer", why);
+}

@@ -1,0 +1,351 @@
+"""Never lose the trace (issue 9): dumps on a fault and on an NMI with no
+key pressed, a hung CPU that does not stop a dump, the trace kept across a
+warm reset and dumped with `l`, and unattended dumps.
+
+Every dump is decoded with the real host decoder and checked like any
+other (test_trace.TraceCase.check_dump)."""
+import os
+import re
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+
+from test_trace import TraceCase, DUMP_TIMEOUT_S, SETTLE_S, event_name  # noqa: E402
+from btlib import dumpfmt                                                # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(HERE))
+DECODE = os.path.join(REPO, "scripts", "decode")
+DUMP_END = rb"^DUMP END[^\r\n]*\r?\n"
+NMI_QUIET_S = 3          # no second dump may follow an NMI within this time
+
+
+class Gdb:
+    """Just enough of QEMU's gdbstub (remote serial protocol) to read and
+    write guest memory: the only way to damage RAM the way a firmware or a
+    boot loader might between two boots."""
+
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.settimeout(30)
+        self.sock.connect(path)
+        self.buf = b""
+
+    def packet(self, body):
+        """Send one command, return its reply (stop notices skipped)."""
+        self.sock.sendall(f"${body}#{sum(body.encode()) & 0xFF:02x}".encode())
+        while True:
+            m = re.search(rb"\$([^#]*)#..", self.buf)
+            if not m:
+                self.buf += self.sock.recv(4096)
+                continue
+            self.buf = self.buf[m.end():]
+            self.sock.sendall(b"+")
+            if m.group(1)[:1] not in (b"T", b"S"):
+                return m.group(1).decode()
+
+    def read(self, addr, n):
+        return bytes.fromhex(self.packet(f"m{addr:x},{n:x}"))
+
+    def write(self, addr, data, chunk=512):
+        """In pieces: the stub's packet buffer holds 4 KiB of hex."""
+        for i in range(0, len(data), chunk):
+            piece = data[i:i + chunk]
+            reply = self.packet(f"M{addr + i:x},{len(piece):x}:{piece.hex()}")
+            if reply != "OK":
+                raise AssertionError(f"gdbstub write at {addr + i:#x}: {reply}")
+
+    def close(self):
+        self.sock.close()
+
+
+class FaultCase(TraceCase):
+
+    def wait_dump(self, m, start=0):
+        """The next dump the kernel writes by itself, decoded."""
+        m.wait_for(DUMP_END, DUMP_TIMEOUT_S, start=start)
+        dumps = dumpfmt.parse_log(m.output()[start:])
+        self.assertTrue(dumps, "no dump")
+        return dumps[0]
+
+    def decode_log(self, m, *args):
+        """scripts/decode of the serial log so far: exit status 0, output."""
+        path = os.path.join(REPO, "build", "test-logs", f"{self.id()}.dump.log")
+        with open(path, "wb") as f:
+            f.write(m.output())
+        r = subprocess.run([sys.executable, DECODE, path, *args],
+                           capture_output=True, text=True, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+        return r.stdout
+
+    def decode_ok(self, m, index):
+        """The dump `index` of the log decodes with exit status 0."""
+        return self.decode_log(m, "--dump", str(index))
+
+    def last_name(self, d, cpu):
+        return event_name(d, d.cpus[cpu].events[-1])
+
+
+class FaultDump(FaultCase):
+
+    def test_fault_dumps_without_a_key(self):
+        m, _ = self.boot(smp=2, cmdline="debug.fault=1")
+        d = self.wait_dump(m)
+        self.check_dump(d, online=2)
+        self.assertEqual(d.header.get("trigger"), "fault")
+        self.assertEqual(d.header.get("fault_cpu"), "1")
+        self.assertEqual(d.header.get("fault_vector"), "6")        # #UD
+        self.assertEqual(self.last_name(d, 1), "EXCEPTION", "CPU 1's last event")
+        self.assertEqual(d.cpus[1].events[-1].a0, 6)
+        self.decode_ok(m, 0)
+        m.wait_for(rb"EXCEPTION cpu=1 halted", 30)
+        # The boot CPU still answers keys after the fault dump.
+        d2 = self.dump(m)
+        self.assertTrue(d2.complete, d2.warnings)
+        self.assertEqual(self.last_name(d2, 1), "EXCEPTION", "nothing after it on CPU 1")
+
+    def test_freeze_keeps_the_evidence(self):
+        m, _ = self.boot(smp=2, cmdline="debug.fault=1 trace.on_fault=freeze")
+        m.wait_for(rb"recording stopped \(trace.on_fault=freeze\)", 60, start=0)
+        self.assertNotIn(b"DUMP BEGIN", m.output())
+        d = self.dump(m)
+        self.check_dump(d, online=2)
+        self.assertEqual(self.last_name(d, 1), "EXCEPTION")
+
+    def test_nmi_to_every_cpu_gives_one_dump(self):
+        # The point is many CPUs taking the same NMI at once.
+        m, _ = self.boot(smp=16)
+        time.sleep(SETTLE_S)
+        start = len(m.output())
+        m.qmp().command("inject-nmi")
+        d = self.wait_dump(m, start)
+        self.check_dump(d, online=16)
+        self.assertEqual(d.header.get("trigger"), "nmi")
+        self.assertEqual(d.header.get("fault_vector"), "2")
+        time.sleep(NMI_QUIET_S)
+        self.assertEqual(m.output()[start:].count(b"DUMP BEGIN"), 1, "one dump per NMI")
+        nmis = [c.cpu for c in d.cpus
+                if any(event_name(d, e) == "EXCEPTION" and e.a0 == 2 for e in c.events)]
+        self.assertEqual(nmis, list(range(16)), "each CPU recorded where the NMI found it")
+        # The machine goes on: keys still work.
+        self.assertTrue(self.dump(m).complete)
+        self.assertEqual(m.faults(), [])
+
+    def test_nmi_during_a_dump(self):
+        # The CPU writing the `d` dump takes the NMI too: it must neither
+        # wait for itself nor start a second dump inside its own; another
+        # CPU writes the NMI's dump once the first is done.
+        m, _ = self.boot(smp=2, cmdline="timer_hz=1000 trace.events=65536")
+        time.sleep(3 * SETTLE_S)                 # a dump long enough to hit
+        start = len(m.output())
+        m.send(b"d")
+        m.wait_for(rb"DUMP BEGIN", 60, start=start)
+        m.qmp().command("inject-nmi")
+        m.wait_for(DUMP_END, DUMP_TIMEOUT_S, start=start)
+        m.wait_for(DUMP_END, DUMP_TIMEOUT_S)
+        dumps = dumpfmt.parse_log(m.output()[start:])
+        self.assertEqual([d.header.get("trigger") for d in dumps], ["key", "nmi"])
+        for d in dumps:
+            self.check_dump(d, online=2)
+        marks = [(event_name(dumps[1], e), e.a0) for e in dumps[1].cpus[0].events
+                 if event_name(dumps[1], e) in ("DUMP_BEGIN", "DUMP_END", "EXCEPTION")]
+        self.assertEqual(marks[-3:], [("DUMP_BEGIN", 1), ("EXCEPTION", 2), ("DUMP_END", 1)],
+                         "CPU 0 took the NMI in the middle of its own dump")
+        self.assertTrue(self.dump(m).complete, "keys still work")
+
+
+class FaultInDump(FaultCase):
+
+    def test_fault_inside_a_dump_does_not_deadlock(self):
+        # Point the boot CPU's ring at a non-canonical address (through the
+        # gdbstub, machine stopped; tracing off so no CPU writes events):
+        # the `d` dump faults (#GP) copying that ring, on the CPU that holds
+        # the rings paused and the console. It must give both back: after
+        # the pointer is repaired, an NMI on the other CPU dumps completely.
+        sock = tempfile.mktemp(prefix="bt-gdb-")
+        m, _ = self.boot(smp=2, extra=["-gdb", f"unix:{sock},server=on,wait=off"])
+        self.addCleanup(lambda: os.path.exists(sock) and os.unlink(sock))
+        time.sleep(SETTLE_S)
+        m.send(b"t")
+        m.wait_for(rb"tracing off", 60)
+        at = int(re.search(r"kept across a warm reset at (0x[0-9a-f]+)", m.text()).group(1), 16)
+        m.qmp().command("stop")
+        gdb = Gdb(sock)
+        self.addCleanup(gdb.close)
+        rings_off = struct.unpack("<Q", gdb.read(at + 56, 8))[0]
+        slots_field = at + rings_off + 40              # struct ring: slots
+        good = gdb.read(slots_field, 8)
+        gdb.write(slots_field, struct.pack("<Q", 0x8000000000000000))
+        m.qmp().command("cont")
+        start = len(m.output())
+        m.send(b"d")
+        m.wait_for(rb"EXCEPTION cpu=0 hit its own dump", 60, start=start)
+        m.wait_for(rb"EXCEPTION cpu=0 halted", 60, start=start)
+        self.assertNotIn(b"DUMP BEGIN", m.output()[start:])
+        m.qmp().command("stop")
+        gdb.write(slots_field, good)
+        m.qmp().command("cont")
+        start = len(m.output())
+        m.qmp().command("inject-nmi")
+        d = self.wait_dump(m, start)
+        self.check_dump(d, online=2)
+        self.assertEqual((d.header.get("trigger"), d.header.get("fault_cpu")), ("nmi", "1"))
+        # The boot CPU is parked: CPU 1 reads the keys now.
+        self.assertRegex(m.text(), r"keys: CPU 1 reads the keys from now on")
+        self.check_dump(self.dump(m), online=2)
+
+
+class Hang(FaultCase):
+
+    def test_hung_cpu_does_not_stop_d_s_p(self):
+        m, _ = self.boot(smp=3, cmdline="debug.hang=2")
+        time.sleep(SETTLE_S + 1.5)
+        d = self.dump(m)
+        self.check_dump(d, online=3)
+        self.assertIn("2", d.header.get("silent_cpus", "").split(","), d.header)
+        self.assertRegex(m.text(), r"CPU 2 does not answer")
+        # It hangs inside a trace point: its reserved event is excluded.
+        self.assertEqual(d.header.get("busy_cpus"), "2", d.header)
+        self.assertRegex(m.text(), r"CPU 2 still writing after \d+ us")
+        self.assertEqual(d.cpus[2].excluded, 1)
+        for key, pattern in ((b"s", rb"events held per type:[^\r\n]*\r?\n"),
+                             (b"p", rb"cpu +seq +since boot")):
+            start = len(m.output())
+            m.send(key)
+            m.wait_for(pattern, 60, start=start)
+        self.assertTrue(self.dump(m).complete)
+        # A workload's jobs are posted to every CPU: the hung one is left
+        # out after a bounded wait, the run ends.
+        start = len(m.output())
+        m.send(b"4")
+        m.wait_for(rb"workload: tsc run=1 done", 180, start=start)
+        self.assertRegex(m.text(), r"CPU 2 .*(?:did not|never|not take)")
+
+
+class Reset(FaultCase):
+
+    def reset_and_compare(self, fw):
+        m, info = self.boot(smp=2, fw=fw, no_reboot=False)
+        self.assertEqual(info.get("prev_events"), "0", info)
+        time.sleep(SETTLE_S)
+        before = self.dump(m)
+        self.check_dump(before, online=2)
+        start = len(m.output())
+        m.qmp().command("system_reset")
+        m.wait_for(r"READY [^\r\n]*prev_events=(\d+)", 180, start=start)
+        again = re.findall(r"READY [^\r\n]*prev_events=(\d+)", m.text())
+        self.assertEqual(len(again), 2, "a second READY after the reset")
+        self.assertGreater(int(again[-1]), 0, "the previous boot's events were found")
+        self.assertRegex(m.text(), r"previous boot 1's trace kept at 0x[0-9a-f]+")
+        start = len(m.output())
+        m.send(b"l")
+        m.wait_for(DUMP_END, DUMP_TIMEOUT_S, start=start)
+        prev = dumpfmt.parse_log(m.output()[start:])[-1]
+        self.assertTrue(prev.complete, prev.warnings)
+        self.assertEqual(prev.header.get("boot"), "previous")
+        self.assertEqual(sum(len(c.events) for c in prev.cpus), int(again[-1]))
+        mine = {(e.cpu, e.seq): e for c in before.cpus for e in c.events}
+        shared = [e for c in prev.cpus for e in c.events if (e.cpu, e.seq) in mine]
+        self.assertGreater(len(shared), 100, "the dumps share the events before d")
+        for e in shared:
+            self.assertEqual(e, mine[(e.cpu, e.seq)], "an event changed across the reset")
+        for c in prev.cpus:
+            self.check_ring(prev, c)
+        self.decode_ok(m, -1)
+        listing = self.decode_log(m, "--list").splitlines()
+        self.assertRegex(listing[-1], r"\bprevious$")
+        self.assertRegex(listing[-2], r"\bthis$")
+        # After a second reset the newest kept trace is boot 2's.
+        start = len(m.output())
+        m.qmp().command("system_reset")
+        m.wait_for(r"previous boot 2's trace kept", 180, start=start)
+
+    def test_reset_keeps_rings_bios(self):
+        self.reset_and_compare("bios")
+
+    def test_reset_keeps_rings_uefi(self):
+        self.reset_and_compare("uefi")
+
+    def test_damaged_memory_is_said_and_left_out(self):
+        # Between the two boots, damage the kept region as a firmware might:
+        # CPU 0's ring structure and 64 of CPU 1's event slots.
+        sock = tempfile.mktemp(prefix="bt-gdb-")
+        m, _ = self.boot(smp=2, no_reboot=False,
+                         extra=["-gdb", f"unix:{sock},server=on,wait=off"])
+        self.addCleanup(lambda: os.path.exists(sock) and os.unlink(sock))
+        time.sleep(SETTLE_S)
+        before = self.dump(m)
+        at = int(re.search(r"kept across a warm reset at (0x[0-9a-f]+)", m.text()).group(1), 16)
+        m.qmp().command("stop")
+        gdb = Gdb(sock)
+        self.addCleanup(gdb.close)
+        # struct persist_header (src/trace/persist.h): the fields up to slots_off.
+        (magic, _, _, phys, _, boot, _, ncpus, cap, rings_off,
+         slots_off) = struct.unpack("<QIIQQQQIIQQ", gdb.read(at, 72))
+        self.assertEqual((magic, phys, boot, ncpus), (0x50454B4543415254, at, 1, 2))
+        gdb.write(at + rings_off + 40, b"\xff" * 8)          # CPU 0's ring: its slots pointer
+        first = 16
+        gdb.write(at + slots_off + (cap + first) * 32, bytes(64 * 32))  # CPU 1, seq 16..79
+        start = len(m.output())
+        m.qmp().command("system_reset")
+        m.qmp().command("cont")
+        m.wait_for(r"READY [^\r\n]*prev_events=[1-9]", 180, start=start)
+        self.assertRegex(m.text(), r"previous boot's ring of CPU 0 is damaged; left out")
+        self.assertRegex(m.text(), r"part of it was overwritten: 1 rings damaged, 64 events "
+                                   r"excluded; only what is intact is dumped")
+        start = len(m.output())
+        m.send(b"l")
+        m.wait_for(DUMP_END, DUMP_TIMEOUT_S, start=start)
+        prev = dumpfmt.parse_log(m.output()[start:])[-1]
+        self.check_dump(prev, online=1)
+        self.assertEqual(prev.cpus[0].events, [])
+        self.assertEqual(prev.cpus[1].excluded, 64)
+        seqs = {e.seq for e in prev.cpus[1].events}
+        self.assertFalse(seqs & set(range(first, first + 64)), "a cleared slot was decoded")
+        mine = {(e.cpu, e.seq): e for e in before.cpus[1].events}
+        shared = [e for e in prev.cpus[1].events if (e.cpu, e.seq) in mine]
+        self.assertGreater(len(shared), 50)
+        for e in shared:
+            self.assertEqual(e, mine[(e.cpu, e.seq)])
+
+    def test_frozen_fault_survives_a_reset(self):
+        # The use case: a fault, tracing frozen, the reset button, and the
+        # evidence read out on the next boot.
+        m, _ = self.boot(smp=2, no_reboot=False, cmdline="debug.fault=1 trace.on_fault=freeze")
+        time.sleep(SETTLE_S)
+        start = len(m.output())
+        m.qmp().command("system_reset")
+        m.wait_for(r"READY [^\r\n]*prev_events=[1-9]", 180, start=start)
+        start = len(m.output())
+        m.send(b"l")
+        m.wait_for(DUMP_END, DUMP_TIMEOUT_S, start=start)
+        prev = dumpfmt.parse_log(m.output()[start:])[-1]
+        self.check_dump(prev, online=2)
+        self.assertEqual(prev.header.get("boot"), "previous")
+        self.assertEqual(self.last_name(prev, 1), "EXCEPTION")
+        self.assertEqual(prev.cpus[1].events[-1].a0, 6)
+
+
+class Unattended(FaultCase):
+
+    def test_dump_after(self):
+        m, _ = self.boot(smp=2, cmdline="trace.dump_after=2")
+        d = self.wait_dump(m)
+        self.check_dump(d, online=2)
+        self.assertEqual(d.header.get("trigger"), "timer")
+        self.assertRegex(m.text(), r"trace.dump_after=2 reached")
+
+    def test_workload_dump(self):
+        m, _ = self.boot(smp=2, cmdline="workload=tsc:rounds=5,dump=1")
+        m.wait_for(rb"workload: tsc run=1 done", 120)
+        d = self.wait_dump(m)
+        self.check_dump(d, online=2)
+        self.assertEqual(d.header.get("trigger"), "workload")
+        self.assertIn("WORKLOAD_END", self.names(d, 0))
+        self.assertNotRegex(m.text(), r"workload: tsc: .*dump")    # dump= is no tsc parameter
