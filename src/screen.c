@@ -239,7 +239,8 @@ static void report(void)
     }
 }
 
-void screen_flush(void)
+/* Redraw what changed now, due or not, unless another CPU is drawing. */
+static void draw_now(void)
 {
     uint64_t now = rdtsc();
     if (backend == NONE || !spin_trylock(&draw_lock))
@@ -258,7 +259,7 @@ void screen_refresh(void)
 {
     uint64_t period = tsc_hz() / SCREEN_HZ;
     if (backend != NONE && (!live || rdtsc() - last_draw >= period))
-        screen_flush();
+        draw_now();
 }
 
 void screen_poll(void)

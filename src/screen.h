@@ -39,9 +39,5 @@ void screen_write(const char *s, unsigned long n);
 void screen_poll(void);
 /* The same without printing anything (for the dump's line sink). */
 void screen_refresh(void);
-/* Redraw what changed now, due or not (unless another CPU is drawing):
- * for a path that never returns to the idle loop, e.g. an exception
- * report on the boot CPU just before it parks. */
-void screen_flush(void);
 
 #endif
