@@ -10,7 +10,7 @@ closes the innermost open BEGIN of its pair with its a0, and the BEGINs
 above that one (whose ENDs never arrived: overwritten, damaged or still
 running at dump time) are reported as unmatched rather than drawn as
 overlapping slices.  This is the kernel's rule too (the `s` summary,
-src/perf/summary.c; docs/dump-format.md, "BEGIN/END pairs"), so both
+src/trace/pairing.c; docs/dump-format.md, "BEGIN/END pairs"), so both
 count the same pairs in the same rings.
 """
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 # Deeper than any real nesting (an IRQ inside work inside a dump): past it
 # the oldest open BEGIN is given up as unmatched, so a ring full of
-# orphans cannot make matching quadratic.
+# orphans cannot make matching quadratic. The kernel: PAIRING_DEPTH.
 MAX_DEPTH = 64
 
 

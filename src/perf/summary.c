@@ -9,63 +9,28 @@
 #include "tsc.h"
 #include "perf/stats.h"
 #include "trace/dump.h"
-#include "trace/schema.h"
+#include "trace/pairing.h"
 #include "trace/trace.h"
 
 #define MAX_TYPES 64
-/* Open BEGINs kept per CPU; past it the oldest is given up as unmatched
- * (the host's scripts/btlib/pairs.py uses the same depth). */
-#define MAX_DEPTH 64
 
 static uint64_t per_type[MAX_TYPES];
-/* Durations of BEGIN/END pairs (events.def TRACE_PAIR), by BEGIN type. */
+/* Durations of BEGIN/END pairs (trace/pairing.h: the rule the host's
+ * pairs.py uses too), by BEGIN type. */
 static struct minmax pair[MAX_TYPES];
-
-/* The nesting rule (docs/dump-format.md, "BEGIN/END pairs"): a per-CPU
- * stack of open BEGINs, walked in ring order. An END closes the innermost
- * open BEGIN of its pair with the same a0; the BEGINs above that one are
- * unmatched and dropped, and an END with no such BEGIN is unmatched. An
- * END whose TSC is before its BEGIN's makes no pair. */
-static struct open { uint16_t begin; uint64_t a0, tsc; } stack[MAX_DEPTH];
-static unsigned depth;
-
-static void push(const struct trace_event *ev)
-{
-    if (depth == MAX_DEPTH) {
-        memmove(stack, stack + 1, sizeof stack[0] * (MAX_DEPTH - 1));
-        depth--;
-    }
-    stack[depth++] = (struct open){ ev->type, ev->a0, ev->tsc };
-}
-
-static void close_pair(const struct trace_event *ev, uint16_t begin)
-{
-    for (unsigned k = depth; k-- > 0;) {
-        if (stack[k].begin != begin || stack[k].a0 != ev->a0)
-            continue;
-        if (ev->tsc >= stack[k].tsc && begin < MAX_TYPES)
-            minmax_add(&pair[begin], ev->tsc - stack[k].tsc);
-        depth = k;
-        return;
-    }
-}
+static struct pairing pairing;
 
 /* Count one CPU's events by type and time its BEGIN/END pairs. */
 static void scan(struct ring_snap *s)
 {
     struct trace_event ev;
-    uint64_t seq;
-    depth = 0;
+    uint64_t seq, ticks;
+    uint16_t begin;
+    pairing_reset(&pairing);
     while (ring_snap_next(s, &ev, &seq)) {
         per_type[ev.type < MAX_TYPES ? ev.type : 0]++;
-        const struct trace_event_info *info = trace_event_info(ev.type);
-        uint16_t partner = trace_pair_of(ev.type);
-        if (!info || !partner)
-            continue;
-        if (info->kind == TRACE_KIND_BEGIN)
-            push(&ev);
-        else if (info->kind == TRACE_KIND_END)
-            close_pair(&ev, partner);
+        if (pairing_feed(&pairing, &ev, &begin, &ticks) && begin < MAX_TYPES)
+            minmax_add(&pair[begin], ticks);
     }
 }
 
