@@ -13,11 +13,11 @@ decoded dump and turns their events into plain, JSON-ready results:
 Events are found by name in the dump's own event table, never by a
 hard-coded id, and workloads by the dump's own %W lines (src/trace/
 workloads.def: id, name, result events); WORKLOAD_IDS and RESULT_EVENTS
-below only serve dumps without %W lines (kernels before it) and any
-workload such a dump does not declare.  A run is delimited by the WORKLOAD_BEGIN/WORKLOAD_END
-events (a0 = workload id, a1 = run number); a result event belongs to the
-run of its workload whose END is the first at or after it (so a run whose
-BEGIN the ring overwrote still gets its results).  The stress workload is
+below only serve dumps without %W lines (kernels before them).  A run is
+delimited by the WORKLOAD_BEGIN/WORKLOAD_END events (a0 = workload id,
+a1 = run number); a result event belongs to the run of its workload whose
+END is the first at or after it (so a run whose BEGIN the ring overwrote
+still gets its results).  The stress workload is
 checked event by event by verify_stress(); the bench workload prints its
 table as BENCH lines instead (bench_lines()).
 """
@@ -96,16 +96,11 @@ def type_ids(dump: Dump) -> dict[str, int]:
 
 def declared(dump: Dump) -> tuple[dict[int, str], dict[str, str]]:
     """(workload id -> name, result event name -> workload name) of a dump:
-    what its %W lines declare, the built-in table for the rest."""
-    ids = {i: n for i, n in WORKLOAD_IDS.items()}
-    results = dict(RESULT_EVENTS)
-    for w in dump.workloads.values():
-        ids = {i: n for i, n in ids.items() if i != w.id and n != w.name}
-        results = {ev: n for ev, n in results.items() if n != w.name}
-        ids[w.id] = w.name
-    for w in dump.workloads.values():
-        results.update((ev, w.name) for ev in w.results)
-    return ids, results
+    what its %W lines declare; the built-in table for a dump without them."""
+    if not dump.workloads:
+        return dict(WORKLOAD_IDS), dict(RESULT_EVENTS)
+    ids = {w.id: w.name for w in dump.workloads.values()}
+    return ids, {ev: w.name for w in dump.workloads.values() for ev in w.results}
 
 
 def runs(dump: Dump) -> list[Run]:
