@@ -288,8 +288,8 @@ class DumpBuilder:
         return types
 
     def _workloads(self) -> dict[int, Workload]:
-        """The %W lines that arrived whole (a damaged one is left out, and
-        host tools fall back to their own table for that workload)."""
+        """The workloads whose %W lines arrived whole (a damaged one is left
+        out with a warning: its runs are not found)."""
         out = {}
         for i, f in sorted(self.workload_fields.items()):
             if 'name' not in f or 'results' not in f:
