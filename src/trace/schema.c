@@ -35,3 +35,19 @@ const struct workload_decl workload_decl[WORKLOAD_COUNT] = {
 #define WORKLOAD(id, ENUM, name, key, results, desc) { id, key, #name, results, desc },
 #include "trace/workloads.def"
 };
+
+/* Two workloads with one id or one key fail to compile: duplicate case
+ * labels. Never called. */
+static inline void workload_ids_and_keys_are_unique(int v)
+{
+    switch (v) {
+#define WORKLOAD(id, ENUM, name, key, results, desc) case id:
+#include "trace/workloads.def"
+        break;
+    }
+    switch (v) {
+#define WORKLOAD(id, ENUM, name, key, results, desc) case key:
+#include "trace/workloads.def"
+        break;
+    }
+}
