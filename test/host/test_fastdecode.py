@@ -30,6 +30,7 @@ sys.path.insert(0, os.path.join(REPO, 'scripts'))
 from btlib import dumpfmt, fastdecode                      # noqa: E402
 from btlib.export_csv import write_csv                      # noqa: E402
 from btlib.export_text import write_text                    # noqa: E402
+from btlib.stats import write_stats                         # noqa: E402
 from btlib.model import CpuInfo, Dump, Event, EventType     # noqa: E402
 from btlib.timeline import Timeline                         # noqa: E402
 
@@ -402,6 +403,19 @@ class NativeWriters(unittest.TestCase):
                 lost += exported(write_text, d).count('*LOST*')
         self.assertGreater(lost, 10, 'the logs must show LOST markers')
 
+    def test_stats_from_records(self):
+        """--stats from packed records builds no Event objects and prints
+        what it prints from Events."""
+        for i, log in enumerate(BothPaths.logs(None)):
+            for d in dumpfmt.parse_log(log):
+                with self.subTest(log=i, dump=d.index):
+                    packed = packed_copy(d)
+                    out = io.StringIO()
+                    write_stats(Timeline(packed), out)
+                    self.assertTrue(all(c.__dict__.get('_events') is None
+                                        for c in packed.cpus), 'Events were built')
+                    self.assertEqual(out.getvalue(), exported(write_stats, d, native=False))
+
     def test_ties_phases_signed_and_extremes(self):
         """Equal keys, phases by name, signed arguments, TSC at 2**64 - 1,
         unknown types, holes at both ends and in the middle, a seq wrap."""
@@ -428,6 +442,7 @@ class NativeWriters(unittest.TestCase):
                          phases=phases, complete=True, end_events=10, damaged_lines=0,
                          missing_lines=0, warnings=[])
                 self.compare(d, f'hz={hz} phases={bool(phases)}')
+                self.assertEqual(exported(write_stats, d), exported(write_stats, d, native=False))
         self.assertIn('*LOST*', exported(write_text, d))
 
 
