@@ -72,6 +72,8 @@ def _load():
                     rows.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
                                      ctypes.c_void_p, ctypes.c_size_t,
                                      ctypes.POINTER(ctypes.c_size_t)]
+                lib.bt_ctf_events.restype = None
+                lib.bt_ctf_events.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p]
                 _lib = lib
     return _lib
 
@@ -276,6 +278,17 @@ def text_writer(views: dict, phases: dict, t0: int, hz: int, heads: dict, int_w:
     x = _Text(ctypes.pointer(ctx), arr, len(keys), int_w, row_max)
     x.keep = (ctx, arr, texts)
     return _rows(_load().bt_text_rows, x, row_max)
+
+
+CTF_EVENT_SIZE = 31          # ctfout.h BT_CTF_EVENT_SIZE: export_ctf.EVENT.size
+
+
+def ctf_events(records: bytes) -> bytes:
+    """The CTF stream bytes of records' events (export_ctf.EVENT each)."""
+    n = len(records) // RECORD_SIZE
+    out = ctypes.create_string_buffer(max(1, n * CTF_EVENT_SIZE))
+    _load().bt_ctf_events(records, n, out)
+    return out.raw[:n * CTF_EVENT_SIZE]
 
 
 SEQ_WORD, RECORD_WORDS = 2, RECORD_SIZE // 4      # a record's seq: its 3rd u32
