@@ -8,6 +8,7 @@
 #include "percpu.h"
 #include "serial.h"
 #include "smp.h"
+#include "status.h"
 #include "tsc.h"
 #include "perf/stats.h"
 #include "trace/dumpstick.h"
@@ -82,7 +83,8 @@ void dump_stop_tracing(void)
 static void to_console(void *ctx, const char *s, size_t n)
 {
     (void)ctx;
-    console_write_locked(s, n);
+    console_write_uart_locked(s, n);    /* the lines go to the UART only */
+    status_dump_line(s, n);             /* the screen shows progress */
 }
 
 static unsigned collect(struct ring *rings[MAX_CPUS])

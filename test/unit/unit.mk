@@ -20,6 +20,7 @@ UNIT_SRCS_wlargs := src/perf/wlargs.c src/format.c
 UNIT_SRCS_median := src/perf/median.c
 UNIT_SRCS_stresssum :=
 UNIT_SRCS_baselines := src/perf/baselines.c
+UNIT_SRCS_fbdraw := src/fbdraw.c src/font8x16.c
 # UARTs: the SPCR table and PCI serial controllers
 UNIT_SRCS_spcr := src/spcr.c src/format.c
 UNIT_SRCS_uartpci := src/uartpci.c src/format.c
