@@ -24,13 +24,14 @@
 #include "tsc.h"
 #include "tsc_sync.h"
 #include "uartsel.h"
-#include "perf/stats.h"
+#include "uptime.h"
 #include "perf/workload.h"
 #include "trace/autodump.h"
 #include "trace/dump.h"
 #include "trace/dumpstick.h"
 #include "trace/prevboot.h"
 #include "trace/rings.h"
+#include "trace/snapshot.h"
 #include "trace/trace.h"
 
 #define MB2_INFO_MAX      (1u << 20)
@@ -55,7 +56,7 @@ static __attribute__((noreturn)) void idle(void);
 void kmain(uint32_t magic, const void *info)
 {
     percpu_install(0);                      /* GS_BASE -> cpus[0] first */
-    stats_mark_boot();                      /* uptime counts from here */
+    uptime_mark_boot();                     /* uptime counts from here */
     boot_phase(TRACE_PHASE_ENTRY, 0);       /* buffered until the ring exists */
     read_boot_info(magic, info);            /* multiboot2 tags, copied out */
     cmdline_parse(mb.cmdline, &cfg);        /* options; bad values -> warnings */
@@ -177,7 +178,8 @@ static void trace_setup(void)
     }
     trace_set_mask((cfg.trace_off ? 0 : TRACE_ENABLE) | cats);
     uint32_t n = madt.enabled && madt.enabled < cpu_limit() ? madt.enabled : cpu_limit();
-    rings_init(cfg.trace_events, n, prevboot_next_boot());
+    if (rings_init(cfg.trace_events, n, prevboot_next_boot()))
+        snapshot_init(rings_capacity(), n);      /* shadows: dumps pause for a copy only */
     rings_attach(0);
 }
 

@@ -10,7 +10,7 @@
  *     %C 9 cpu=0 apic=0 ...      that CPU's counters
  *     DUMP END dump=3 events=65536 lines=2400
  *
- * Call it on rings that hold still: the shadow copies dump_freeze() takes
+ * Call it on rings that hold still: the shadow copies snapshot_take() takes
  * (tracing runs on meanwhile), or, without shadow memory, the live rings
  * with tracing paused (trace_pause + trace_quiesce). Events still in
  * flight when a ring was frozen are excluded and counted, never garbled. */
