@@ -10,6 +10,7 @@
 #include "gdt.h"
 #include "hotkey.h"
 #include "idt.h"
+#include "inputpoll.h"
 #include "ioapic.h"
 #include "lapic.h"
 #include "madt.h"
@@ -47,6 +48,7 @@ static void read_boot_info(uint32_t magic, const void *info);
 static void console_setup(void);
 static void acpi_setup(void);
 static uint32_t cpu_limit(void);
+static __attribute__((noreturn)) void ap_online(uint32_t index);
 static void trace_setup(void);
 static void serial_irq_setup(void);
 static void check_cpu_options(void);
@@ -64,7 +66,7 @@ void kmain(uint32_t magic, const void *info)
     exception_set_on_fault((enum on_fault)cfg.on_fault);  /* trace.on_fault= */
     console_setup();                        /* legacy COM port, EGA screen, banner */
     gdt_init_cpu(0);                        /* this CPU's GDT and TSS */
-    idt_init();                             /* all 256 vectors; faults report */
+    idt_init(exception_handle);             /* all 256 vectors; faults report */
     idt_load();
     pic_disable();                          /* 8259s remapped and masked */
     mem_init(&mb);                          /* allocator over the memory map */
@@ -81,7 +83,7 @@ void kmain(uint32_t magic, const void *info)
     boot_phase(TRACE_PHASE_TSC_CALIBRATED, tsc_hz());
     timer_init(cfg.timer_hz);               /* LAPIC timer calibrated on the TSC */
     boot_phase(TRACE_PHASE_SMP_START, 0);
-    smp_start(&madt, cpu_limit(), &smp);    /* INIT/SIPI/SIPI, bounded wait */
+    smp_start(&madt, cpu_limit(), &smp, ap_online); /* INIT/SIPI/SIPI, bounded wait */
     boot_phase(TRACE_PHASE_SMP_DONE, smp.online);
     check_cpu_options();                    /* debug.fault= names a CPU that runs? */
     smp_release();                          /* APs join the warp check */
@@ -91,6 +93,7 @@ void kmain(uint32_t magic, const void *info)
     boot_phase(TRACE_PHASE_TIMER_START, timer_hz());
     rings_keep_facts();                     /* TSC rate, APIC ids for the next boot */
     hotkey_init();                          /* PS/2 keyboard, if any */
+    inputpoll_set(hotkey_poll);             /* keys read inside long workloads */
     dumpstick_init(cfg.dump_to);            /* trace.dump_to=: dumps to the boot stick too */
     serial_irq_setup();                     /* ISA UART input by interrupt, else polled */
     print_ready();                          /* the one READY line */
@@ -102,7 +105,7 @@ void kmain(uint32_t magic, const void *info)
 }
 
 /* An AP after smp.c has installed its per-CPU state. */
-__attribute__((noreturn)) void ap_online(uint32_t index)
+static __attribute__((noreturn)) void ap_online(uint32_t index)
 {
     rings_attach(index);                    /* first: everything after is traced */
     trace(AP_ONLINE, index, cpus[index].apic_id);
