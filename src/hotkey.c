@@ -12,6 +12,7 @@
 #include "trace/prevboot.h"
 #include "trace/table.h"
 #include "trace/trace.h"
+#include "usb/hid.h"
 
 #define POLL_BUDGET 64                /* keys handled per wake-up */
 
@@ -104,9 +105,16 @@ void hotkey_poll(void)
             continue;
         }
         c = keyboard_poll(&sc);
+        if (c >= 0) {
+            trace(KBD_RX, sc, 0);
+            input(c);
+            continue;
+        }
+        uint8_t usage, mods;
+        c = hid_key_poll(&usage, &mods);
         if (c < 0)
             return;
-        trace(KBD_RX, sc, 0);
+        trace(USB_KEY, usage, mods);
         input(c);
     }
 }

@@ -1,4 +1,5 @@
-/* hotkey.h — single-key commands on COM1 and the PS/2 keyboard.
+/* hotkey.h — single-key commands on COM1, the PS/2 keyboard and USB
+ * keyboards (usb/hid.h).
  *
  *   d  dump every CPU's ring (machine format)   p  newest events, readable
  *   t  tracing on/off                           c  clear rings and counters

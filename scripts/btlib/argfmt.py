@@ -6,13 +6,18 @@ the argument values from a tuple ((a0, a1) for an event, (a0, a1, a0', a1')
 for a BEGIN/END pair).  Boot phases are looked up by number and shown by
 name; numbers the table does not name stay numbers.
 
+Arguments the event table declares signed are shown as the int64_t they
+hold (-5, not 18446744073709551611), through model.as_signed.
+
 JSON viewers read numbers as doubles, exact only below 2^53: larger
 values (addresses, full 64-bit arguments) are written as hex strings
-("0xffffffff80001234") rather than silently rounded.
+("0xffffffff80001234", "-0x20000000000000") rather than silently rounded.
 """
 
 import json
 from operator import itemgetter
+
+from .model import as_signed
 
 
 def _escape(text):
@@ -23,20 +28,37 @@ JS_EXACT = 1 << 53
 
 
 def _json_safe(v):
-    return v if v < JS_EXACT else f'"{v:#x}"'
+    return v if -JS_EXACT < v < JS_EXACT else f'"{v:#x}"'
 
 
-def make_formatter(fields, phases, style):
-    """make_formatter_raw(), plus, for JSON, big numbers as hex strings."""
+def make_formatter(fields, phases, style, signed=()):
+    """make_formatter_raw(), plus the values at indices `signed` read as
+    int64_t, and, for JSON, big numbers as hex strings."""
     fmt = make_formatter_raw(fields, phases, style)
-    if style != 'json' or not fields:
+    if not fields:
         return fmt
+    if style == 'json':
+        fmt = _json_guard(fmt)
+    if signed:
+        fmt = _signed_view(fmt, tuple(signed))
+    return fmt
 
+
+def _json_guard(fmt):
     def json_formatter(values):
-        if max(values) < JS_EXACT:
+        if max(values) < JS_EXACT and min(values) > -JS_EXACT:
             return fmt(values)
         return fmt(tuple(_json_safe(v) for v in values))
     return json_formatter
+
+
+def _signed_view(fmt, indices):
+    def signed_formatter(values):
+        values = list(values)
+        for i in indices:
+            values[i] = as_signed(values[i])
+        return fmt(tuple(values))
+    return signed_formatter
 
 
 def make_formatter_raw(fields, phases, style):

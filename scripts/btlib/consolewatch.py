@@ -21,10 +21,11 @@ EVENTS_FIELD = re.compile(rb' events=(\d+)')
 EVENT_LINE_TAG = b'%E'      # docs/dump-format.md: one line, a run of events
 
 
-def events_in(line):
-    """How many events an intact '%E' line carries (0 when damaged)."""
+def events_in(line, seed=0):
+    """How many events an intact '%E' line carries (0 when damaged); seed:
+    its dump's (dumpfmt.begin_seed)."""
     try:
-        return len(dumpfmt._decode_event_line(line).events)
+        return len(dumpfmt._decode_event_line(line, seed).events)
     except dumpfmt._Damaged:
         return 0
 
@@ -46,6 +47,7 @@ class ConsoleWatch:
         self.in_dump = False
         self.dump_events = 0          # events carried by the current/last dump's %E lines
         self.dump_expected = None     # from the DUMP BEGIN metadata, if it says
+        self.dump_seed = 0            # its lines' CRC seed (format v2)
         self.dump_bytes = 0
 
     def feed(self, data):
@@ -73,6 +75,7 @@ class ConsoleWatch:
             self.dump_events = 0
             self.dump_bytes = len(line)
             self.dump_expected = announced_events(line)
+            self.dump_seed = dumpfmt.begin_seed(line)
             return 'dump_begin'
         if DUMP_END_MARK.search(line):
             if not self.in_dump:
@@ -82,7 +85,7 @@ class ConsoleWatch:
             return 'dump_end'
         if self.in_dump:
             if line.startswith(EVENT_LINE_TAG):
-                self.dump_events += events_in(line)
+                self.dump_events += events_in(line, self.dump_seed)
             return None
         if READY_MARK.search(line):
             self.ready_lines += 1

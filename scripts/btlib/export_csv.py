@@ -11,9 +11,10 @@ ns       nanoseconds since the first event of the dump (integer, floor)
 type     numeric event type; name: its name from the dump's event table
          (UNKNOWN_<type> when the table does not list it)
 flags    the record's flag byte
-a0, a1   the two raw 64-bit arguments, decimal
+a0, a1   the two raw 64-bit arguments, unsigned decimal (the exact record)
 args     the arguments named, as the text output shows them
-         ('tick=12 lateness_tsc=40', 'phase=SMP_START')
+         ('tick=12 lateness_tsc=-40', 'phase=SMP_START'): arguments the
+         event table declares signed as signed numbers
 
 Rows are in timeline order: by tsc, then cpu, then seq.  Lost events are
 not rows; decode reports them on stderr.

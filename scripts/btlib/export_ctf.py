@@ -9,8 +9,9 @@ CPU, `stream_NN`.  Everything is little-endian and byte-aligned:
                   u64 events_discarded, u32 cpu_id
   event header    tsc timestamp, u16 id
   event context   u32 seq, u8 flags
-  event fields    two u64, named from the dump's event table (a0/a1 where
-                  the table leaves an argument unnamed)
+  event fields    two 64-bit integers, named from the dump's event table
+                  (a0/a1 where it leaves an argument unnamed): int64_t for
+                  the arguments the table declares signed, else uint64_t
 
 `tsc` is a u64 mapped onto `clock tsc { freq = <tsc_hz>; }`, so readers
 print real times, and `babeltrace2 --clock-cycles` prints the raw TSC.
@@ -33,6 +34,7 @@ import struct
 import uuid as uuidlib
 
 from .losses import holes, unplaced
+from .model import signed_args
 from .timeline import PHASE_ARG, identifier
 
 CTF_MAGIC = 0xC1FC1FC1
@@ -86,6 +88,7 @@ typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
 typealias integer { size = 16; align = 8; signed = false; } := uint16_t;
 typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
 typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
+typealias integer { size = 64; align = 8; signed = true; } := int64_t;
 typealias integer { size = 64; align = 8; signed = false; map = clock.tsc.value; } := tsc_t;
 
 trace {
@@ -166,8 +169,10 @@ def _event_decl(tl, type_id):
              f'\tid = {type_id};',
              f'\tstream_id = {STREAM_ID};',
              '\tfields := struct {']
-    for arg, field in zip(args, _field_names(t)):
-        ftype = PHASE_TYPE if arg == PHASE_ARG and tl.dump.phases else 'uint64_t'
+    signed = signed_args(t)
+    for i, (arg, field) in enumerate(zip(args, _field_names(t))):
+        ftype = PHASE_TYPE if arg == PHASE_ARG and tl.dump.phases else \
+            'int64_t' if i in signed else 'uint64_t'
         lines.append(f'\t\t{ftype} {field};')
     return lines + ['\t};', '};']
 

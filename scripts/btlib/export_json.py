@@ -11,7 +11,8 @@ Layout (see docs/host-tools.md):
   (args: events, first_seq, cause; see export_text.py);
 - the timer tick rate of each CPU is a `C` counter "tick rate CPU n" (Hz),
   from the period between successive IRQ_TIMER_BEGIN events;
-- argument values of 2^53 and above are hex strings (see argfmt.py);
+- signed arguments (the event table says which) are negative numbers when
+  negative; values of magnitude 2^53 and above are hex strings (argfmt.py);
 - `ts`/`dur` are microseconds with three decimals (nanosecond resolution)
   since the first event: small numbers every viewer handles exactly.
 The top-level object also carries `otherData` with the dump's header.
@@ -68,9 +69,10 @@ class _Writer:
                     fields.append((n, 2 + i, is_phase))
                 elif i != 0:       # a0 is equal in both halves: matching says so
                     fields.append(('end_' + n, 2 + i, is_phase))
+            signed = b.signed + tuple(2 + i for i in e.signed)
             parts = self._slice[key] = (
                 f'{{"name":{json.dumps(b.base)},"cat":{json.dumps(b.category)},"ph":"X","ts":',
-                make_formatter(fields, self.tl.phases, 'json'))
+                make_formatter(fields, self.tl.phases, 'json', signed))
         return parts
 
     def slice(self, s):

@@ -18,10 +18,15 @@ KIND_WORDS = {'overwritten': 'overwritten (ring wrapped)',
 MAX_WARNINGS = 20            # parser warnings shown before "... and N more"
 
 
+UNATTRIBUTED_ROW = '?'      # the loss table's row for losses no CPU can be given
+
+
 def per_cpu(dump):
-    """{cpu: {kind: n}} for CPUs that lost anything."""
+    """{cpu: {kind: n}} for CPUs that lost anything, or whose counters line
+    was lost (their figures are lower bounds: they are shown even at 0)."""
+    blind = {c.cpu for c in dump.cpus if not c.summary_seen}
     return {cpu: m for cpu, m in dump.missing_events().items()
-            if any(m.get(k, 0) for k in LOSS_KINDS)}
+            if cpu in blind or any(m.get(k, 0) for k in LOSS_KINDS)}
 
 
 def totals(dump):
@@ -29,6 +34,7 @@ def totals(dump):
     for m in dump.missing_events().values():
         for k in LOSS_KINDS:
             out[k] += m.get(k, 0)
+    out['damaged'] += dump.unattributed
     return out
 
 
@@ -36,6 +42,18 @@ def transit_damage(dump):
     """True when something was lost between the kernel and this file."""
     t = totals(dump)
     return bool(t['damaged'] or t['seq_gaps'] or dump.damaged_lines or dump.missing_lines)
+
+
+def _unattributed_lines(dump):
+    """The loss table's '?' row and what it means, when DUMP END's total
+    exceeds what the CPUs account for and no one CPU can take the rest."""
+    n = dump.unattributed
+    if not n:
+        return [], []
+    cpus = ', '.join(map(str, dump.unattributed_cpus)) or 'unknown'
+    row = [UNATTRIBUTED_ROW, 0, 0, n, 0]
+    return [row], [f'{UNATTRIBUTED_ROW}: {n} events lost with counters lines, not attributable '
+                   f'to one CPU (CPUs without counters: {cpus})']
 
 
 def _pinned_hole(c, index, count):
@@ -106,10 +124,12 @@ def report(dump, ticks_ns):
         lines.append(f'{dump.damaged_lines} damaged lines skipped, '
                      f'{dump.missing_lines} lines missing')
     lossy = per_cpu(dump)
-    if lossy:
+    extra_rows, notes = _unattributed_lines(dump)
+    if lossy or extra_rows:
         lines.append('events missing per CPU:')
         rows = [[cpu] + [m.get(k, 0) for k in LOSS_KINDS] for cpu, m in sorted(lossy.items())]
-        lines += format_table(['CPU'] + [k.upper() for k in LOSS_KINDS], rows)
+        lines += format_table(['CPU'] + [k.upper() for k in LOSS_KINDS], rows + extra_rows)
+        lines += notes
         t = totals(dump)
         lines.append(f'in all {sum(t.values())} events missing: '
                      + ', '.join(f'{t[k]} {KIND_WORDS[k]}' for k in LOSS_KINDS if t[k]))

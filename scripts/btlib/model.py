@@ -30,6 +30,18 @@ SEQ_MOD = 1 << 32                    # Event.seq is the record's u32
 U64_MASK = (1 << 64) - 1
 
 KINDS = ('instant', 'begin', 'end')
+INT64_SIGN = 1 << 63
+
+
+def as_signed(v: int) -> int:
+    """A u64 argument read as the int64_t a signed argument holds
+    (2^64 - 5 -> -5). Every exporter shows signed arguments through this."""
+    return v - (1 << 64) if v & INT64_SIGN else v
+
+
+def signed_args(t: 'EventType | None') -> tuple[int, ...]:
+    """Indices (0 = a0, 1 = a1) of the arguments type t declares signed."""
+    return tuple(i for i in (0, 1) if t is not None and t.signed[i])
 
 
 @dataclass
@@ -42,6 +54,8 @@ class EventType:
     args: tuple[str, str]      # names of a0 and a1 ('' when unused)
     description: str = ''
     pinned: bool = False       # also kept in the CPU's never-overwritten boot log
+    signed: tuple[bool, bool] = (False, False)   # a0, a1 are two's-complement (int64)
+    damaged: bool = False      # its %T line was damaged: name and argument names unknown
 
 
 @dataclass(slots=True)
@@ -107,6 +121,9 @@ class Dump:
     truncated: bool = False    # the log ended (or a new dump began) before DUMP END
     noise_lines: int = 0       # console lines interleaved with the dump
     lines: int = 0             # dump lines that arrived intact
+    previous_boot: bool = False  # the rings of the boot before the one that dumped (boot=previous)
+    unattributed: int = 0      # events lost with counters lines, not attributable to one CPU
+    unattributed_cpus: list[int] = field(default_factory=list)   # the CPUs it may belong to
 
     def events(self) -> list[Event]:
         """All CPUs' events merged by (tsc, cpu, seq)."""

@@ -13,6 +13,7 @@ they are shown as UNKNOWN_<id> with both raw arguments, and counted.
 import re
 
 from .argfmt import make_formatter
+from .model import signed_args
 
 NS_PER_S = 1_000_000_000
 # Used only when a dump does not say its TSC rate: times then read as ticks.
@@ -39,7 +40,7 @@ def pair_base(name):
 
 class TypeView:
     """Everything an exporter needs about one event type, computed once."""
-    __slots__ = ('id', 'name', 'category', 'kind', 'base', 'fields', 'text', 'json')
+    __slots__ = ('id', 'name', 'category', 'kind', 'base', 'fields', 'signed', 'text', 'json')
 
     def __init__(self, type_id, t, phases):
         self.id = type_id
@@ -51,8 +52,9 @@ class TypeView:
         # unknown type shows both raw arguments as a0/a1 so nothing is lost.
         names = tuple(t.args)[:2] if t is not None else RAW_ARG_NAMES
         self.fields = [(n, i, n == PHASE_ARG) for i, n in enumerate(names) if n]
-        self.text = make_formatter(self.fields, phases, 'text')
-        self.json = make_formatter(self.fields, phases, 'json')
+        self.signed = signed_args(t)
+        self.text = make_formatter(self.fields, phases, 'text', self.signed)
+        self.json = make_formatter(self.fields, phases, 'json', self.signed)
 
 
 class Timeline:

@@ -9,6 +9,7 @@
 #include "uptime.h"
 #include "trace/dumpstick.h"
 #include "trace/encode.h"
+#include "trace/dumpid.h"
 #include "trace/rings.h"
 #include "trace/snapshot.h"
 #include "trace/trace.h"
@@ -76,7 +77,7 @@ uint64_t dump_run(const struct dump_request *rq)
         { f.busy[0] ? "busy_cpus" : NULL, f.busy, 0 },
     };
     const struct dump_meta meta = { no, tsc_hz(), apic, extras, sizeof extras / sizeof extras[0],
-                                    false };
+                                    boot_nonce(), false };
     uint64_t events = encode(&meta, f.rings, f.n, stick_ok(rq));
     snapshot_release(&f);
     if (!rq->quiet)
@@ -98,7 +99,7 @@ uint64_t dump_rings_of_previous_boot(struct ring *const rings[], unsigned n, uin
         return 0;
     uint32_t no = ++dumps;
     trace(DUMP_BEGIN, no, 0);
-    const struct dump_meta meta = { no, hz, apic_ids, extras, nextras, true };
+    const struct dump_meta meta = { no, hz, apic_ids, extras, nextras, boot_nonce(), true };
     uint64_t events = encode(&meta, rings, n, me() == 0);
     snapshot_unclaim();
     trace(DUMP_END, no, events);

@@ -5,10 +5,15 @@
  *   text lines   "%X <line> key=value ... *CCCCCCCC" (CRC of the text
  *                before " *", 8 upper-case hex digits);
  *   event lines  "%E" + base64(payload + crc32(payload) as 4 bytes LE).
+ * Every CRC after DUMP BEGIN's starts from the dump's seed, the CRC of its
+ * 12-byte id (nonce, dump number; little-endian): crc32(seed, data) is the
+ * CRC of id + data, so a line only checks out inside its own dump.
  * Every event line restarts the predictors, so it decodes on its own. */
 #include "trace/encode.h"
+#include "format.h"
 #include "trace/predict.h"
 #include "trace/crc32.h"
+#include "trace/dumpid.h"
 #include "trace/trace.h"
 
 #define TAG_META     "%M"
@@ -29,6 +34,7 @@ _Static_assert((EV_LINE_BYTES * 4 + 2) / 3 + 2 <= DUMP_LINE_MAX,
 
 struct enc {
     const struct dump_sink *sink;
+    uint32_t seed;               /* CRC start of every line: 0 for DUMP BEGIN */
     uint32_t line_no;            /* of the line being built */
     uint64_t events;
     char     text[DUMP_LINE_MAX + 2];
@@ -42,19 +48,6 @@ struct enc {
 };
 
 /* ---- small formatting helpers ------------------------------------------- */
-
-static unsigned fmt_u64(char *out, uint64_t v)
-{
-    char tmp[20];
-    unsigned n = 0, i = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        out[i++] = tmp[--n];
-    return i;
-}
 
 static unsigned str_len(const char *s)
 {
@@ -105,9 +98,8 @@ static void tl_begin(struct enc *e, const char *tag, const char *word)
         e->tag[1] = tag[1];
         e->tag[2] = 0;
         put_chars(e, tag, 2);
-        char num[20];
-        put_chars(e, " ", 1);
-        put_chars(e, num, fmt_u64(num, e->line_no));
+        char num[12];
+        put_chars(e, num, (unsigned)ksnprintf(num, sizeof num, " %u", e->line_no));
     } else {
         put_chars(e, word, str_len(word));
     }
@@ -115,13 +107,10 @@ static void tl_begin(struct enc *e, const char *tag, const char *word)
 
 static void tl_end(struct enc *e)
 {
-    static const char hex[] = "0123456789ABCDEF";
-    uint32_t crc = crc32_update(0, e->text, e->len);
+    uint32_t crc = crc32_update(e->seed, e->text, e->len);
     e->text[e->len++] = ' ';
     e->text[e->len++] = '*';
-    for (int i = 7; i >= 0; i--)
-        e->text[e->len++] = hex[(crc >> (4 * i)) & 15];
-    e->text[e->len++] = '\n';
+    e->len += (unsigned)ksnprintf(e->text + e->len, 10, "%08X\n", crc);
     emit(e, e->text, e->len);
 }
 
@@ -173,11 +162,17 @@ static void tl_put(struct enc *e, const char *key, const char *val, bool spaces)
         e->text[e->len++] = clean_val(val[i], spaces);
 }
 
-static void tl_put_u64(struct enc *e, const char *key, uint64_t v)
+/* " key=" and v in decimal, or as 16 upper-case hex digits. */
+static void tl_put_num(struct enc *e, const char *key, uint64_t v, bool hex)
 {
     char num[21];
-    num[fmt_u64(num, v)] = 0;
+    ksnprintf(num, sizeof num, hex ? "%016lX" : "%lu", (unsigned long)v);
     tl_put(e, key, num, false);
+}
+
+static void tl_put_u64(struct enc *e, const char *key, uint64_t v)
+{
+    tl_put_num(e, key, v, false);
 }
 
 /* ---- base64 (RFC 4648 alphabet, no padding) --------------------------- */
@@ -223,7 +218,7 @@ static void ev_line_start(struct enc *e, unsigned cpu, uint64_t seq,
 
 static void ev_line_end(struct enc *e)
 {
-    uint32_t crc = crc32_update(0, e->bin, e->bin_len);
+    uint32_t crc = crc32_update(e->seed, e->bin, e->bin_len);
     for (int i = 0; i < EV_CRC_BYTES; i++)
         e->bin[e->bin_len++] = (uint8_t)(crc >> (8 * i));
     e->text[0] = TAG_EVENTS[0];
@@ -259,11 +254,14 @@ static void put_header(struct enc *e, const struct dump_meta *m,
     tl_begin(e, NULL, "DUMP BEGIN");
     tl_put_u64(e, "v", DUMP_FORMAT_VERSION);
     tl_put_u64(e, "dump", m->dump_no);
+    tl_put_num(e, "nonce", m->nonce, true);
     tl_put_u64(e, "cpus", ncpus);
     tl_put_u64(e, "events", held);
     if (m->previous_boot)
         tl_put(e, "boot", "previous", false);
+    e->seed = 0;                  /* the one line checkable without the id */
     tl_end(e);
+    e->seed = dump_id_seed(m->nonce, m->dump_no);
 
     tl_begin(e, TAG_META, NULL);
     tl_put_u64(e, "tsc_hz", m->tsc_hz);
@@ -289,7 +287,7 @@ static void put_names(struct enc *e, const char *tag,
         if (!n)
             continue;
         char key[12];
-        key[fmt_u64(key, i)] = 0;
+        ksnprintf(key, sizeof key, "%u", i);
         tl_put(e, key, n, false);
     }
     tl_end(e);
@@ -297,12 +295,16 @@ static void put_names(struct enc *e, const char *tag,
 
 static void put_types(struct enc *e)
 {
+    static const char *const signed_names[4] = { "-", "a0", "a1", "a0,a1" };
     unsigned count;
     const struct trace_event_info *t = trace_event_table(&count);
     for (unsigned i = 0; i < count; i++, t++) {
         tl_begin(e, TAG_TYPE, NULL);
         tl_put_u64(e, "id", t->id);
         tl_sticky(e);
+        /* first after id, so it is always on the line holding the name */
+        if (t->signed_args)
+            tl_put(e, "signed", signed_names[t->signed_args & 3], false);
         tl_put(e, "name", t->name, false);
         tl_put(e, "cat", trace_category_name(t->category), false);
         tl_put(e, "kind", trace_kind_name(t->kind), false);
@@ -374,6 +376,7 @@ uint64_t dump_encode(const struct dump_sink *sink, const struct dump_meta *meta,
 {
     struct enc e;
     e.sink = sink;
+    e.seed = 0;
     e.line_no = 0;
     e.events = 0;
     e.bin_len = 0;
@@ -387,6 +390,7 @@ uint64_t dump_encode(const struct dump_sink *sink, const struct dump_meta *meta,
 
     tl_begin(&e, NULL, "DUMP END");
     tl_put_u64(&e, "dump", meta->dump_no);
+    tl_put_num(&e, "nonce", meta->nonce, true);
     tl_put_u64(&e, "events", e.events);
     tl_put_u64(&e, "lines", e.line_no + 1);
     tl_end(&e);

@@ -4,24 +4,28 @@
  * (ring_snap_*) and hands the sink one complete line per call as it goes,
  * each ending in "\n" (a sink may send "\r\n"; decoders accept CR LF, LF, CR):
  *
- *     DUMP BEGIN v=1 dump=3 cpus=16 events=65536
+ *     DUMP BEGIN v=2 dump=3 nonce=<16 hex> cpus=16 events=65536
  *     %M 1 tsc_hz=... ...        metadata, categories, phases, event table
  *     %E<base64>                 events, one CPU at a time, oldest first
  *     %C 9 cpu=0 apic=0 ...      that CPU's counters
- *     DUMP END dump=3 events=65536 lines=2400
+ *     DUMP END dump=3 nonce=<16 hex> events=65536 lines=2400
  *
- * Call it on rings that hold still: the shadow copies snapshot_take() takes
- * (tracing runs on meanwhile), or, without shadow memory, the live rings
- * with tracing paused (trace_pause + trace_quiesce). Events still in
- * flight when a ring was frozen are excluded and counted, never garbled. */
+ * The dump's id (nonce, dump number) seeds the CRC of every line after
+ * DUMP BEGIN, so a line of another dump or another boot never passes as
+ * one of this dump's.
+ *
+ * Call it on rings that hold still: shadow copies (snapshot_take), or the
+ * live rings with tracing paused (trace_pause + trace_quiesce); events
+ * still in flight are excluded and counted, never garbled. */
 #ifndef TRACE_ENCODE_H
 #define TRACE_ENCODE_H
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include "trace/ring.h"
 
-#define DUMP_FORMAT_VERSION 1
+#define DUMP_FORMAT_VERSION 2
 #define DUMP_LINE_MAX       200   /* characters per line, before the "\n" */
 
 /* Where lines go: write(ctx, s, n) sends n bytes (one whole line). */
@@ -45,7 +49,8 @@ struct dump_meta {
     const uint32_t          *apic_ids;  /* [ncpus] or NULL (unknown) */
     const struct dump_extra *extras;    /* [nextras] or NULL */
     unsigned                 nextras;
-    bool                     previous_boot;  /* DUMP BEGIN says boot=previous */
+    uint64_t                 nonce;     /* per boot (boot_nonce()); with dump_no the dump's id */
+    bool                     previous_boot;  /* rings kept from the previous boot: boot=previous */
 };
 
 /* Writes one complete dump of rings[0..ncpus) (index = dense CPU number;

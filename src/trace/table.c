@@ -14,7 +14,9 @@ static void print_args(const struct trace_event_info *info, const struct trace_e
     }
     const char *n0 = info && info->arg0[0] ? info->arg0 : "a0";
     const char *n1 = info && info->arg1[0] ? info->arg1 : "a1";
-    kprintf("%s=%lu %s=%lu\n", n0, e->a0, n1, e->a1);
+    unsigned sig = info ? info->signed_args : 0;
+    kprintf(sig & TRACE_ARG0_SIGNED ? "%s=%ld " : "%s=%lu ", n0, e->a0);
+    kprintf(sig & TRACE_ARG1_SIGNED ? "%s=%ld\n" : "%s=%lu\n", n1, e->a1);
 }
 
 static void print_cpu(uint32_t cpu, struct ring *r)

@@ -100,8 +100,11 @@ struct trace_event_info {
     uint8_t     category;      /* bit number */
     uint8_t     kind;          /* enum trace_kind */
     uint8_t     retention;     /* enum trace_retention */
-    const char *name, *arg0, *arg1, *desc;
+    uint8_t     signed_args;   /* TRACE_ARG0_SIGNED | TRACE_ARG1_SIGNED */
+    const char *name, *arg0, *arg1, *desc;   /* arg names without the "s:" mark */
 };
+#define TRACE_ARG0_SIGNED 1u
+#define TRACE_ARG1_SIGNED 2u
 
 const struct trace_event_info *trace_event_info(uint16_t id);   /* or NULL */
 const struct trace_event_info *trace_event_table(unsigned *count);

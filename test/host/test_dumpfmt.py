@@ -26,11 +26,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 
-from btlib.dumpfmt import parse_log          # noqa: E402
+from btlib.dumpfmt import dump_seed, parse_log   # noqa: E402
 from btlib.model import RECORD_SIZE, Event  # noqa: E402
 
 GEN = ROOT / 'build' / 'unit' / 'gen_dump'
 SMALL = ('cpus=4', 'events=700', 'cap=256')   # wraps; quick to decode
+GEN_SEED = dump_seed(0x0123456789ABCDEF, 1)     # gen_dump's default dump id
 
 
 def setUpModule():
@@ -56,9 +57,9 @@ def decoded(dump):
     return {c.cpu: [e.raw() for e in c.events] for c in dump.cpus if c.events}
 
 
-def with_crc(body: bytes) -> bytes:
+def with_crc(body: bytes, seed: int = 0) -> bytes:
     """A text line with its CRC recomputed (to forge a self-consistent dump)."""
-    return body + b' *%08X' % zlib.crc32(body)
+    return body + b' *%08X' % zlib.crc32(body, seed)
 
 
 def lines_of(log: bytes):
@@ -85,7 +86,9 @@ class RoundTrip(unittest.TestCase):
         log, expected = generate()
         d = self.assert_exact(log, expected)
         self.assertEqual(len(d.cpus), 16)
-        self.assertEqual(d.version, 1)
+        self.assertEqual(d.version, 2)
+        self.assertEqual(d.header['nonce'], '0123456789ABCDEF')
+        self.assertFalse(d.previous_boot)
         self.assertEqual(d.tsc_hz, 2400000000)
         self.assertEqual(d.header['cpus'], '16')
         self.assertEqual(d.header['invariant_tsc'], '1')
@@ -337,7 +340,8 @@ class Damage(unittest.TestCase):
         i = next(i for i, ln in enumerate(lines) if ln.startswith(b'%C') and b' cpu=1 ' in ln)
         body = lines[i].rsplit(b' *', 1)[0]
         rec = int(re.search(rb' recorded=(\d+)', body).group(1))
-        lines[i] = with_crc(body.replace(b' recorded=%d' % rec, b' recorded=%d' % (rec + 3)))
+        lines[i] = with_crc(body.replace(b' recorded=%d' % rec, b' recorded=%d' % (rec + 3)),
+                            GEN_SEED)
         d = self.parse_one(b'\n'.join(lines))
         self.assertEqual(d.missing_events()[1]['seq_gaps'], 3)
         self.assertEqual(d.missing_events()[0]['seq_gaps'], 0)
@@ -347,11 +351,11 @@ class Damage(unittest.TestCase):
         lines = lines_of(self.log)
         i = next(i for i, ln in enumerate(lines) if b'DUMP BEGIN' in ln)
         lines[i] = with_crc(lines[i][lines[i].index(b'DUMP'):].rsplit(b' *', 1)[0]
-                            .replace(b'v=1', b'v=2'))
+                            .replace(b'v=2', b'v=3'))
         d = self.parse_one(b'\n'.join(lines))
         self.assertEqual(d.events(), [])
-        self.assertTrue(any('not the one this decoder reads' in w for w in d.warnings))
-        self.assertEqual(d.version, 2)
+        self.assertTrue(any('not one this decoder reads' in w for w in d.warnings))
+        self.assertEqual(d.version, 3)
 
     def test_garbage_is_not_a_dump(self):
         rnd = random.Random(3)

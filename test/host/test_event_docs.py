@@ -63,6 +63,7 @@ class EventDocs(unittest.TestCase):
             'cannot parse': text.replace('"vector",       "inter-processor interrupt sent")',
                                          '"vector")'),
             'bits above 29': text.replace('TRACE_CATEGORY(7, WORK', 'TRACE_CATEGORY(30, WORK'),
+            'signed argument needs a name': text.replace('"s:lateness_tsc"', '"s:"'),
         }
         for message, bad in cases.items():
             with self.subTest(message):
@@ -83,9 +84,13 @@ class EventDocs(unittest.TestCase):
         self.assertEqual(sorted(dump.types), sorted(e.id for e in events))
         for e in events:
             t = dump.types[e.id]
-            self.assertEqual((t.name, t.category, t.kind, t.args, t.description, t.pinned),
+            self.assertEqual((t.name, t.category, t.kind, t.args, t.description, t.pinned,
+                              t.signed),
                              (e.name, e.category, e.kind.lower(), e.args, e.desc,
-                              e.retention == 'PINNED'))
+                              e.retention == 'PINNED', e.signed))
+        signed = {e.name: e.signed for e in events if any(e.signed)}
+        self.assertEqual(signed['IRQ_TIMER_BEGIN'], (False, True))
+        self.assertEqual(signed['TIMER_RANGE'], (True, True))
 
 
 if __name__ == '__main__':

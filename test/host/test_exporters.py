@@ -329,5 +329,63 @@ class StatsTest(unittest.TestCase):
         self.assertRegex(text, r'\n\s+1\s+2\s+4000\s+4000\s+4000\s+4000\s+2000\.0')
 
 
+SIGNED_TYPES = dict(TYPES)
+SIGNED_TYPES[2] = EventType(2, 'IRQ_TIMER_BEGIN', 'irq', 'begin', ('tick', 'lateness_tsc'),
+                            signed=(False, True))
+SIGNED_TYPES[7] = EventType(7, 'TIMER_RANGE', 'work', 'instant', ('min_tsc', 'max_tsc'),
+                            signed=(True, True))
+MINUS = lambda v: (1 << 64) - v          # noqa: E731  (how the u64 holds -v)
+
+
+class SignedTest(unittest.TestCase):
+    """Arguments the table declares signed are negative numbers in every
+    exporter; the raw CSV columns keep the exact u64 record."""
+
+    def setUp(self):
+        ring = [(1000, 2, 0, MINUS(40)), (1500, 3, 0, 0), (2000, 7, MINUS(1 << 60), 25),
+                (2500, 7, MINUS(3), MINUS(1))]
+        self.dump = make_dump({0: ring}, types=SIGNED_TYPES)
+        self.tl = Timeline(self.dump)
+
+    def test_text(self):
+        text, _ = render(export_text.write_text, self.tl)
+        self.assertIn('tick=0 lateness_tsc=-40', text)
+        self.assertIn(f'min_tsc={-(1 << 60)} max_tsc=25', text)
+        self.assertIn('min_tsc=-3 max_tsc=-1', text)
+        self.assertNotIn(str(MINUS(40)), text)
+
+    def test_csv(self):
+        text, _ = render(export_csv.write_csv, self.tl)
+        rows = list(csv.DictReader(io.StringIO(text)))
+        self.assertEqual(rows[0]['args'], 'tick=0 lateness_tsc=-40')
+        self.assertEqual(rows[0]['a1'], str(MINUS(40)))       # the raw record
+        self.assertEqual(rows[3]['args'], 'min_tsc=-3 max_tsc=-1')
+
+    def test_json(self):
+        trace = json.loads(render(export_json.write_json, self.tl)[0])
+        by_name = {}
+        for e in trace['traceEvents']:
+            by_name.setdefault(e['name'], []).append(e)
+        self.assertEqual(by_name['IRQ_TIMER'][0]['args']['lateness_tsc'], -40)
+        ranges = [e['args'] for e in by_name['TIMER_RANGE']]
+        self.assertEqual(ranges[1], {'min_tsc': -3, 'max_tsc': -1})
+        # beyond 2^53 in magnitude: an exact (negative) hex string
+        self.assertEqual(ranges[0]['min_tsc'], f'{-(1 << 60):#x}')
+        self.assertEqual(ranges[0]['max_tsc'], 25)
+
+    @unittest.skipUnless(BABELTRACE, 'babeltrace2 not installed')
+    def test_ctf_signed_fields(self):
+        tmp = tempfile.mkdtemp(prefix='bt-ctf-')
+        self.addCleanup(shutil.rmtree, tmp)
+        export_ctf.write_ctf(self.tl, tmp)
+        with open(os.path.join(tmp, 'metadata')) as f:
+            meta = f.read()
+        self.assertIn('int64_t lateness_tsc;', meta)
+        self.assertIn('uint64_t tick;', meta)
+        out = babeltrace(tmp).stdout
+        self.assertIn('{ tick = 0, lateness_tsc = -40 }', out)
+        self.assertIn('{ min_tsc = -3, max_tsc = -1 }', out)
+
+
 if __name__ == '__main__':
     unittest.main()

@@ -19,6 +19,8 @@
  *                 0..cpus-1, oldest to newest, 32 bytes each (event.h);
  *                 derived from what was written, not from the ring
  *   dump=N        dump number                                      default 1
+ *   nonce=N       the boot's nonce (two boots: two nonces)  default 0x0123456789ABCDEF
+ *   previous=0|1  a dump of the previous boot's rings (boot=previous) default 0
  *   tsc_hz=N      TSC rate written in the dump                     default 2400000000
  *   excluded=N    per CPU, N slots inside the ring made incomplete (as if
  *                 their write never finished): excluded, counted   default 0
@@ -38,8 +40,8 @@
 #define MAX_EVENTS (1ULL << 26)     /* per CPU: keeps the shadow copy in memory */
 
 struct opts {
-    unsigned cpus, cap, dump, excluded, refused, noise, crlf;
-    uint64_t events, seed, tsc_hz, clear_at;
+    unsigned cpus, cap, dump, excluded, refused, noise, crlf, previous;
+    uint64_t events, seed, tsc_hz, clear_at, nonce;
     const char *workload, *raw;
 };
 
@@ -202,7 +204,9 @@ static bool opt_u64(const char *arg, const char *key, uint64_t *v)
 static void parse(int argc, char **argv, struct opts *o)
 {
     uint64_t cpus = 16, cap = 4096, dump = 1, excl = 0, refused = 0, noise = 1, crlf = 0;
+    uint64_t previous = 0;
     o->events = 4096, o->seed = 1, o->tsc_hz = 2400000000ULL, o->clear_at = 0;
+    o->nonce = 0x0123456789ABCDEFULL;
     o->workload = "timer", o->raw = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -211,7 +215,8 @@ static void parse(int argc, char **argv, struct opts *o)
             opt_u64(a, "dump", &dump) || opt_u64(a, "tsc_hz", &o->tsc_hz) ||
             opt_u64(a, "excluded", &excl) || opt_u64(a, "refused", &refused) ||
             opt_u64(a, "clear_at", &o->clear_at) || opt_u64(a, "noise", &noise) ||
-            opt_u64(a, "crlf", &crlf))
+            opt_u64(a, "crlf", &crlf) || opt_u64(a, "nonce", &o->nonce) ||
+            opt_u64(a, "previous", &previous))
             continue;
         if (!strncmp(a, "workload=", 9))
             o->workload = a + 9;
@@ -238,7 +243,7 @@ static void parse(int argc, char **argv, struct opts *o)
     }
     o->cpus = (unsigned)cpus, o->cap = (unsigned)cap, o->dump = (unsigned)dump;
     o->excluded = (unsigned)excl, o->refused = (unsigned)refused;
-    o->noise = (unsigned)noise, o->crlf = (unsigned)crlf;
+    o->noise = (unsigned)noise, o->crlf = (unsigned)crlf, o->previous = previous != 0;
     rng_state = o->seed * 0x9E3779B97F4A7C15ULL + 1;
 }
 
@@ -323,7 +328,7 @@ int main(int argc, char **argv)
         { "uptime_tsc", NULL, 123456789012ULL }, { "source", "gen_dump", 0 },
         { "workload", o.workload, 0 },
     };
-    struct dump_meta meta = { o.dump, o.tsc_hz, apic, extras, 5, false };
+    struct dump_meta meta = { o.dump, o.tsc_hz, apic, extras, 5, o.nonce, o.previous != 0 };
     uint64_t events = dump_encode(&sink, &meta, rings, o.cpus);
     if (o.noise)
         fputs("\x1b[0mbaretrace: dump done, tracing resumed\r\n", stdout);

@@ -99,17 +99,33 @@ static long long field(const char *line, size_t n, const char *key)
     return -1;
 }
 
-/* Checks one text line "... *CCCCCCCC"; returns its CRC validity. */
-static bool text_crc_ok(const char *line, size_t n)
+/* Checks one text line "... *CCCCCCCC" whose CRC starts at `seed`. */
+static bool text_crc_ok(const char *line, size_t n, uint32_t seed)
 {
     if (n < 11 || line[n - 10] != ' ' || line[n - 9] != '*')
         return false;
     uint32_t want = (uint32_t)strtoul(line + n - 8, NULL, 16);
-    return crc32_update(0, line, n - 10) == want;
+    return crc32_update(seed, line, n - 10) == want;
+}
+
+#define NONCE   0xFEDCBA9876543210ULL
+#define DUMP_NO 7
+
+/* The seed of every line but DUMP BEGIN, worked out independently of
+ * encode.c: the CRC of the 12 id bytes, nonce then dump number, LE. */
+static uint32_t expected_seed(uint64_t nonce, uint32_t dump_no)
+{
+    uint8_t id[12];
+    for (int i = 0; i < 8; i++)
+        id[i] = (uint8_t)(nonce >> (8 * i));
+    for (int i = 0; i < 4; i++)
+        id[8 + i] = (uint8_t)(dump_no >> (8 * i));
+    return crc32_update(0, id, sizeof id);
 }
 
 struct summary {
     unsigned lines, event_lines, text_lines, bad_crc, bad_number, too_long, not_clean;
+    unsigned plain_crc;         /* lines whose CRC holds without the seed */
     long long end_events, end_lines, sent_total, cpu_lines;
     bool begin_first, end_last;
 };
@@ -136,13 +152,16 @@ static struct summary walk(const struct capture *c)
             s.end_events = field(p, n, "events");
             s.end_lines = field(p, n, "lines");
         }
+        uint32_t seed = no == 0 ? 0 : expected_seed(NONCE, DUMP_NO);
         if (n > 2 && !memcmp(p, "%E", 2)) {
             uint8_t bin[200];
             int len = unbase64(p + 2, n - 2, bin);
+            uint32_t crc = len < 5 ? 0 : (uint32_t)bin[len - 4] | (uint32_t)bin[len - 3] << 8 |
+                                         (uint32_t)bin[len - 2] << 16 | (uint32_t)bin[len - 1] << 24;
             s.event_lines++;
-            if (len < 5 || crc32_update(0, bin, (size_t)len - 4) !=
-                               ((uint32_t)bin[len - 4] | (uint32_t)bin[len - 3] << 8 |
-                                (uint32_t)bin[len - 2] << 16 | (uint32_t)bin[len - 1] << 24)) {
+            if (len >= 5 && crc32_update(0, bin, (size_t)len - 4) == crc)
+                s.plain_crc++;
+            if (len < 5 || crc32_update(seed, bin, (size_t)len - 4) != crc) {
                 s.bad_crc++;
             } else {
                 int pos = 0;
@@ -151,8 +170,10 @@ static struct summary walk(const struct capture *c)
             }
         } else {
             s.text_lines++;
-            if (!text_crc_ok(p, n))
+            if (!text_crc_ok(p, n, seed))
                 s.bad_crc++;
+            if (no && text_crc_ok(p, n, 0))
+                s.plain_crc++;
             if (p[0] == '%' && strtoul(p + 3, NULL, 10) != no)
                 s.bad_number++;
             if (n > 2 && !memcmp(p, "%C", 2)) {
@@ -216,7 +237,7 @@ static uint64_t encode(struct capture *cap, struct ring *const *r, unsigned n,
                        const struct dump_extra *extras, unsigned nextras)
 {
     struct dump_sink sink = { capture_write, cap };
-    struct dump_meta meta = { 7, 2400000000ULL, apic_ids, extras, nextras, false };
+    struct dump_meta meta = { DUMP_NO, 2400000000ULL, apic_ids, extras, nextras, NONCE, false };
     memset(cap, 0, sizeof *cap);
     return dump_encode(&sink, &meta, r, n);
 }
@@ -230,6 +251,7 @@ static void check_structure(const struct capture *cap, uint64_t events)
     CHECK_EQ(s.end_lines, s.lines);
     CHECK_EQ(s.sent_total, events);
     CHECK_EQ(s.bad_crc, 0);
+    CHECK_EQ(s.plain_crc, 0);               /* every line after BEGIN needs the id */
     CHECK_EQ(s.bad_number, 0);
     CHECK_EQ(s.too_long, 0);
     CHECK_EQ(s.not_clean, 0);
@@ -283,7 +305,10 @@ static void test_empty_and_missing_rings(void)
     struct capture cap;
     CHECK_EQ(encode(&cap, r, 3, NULL, 0), 0);
     check_structure(&cap, 0);
-    CHECK(strstr(cap.buf, "DUMP BEGIN v=1 dump=7 cpus=3 events=0 *") == cap.buf);
+    CHECK(strstr(cap.buf, "DUMP BEGIN v=2 dump=7 nonce=FEDCBA9876543210 cpus=3 events=0 *")
+          == cap.buf);
+    CHECK(strstr(cap.buf, "DUMP END dump=7 nonce=FEDCBA9876543210 events=0 lines=") != NULL);
+    CHECK(strstr(cap.buf, "boot=") == NULL);
     CHECK(strstr(cap.buf, " cpu=2 apic=4 cap=0 ") != NULL);
     free(cap.buf);
 }
@@ -312,6 +337,21 @@ static void test_extras_cleaned_and_wrapped(void)
     free(cap.buf);
 }
 
+/* An `l` dump of the previous boot's rings says so in its header. */
+static void test_previous_boot(void)
+{
+    CHECK_EQ(ring_init(&rings[0], slots[0], CAP, 0), 0);
+    struct ring *r[1] = { &rings[0] };
+    struct capture cap;
+    memset(&cap, 0, sizeof cap);
+    struct dump_sink sink = { capture_write, &cap };
+    struct dump_meta meta = { DUMP_NO, 0, NULL, NULL, 0, NONCE, true };
+    dump_encode(&sink, &meta, r, 1);
+    check_structure(&cap, 0);
+    CHECK(strstr(cap.buf, " events=0 boot=previous *") != NULL);
+    free(cap.buf);
+}
+
 int main(void)
 {
     test_crc32();
@@ -319,5 +359,6 @@ int main(void)
     test_random_fields();
     test_empty_and_missing_rings();
     test_extras_cleaned_and_wrapped();
+    test_previous_boot();
     return check_summary("test_encode");
 }

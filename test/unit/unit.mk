@@ -1,7 +1,7 @@
 # One line per host unit test: the kernel sources test/unit/test_X.c links.
 # (Pure-logic files only: they must build for the host with -DHOST_BUILD.)
 UNIT_SRCS_ring := src/trace/ring.c src/trace/trace.c
-UNIT_SRCS_encode := src/trace/encode.c src/trace/predict.c src/trace/ring.c src/trace/trace.c src/trace/crc32.c
+UNIT_SRCS_encode := src/trace/encode.c src/trace/predict.c src/trace/ring.c src/trace/trace.c src/trace/crc32.c src/trace/dumpid.c src/format.c
 # gen_dump: synthetic rings -> a real dump on stdout (host tests use it).
 $(BUILD)/unit/gen_dump: test/unit/gen_dump.c $(UNIT_SRCS_encode) $(wildcard src/trace/*.h src/trace/*.def)
 	@mkdir -p $(dir $@)
@@ -36,3 +36,8 @@ unit: $(BUILD)/unit/gen_stick
 UNIT_SRCS_dumpstick := src/trace/dumpstick.c src/blockdev.c src/parttable.c src/trace/dumparea.c src/trace/crc32.c
 # the trace region kept across a warm reset: layout and validation
 UNIT_SRCS_persist := src/trace/persist.c src/trace/ring.c src/trace/trace.c src/trace/crc32.c
+# usb/: the pure parts of the USB stack
+UNIT_SRCS_hid := src/usb/hidmap.c
+UNIT_SRCS_usbdesc := src/usb/desc.c
+UNIT_SRCS_msc := src/usb/bot.c src/usb/scsi.c
+$(BUILD)/unit/test_hid $(BUILD)/unit/test_usbdesc $(BUILD)/unit/test_msc: $(wildcard src/usb/*.h)

@@ -1,0 +1,101 @@
+/* bot.c — Bulk-Only Transport: CBW, data, CSW and recovery. */
+#include "usb/bot.h"
+
+#define CBW_SIGNATURE   0x43425355u  /* "USBC" */
+#define CSW_SIGNATURE   0x53425355u  /* "USBS" */
+#define CBW_FLAG_IN     0x80
+#define CSW_PASSED      0
+#define CSW_FAILED      1
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+const char *bot_status_name(enum bot_status s)
+{
+    switch (s) {
+    case BOT_PASSED:      return "passed";
+    case BOT_FAILED:      return "check condition";
+    case BOT_PHASE_ERROR: return "phase error";
+    default:              return "transport error";
+    }
+}
+
+/* Reset Recovery (BOT §5.3.4): reset, then clear both pipes' halts. */
+static void reset_recovery(struct bot *b)
+{
+    b->resets++;
+    b->ops->reset(b->ctx);
+    b->ops->clear_halt(b->ctx, true);
+    b->ops->clear_halt(b->ctx, false);
+}
+
+static void build_cbw(struct bot *b, const uint8_t *cdb, uint8_t cdb_len, bool in, uint32_t len)
+{
+    uint8_t *w = b->cbw;
+    for (int i = 0; i < BOT_CBW_LEN; i++)
+        w[i] = 0;
+    put32(w, CBW_SIGNATURE);
+    put32(w + 4, ++b->tag);
+    put32(w + 8, len);
+    w[12] = in ? CBW_FLAG_IN : 0;
+    w[13] = b->lun;
+    w[14] = cdb_len;
+    for (int i = 0; i < cdb_len; i++)
+        w[15 + i] = cdb[i];
+}
+
+/* Read the CSW; on a STALL clear the IN pipe and try once more. */
+static int read_csw(struct bot *b, uint32_t *got)
+{
+    int r = b->ops->bulk(b->ctx, true, b->csw, BOT_CSW_LEN, got);
+    if (r == BOT_IO_STALL) {
+        b->ops->clear_halt(b->ctx, true);
+        r = b->ops->bulk(b->ctx, true, b->csw, BOT_CSW_LEN, got);
+    }
+    return r;
+}
+
+enum bot_status bot_command(struct bot *b, const uint8_t *cdb, uint8_t cdb_len, bool in,
+                            void *data, uint32_t len, uint32_t *residue)
+{
+    uint32_t got = 0;
+    *residue = len;
+    if (cdb_len == 0 || cdb_len > BOT_CDB_MAX)
+        return BOT_TRANSPORT_ERROR;
+    build_cbw(b, cdb, cdb_len, in, len);
+    if (b->ops->bulk(b->ctx, false, b->cbw, BOT_CBW_LEN, &got) != BOT_IO_OK ||
+        got != BOT_CBW_LEN) {
+        reset_recovery(b);
+        return BOT_TRANSPORT_ERROR;
+    }
+    if (len) {
+        int r = b->ops->bulk(b->ctx, in, data, len, &got);
+        if (r == BOT_IO_STALL)
+            b->ops->clear_halt(b->ctx, in);   /* then the CSW says what happened */
+        else if (r != BOT_IO_OK) {
+            reset_recovery(b);
+            return BOT_TRANSPORT_ERROR;
+        }
+    }
+    if (read_csw(b, &got) != BOT_IO_OK) {
+        reset_recovery(b);
+        return BOT_TRANSPORT_ERROR;
+    }
+    const uint8_t *s = b->csw;
+    if (got != BOT_CSW_LEN || get32(s) != CSW_SIGNATURE || get32(s + 4) != b->tag ||
+        s[12] > CSW_FAILED) {
+        reset_recovery(b);                   /* not valid/meaningful, or phase error */
+        return BOT_PHASE_ERROR;
+    }
+    uint32_t res = get32(s + 8);
+    *residue = res <= len ? res : len;
+    return s[12] == CSW_PASSED ? BOT_PASSED : BOT_FAILED;
+}

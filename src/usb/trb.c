@@ -1,0 +1,42 @@
+/* trb.c — TRB producer rings with a cycle-toggling Link TRB. */
+#include "usb/trb.h"
+#include "usb/xhci_hw.h"
+#include "cpu.h"
+#include "mem.h"
+
+#define RING_ALIGN 4096
+
+bool trb_ring_init(struct trb_ring *r)
+{
+    struct trb *t = mem_alloc(TRB_RING_SIZE * sizeof *t, RING_ALIGN);
+    if (!t)
+        return false;
+    t[TRB_RING_SIZE - 1].param = (uint64_t)(uintptr_t)t;
+    t[TRB_RING_SIZE - 1].control = TRB_TYPE(TRB_LINK) | TRB_TC;
+    r->trbs = t;
+    r->enq = 0;
+    r->cycle = 1;
+    return true;
+}
+
+uint64_t trb_push(struct trb_ring *r, uint64_t param, uint32_t status, uint32_t control)
+{
+    volatile struct trb *t = &r->trbs[r->enq];
+    t->param = param;
+    t->status = status;
+    barrier();                               /* the cycle bit hands it over: last */
+    t->control = (control & ~TRB_CYCLE) | r->cycle;
+    uint64_t addr = (uint64_t)(uintptr_t)t;
+    if (++r->enq == TRB_RING_SIZE - 1) {     /* give the Link TRB away, wrap */
+        volatile struct trb *link = &r->trbs[TRB_RING_SIZE - 1];
+        link->control = TRB_TYPE(TRB_LINK) | TRB_TC | r->cycle;
+        r->enq = 0;
+        r->cycle ^= 1;
+    }
+    return addr;
+}
+
+uint64_t trb_ring_deq(const struct trb_ring *r)
+{
+    return (uint64_t)(uintptr_t)&r->trbs[r->enq] | r->cycle;
+}

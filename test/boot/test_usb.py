@@ -1,0 +1,177 @@
+"""USB keyboards end to end: boot the ISO on a PC without PS/2
+(q35,i8042=off) with an xHCI and a usb-kbd, press keys through QMP
+send-key (the USB keyboard is the only keyboard, so QEMU routes them
+there) and check what the kernel did with them.
+
+  - the kernel prints one line per controller and per keyboard, directly
+    on a root port, on a second controller, and behind one or two
+    usb-hubs (route string, parent hub port);
+  - h prints the help, d gives a dump that decodes, the m prompt takes
+    letters, comma, Backspace and Enter from the USB keyboard;
+  - a keyboard plugged into a root port after boot works, and again after
+    it was pulled out;
+  - Ctrl+D is not a hotkey: no dump, counted as ignored, traced as a
+    USB_KEY event with the Ctrl modifier;
+  - a mouse is named and left alone; a USB stick on the same controller
+    is found as mass storage (capacity, block 0 read) and the keyboard
+    still works; and under UEFI.
+"""
+import os
+import re
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+
+from harness import ISO, Machine                # noqa: E402
+from btlib import dumpfmt                       # noqa: E402
+
+NO_PS2 = "q35,i8042=off"
+XHCI = ["-device", "qemu-xhci,id=xhci"]
+KBD = ["-device", "usb-kbd,bus=xhci.0"]
+HUB_KBD = ["-device", "usb-hub,bus=xhci.0,port=1",
+           "-device", "usb-kbd,bus=xhci.0,port=1.1"]
+KEY_TIMEOUT_S = 30
+DUMP_TIMEOUT_S = 120
+KBD_LINE = rb"usb: (\S+ port [\d.]+): keyboard [0-9a-f]{4}:[0-9a-f]{4} \(([a-z ]+)\), keys are hotkeys"
+USAGE_D = 0x07                 # HID usage of the D key
+MOD_LCTRL = 0x01
+
+
+class UsbKeyboard(unittest.TestCase):
+
+    def boot(self, **options):
+        m = Machine(self.id(), smp=2, machine=NO_PS2, **options)
+        m.start()
+        self.addCleanup(m.stop)
+        m.ready()
+        return m
+
+    def keyboards(self, m):
+        return re.findall(KBD_LINE.decode(), m.text())
+
+    def press(self, m, pattern, *keys):
+        """Press keys (each a qcode, or a tuple pressed together) and wait
+        for pattern in what the kernel prints afterwards."""
+        start = len(m.output())
+        for k in keys:
+            m.sendkey(*(k if isinstance(k, tuple) else (k,)))
+        return m.wait_for(pattern, KEY_TIMEOUT_S, start=start)
+
+    def dump(self, m):
+        start = len(m.output())
+        m.sendkey("d")
+        m.wait_for(rb"^DUMP END[^\r\n]*\r?\n", DUMP_TIMEOUT_S, start=start)
+        dumps = dumpfmt.parse_log(m.output()[start:])
+        self.assertTrue(dumps, "no dump found after the USB d key")
+        d = dumps[-1]
+        self.assertTrue(d.complete, d.warnings)
+        self.assertEqual(d.damaged_lines, 0, d.warnings)
+        return d
+
+    def usb_keys(self, d):
+        return [(e.a0, e.a1) for e in d.cpus[0].events
+                if d.types.get(e.type) and d.types[e.type].name == "USB_KEY"]
+
+    def ignored(self, m):
+        st = self.press(m, rb"ignored keys (\d+)", "s")
+        return int(st.group(1))
+
+    def test_keyboard_on_root_port(self):
+        # Also a mouse (no driver) and a mass-storage device with no disk
+        # behind it (every command fails): both named and left alone. And
+        # a second controller with a keyboard of its own.
+        m = self.boot(extra=XHCI + KBD + ["-device", "usb-mouse,bus=xhci.0",
+                                          "-device", "usb-bot,bus=xhci.0",
+                                          "-device", "nec-usb-xhci,id=xhci2",
+                                          "-device", "usb-kbd,bus=xhci2.0"])
+        self.assertRegex(m.text(), r"usb: \S+ port \d+: mass storage: transport error; "
+                                   r"left alone")
+        kbds = self.keyboards(m)
+        self.assertEqual(len(kbds), 2, m.tail())
+        self.assertNotEqual(kbds[0][0].split()[0], kbds[1][0].split()[0], "two controllers")
+        self.assertEqual(len(re.findall(r"usb: \S+ xhci: \d+ ports, \d+ slots, "
+                                        r"(?:32|64)-byte contexts", m.text())), 2)
+        self.assertRegex(m.text(), r"usb: \S+ port \d+: device [0-9a-f]{4}:[0-9a-f]{4} "
+                                   r"\(class 00, first interface 03\): no driver; left alone")
+        self.press(m, rb"keys: d dump", "h")
+        before = self.ignored(m)
+        start = len(m.output())
+        m.sendkey("ctrl", "d")
+        self.assertEqual(self.ignored(m), before + 1, "Ctrl+D counted as ignored")
+        self.assertNotIn(b"DUMP BEGIN", m.output()[start:], "Ctrl+D must not dump")
+        d = self.dump(m)
+        keys = self.usb_keys(d)
+        self.assertIn((USAGE_D, MOD_LCTRL), keys, keys)
+        self.assertEqual(keys[-1], (USAGE_D, 0), "the d that asked for the dump")
+        self.assertEqual(m.faults(), [])
+
+    def test_keyboard_behind_hub(self):
+        m = self.boot(extra=XHCI + HUB_KBD)
+        self.assertRegex(m.text(), r"usb: \S+ port \d+: hub with \d+ ports")
+        kbds = self.keyboards(m)
+        self.assertEqual(len(kbds), 1, m.tail())
+        self.assertRegex(kbds[0][0], r"port \d+\.1$", "keyboard on hub port 1")
+        self.press(m, rb"keys: d dump", "h")
+        # The m prompt: letters, comma, a Backspace edit and Enter.
+        self.press(m, rb"trace: categories now", "m")
+        self.press(m, rb"trace: categories now BOOT,IRQ\r?\n",
+                   "i", "r", "q", "comma", "b", "o", "o", "x", "backspace", "t", "ret")
+        self.press(m, rb"trace: categories now", "m")
+        self.press(m, rb"trace: categories now BOOT,SMP,IRQ,IPI,EXC,INPUT,TRACE,WORK",
+                   "a", "l", "l", "ret")
+        self.dump(m)
+        self.assertEqual(m.faults(), [])
+
+    def test_keyboard_plugged_after_boot(self):
+        """Root-port hot-plug: a keyboard plugged in after READY works,
+        unplugging it is noticed, and plugging it in again works."""
+        m = self.boot(extra=XHCI)
+        self.assertEqual(self.keyboards(m), [])
+        for round_ in range(2):
+            start = len(m.output())
+            self.assertEqual(m.qmp().command("device_add", driver="usb-kbd", bus="xhci.0",
+                                             id="late"), {})
+            m.wait_for(KBD_LINE, KEY_TIMEOUT_S, start=start)
+            self.press(m, rb"keys: d dump", "h")
+            if round_ == 0:
+                start = len(m.output())
+                self.assertEqual(m.qmp().command("device_del", id="late"), {})
+                m.wait_for(rb"usb: \S+ port \d+: disconnected", KEY_TIMEOUT_S, start=start)
+        d = self.dump(m)
+        self.assertEqual(self.usb_keys(d)[-1], (USAGE_D, 0))
+        self.assertEqual(m.faults(), [])
+
+    def test_stick_and_keyboard(self):
+        m = self.boot(media="usb", extra=KBD)
+        # Mass storage: INQUIRY, TEST UNIT READY, READ CAPACITY(10) and a
+        # READ(10) of block 0 (the ISO's hybrid MBR) all went through.
+        blocks = os.path.getsize(m.opts.iso) // 512
+        self.assertRegex(m.text(), r"usb: \S+ port \d+: mass storage usb\d \"QEMU QEMU HARDDISK\", "
+                                   rf"{blocks} blocks of 512 bytes, MBR signature, write-protected")
+        self.assertRegex(m.text(), rf"blockdev: usb0 registered: {blocks} blocks of 512 bytes")
+        self.assertEqual(len(self.keyboards(m)), 1, m.tail())
+        self.press(m, rb"keys: d dump", "h")
+        self.dump(m)
+        self.assertEqual(m.faults(), [])
+
+    def test_uefi_nested_hubs(self):
+        """UEFI; a keyboard on a root port and one two hubs down, and a
+        read-only stick behind the first hub."""
+        m = self.boot(fw="uefi", extra=XHCI + KBD + [
+            "-device", "usb-hub,bus=xhci.0,port=2",
+            "-device", "usb-hub,bus=xhci.0,port=2.1",
+            "-device", "usb-kbd,bus=xhci.0,port=2.1.3",
+            "-drive", f"if=none,id=ro,format=raw,readonly=on,file={os.path.abspath(ISO)}",
+            "-device", "usb-storage,bus=xhci.0,port=2.4,drive=ro"])
+        kbds = self.keyboards(m)
+        self.assertEqual(len(kbds), 2, m.tail())
+        self.assertRegex(kbds[1][0], r"port \d+\.1\.3$")
+        self.assertRegex(m.text(), r"port \d+\.4: mass storage usb\d \"QEMU QEMU HARDDISK\"")
+        d = self.dump(m)
+        self.assertEqual(self.usb_keys(d)[-1], (USAGE_D, 0))
+        self.assertEqual(m.faults(), [])
+
+if __name__ == "__main__":
+    unittest.main()
