@@ -193,8 +193,9 @@ int main(int argc, char **argv)
         w->cpu = cpu++;
         struct trace_event *slots = xalloc(RING_EVENTS * sizeof *slots);
         ring_init(&w->ring, slots, RING_EVENTS, i & 0xFF);
-        bl_spin_init(&w->rings.spin, xalloc(RING_EVENTS * sizeof(struct trace_event)),
-                     RING_EVENTS, i);
+        struct trace_event *spin = xalloc(RING_EVENTS * sizeof *spin);
+        bl_spin_init(&w->rings.spin, spin, RING_EVENTS, i);
+        bl_spin_init(&w->rings.strat9, spin, RING_EVENTS, i);   /* one runs at a time */
         bl_wide_init(&w->rings.wide, xalloc(RING_EVENTS * sizeof(struct bl_wide_entry)),
                      RING_EVENTS, i);
     }

@@ -1,9 +1,9 @@
-/* console.c — serialised kernel output to COM and the EGA text screen. */
+/* console.c — serialised kernel output to the UART and the screen. */
 #include "console.h"
 #include "format.h"
+#include "screen.h"
 #include "serial.h"
 #include "spinlock.h"
-#include "vga.h"
 #include "percpu.h"
 
 #define LINE_MAX_LEN 512
@@ -62,7 +62,12 @@ void console_unlock_all(void)
 void console_write_locked(const char *s, unsigned long n)
 {
     serial_write(s, n);
-    vga_write(s, n);
+    screen_write(s, n);             /* text buffer only: drawn later (screen.h) */
+}
+
+void console_write_uart_locked(const char *s, unsigned long n)
+{
+    serial_write(s, n);
 }
 
 int kprintf(const char *fmt, ...)
@@ -78,9 +83,4 @@ int kprintf(const char *fmt, ...)
     console_write_locked(line, (unsigned long)n);
     console_unlock();
     return n;
-}
-
-void console_init_screen(uint64_t ega_text_addr, uint32_t cols, uint32_t rows)
-{
-    vga_init(ega_text_addr, cols, rows);
 }

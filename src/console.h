@@ -1,5 +1,5 @@
-/* console.h — kernel text output: serial console plus, when GRUB left the
- * screen in EGA text mode, the screen.
+/* console.h — kernel text output: the serial console plus the screen
+ * console (screen.h) when GRUB handed over a display.
  *
  * kprintf() formats a whole line into a buffer and writes it under the
  * console lock, so lines from different CPUs never interleave mid-line.
@@ -16,8 +16,6 @@
 #define CONSOLE_H
 #include <stdint.h>
 
-void console_init_screen(uint64_t ega_text_addr, uint32_t cols, uint32_t rows);
-
 int  kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 void console_lock(void);
@@ -28,5 +26,8 @@ void console_unlock(void);
 void console_unlock_all(void);
 /* Write raw bytes; the caller holds the console lock. */
 void console_write_locked(const char *s, unsigned long n);
+/* The same to the UART only: a dump's encoded lines, whose progress the
+ * screen shows instead (status.h). */
+void console_write_uart_locked(const char *s, unsigned long n);
 
 #endif

@@ -19,8 +19,10 @@
 #include "percpu.h"
 #include "pci.h"
 #include "pic.h"
+#include "screen.h"
 #include "serial.h"
 #include "smp.h"
+#include "status.h"
 #include "timer.h"
 #include "tsc.h"
 #include "tsc_sync.h"
@@ -38,7 +40,6 @@
 
 #define MB2_INFO_MAX      (1u << 20)
 #define WARP_CHECK_US     20000
-#define EGA_TEXT          2
 
 static struct mb2_info mb;
 static struct boot_config cfg;
@@ -65,7 +66,7 @@ void kmain(uint32_t magic, const void *info)
     cmdline_parse(mb.cmdline, &cfg);        /* options; bad values -> warnings */
     boot_phase(TRACE_PHASE_CMDLINE, cfg.warning_count);
     exception_set_on_fault((enum on_fault)cfg.on_fault);  /* trace.on_fault= */
-    console_setup();                        /* legacy COM port, EGA screen, banner */
+    console_setup();                        /* legacy COM port, screen, banner */
     gdt_init_cpu(0);                        /* this CPU's GDT and TSS */
     idt_init(exception_handle);             /* all 256 vectors; faults report */
     idt_load();
@@ -135,8 +136,7 @@ static void read_boot_info(uint32_t magic, const void *info)
 static void console_setup(void)
 {
     uartsel_early(&cfg);                    /* the rest once ACPI and PCI are up */
-    if (mb.has_fb && mb.fb_type == EGA_TEXT)
-        console_init_screen(mb.fb_addr, mb.fb_width, mb.fb_height);
+    screen_init(&mb.fb);
     kprintf("\nbaretrace: booted by %s (%s), cmdline \"%s\"\n",
             mb.loader[0] ? mb.loader : "unknown loader", mb.efi ? "UEFI" : "BIOS", mb.cmdline);
     for (unsigned i = 0; i < cfg.warning_count; i++)
@@ -185,6 +185,7 @@ static void trace_setup(void)
     uint32_t n = madt.enabled && madt.enabled < cpu_limit() ? madt.enabled : cpu_limit();
     if (rings_init(cfg.trace_events, n, prevboot_next_boot()))
         snapshot_init(rings_capacity(), n);      /* shadows: dumps pause for a copy only */
+    status_set_counter(rings_event_counts); /* the screen's event counts */
     rings_attach(0);
 }
 
@@ -236,6 +237,7 @@ static __attribute__((noreturn)) void idle(void)
         if (this_cpu()->index == exception_keys_cpu()) {   /* the BSP, unless it faulted */
             hotkey_poll();                  /* serial and PS/2 keys */
             autodump_poll();                /* trace.dump_after= */
+            screen_poll();                  /* redraw the screen, a few times a second */
         }
         irq_disable();                      /* a wake-up IPI now ends the hlt below */
         workload_poll();                    /* jobs posted to this CPU (perf/oncpu.h) */

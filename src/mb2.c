@@ -72,15 +72,34 @@ static void parse_rsdp(const uint8_t *t, uint32_t size, bool v2, struct mb2_info
     out->rsdp_is_v2 = v2;
 }
 
+/* Framebuffer tag layout (GRUB's struct multiboot_tag_framebuffer):
+ * addr u64 @8, pitch @16, width @20, height @24, bpp u8 @28, type u8 @29,
+ * reserved u16 @30, then for RGB the field positions and sizes @32..37. */
+#define FB_COMMON_SIZE 32
+#define FB_RGB_SIZE    38
+
 static void parse_fb(const uint8_t *t, uint32_t size, struct mb2_info *out)
 {
-    if (size < 31)
+    struct mb2_framebuffer *fb = &out->fb;
+    if (size < FB_COMMON_SIZE)
         return;
-    out->fb_addr = rd64(t + 8);
-    out->fb_width = rd32(t + 20);
-    out->fb_height = rd32(t + 24);
-    out->fb_type = t[29];
-    out->has_fb = true;
+    fb->addr = rd64(t + 8);
+    fb->pitch = rd32(t + 16);
+    fb->width = rd32(t + 20);
+    fb->height = rd32(t + 24);
+    fb->bpp = t[28];
+    fb->type = t[29];
+    if (fb->type == MB2_FB_RGB) {
+        if (size < FB_RGB_SIZE)
+            return;                     /* no field layout: unusable */
+        fb->red_pos = t[32];
+        fb->red_size = t[33];
+        fb->green_pos = t[34];
+        fb->green_size = t[35];
+        fb->blue_pos = t[36];
+        fb->blue_size = t[37];
+    }
+    fb->present = true;
 }
 
 static void parse_tag(const uint8_t *t, uint32_t type, uint32_t size, struct mb2_info *out)

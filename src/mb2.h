@@ -18,6 +18,22 @@ enum mb2_mem_type { MB2_MEM_AVAILABLE = 1, MB2_MEM_ACPI_RECLAIMABLE = 3 };
 
 struct mb2_mmap_entry { uint64_t base, len; uint32_t type; };
 
+/* The framebuffer tag (8), as GRUB describes the display it leaves set
+ * up. type: MB2_FB_RGB (direct colour: a pixel is bpp bits holding red,
+ * green and blue fields at the given bit positions and widths),
+ * MB2_FB_EGA_TEXT (width x height character cells, 2 bytes each) or
+ * MB2_FB_INDEXED (a palette; not drawn on). pitch is bytes per line. */
+enum mb2_fb_type { MB2_FB_INDEXED = 0, MB2_FB_RGB = 1, MB2_FB_EGA_TEXT = 2 };
+
+struct mb2_framebuffer {
+    bool     present;
+    uint8_t  type;                     /* enum mb2_fb_type */
+    uint8_t  bpp;
+    uint64_t addr;                     /* physical, may lie above 4 GiB */
+    uint32_t pitch, width, height;
+    uint8_t  red_pos, red_size, green_pos, green_size, blue_pos, blue_size;
+};
+
 struct mb2_info {
     char     cmdline[MB2_CMDLINE_MAX];
     bool     cmdline_truncated;
@@ -28,10 +44,7 @@ struct mb2_info {
     uint8_t  rsdp[MB2_RSDP_MAX];       /* copy of the RSDP from tag 15 or 14 */
     unsigned rsdp_len;
     bool     rsdp_is_v2;
-    uint64_t fb_addr;                  /* framebuffer (tag 8) */
-    uint32_t fb_width, fb_height;
-    uint8_t  fb_type;                  /* 2 = EGA text */
-    bool     has_fb;
+    struct mb2_framebuffer fb;         /* tag 8, when present */
     bool     efi;                      /* EFI system table / image handle tags seen */
     uint32_t total_size;
 };

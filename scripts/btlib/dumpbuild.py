@@ -12,7 +12,7 @@ import re
 
 from .dumpfmt import (FORMAT_VERSION, MAX_CPUS, VERSIONS, _SEQ_MASK, _Damaged, _Run,
                       _decode_event_line, _id_seed, _int, _text_fields)
-from .model import KINDS, CpuInfo, Dump, EventType
+from .model import KINDS, RECORD, CpuInfo, Dump, EventType
 
 # A line shaped like a dump line (whatever its CRC): '%X <n> ... *CCCCCCCC'
 # or '%E<base64>'. Several of them make a dump worth reporting even when
@@ -217,7 +217,7 @@ class DumpBuilder:
             self.warnings.append('lines of unknown kind ignored (newer format?): %'
                                  + ' %'.join(sorted(self.unknown_tags)))
         end_events = _int(self.end.get('events')) if self.end else None
-        decoded = sum(len(c.events) for c in cpus)
+        decoded = sum(c.count for c in cpus)
         self._unattributed(cpus, end_events)
         truncated = self.end is None
         if truncated:
@@ -253,7 +253,7 @@ class DumpBuilder:
             if why:
                 self.rejected.add(run.line)
                 self.bad += 1
-                self.warnings.append(f'line {run.line} (cpu {run.cpu}, {len(run.events)} events) '
+                self.warnings.append(f'line {run.line} (cpu {run.cpu}, {run.count} events) '
                                      f'contradicts that CPU\'s counters line ({why}): rejected')
             else:
                 kept.append(run)
@@ -328,21 +328,25 @@ class DumpBuilder:
 
     def _cpu(self, cpu: int, runs: list[_Run]) -> CpuInfo:
         runs.sort(key=lambda r: r.start)
-        events, last = [], None
+        kept, last = [], None
         for run in runs:
             if last is not None and run.start < last:
                 self.warnings.append(f'cpu {cpu}: line {run.line} overlaps earlier events; ignored')
                 continue
-            events.extend(run.events)
-            last = run.start + len(run.events)
+            kept.append(run)
+            last = run.start + run.count
         s = self.summaries.get(cpu)
         info = CpuInfo(cpu=cpu, apic_id=-1, capacity=0, recorded=0, overwritten=0,
-                       dropped=0, first_seq=None, last_seq=None, events=events)
+                       dropped=0, first_seq=None, last_seq=None, events=None)
+        if kept and all(r.records is not None for r in kept):
+            info.records = b''.join(r.records for r in kept)      # compiled decoder
+        else:
+            info.events = [e for r in kept for e in r.events]
         if s is not None and _int(s.get('sent')) is not None:
             self._account_with_summary(info, s)
         else:
             self._account_best_known(info, runs)
-        if not events and info.sent is None:
+        if not info.count and info.sent is None:
             self.warnings.append(f'cpu {cpu}: nothing arrived for this CPU')
         return info
 
@@ -359,7 +363,7 @@ class DumpBuilder:
         first, last = _int(s.get('first')), _int(s.get('last'))
         c.first_seq = first & _SEQ_MASK if first is not None else None
         c.last_seq = last & _SEQ_MASK if last is not None else None
-        decoded = len(c.events)
+        decoded = c.count
         if decoded > c.sent:
             self.warnings.append(f'cpu {c.cpu}: {decoded} events arrived but the kernel sent {c.sent}')
         c.damaged = max(0, c.sent - decoded)
@@ -381,13 +385,16 @@ class DumpBuilder:
         c.dropped = c.excluded
         holes = 0
         for a, b in zip(runs, runs[1:]):
-            holes += max(0, b.start - b.gap_over - b.gap_excl - (a.start + len(a.events)))
+            holes += max(0, b.start - b.gap_over - b.gap_excl - (a.start + a.count))
         if self.lines_lost:
             c.damaged = holes
         else:
             c.seq_gaps = holes
-        c.recorded = len(c.events) + c.overwritten + c.excluded + c.damaged + c.seq_gaps
-        if c.events:
+        c.recorded = c.count + c.overwritten + c.excluded + c.damaged + c.seq_gaps
+        if c.records:
+            c.first_seq = RECORD.unpack_from(c.records, 0)[1]
+            c.last_seq = RECORD.unpack_from(c.records, len(c.records) - RECORD.size)[1]
+        elif c.count:
             c.first_seq, c.last_seq = c.events[0].seq, c.events[-1].seq
 
     def _unattributed(self, cpus: list[CpuInfo], end_events: int | None):
@@ -401,15 +408,15 @@ class DumpBuilder:
         others = sum(c.sent for c in cpus if c.summary_seen)
         if len(blind) == 1 and self.begin is not None:
             c = blind[0]
-            exact = end_events - others - len(c.events)
+            exact = end_events - others - c.count
             if exact >= 0 and exact != c.damaged:
                 c.overwritten += max(0, c.damaged - exact)
                 c.damaged = exact
-                c.recorded = len(c.events) + c.overwritten + c.excluded + c.damaged + c.seq_gaps
+                c.recorded = c.count + c.overwritten + c.excluded + c.damaged + c.seq_gaps
                 self.warnings.append(f'cpu {c.cpu}: DUMP END\'s total says {exact} of its '
                                      'events were lost with its lines')
             return
-        extra = end_events - others - sum(len(c.events) + c.damaged for c in blind)
+        extra = end_events - others - sum(c.count + c.damaged for c in blind)
         if extra <= 0:
             return
         self.unattributed, self.unattributed_cpus = extra, [c.cpu for c in blind]
@@ -423,7 +430,7 @@ def _contradiction(run: _Run, s: dict[str, str] | None) -> str | None:
     """Why an event line cannot be this CPU's, per its counters line."""
     if s is None:
         return None
-    lo, hi = run.start, run.start + len(run.events) - 1
+    lo, hi = run.start, run.start + run.count - 1
     base, head = _int(s.get('base')), _int(s.get('head'))
     first, last = _int(s.get('first')), _int(s.get('last'))
     if _int(s.get('sent')) == 0:

@@ -22,7 +22,8 @@ import binascii
 import re
 import zlib
 
-from .model import Dump, Event, U64_MASK
+from . import fastdecode
+from .model import RECORD, Dump, Event, U64_MASK, events_of
 
 FORMAT_VERSION = 2           # the newest format this decoder reads
 VERSIONS = (1, 2)            # the formats it reads
@@ -80,9 +81,37 @@ def parse_log(data: bytes) -> list[Dump]:
     """Every dump found in a serial log, in log order (see module doc)."""
     from .dumplog import LogParser        # it builds on this module's line decoding
     log = LogParser()
-    for raw in _NEWLINE.split(data):
-        log.feed(raw)
+    raws = _NEWLINE.split(data)
+    _prefetch(raws)
+    try:
+        for raw in raws:
+            log.feed(raw)
+    finally:
+        _PREFETCHED.clear()
     return log.finish()
+
+
+# Event lines decoded ahead, in one batch per seed (a ctypes call per line
+# costs more than decoding it): {seed: {text: fastdecode result}}.
+_PREFETCHED: dict[int, dict] = {}
+
+
+def _prefetch(raws: list[bytes]):
+    """Decode the event lines of a log in batches, each with the seed of
+    the DUMP BEGIN before it, before the lines are read one by one; a line
+    the batch missed (one that needed cleaning, or belongs to another
+    dump's seed) is decoded on its own when it comes."""
+    if not fastdecode.available():
+        return
+    groups: dict[int, list[bytes]] = {}
+    seed = 0
+    for raw in raws:
+        if raw.startswith(b'%E'):
+            groups.setdefault(seed, []).append(raw)
+        elif b'DUMP BEGIN' in raw:
+            seed = begin_seed(raw)
+    for seed, texts in groups.items():
+        _PREFETCHED[seed] = fastdecode.prefetch(texts, seed)
 
 
 # ---- lines -------------------------------------------------------------
@@ -223,15 +252,42 @@ def _event_payload(text: bytes, seed: int) -> bytes:
 
 
 class _Run:
-    """One event line: a contiguous run of one CPU's events."""
-    __slots__ = ('line', 'cpu', 'start', 'gap_over', 'gap_excl', 'events')
+    """One event line: a contiguous run of one CPU's events, as Event
+    objects or (from the compiled decoder) packed records."""
+    __slots__ = ('line', 'cpu', 'start', 'gap_over', 'gap_excl', '_events', 'records', 'count')
 
-    def __init__(self, line, cpu, start, gap_over, gap_excl, events):
+    def __init__(self, line, cpu, start, gap_over, gap_excl, events, records=None):
         self.line, self.cpu, self.start = line, cpu, start
-        self.gap_over, self.gap_excl, self.events = gap_over, gap_excl, events
+        self.gap_over, self.gap_excl, self._events = gap_over, gap_excl, events
+        self.records = records
+        self.count = len(events) if events is not None else len(records) // RECORD.size
+
+    @property
+    def events(self) -> list[Event]:
+        if self._events is None:
+            self._events = events_of(self.records)
+        return self._events
 
 
 def _decode_event_line(text: bytes, seed: int = 0) -> _Run:
+    """One event line, by the compiled core when it is there (the same
+    result: test_fastdecode), else by _decode_event_line_py."""
+    if not fastdecode.available():
+        return _decode_event_line_py(text, seed)
+    res = _PREFETCHED.get(seed, {}).get(text)
+    if res is None:
+        res = fastdecode.decode_line(text, seed)
+    if res == fastdecode.DAMAGED:
+        raise _Damaged
+    if res == fastdecode.PUNT:
+        run = _decode_event_line_py(text, seed)
+        run.records = b''.join(e.raw() for e in run.events)
+        return run
+    return _Run(*res[:5], None, res[5])
+
+
+def _decode_event_line_py(text: bytes, seed: int = 0) -> _Run:
+    """The reference decoder of one event line."""
     buf = _event_payload(text, seed)
     try:
         pos = 0

@@ -32,9 +32,12 @@ import hashlib
 import os
 import struct
 import uuid as uuidlib
+from collections import namedtuple
+from itertools import repeat, starmap
+from operator import attrgetter, lt
 
 from .losses import holes, unplaced
-from .model import signed_args
+from .model import RECORD, signed_args
 from .timeline import PHASE_ARG, identifier
 
 CTF_MAGIC = 0xC1FC1FC1
@@ -78,7 +81,7 @@ def _quote(text):
 def trace_uuid(tl):
     """Stable per dump, so exporting twice gives identical files."""
     h = hashlib.sha1(repr((sorted(tl.dump.header.items()), tl.dump.tsc_hz,
-                           len(tl.events), tl.t0)).encode())
+                           tl.count, tl.t0)).encode())
     return uuidlib.UUID(bytes=h.digest()[:16], version=5)
 
 
@@ -189,9 +192,23 @@ def metadata_text(tl, uid):
     return '\n'.join(lines) + '\n'
 
 
+# A record as a tuple (built in C, unlike Event objects), for the streams.
+_Record = namedtuple('_Record', 'tsc seq type cpu flags a0 a1')
+_EVENT_FIELDS = attrgetter('tsc', 'type', 'seq', 'flags', 'a0', 'a1')
+_TSC = attrgetter('tsc')
+
+
+def _cpu_records(c):
+    """CPU c's events as _Records when it has packed records (see
+    CpuInfo.packed), else its Event objects: both read alike here."""
+    packed = c.packed()
+    if packed is None:
+        return c.events
+    return list(map(tuple.__new__, repeat(_Record), RECORD.iter_unpack(packed)))
+
+
 def _packet(uid_bytes, cpu, events, discarded, ts_begin, ts_end):
-    body = b''.join(EVENT.pack(e.tsc, e.type, e.seq, e.flags, e.a0, e.a1)
-                    for e in events)
+    body = b''.join(starmap(EVENT.pack, map(_EVENT_FIELDS, events)))
     bits = (PACKET_OVERHEAD + len(body)) * 8
     return (HEADER.pack(CTF_MAGIC, uid_bytes, STREAM_ID)
             + CONTEXT.pack(ts_begin, ts_end, bits, bits, discarded, cpu)
@@ -204,7 +221,9 @@ def _segments(events):
     A CTF stream's clock must never go back (babeltrace2 stops with an
     error); a CPU whose TSC was reset or is broken gets one stream per
     monotonic stretch, so every event is still read with its own time."""
-    starts = [0] + [i for i in range(1, len(events)) if events[i].tsc < events[i - 1].tsc]
+    tscs = list(map(_TSC, events))
+    back = list(map(lt, tscs[1:], tscs))          # in C; usually all False
+    starts = [0] + ([i for i, b in enumerate(back, 1) if b] if any(back) else [])
     return list(zip(starts, starts[1:] + [len(events)]))
 
 
@@ -229,14 +248,14 @@ def _stream_packets(uid_bytes, cpu, events, lead, cuts, tail):
 
 def _cpu_streams(uid_bytes, c):
     """{file name: [packets]} for CPU c (one name unless its TSC went back)."""
-    events = c.events
-    lost_before = unplaced(c)
+    events = _cpu_records(c)
+    lost_before = unplaced(c, events)
     if not events:
         return {stream_name(c.cpu): [_packet(uid_bytes, c.cpu, [], 0, 0, 0),
                                      _packet(uid_bytes, c.cpu, [], lost_before, 0, 0)]
                 if lost_before else []}
     cuts = {}
-    for index, _, count in holes(c):
+    for index, _, count in holes(c, events):
         cuts[index] = cuts.get(index, 0) + count
     streams = {}
     for k, (a, b) in enumerate(_segments(events)):

@@ -24,6 +24,7 @@ def write_raw(tl, outdir):
     for cpu in tl.dump.cpus:
         path = os.path.join(outdir, raw_name(cpu.cpu))
         with open(path, 'wb') as f:
-            f.write(b''.join(ev.raw() for ev in cpu.events))
+            packed = cpu.packed()             # the compiled decoder's records, as they are
+            f.write(packed if packed is not None else b''.join(ev.raw() for ev in cpu.events))
         written.append(path)
     return written

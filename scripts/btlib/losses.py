@@ -85,12 +85,13 @@ def _ahead(a, b):
     return step if step < SEQ_MOD // 2 else 0
 
 
-def holes(c):
+def holes(c, ev=None):
     """[(index, first_seq, count)] of CPU c: its missing events that have a
     place in the sequence.  index is the position in c.events the hole
     comes before (len(c.events) for a hole after the last event); holes at
-    the ends come from the summary's first/last sequence numbers."""
-    ev = c.events
+    the ends come from the summary's first/last sequence numbers.  `ev`:
+    c.events in another form (anything with .seq), when the caller has it."""
+    ev = c.events if ev is None else ev
     if not ev:
         return []
     out = []
@@ -106,11 +107,11 @@ def cpu_total(c):
     return c.overwritten + c.dropped + c.damaged + c.seq_gaps
 
 
-def unplaced(c):
+def unplaced(c, ev=None):
     """CPU c's missing events with no place in the sequence: overwritten
     before the oldest survivor, refused while tracing was paused, and any
-    the counters report beyond the holes seen."""
-    return max(0, cpu_total(c) - sum(n for _, _, n in holes(c)))
+    the counters report beyond the holes seen (`ev` as for holes())."""
+    return max(0, cpu_total(c) - sum(n for _, _, n in holes(c, ev)))
 
 
 def report(dump, ticks_ns):

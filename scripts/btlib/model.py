@@ -92,7 +92,7 @@ class CpuInfo:
     dropped: int               # refused + excluded
     first_seq: int | None      # u32 seq of the oldest event in the dump
     last_seq: int | None       # u32 seq of the newest
-    events: list[Event]        # oldest -> newest (sequence order)
+    events: list[Event]        # oldest -> newest (sequence order); see `records`
     damaged: int = 0           # events lost to damaged/missing lines (best known)
     refused: int = 0           # part of dropped: refused while paused
     excluded: int = 0          # part of dropped: slot incomplete/torn at dump time
@@ -100,6 +100,47 @@ class CpuInfo:
     seq_gaps: int = 0          # missing and unexplained (see module docstring)
     pinned: int = 0            # boot-log entries this CPU filled
     summary_seen: bool = False  # its counters line arrived intact
+    # The same events as packed 32-byte records (RECORD), when the compiled
+    # decoder (btlib.fastdecode) made them: CpuInfo(events=None, records=...)
+    # builds `events` only on first use. Assigning `events` drops them.
+    records: bytes | None = field(default=None, repr=False, compare=False)
+
+    def packed(self) -> bytes | None:
+        """The records of `events` as they are now (the list may have been
+        changed in place once built), or None without `records`."""
+        events = self.__dict__.get('_events')
+        if self.records is None or events is None:
+            return self.records
+        return b''.join(e.raw() for e in events)
+
+    @property
+    def count(self) -> int:
+        """len(events), without building Event objects."""
+        events = self.__dict__.get('_events')
+        if events is None and self.records is not None:
+            return len(self.records) // RECORD_SIZE
+        return len(events or ())
+
+
+def _cpu_events(self) -> list[Event]:
+    events = self.__dict__.get('_events')
+    if events is None:
+        events = self.__dict__['_events'] = events_of(self.__dict__.get('records') or b'')
+    return events
+
+
+def _set_cpu_events(self, events):
+    self.__dict__['_events'] = events
+    self.__dict__['records'] = None
+
+
+CpuInfo.events = property(_cpu_events, _set_cpu_events)
+
+
+def events_of(records: bytes) -> list[Event]:
+    """Event objects from packed 32-byte records."""
+    return [Event(cpu, seq, tsc, typ, flags, a0, a1)
+            for tsc, seq, typ, cpu, flags, a0, a1 in RECORD.iter_unpack(records)]
 
 
 @dataclass
@@ -127,9 +168,32 @@ class Dump:
 
     def events(self) -> list[Event]:
         """All CPUs' events merged by (tsc, cpu, seq)."""
+        m = self.merged()
+        if m is not None:             # the CPUs' own Event objects, reordered
+            flat = [e for c in self.cpus for e in c.events]
+            return list(map(flat.__getitem__, m[1]))
         merged = [e for c in self.cpus for e in c.events]
         merged.sort(key=_merge_key)
         return merged
+
+    def merged(self):
+        """(the CPUs' records one CPU after another, the timeline order of
+        their indices) sorted in C, or None unless every CPU came from the
+        compiled decoder (CpuInfo.records)."""
+        parts = [c.packed() for c in self.cpus]
+        if any(p is None for p in parts):
+            return None
+        from .fastdecode import merge_order         # it imports this module
+        packed = b''.join(parts)
+        return packed, merge_order(packed)
+
+    def records(self) -> bytes | None:
+        """events() as packed records, or None (see merged())."""
+        m = self.merged()
+        if m is None:
+            return None
+        from .fastdecode import gather
+        return gather(*m)
 
     def cpu(self, n: int) -> CpuInfo | None:
         """The CpuInfo of dense CPU number n, or None."""

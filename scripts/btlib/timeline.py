@@ -11,9 +11,11 @@ they are shown as UNKNOWN_<id> with both raw arguments, and counted.
 """
 
 import re
+from operator import attrgetter, sub
 
 from .argfmt import make_formatter
-from .model import signed_args
+from . import fastdecode
+from .model import RECORD, signed_args
 
 NS_PER_S = 1_000_000_000
 # Used only when a dump does not say its TSC rate: times then read as ticks.
@@ -23,6 +25,8 @@ PHASE_ARG = 'phase'        # an argument with this name holds a boot phase
 RAW_ARG_NAMES = ('a0', 'a1')
 TIMER_EVENT = 'IRQ_TIMER_BEGIN'   # one per local APIC timer tick
 LOST_NAME = '*LOST*'              # marks a hole in a CPU's sequence numbers
+TYPE_HALFWORD = 6                 # a record's type: bytes 12-13, the 7th u16
+RECORD_HALFWORDS = RECORD.size // 2
 
 
 def unknown_name(type_id):
@@ -62,15 +66,45 @@ class Timeline:
 
     def __init__(self, dump):
         self.dump = dump
-        self.events = dump.events()
+        # From the compiled decoder: the CPUs' records and their timeline
+        # order; packed records (`records`) or Event objects (`events`) are
+        # made when an exporter asks for them.
+        self._merged = dump.merged()
+        self._events = self._records = None
+        if self._merged is None:
+            self._events = dump.events()
         self.clock_known = dump.tsc_hz > 0
         self.hz = dump.tsc_hz if self.clock_known else NOMINAL_HZ
-        self.t0 = self.events[0].tsc if self.events else 0
+        if self._merged is not None:
+            packed, order = self._merged
+            self.count = len(order)
+            self.t0 = RECORD.unpack_from(packed, order[0] * RECORD.size)[0] if self.count else 0
+            present = set(memoryview(packed).cast('H')[TYPE_HALFWORD::RECORD_HALFWORDS])
+        else:
+            self.count = len(self._events)
+            self.t0 = self._events[0].tsc if self._events else 0
+            present = {e.type for e in self._events}
         self.types = dump.types
         self.phases = dump.phases
-        self.unknown_types = sorted({e.type for e in self.events} - set(self.types))
+        self.unknown_types = sorted(present - set(self.types))
         self.views = {i: TypeView(i, self.types.get(i), self.phases)
                       for i in set(self.types) | set(self.unknown_types)}
+
+    @property
+    def events(self):
+        """The merged events, oldest first (built on first use)."""
+        if self._events is None:
+            flat = [e for c in self.dump.cpus for e in c.events]
+            self._events = list(map(flat.__getitem__, self._merged[1]))
+        return self._events
+
+    @property
+    def records(self):
+        """The merged events as packed records, or None without the
+        compiled decoder."""
+        if self._records is None and self._merged is not None:
+            self._records = fastdecode.gather(*self._merged)
+        return self._records
 
     # ---- time ---------------------------------------------------------
     def ns(self, tsc):
@@ -113,12 +147,17 @@ def seq_gaps(events):
 
     `events` is one CPU's ring, oldest first; index is that of the first
     event after the hole.  Sequence numbers wrap at 2^32."""
-    for i in range(1, len(events)):
-        step = (events[i].seq - events[i - 1].seq) % SEQ_MOD
+    seqs = list(map(_SEQ, events))
+    steps = list(map(sub, seqs[1:], seqs))       # in C: a ring without holes costs
+    if steps.count(1) == len(steps):             # no Python step per event
+        return
+    for i, step in enumerate(steps, 1):
+        step %= SEQ_MOD
         if 1 < step < SEQ_MOD // 2:
-            yield i, (events[i - 1].seq + 1) % SEQ_MOD, step - 1
+            yield i, (seqs[i - 1] + 1) % SEQ_MOD, step - 1
 
 
+_SEQ = attrgetter('seq')
 _IDENT_BAD = re.compile(r'[^A-Za-z0-9_]')
 
 

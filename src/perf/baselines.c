@@ -1,6 +1,8 @@
 /* baselines.c — set-up of the baseline rings (baselines.h). */
 #include "perf/baselines.h"
 
+uint64_t bl_global_seq __attribute__((aligned(64)));
+
 void bl_spin_init(struct bl_spin_ring *r, struct trace_event *slots, uint64_t capacity,
                   uint32_t cpu)
 {

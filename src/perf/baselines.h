@@ -7,6 +7,10 @@
  *             event that finds the lock held (a nested writer on the same
  *             CPU, or a reader) is dropped and counted. The TSC is read
  *             under the lock so the ring stays in time order.
+ * (a') strat9 the strat9 design itself: (a), plus a sequence number taken
+ *             from one global counter with a locked fetch-and-add on every
+ *             event, a cache line all CPUs fight over. (a) alone flatters
+ *             that design; both are reported.
  * (b) global  one ring shared by all CPUs: a locked fetch-and-add on one
  *             shared index reserves each slot (the synchronised design).
  * (c) wide    a per-CPU ring of 64-byte entries written invalidate-then-
@@ -27,6 +31,9 @@ struct bl_spin_ring {
     uint64_t head, drops, mask;
     struct trace_event *slots;
 } __attribute__((aligned(64)));
+
+/* (a'): the one global sequence counter, on its own cache line. */
+extern uint64_t bl_global_seq;
 
 struct bl_global_ring {
     uint64_t head __attribute__((aligned(64)));   /* the one shared index */
@@ -59,29 +66,11 @@ void bl_global_init(struct bl_global_ring *g, struct trace_event *slots, uint64_
 void bl_wide_init(struct bl_wide_ring *r, struct bl_wide_entry *slots, uint64_t capacity,
                   uint32_t cpu);
 
-static inline void bl_spin_write(struct bl_spin_ring *r, uint16_t type, uint64_t a0, uint64_t a1)
+/* Fills one 32-byte record, timestamped now (the TSC is read where the
+ * design holds its slot: under the lock, after the reservation). */
+static inline void bl_put(struct trace_event *e, uint64_t seq, uint16_t type, uint8_t cpu,
+                          uint64_t a0, uint64_t a1)
 {
-    if (__atomic_exchange_n(&r->lock, 1, __ATOMIC_ACQUIRE)) {     /* try-lock */
-        __atomic_fetch_add(&r->drops, 1, __ATOMIC_RELAXED);
-        return;
-    }
-    uint64_t seq = r->head++;
-    struct trace_event *e = &r->slots[seq & r->mask];
-    e->tsc = trace_rdtsc();
-    e->seq = (uint32_t)seq;
-    e->type = type;
-    e->cpu = (uint8_t)r->cpu;
-    e->flags = 0;
-    e->a0 = a0;
-    e->a1 = a1;
-    __atomic_store_n(&r->lock, 0, __ATOMIC_RELEASE);
-}
-
-static inline void bl_global_write(struct bl_global_ring *g, uint8_t cpu, uint16_t type,
-                                   uint64_t a0, uint64_t a1)
-{
-    uint64_t seq = __atomic_fetch_add(&g->head, 1, __ATOMIC_RELAXED);   /* lock xadd */
-    struct trace_event *e = &g->slots[seq & g->mask];
     e->tsc = trace_rdtsc();
     e->seq = (uint32_t)seq;
     e->type = type;
@@ -89,6 +78,36 @@ static inline void bl_global_write(struct bl_global_ring *g, uint8_t cpu, uint16
     e->flags = 0;
     e->a0 = a0;
     e->a1 = a1;
+}
+
+static inline void bl_spin_write(struct bl_spin_ring *r, uint16_t type, uint64_t a0, uint64_t a1)
+{
+    if (__atomic_exchange_n(&r->lock, 1, __ATOMIC_ACQUIRE)) {     /* try-lock */
+        __atomic_fetch_add(&r->drops, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    uint64_t seq = r->head++;
+    bl_put(&r->slots[seq & r->mask], seq, type, (uint8_t)r->cpu, a0, a1);
+    __atomic_store_n(&r->lock, 0, __ATOMIC_RELEASE);
+}
+
+static inline void bl_strat9_write(struct bl_spin_ring *r, uint16_t type, uint64_t a0,
+                                   uint64_t a1)
+{
+    if (__atomic_exchange_n(&r->lock, 1, __ATOMIC_ACQUIRE)) {     /* try-lock */
+        __atomic_fetch_add(&r->drops, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    uint64_t seq = __atomic_fetch_add(&bl_global_seq, 1, __ATOMIC_RELAXED);  /* lock xadd */
+    bl_put(&r->slots[r->head++ & r->mask], seq, type, (uint8_t)r->cpu, a0, a1);
+    __atomic_store_n(&r->lock, 0, __ATOMIC_RELEASE);
+}
+
+static inline void bl_global_write(struct bl_global_ring *g, uint8_t cpu, uint16_t type,
+                                   uint64_t a0, uint64_t a1)
+{
+    uint64_t seq = __atomic_fetch_add(&g->head, 1, __ATOMIC_RELAXED);   /* lock xadd */
+    bl_put(&g->slots[seq & g->mask], seq, type, cpu, a0, a1);
 }
 
 static inline void bl_wmb(void)

@@ -56,6 +56,7 @@ static bool alloc_rings(void)
         if (!s || !w)
             return false;
         bl_spin_init(&bcpu[c].spin, s, BASELINE_EVENTS, c);
+        bl_spin_init(&bcpu[c].strat9, s, BASELINE_EVENTS, c);   /* one runs at a time */
         bl_wide_init(&bcpu[c].wide, w, BASELINE_EVENTS, c);
     }
     struct trace_event *g = mem_alloc(GLOBAL_EVENTS * sizeof *g, 64);

@@ -11,6 +11,7 @@ const struct bench_variant_info bench_variants[BV_COUNT] = {
     [BV_SPIN]      = { "spinlock",  "(a) per-CPU ring, try-lock, drop on contention" },
     [BV_GLOBAL]    = { "global",    "(b) one global ring, atomic index" },
     [BV_WIDE]      = { "wide64",    "(c) 64-byte entries, invalidate/validate barriers" },
+    [BV_STRAT9]    = { "strat9",    "(a') per-CPU ring, try-lock, global atomic seq" },
 };
 
 #define LOOP(body)                                   \
@@ -40,6 +41,11 @@ static __attribute__((noinline)) uint64_t loop_spin(struct bl_spin_ring *r, uint
     LOOP(bl_spin_write(r, TRACE_EV_BENCH, i, 0));
 }
 
+static __attribute__((noinline)) uint64_t loop_strat9(struct bl_spin_ring *r, uint64_t n)
+{
+    LOOP(bl_strat9_write(r, TRACE_EV_BENCH, i, 0));
+}
+
 static __attribute__((noinline)) uint64_t loop_global(struct bl_global_ring *g, uint8_t cpu,
                                                       uint64_t n)
 {
@@ -62,6 +68,7 @@ uint64_t bench_loop(enum bench_variant v, struct bench_cpu *c, struct bl_global_
     case BV_SPIN:      return loop_spin(&c->spin, n);
     case BV_GLOBAL:    return loop_global(global, (uint8_t)c->spin.cpu, n);
     case BV_WIDE:      return loop_wide(&c->wide, n);
+    case BV_STRAT9:    return loop_strat9(&c->strat9, n);
     default:           return 0;
     }
 }

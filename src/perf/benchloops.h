@@ -22,6 +22,7 @@ enum bench_variant {
     BV_SPIN,           /* baseline (a) */
     BV_GLOBAL,         /* baseline (b) */
     BV_WIDE,           /* baseline (c) */
+    BV_STRAT9,         /* baseline (a'): (a) + a global atomic seq */
     BV_COUNT
 };
 
@@ -34,6 +35,7 @@ extern const struct bench_variant_info bench_variants[BV_COUNT];
 /* One CPU's (thread's) baseline rings. */
 struct bench_cpu {
     struct bl_spin_ring spin;
+    struct bl_spin_ring strat9;    /* same ring type, its own ring */
     struct bl_wide_ring wide;
 };
 

@@ -5,6 +5,7 @@
 #include "kstring.h"
 #include "percpu.h"
 #include "serial.h"
+#include "status.h"
 #include "tsc.h"
 #include "uptime.h"
 #include "trace/dumpstick.h"
@@ -24,7 +25,8 @@ static uint32_t me(void) { return gs_ready() ? this_cpu()->index : 0; }
 static void to_console(void *ctx, const char *s, size_t n)
 {
     (void)ctx;
-    console_write_locked(s, n);
+    console_write_uart_locked(s, n);    /* the lines go to the UART only */
+    status_dump_line(s, n);             /* the screen shows progress */
 }
 
 /* The stick is written by the boot CPU only, and never from a fault or

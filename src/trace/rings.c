@@ -68,6 +68,21 @@ struct ring *rings_of(uint32_t index)
     return index < MAX_CPUS && ready[index] ? &rings[index] : NULL;
 }
 
+/* Events recorded and overwritten since the last clear, summed over CPUs. */
+void rings_event_counts(uint64_t *recorded, uint64_t *overwritten)
+{
+    uint64_t cap = capacity;
+    *recorded = *overwritten = 0;
+    for (uint32_t i = 0; i < MAX_CPUS; i++) {
+        struct ring *r = cpus[i].online ? rings_of(i) : NULL;
+        if (!r)
+            continue;
+        uint64_t n = __atomic_load_n(&r->head, __ATOMIC_RELAXED) - r->base;
+        *recorded += n;
+        *overwritten += n > cap ? n - cap : 0;
+    }
+}
+
 void rings_keep_facts(void)
 {
     if (!keep)

@@ -29,6 +29,10 @@ uint32_t     rings_capacity(void);
 /* Point the calling CPU's gs:8 at its ring (CPU `index`). */
 void         rings_attach(uint32_t index);
 struct ring *rings_of(uint32_t index);      /* NULL when that CPU has none */
+/* Events recorded and overwritten since the last clear, summed over the
+ * online CPUs, read without a pause (slightly stale is fine): the
+ * screen's status area (status.h). */
+void         rings_event_counts(uint64_t *recorded, uint64_t *overwritten);
 
 /* Record boot phase `phase` (TRACE_PHASE_x) with `value` now, or as soon
  * as the BSP's ring exists. */

@@ -3,7 +3,8 @@
  *     trace(IRQ_TIMER_BEGIN, tick, lateness);
  *
  * NAME is an event name from events.def (without TRACE_EV_). Cost when the
- * event's category is off: one load of trace_mask and a predicted branch.
+ * event's category is off: one load of trace_mask, one bit test and a
+ * predicted branch.
  * When on: RDTSC plus ring_write (ring.h) on the calling CPU's own ring.
  *
  * trace_mask: bit 31 TRACE_ENABLE (tracing on), bit 30 TRACE_PAUSED (set
@@ -59,11 +60,14 @@ void trace_no_ring(void);      /* this CPU has no ring: count globally */
 static inline __attribute__((always_inline)) void
 trace_emit_(uint16_t type, uint32_t catbit, int pinned, uint64_t a0, uint64_t a1)
 {
-    const uint32_t want = TRACE_ENABLE | catbit;    /* compile-time constant */
     /* The one load: relaxed is a plain mov, and it is re-read at every
      * trace point, so a pause takes effect at the next one. */
     uint32_t m = __atomic_load_n(&trace_mask, __ATOMIC_RELAXED);
-    if (__builtin_expect((m & want) == want, 1)) {
+    /* Category off: one test of a constant bit, and done. ENABLE and
+     * PAUSED are looked at only for a category that is on. */
+    if (!(m & catbit))
+        return;
+    if (__builtin_expect((int32_t)m < 0, 1)) {      /* TRACE_ENABLE is the sign bit */
         struct ring *r = trace_cur_ring();
         if (__builtin_expect(r == NULL, 0)) {
             trace_no_ring();
@@ -73,11 +77,12 @@ trace_emit_(uint16_t type, uint32_t catbit, int pinned, uint64_t a0, uint64_t a1
             ring_write_pinned(r, trace_rdtsc(), type, 0, a0, a1);
         else
             ring_write(r, trace_rdtsc(), type, 0, a0, a1);
-    } else if (__builtin_expect((m & (TRACE_PAUSED | catbit)) ==
-                                (TRACE_PAUSED | catbit), 0)) {
+    } else if (__builtin_expect(m & TRACE_PAUSED, 0)) {
         trace_refused();
     }
 }
+
+_Static_assert(TRACE_ENABLE == 1u << 31, "trace_emit_ tests ENABLE as the sign bit");
 
 /* ---- switches (not the fast path; any CPU) --------------------------- */
 void     trace_set_mask(uint32_t mask);          /* whole word */

@@ -212,7 +212,8 @@ class FromCommandLine(WorkloadCase):
         self.assertEqual(t["header"]["where"], "kernel")
         self.assertEqual(t["header"]["cpus"], "4")
         got = {(r["variant"], r["scope"]) for r in t["rows"]}
-        variants = {"empty", "rdtsc", "trace_on", "trace_off", "spinlock", "global", "wide64"}
+        variants = {"empty", "rdtsc", "trace_on", "trace_off", "spinlock", "strat9", "global",
+                    "wide64"}
         self.assertEqual(got, {(v, s) for v in variants for s in ("1", "4")})
         for r in t["rows"]:
             self.assertGreater(float(r["ticks"]), 0, r)

@@ -30,6 +30,29 @@ static void test_spin(void)
     CHECK_EQ(r.head, CAP + 2);                             /* dropped, not written */
 }
 
+/* (a'): seqs come from the one global counter, shared by every ring. */
+static void test_strat9(void)
+{
+    static struct trace_event other[CAP] __attribute__((aligned(64)));
+    struct bl_spin_ring a, b;
+    bl_spin_init(&a, spin_slots, CAP, 1);
+    bl_spin_init(&b, other, CAP, 2);
+    uint64_t s0 = bl_global_seq;
+    bl_strat9_write(&a, 31, 1, 0);
+    bl_strat9_write(&b, 31, 2, 0);
+    bl_strat9_write(&a, 31, 3, 0);
+    CHECK_EQ(bl_global_seq, s0 + 3);
+    CHECK(spin_slots[0].seq == (uint32_t)s0 && spin_slots[0].a0 == 1 && spin_slots[0].cpu == 1);
+    CHECK(other[0].seq == (uint32_t)(s0 + 1) && other[0].cpu == 2);
+    CHECK(spin_slots[1].seq == (uint32_t)(s0 + 2) && spin_slots[1].a0 == 3);
+    CHECK_EQ(a.head, 2);
+    CHECK_EQ(a.lock, 0);
+    a.lock = 1;                                            /* held: dropped, no seq taken */
+    bl_strat9_write(&a, 31, 4, 0);
+    CHECK_EQ(a.drops, 1);
+    CHECK_EQ(bl_global_seq, s0 + 3);
+}
+
 static void test_global(void)
 {
     struct bl_global_ring g;
@@ -59,6 +82,7 @@ static void test_wide(void)
 int main(void)
 {
     test_spin();
+    test_strat9();
     test_global();
     test_wide();
     return check_summary("test_baselines");

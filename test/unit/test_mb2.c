@@ -100,8 +100,88 @@ static void test_long_cmdline(void)
     CHECK_EQ(strlen(mb.cmdline), MB2_CMDLINE_MAX - 1);
 }
 
+/* Tag 8 body (after type and size) as GRUB lays it out. */
+static uint32_t fb_body(uint8_t *b, uint64_t addr, uint32_t pitch, uint32_t w, uint32_t h,
+                        uint8_t bpp, uint8_t type)
+{
+    memset(b, 0, 40);
+    memcpy(b, &addr, 8);
+    memcpy(b + 8, &pitch, 4);
+    memcpy(b + 12, &w, 4);
+    memcpy(b + 16, &h, 4);
+    b[20] = bpp;
+    b[21] = type;
+    return 24;                                           /* + colour info */
+}
+
+static void test_framebuffer_rgb(void)
+{
+    struct mb2_info mb;
+    const char *why;
+    uint8_t b[40];
+    uint32_t n = fb_body(b, 0x4000000000ull, 5124, 1280, 1024, 32, 1);
+    const uint8_t rgb[6] = { 16, 8, 8, 8, 0, 8 };        /* x8r8g8b8 */
+    memcpy(b + n, rgb, 6);
+    begin();
+    tag(8, b, n + 6);
+    end();
+    CHECK(mb2_parse(info, sizeof info, &mb, &why));
+    CHECK(mb.fb.present);
+    CHECK_EQ(mb.fb.type, MB2_FB_RGB);
+    CHECK_EQ(mb.fb.addr, 0x4000000000ull);               /* above 4 GiB kept whole */
+    CHECK_EQ(mb.fb.pitch, 5124);
+    CHECK_EQ(mb.fb.width, 1280);
+    CHECK_EQ(mb.fb.height, 1024);
+    CHECK_EQ(mb.fb.bpp, 32);
+    CHECK_EQ(mb.fb.red_pos, 16);
+    CHECK_EQ(mb.fb.green_pos, 8);
+    CHECK_EQ(mb.fb.blue_pos, 0);
+    CHECK_EQ(mb.fb.red_size + mb.fb.green_size + mb.fb.blue_size, 24);
+
+    const uint8_t rgb565[6] = { 11, 5, 5, 6, 0, 5 };
+    n = fb_body(b, 0xE0000000u, 1600, 800, 600, 16, 1);
+    memcpy(b + n, rgb565, 6);
+    begin();
+    tag(8, b, n + 6);
+    end();
+    CHECK(mb2_parse(info, sizeof info, &mb, &why));
+    CHECK_EQ(mb.fb.bpp, 16);
+    CHECK_EQ(mb.fb.red_pos, 11);
+    CHECK_EQ(mb.fb.green_size, 6);
+
+    begin();                                             /* RGB without its field layout */
+    tag(8, b, n);
+    end();
+    CHECK(mb2_parse(info, sizeof info, &mb, &why));
+    CHECK(!mb.fb.present);
+}
+
+static void test_framebuffer_text(void)
+{
+    struct mb2_info mb;
+    const char *why;
+    uint8_t b[40];
+    uint32_t n = fb_body(b, 0xB8000, 160, 80, 25, 16, 2);
+    begin();
+    tag(8, b, n);
+    end();
+    CHECK(mb2_parse(info, sizeof info, &mb, &why));
+    CHECK(mb.fb.present);
+    CHECK_EQ(mb.fb.type, MB2_FB_EGA_TEXT);
+    CHECK_EQ(mb.fb.width, 80);
+    CHECK_EQ(mb.fb.height, 25);
+    CHECK_EQ(mb.fb.pitch, 160);
+    begin();                                             /* truncated tag: ignored */
+    tag(8, b, 16);
+    end();
+    CHECK(mb2_parse(info, sizeof info, &mb, &why));
+    CHECK(!mb.fb.present);
+}
+
 int main(void)
 {
+    test_framebuffer_rgb();
+    test_framebuffer_text();
     test_tags();
     test_bad();
     test_long_cmdline();

@@ -21,6 +21,7 @@ UNIT_SRCS_wlargs := src/perf/wlargs.c src/format.c
 UNIT_SRCS_median := src/perf/median.c
 UNIT_SRCS_stresssum :=
 UNIT_SRCS_baselines := src/perf/baselines.c
+UNIT_SRCS_fbdraw := src/fbdraw.c src/font8x16.c
 # UARTs: the SPCR table and PCI serial controllers
 UNIT_SRCS_spcr := src/spcr.c src/format.c
 UNIT_SRCS_uartpci := src/uartpci.c src/format.c
@@ -41,3 +42,5 @@ UNIT_SRCS_hid := src/usb/hidmap.c
 UNIT_SRCS_usbdesc := src/usb/desc.c
 UNIT_SRCS_msc := src/usb/bot.c src/usb/scsi.c
 $(BUILD)/unit/test_hid $(BUILD)/unit/test_usbdesc $(BUILD)/unit/test_msc: $(wildcard src/usb/*.h)
+UNIT_SRCS_decode := src/host/decode.c src/host/merge.c $(UNIT_SRCS_encode)
+$(BUILD)/unit/test_decode: $(wildcard src/host/*.h)

@@ -1,0 +1,24 @@
+/* merge.h — the timeline order of a dump's events, for the host decoder.
+ *
+ * The decoder shows all CPUs' events merged by (tsc, cpu, seq), ties kept
+ * in the order given (CPU by CPU, oldest first): exactly what Python's
+ * stable list.sort(key=(tsc, cpu, seq)) gives (btlib.model.Dump.events).
+ * Each CPU's events are usually already in TSC order, so this is a
+ * natural merge sort: ascending runs are found, then merged pairwise,
+ * O(n log runs). It sorts indices, so that a caller holding the events
+ * as objects can reorder those instead of building new ones.
+ *
+ *     bt_merge_order(ev, n, order, tmp);     order[k]: index of the k-th
+ *     bt_gather(ev, order, n, out);          out[k] = ev[order[k]] */
+#ifndef HOST_MERGE_H
+#define HOST_MERGE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "trace/event.h"
+
+/* order and tmp hold n indices each (n < 2^32). */
+void bt_merge_order(const struct trace_event *ev, size_t n, uint32_t *order, uint32_t *tmp);
+void bt_gather(const struct trace_event *ev, const uint32_t *order, size_t n,
+               struct trace_event *out);
+
+#endif

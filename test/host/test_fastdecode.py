@@ -1,0 +1,355 @@
+"""The compiled event-line core (src/host/decode.c) against the reference.
+
+btlib.fastdecode must return, for every '%E' line, exactly what the
+reference decoder in btlib.dumpfmt returns: the same header and the same
+events, or "damaged" where it rejects the line (or PUNT, which hands the
+line back to the reference). These tests compare the two line by line on
+the real-kernel fixtures, on gen_dump output (intact, wrapped, random
+fields), and on damaged lines: bit flips and cuts that the CRC catches,
+and CRC-valid garbage and mutated payloads that only the decoding logic
+can judge, with format v1's seed (0) and a v2 seed.
+"""
+
+import binascii
+import glob
+import io
+import inspect
+import os
+import random
+import subprocess
+import sys
+import unittest
+from unittest import mock
+import zlib
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__)))
+from test_decode_support import FIXTURES, REPO, generate   # noqa: E402
+
+sys.path.insert(0, os.path.join(REPO, 'scripts'))
+from btlib import dumpfmt, fastdecode                      # noqa: E402
+from btlib.export_csv import write_csv                      # noqa: E402
+from btlib.model import CpuInfo, Dump, Event, EventType     # noqa: E402
+from btlib.timeline import Timeline                         # noqa: E402
+
+V2_SEED = zlib.crc32(bytes.fromhex('0123456789abcdef') + (7).to_bytes(4, 'little'))
+MAX_PUNT_SHARE = 0.1       # punts are for pathological lines only (over-long varints)
+
+
+def setUpModule():
+    subprocess.run(['make', '-s', '-C', REPO, 'build/host/libbtdecode.so'],
+                   capture_output=True, timeout=300)
+    if not fastdecode.available():
+        raise AssertionError(f'{fastdecode.LIB_PATH} did not build or load: '
+                             'the compiled decoder must be tested')
+
+
+def reference(text, seed):
+    """The reference decoder's verdict: DAMAGED or (header..., events)."""
+    try:
+        if seed and not _REFERENCE_TAKES_SEED:
+            text = _reseal(text, seed)
+        run = (_REFERENCE(text, seed) if seed and _REFERENCE_TAKES_SEED else _REFERENCE(text))
+    except dumpfmt._Damaged:
+        return fastdecode.DAMAGED
+    return (run.line, run.cpu, run.start, run.gap_over, run.gap_excl, run.events)
+
+
+_REFERENCE = dumpfmt._decode_event_line_py
+_REFERENCE_TAKES_SEED = len(inspect.signature(_REFERENCE).parameters) > 1
+
+
+def _reseal(text, seed):
+    """For a reference without a seed (format v1 only): the same line with
+    its seeded CRC checked here and replaced by the plain one."""
+    body = text[2:]
+    try:
+        raw = binascii.a2b_base64(body + b'=' * (-len(body) % 4), strict_mode=True)
+    except (binascii.Error, ValueError):
+        return text
+    if len(raw) < 5 or zlib.crc32(raw[:-4], seed) != int.from_bytes(raw[-4:], 'little'):
+        raise dumpfmt._Damaged
+    return line_of(raw[:-4])
+
+
+def read(path):
+    with open(path, 'rb') as f:
+        return f.read()
+
+
+def event_lines(log):
+    """[(text, seed)]: every '%E' line with the seed of the DUMP BEGIN before it."""
+    out, seed = [], 0
+    for raw in dumpfmt._NEWLINE.split(log):
+        text = dumpfmt._clean(raw)
+        if text.startswith(b'%E'):
+            out.append((text, seed))
+        elif b'DUMP BEGIN' in text and hasattr(dumpfmt, 'begin_seed'):
+            seed = dumpfmt.begin_seed(text)
+    return out
+
+
+def texts(pairs):
+    return [t for t, _ in pairs]
+
+
+def line_of(payload, seed=0):
+    """An event line carrying `payload` with a valid CRC."""
+    raw = payload + zlib.crc32(payload, seed).to_bytes(4, 'little')
+    return b'%E' + binascii.b2a_base64(raw, newline=False).rstrip(b'=')
+
+
+def payload_of(text):
+    body = text[2:]
+    return binascii.a2b_base64(body + b'=' * (-len(body) % 4))[:-4]
+
+
+class NativeMatchesReference(unittest.TestCase):
+    def compare(self, lines, seed=0, want_events=False):
+        """Native == reference on every line (bytes, checked with `seed`, or
+        (bytes, seed) pairs); returns (events, punts)."""
+        pairs = [ln if isinstance(ln, tuple) else (ln, seed) for ln in lines]
+        got = [None] * len(pairs)
+        for s in {s for _, s in pairs}:               # one batch per seed
+            at = [i for i, (_, si) in enumerate(pairs) if si == s]
+            for i, res in zip(at, fastdecode.decode_lines([pairs[i][0] for i in at], s)):
+                got[i] = res
+        self.assertEqual(len(got), len(lines))
+        events = punts = 0
+        for i, ((text, seed), res) in enumerate(zip(pairs, got)):
+            if res == fastdecode.PUNT:
+                punts += 1
+                continue
+            ref = reference(text, seed)
+            if ref == fastdecode.DAMAGED or res == fastdecode.DAMAGED:
+                self.assertEqual(res, ref, f'line {i}: {text[:60]!r}')
+                continue
+            self.assertEqual(res[:5], ref[:5], f'line {i} header')
+            self.assertEqual(fastdecode.events_of(res[5]), ref[5], f'line {i} events')
+            events += len(ref[5])
+        if want_events:
+            self.assertGreater(events, 0)
+        self.assertLessEqual(punts, max(1, len(lines) * MAX_PUNT_SHARE))
+        return events, punts
+
+    def test_fixtures(self):
+        logs = sorted(glob.glob(os.path.join(FIXTURES, '*.log')))
+        self.assertTrue(logs)
+        for path in logs:
+            with self.subTest(fixture=os.path.basename(path)), open(path, 'rb') as f:
+                self.compare(event_lines(f.read()), want_events=True)
+
+    def test_gen_dump_workloads(self):
+        for args in (('cpus=4', 'events=3000', 'cap=1024'),
+                     ('cpus=3', 'events=2000', 'cap=4096', 'workload=mixed', 'seed=5'),
+                     ('cpus=2', 'events=500', 'cap=8', 'excluded=2', 'refused=3'),
+                     ('cpus=2', 'events=900', 'cap=256', 'clear_at=300', 'crlf=1')):
+            with self.subTest(args=args):
+                log, records = generate(*args)
+                lines = event_lines(log)
+                events, punts = self.compare(lines, want_events=True)
+                self.assertEqual(punts, 0)
+                self.assertEqual(events, len(records))
+
+    def test_flipped_and_cut_lines(self):
+        log, _ = generate('cpus=2', 'events=800', 'cap=512', 'workload=mixed', 'seed=9')
+        lines = event_lines(log)
+        rnd = random.Random(3)
+        bad = []
+        for _ in range(600):
+            text, seed = rnd.choice(lines)
+            text = bytearray(text)
+            kind = rnd.randrange(4)
+            at = rnd.randrange(len(text))
+            if kind == 0:
+                text[at] ^= 1 << rnd.randrange(8)
+            elif kind == 1:
+                del text[at:]
+            elif kind == 2:
+                text.insert(at, rnd.choice(b'A=/+ \x80*'))
+            else:
+                del text[at]
+            bad.append((bytes(text), seed))
+        self.compare(bad)
+
+    def test_crc_valid_mutations(self):
+        """Payloads the CRC accepts: only the decoding rules judge them."""
+        rnd = random.Random(17)
+        for seed in (0, V2_SEED):
+            log, _ = generate('cpus=2', 'events=600', 'cap=512', 'workload=mixed', 'seed=2')
+            payloads = [payload_of(t) for t in texts(event_lines(log))]
+            lines = []
+            for _ in range(1500):
+                p = bytearray(rnd.choice(payloads))
+                for _ in range(rnd.randrange(1, 4)):
+                    if not p:
+                        break
+                    op = rnd.randrange(4)
+                    at = rnd.randrange(len(p))
+                    if op == 0:
+                        p[at] = rnd.randrange(256)
+                    elif op == 1:
+                        del p[at:]
+                    elif op == 2:
+                        p[at:at] = bytes([0xFF] * rnd.randrange(1, 12))
+                    else:
+                        p[at] |= 0x80
+                lines.append(line_of(bytes(p), seed))
+            with self.subTest(seed=seed):
+                self.compare(lines)
+
+    def test_crc_valid_garbage(self):
+        rnd = random.Random(23)
+        lines = [line_of(bytes(rnd.randrange(256) for _ in range(rnd.randrange(0, 150))))
+                 for _ in range(2000)]
+        lines += [line_of(bytes([rnd.choice((0x80, 0xFF, 0x01))] * rnd.randrange(1, 40)))
+                  for _ in range(200)]
+        self.compare(lines)
+
+    def test_seed_is_checked(self):
+        log, _ = generate('cpus=1', 'events=200', 'cap=256')
+        good = [line_of(payload_of(t), V2_SEED) for t in texts(event_lines(log))]
+        self.compare(good, V2_SEED, want_events=True)
+        self.assertTrue(all(r == fastdecode.DAMAGED for r in fastdecode.decode_lines(good, 0)))
+
+    def test_limits(self):
+        """Each field just inside and just outside what the reference accepts."""
+        def head(cpu=b'\x01', tsc=b'\x00'):
+            return b'\x05' + cpu + b'\x00\x00\x00' + tsc
+        top = b'\xff' * 9 + b'\x01'                   # 2**64 - 1 in ten bytes
+        cases = {
+            'type 0xFFFF': head() + b'\x01\xff\xff\x03', 'type 0x10000': head() + b'\x01\x80\x80\x04',
+            'cpu 255': head(b'\xff\x01') + b'\x01\x02', 'cpu 256': head(b'\x80\x02') + b'\x01\x02',
+            'no events': head(), 'no type first': head() + b'\x00',
+            'flags cut': head() + b'\x03\x02', 'tsc cut': head() + b'\x81\x02\x80',
+            'a0 a1': head() + b'\x0d\x02\x03\x04' + b'\x00\x0c\x05\x06',
+            'full tsc': head(tsc=top) + b'\xf1\x02' + b'\xff' * 8 + b'\x1f',
+            'full args': head() + b'\x0d\x02' + top + top + b'\x0c' + top + top,
+            'predicted next': head() + b'\x01\x02\x01\x03\x00\x00\x00\x01\x02\x00',
+            'same slot': head() + b'\x01\x02\x01\x12\x01\x02\x00\x01\x12\x00',
+            'empty': b'',
+        }
+        lines = [line_of(p) for p in cases.values()]
+        got = fastdecode.decode_lines(lines)
+        for (name, _), text, res in zip(cases.items(), lines, got):
+            with self.subTest(name):
+                ref = reference(text, 0)
+                self.assertNotEqual(res, fastdecode.PUNT)
+                if ref == fastdecode.DAMAGED:
+                    self.assertEqual(res, ref)
+                else:
+                    self.assertEqual(res[:5], ref[:5])
+                    self.assertEqual(fastdecode.events_of(res[5]), ref[5])
+        self.assertEqual(got[1], fastdecode.DAMAGED)
+        self.assertEqual(got[3], fastdecode.DAMAGED)
+
+    def test_punts_are_decoded_by_the_reference(self):
+        """Lines beyond 64-bit arithmetic come back PUNT, never a guess."""
+        over = b'\xff' * 9 + b'\x7f'                # a varint of 70 bits
+        head = b'\x05\x01\x00\x00\x00\x00'          # line 5, cpu 1, seq 0, tsc 0
+        cases = [line_of(over + head[1:] + b'\x01\x02'),
+                 line_of(head + b'\x81\x01' + over),  # tsc residual over 64 bits
+                 b'%E' + b'QUJD' * 2000,              # over-long line
+                 line_of(head + b'\x01\x02')[:-2] + b'==']
+        got = fastdecode.decode_lines(cases)
+        self.assertEqual(got[:3], [fastdecode.PUNT] * 3)
+        self.assertIn(got[3], (fastdecode.PUNT, fastdecode.DAMAGED))
+
+
+class TimelineAndCsv(unittest.TestCase):
+    """The C merge sort and CSV rows against Dump.events() and write_csv."""
+
+    def check(self, dump):
+        tl = Timeline(dump)
+        by_cpu = b''.join(e.raw() for c in dump.cpus for e in c.events)
+        merged = fastdecode.sort_records(by_cpu)
+        self.assertEqual(merged, b''.join(e.raw() for e in tl.events))
+        ref = io.StringIO(newline='')
+        write_csv(tl, ref)
+        write = fastdecode.csv_writer(tl.views, tl.phases, tl.t0, tl.hz)
+        self.assertIsNotNone(write)
+        out = io.StringIO(newline='')
+        out.write(ref.getvalue().split('\n', 1)[0] + '\n')
+        write(merged, out)
+        self.assertEqual(out.getvalue(), ref.getvalue())
+        return len(tl.events)
+
+    def test_fixtures_and_gen_dump(self):
+        logs = [read(p) for p in sorted(glob.glob(os.path.join(FIXTURES, '*.log')))]
+        logs.append(generate('cpus=3', 'events=3000', 'cap=1024', 'workload=mixed', 'seed=4')[0])
+        logs.append(generate('cpus=4', 'events=2000', 'cap=4096')[0])
+        for i, log in enumerate(logs):
+            for d in dumpfmt.parse_log(log):
+                with self.subTest(log=i, dump=d.index):
+                    self.check(d)
+
+    def test_ties_quotes_phases_and_extremes(self):
+        """Equal keys keep CPU order; names needing quotes; phases by name;
+        TSC at 2**64 - 1 (ns past 64 bits); unknown types."""
+        top = (1 << 64) - 1
+        types = {1: EventType(1, 'BOOT_PHASE', 'boot', 'instant', ('phase', '')),
+                 2: EventType(2, 'A,"B"', 'x', 'instant', ('x,y', 'q"')),
+                 3: EventType(3, 'PLAIN', 'x', 'instant', ('', ''))}
+        rings = {0: [(500, 1, 0, 0), (500, 2, 1, 2), (400, 3, top, 0), (top, 99, top, top)],
+                 1: [(500, 1, 7, 0), (500, 1, 1, 0), (10, 2, 0, top), (top, 1, 2, 0)],
+                 3: [(500, 2, 5, 5), (0, 1, 2, 0)]}
+        cpus = []
+        for cpu, items in rings.items():
+            events = [Event(cpu, (7 - i) % 4, tsc, t, i % 3, a0, a1)
+                      for i, (tsc, t, a0, a1) in enumerate(items)]
+            cpus.append(CpuInfo(cpu=cpu, apic_id=cpu, capacity=8, recorded=len(events),
+                                overwritten=0, dropped=0, first_seq=None, last_seq=None,
+                                events=events))
+        for hz in (2_400_000_000, 3, 1_000_000_000):
+            for phases in ({0: 'ENTRY', 2: 'SMP,"START"', 7: 'X'}, {}):
+                d = Dump(index=0, header={}, version=1, tsc_hz=hz, cpus=cpus, types=types,
+                         phases=phases, complete=True, end_events=10, damaged_lines=0,
+                         missing_lines=0, warnings=[])
+                with self.subTest(hz=hz, phases=bool(phases)):
+                    self.assertEqual(self.check(d), 10)
+
+    def test_too_long_names_fall_back(self):
+        views = Timeline(Dump(index=0, header={}, version=1, tsc_hz=1, cpus=[], types={
+            1: EventType(1, 'N', 'x', 'instant', ('p' * 3000, ''))}, phases={}, complete=True,
+            end_events=0, damaged_lines=0, missing_lines=0, warnings=[])).views
+        self.assertIsNone(fastdecode.csv_writer(views, {}, 0, 1))
+
+
+class BothPaths(unittest.TestCase):
+    """parse_log on the compiled core and on pure Python (the fallback when
+    the library is missing): equal Dumps, warnings and all."""
+
+    def logs(self):
+        logs = [read(p) for p in sorted(glob.glob(os.path.join(FIXTURES, '*.log')))]
+        mixed = generate('cpus=3', 'events=900', 'cap=512', 'workload=mixed', 'seed=8')[0]
+        rnd = random.Random(5)
+        start, end = mixed.index(b'DUMP BEGIN'), mixed.index(b'DUMP END')
+        damaged = []
+        for _ in range(40):
+            bad = bytearray(mixed)
+            for _ in range(rnd.randrange(1, 6)):
+                at = rnd.randrange(start, end)
+                if bad[at] != 0x0A:
+                    bad[at] ^= 1 << rnd.randrange(7)
+            damaged.append(bytes(bad))
+        lines = mixed.split(b'\n')
+        damaged.append(b'\n'.join(lines[:len(lines) // 2]))                  # truncated
+        damaged.append(b'\n'.join(lines[::2]))                               # every other line
+        # lines that need cleaning miss the batch and are decoded one by one
+        damaged.append(b'\n'.join(b'\x1b[0m' + ln if i % 3 else ln for i, ln in enumerate(lines)))
+        return logs + [mixed] + damaged
+
+    def test_native_and_python_agree(self):
+        for i, log in enumerate(self.logs()):
+            native = dumpfmt.parse_log(log)
+            with mock.patch.object(fastdecode, '_load', lambda: None):
+                python = dumpfmt.parse_log(log)
+            with self.subTest(log=i):
+                self.assertTrue(all(c.records is not None for d in native for c in d.cpus
+                                    if c.count), 'the native path was not used')
+                self.assertTrue(all(c.records is None for d in python for c in d.cpus))
+                self.assertEqual(native, python)
+                self.assertEqual([d.events() for d in native], [d.events() for d in python])
+
+
+if __name__ == '__main__':
+    unittest.main()
