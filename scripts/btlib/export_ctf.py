@@ -36,6 +36,7 @@ from collections import namedtuple
 from itertools import repeat, starmap
 from operator import attrgetter, lt
 
+from . import fastdecode
 from .losses import holes, unplaced
 from .model import RECORD, signed_args
 from .timeline import PHASE_ARG, identifier
@@ -196,6 +197,7 @@ def metadata_text(tl, uid):
 _Record = namedtuple('_Record', 'tsc seq type cpu flags a0 a1')
 _EVENT_FIELDS = attrgetter('tsc', 'type', 'seq', 'flags', 'a0', 'a1')
 _TSC = attrgetter('tsc')
+RECORD_QWORDS = RECORD.size // 8      # a record's tsc is its first u64
 
 
 def _cpu_records(c):
@@ -207,63 +209,79 @@ def _cpu_records(c):
     return list(map(tuple.__new__, repeat(_Record), RECORD.iter_unpack(packed)))
 
 
-def _packet(uid_bytes, cpu, events, discarded, ts_begin, ts_end):
-    body = b''.join(starmap(EVENT.pack, map(_EVENT_FIELDS, events)))
+def _packet(uid_bytes, cpu, body, discarded, ts_begin, ts_end):
     bits = (PACKET_OVERHEAD + len(body)) * 8
     return (HEADER.pack(CTF_MAGIC, uid_bytes, STREAM_ID)
             + CONTEXT.pack(ts_begin, ts_end, bits, bits, discarded, cpu)
             + body)
 
 
-def _segments(events):
-    """Split a CPU's ring where its TSC goes backwards.
+def _segments(tscs):
+    """Split a CPU's ring (its events' TSCs) where its TSC goes backwards.
 
     A CTF stream's clock must never go back (babeltrace2 stops with an
     error); a CPU whose TSC was reset or is broken gets one stream per
     monotonic stretch, so every event is still read with its own time."""
-    tscs = list(map(_TSC, events))
     back = list(map(lt, tscs[1:], tscs))          # in C; usually all False
     starts = [0] + ([i for i, b in enumerate(back, 1) if b] if any(back) else [])
-    return list(zip(starts, starts[1:] + [len(events)]))
+    return list(zip(starts, starts[1:] + [len(tscs)]))
 
 
-def _stream_packets(uid_bytes, cpu, events, lead, cuts, tail):
-    """The packets of one stream: `events` with `lead` losses before them,
-    `cuts` {index: n} holes inside, `tail` after them."""
+def _stream_packets(uid_bytes, cpu, tscs, body, lead, cuts, tail):
+    """The packets of one stream: events with TSCs `tscs` (body(i, j):
+    the packed events i..j-1) with `lead` losses before them, `cuts`
+    {index: n} holes inside, `tail` after them."""
     out = []
     if lead:
-        out.append(_packet(uid_bytes, cpu, [], 0, events[0].tsc, events[0].tsc))
+        out.append(_packet(uid_bytes, cpu, b'', 0, tscs[0], tscs[0]))
     discarded, start = lead, 0
-    for i in range(1, len(events) + 1):
-        if i == len(events) or i in cuts or i - start == EVENTS_PER_PACKET:
-            chunk = events[start:i]
-            out.append(_packet(uid_bytes, cpu, chunk, discarded, chunk[0].tsc, chunk[-1].tsc))
+    for i in range(1, len(tscs) + 1):
+        if i == len(tscs) or i in cuts or i - start == EVENTS_PER_PACKET:
+            out.append(_packet(uid_bytes, cpu, body(start, i), discarded,
+                               tscs[start], tscs[i - 1]))
             discarded += cuts.get(i, 0)
             start = i
     if tail:
-        last = events[-1].tsc
-        out.append(_packet(uid_bytes, cpu, [], discarded + tail, last, last))
+        out.append(_packet(uid_bytes, cpu, b'', discarded + tail, tscs[-1], tscs[-1]))
     return out
+
+
+def _cpu_events(c):
+    """(TSCs, body(i, j), events for the hole search) of CPU c: from its
+    packed records in C when it has them (the hole search then gets ()
+    when fastdecode.may_have_holes says it has none: no tuples are built),
+    else from its events."""
+    packed = c.packed()
+    if packed is None or not fastdecode.available():
+        events = _cpu_records(c)
+        return (list(map(_TSC, events)), lambda i, j: b''.join(
+            starmap(EVENT.pack, map(_EVENT_FIELDS, events[i:j]))), events)
+    data = fastdecode.ctf_events(packed)
+    return (memoryview(packed).cast('Q')[::RECORD_QWORDS].tolist(),
+            lambda i, j: data[i * EVENT.size:j * EVENT.size],
+            _cpu_records(c) if fastdecode.may_have_holes(c) else ())
 
 
 def _cpu_streams(uid_bytes, c):
     """{file name: [packets]} for CPU c (one name unless its TSC went back)."""
-    events = _cpu_records(c)
+    tscs, body, events = _cpu_events(c)
     lost_before = unplaced(c, events)
-    if not events:
-        return {stream_name(c.cpu): [_packet(uid_bytes, c.cpu, [], 0, 0, 0),
-                                     _packet(uid_bytes, c.cpu, [], lost_before, 0, 0)]
+    if not tscs:
+        return {stream_name(c.cpu): [_packet(uid_bytes, c.cpu, b'', 0, 0, 0),
+                                     _packet(uid_bytes, c.cpu, b'', lost_before, 0, 0)]
                 if lost_before else []}
     cuts = {}
     for index, _, count in holes(c, events):
         cuts[index] = cuts.get(index, 0) + count
     streams = {}
-    for k, (a, b) in enumerate(_segments(events)):
+    for k, (a, b) in enumerate(_segments(tscs)):
         lead = cuts.get(a, 0) + (lost_before if k == 0 else 0)
         inner = {i - a: n for i, n in cuts.items() if a < i < b}
-        tail = cuts.get(len(events), 0) if b == len(events) else 0
+        tail = cuts.get(len(tscs), 0) if b == len(tscs) else 0
         name = stream_name(c.cpu) + (f'_part{k}' if k else '')
-        streams[name] = _stream_packets(uid_bytes, c.cpu, events[a:b], lead, inner, tail)
+        streams[name] = _stream_packets(uid_bytes, c.cpu, tscs[a:b],
+                                        lambda i, j, a=a: body(a + i, a + j),
+                                        lead, inner, tail)
     return streams
 
 

@@ -14,7 +14,11 @@ leave one explanation, else lost.  Scripts should read the
 CSV export instead: this layout is for people.
 """
 
+from types import SimpleNamespace
+
+from . import fastdecode
 from .losses import markers
+from .model import RECORD
 from .timeline import LOST_NAME, NS_PER_S, us_text
 
 MIN_TIME_WIDTH = len('TIME_US')
@@ -25,16 +29,16 @@ WRITE_BATCH = 4096          # lines joined per write()
 def write_text(tl, out):
     """Write the timeline `tl` (a timeline.Timeline) to text stream `out`."""
     dump = tl.dump
-    events = tl.events
-    before, after = markers(dump)
+    records = tl.records
+    before, after = _markers(dump)
 
     name_w = max([len(v.name) for v in tl.views.values()] + [len(LOST_NAME), len('EVENT')])
-    last_ns = tl.ns(events[-1].tsc) if events else 0
+    last_ns = tl.ns(_last_tsc(tl))
     time_w = max(len(us_text(last_ns)), MIN_TIME_WIDTH)
     unit = 'us' if tl.clock_known else 'us at an assumed 1 GHz (tsc_hz unknown)'
 
     out.write(f'# baretrace dump {dump.index}: {len(dump.cpus)} CPUs, '
-              f'{len(events)} events, tsc_hz={dump.tsc_hz}, '
+              f'{tl.count} events, tsc_hz={dump.tsc_hz}, '
               f'times in {unit} since the first event\n')
     out.write(f'{"TIME_US":>{time_w}}  {"CPU":>{CPU_WIDTH}}  '
               f'{"EVENT":<{name_w}}  ARGS\n')
@@ -43,6 +47,17 @@ def write_text(tl, out):
     # Per type: the name column, padded only when arguments follow it.
     heads = {t: (f'{v.name:<{name_w}}  ' if v.fields else v.name, v.text)
              for t, v in tl.views.items()}
+
+    if records is not None:
+        def lost_text(args):
+            return f'{LOST_NAME:<{name_w}}  ' + ' '.join(f'{n}={v}' for n, v in args) + '\n'
+        rows = fastdecode.text_writer(
+            tl.views, tl.phases, t0, hz, {t: h for t, (h, _) in heads.items()}, int_w,
+            {k: lost_text(a) for k, a in before.items()},
+            {k: lost_text(a) for k, a in after.items()})
+        if rows is not None:          # the same lines, written in C from the records
+            rows(records, out)
+            return
 
     def time_cpu(ev):
         d = (ev.tsc - t0) * NS_PER_S // hz
@@ -53,7 +68,7 @@ def write_text(tl, out):
                 + ' '.join(f'{n}={v}' for n, v in args) + '\n')
 
     chunk = []
-    for ev in events:
+    for ev in tl.events:
         key = (ev.cpu, ev.seq)
         if key in before:
             chunk.append(lost_line(ev, before[key]))
@@ -67,3 +82,18 @@ def write_text(tl, out):
             out.write(''.join(chunk))
             chunk.clear()
     out.write(''.join(chunk))
+
+
+def _last_tsc(tl):
+    """The newest event's TSC (t0 for an empty dump)."""
+    if tl.records is not None:
+        return RECORD.unpack_from(tl.records, len(tl.records) - RECORD.size)[0] \
+            if tl.records else tl.t0
+    return tl.events[-1].tsc if tl.events else tl.t0
+
+
+def _markers(dump):
+    """losses.markers(dump), looking only at the CPUs whose records may
+    have holes (the others' Event objects are never built)."""
+    lossy = [c for c in dump.cpus if fastdecode.may_have_holes(c)]
+    return markers(SimpleNamespace(cpus=lossy))

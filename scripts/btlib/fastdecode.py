@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+from operator import sub
 
 from .model import RECORD_SIZE, events_of     # noqa: F401 (events_of: for callers)
 
@@ -66,10 +67,13 @@ def _load():
                 lib.bt_gather.restype = None
                 lib.bt_gather.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t,
                                           ctypes.c_void_p]
-                lib.bt_csv_rows.restype = ctypes.c_size_t
-                lib.bt_csv_rows.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
-                                            ctypes.c_void_p, ctypes.c_size_t,
-                                            ctypes.POINTER(ctypes.c_size_t)]
+                for rows in (lib.bt_csv_rows, lib.bt_text_rows):
+                    rows.restype = ctypes.c_size_t
+                    rows.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
+                                     ctypes.c_void_p, ctypes.c_size_t,
+                                     ctypes.POINTER(ctypes.c_size_t)]
+                lib.bt_ctf_events.restype = None
+                lib.bt_ctf_events.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p]
                 _lib = lib
     return _lib
 
@@ -179,25 +183,22 @@ def sort_records(records: bytes) -> bytes:
     return gather(records, merge_order(records))
 
 
-def csv_writer(views: dict, phases: dict, t0: int, hz: int):
-    """A function (records, out) that writes the CSV rows of records to
-    text stream out, or None when some name is too long for csvout.c."""
-    lib = _load()
-    from .export_csv import csv_field          # one definition of the quoting (a cycle)
+def _table(views: dict, phases: dict, t0: int, hz: int, name_of):
+    """The struct bt_csv of views (each type's name column: name_of(view))
+    and the size one row's args can take, or None when something does not
+    fit csvout.c."""
     order = sorted(views)
     ctypes_types = (_CsvType * max(1, len(order)))()
     index = (ctypes.c_uint16 * 65536)()
     longest = 0
     for k, tid in enumerate(order):
         v, t = views[tid], ctypes_types[k]
-        if not 0 <= tid < 65536:
+        if not 0 <= tid < 65536 or len(v.fields) > 2:
             return None
         index[tid] = k
-        name = csv_field(v.name).encode()
+        name = name_of(v).encode()
         t.name = name
         labels = [(' ' if j else '') + f'{n}=' for j, (n, _, _) in enumerate(v.fields)]
-        if len(v.fields) > 2:
-            return None
         for j, (_, i, is_phase) in enumerate(v.fields):
             t.label[j] = labels[j].encode()
             t.arg[j] = i
@@ -212,18 +213,96 @@ def csv_writer(views: dict, phases: dict, t0: int, hz: int):
     if args_max > CSV_ARGS_MAX or not 0 <= t0 < U64_LIMIT or not 0 < hz < U64_LIMIT:
         return None
     ctx = _Csv(ctypes_types, index, ph, len(table), t0, hz, 300 + 2 * args_max + longest)
-    keep = (ctypes_types, index, ph, table)
+    ctx.keep = (ctypes_types, index, ph, table)
+    return ctx
 
+
+def _rows(fn, ctx, row_max: int):
+    """A function (records, out) writing fn's rows of records to out."""
     def write(records: bytes, out):
         n = len(records) // RECORD_SIZE
-        buf = ctypes.create_string_buffer(CSV_CHUNK + ctx.row_max)
+        buf = ctypes.create_string_buffer(CSV_CHUNK + row_max)
         done = ctypes.c_size_t()
         base = ctypes.cast(ctypes.c_char_p(records), ctypes.c_void_p).value
         at = 0
         while at < n:
-            size = lib.bt_csv_rows(ctypes.byref(ctx), base + at * RECORD_SIZE, n - at, buf,
-                                   len(buf), ctypes.byref(done))
+            size = fn(ctypes.byref(ctx), base + at * RECORD_SIZE, n - at, buf, len(buf),
+                      ctypes.byref(done))
             out.write(ctypes.string_at(buf, size).decode())
             at += done.value
-        return keep
+        return ctx
     return write
+
+
+def csv_writer(views: dict, phases: dict, t0: int, hz: int):
+    """A function (records, out) that writes the CSV rows of records to
+    text stream out, or None when some name is too long for csvout.c."""
+    from .export_csv import csv_field          # one definition of the quoting (a cycle)
+    ctx = _table(views, phases, t0, hz, lambda v: csv_field(v.name))
+    return None if ctx is None else _rows(_load().bt_csv_rows, ctx, ctx.row_max)
+
+
+# ---- text rows, from records ------------------------------------------------
+
+class _Marker(ctypes.Structure):
+    _fields_ = [('cpu', ctypes.c_uint64), ('seq', ctypes.c_uint64),
+                ('before', ctypes.c_char_p), ('after', ctypes.c_char_p)]
+
+
+class _Text(ctypes.Structure):
+    _fields_ = [('table', ctypes.POINTER(_Csv)), ('markers', ctypes.POINTER(_Marker)),
+                ('nmarkers', ctypes.c_size_t), ('int_w', ctypes.c_uint32),
+                ('row_max', ctypes.c_size_t)]
+
+
+TEXT_TIME_MAX = 64           # a time and CPU column's bytes beyond int_w
+
+
+def text_writer(views: dict, phases: dict, t0: int, hz: int, heads: dict, int_w: int,
+                before: dict, after: dict):
+    """A function (records, out) that writes export_text's event lines of
+    records (heads: {type: its name column}; before/after: {(cpu, seq):
+    marker text after the time and CPU}), or None when something does not
+    fit textout.c."""
+    ctx = _table(views, phases, t0, hz, lambda v: heads[v.id])
+    keys = sorted(set(before) | set(after))
+    if ctx is None or not 0 <= int_w < 4096 or not all(
+            0 <= c < U64_LIMIT and 0 <= q < U64_LIMIT for c, q in keys):
+        return None
+    marks = [(before.get(k), after.get(k)) for k in keys]
+    texts = [(b and b.encode(), a and a.encode()) for b, a in marks]
+    arr = (_Marker * max(1, len(keys)))(*[_Marker(c, q, b, a)
+                                          for (c, q), (b, a) in zip(keys, texts)])
+    mark_max = max((len(t or b'') for pair in texts for t in pair), default=0)
+    row_max = 3 * (int_w + TEXT_TIME_MAX) + ctx.row_max + 2 * mark_max
+    x = _Text(ctypes.pointer(ctx), arr, len(keys), int_w, row_max)
+    x.keep = (ctx, arr, texts)
+    return _rows(_load().bt_text_rows, x, row_max)
+
+
+CTF_EVENT_SIZE = 31          # ctfout.h BT_CTF_EVENT_SIZE: export_ctf.EVENT.size
+
+
+def ctf_events(records: bytes) -> bytes:
+    """The CTF stream bytes of records' events (export_ctf.EVENT each)."""
+    n = len(records) // RECORD_SIZE
+    out = ctypes.create_string_buffer(max(1, n * CTF_EVENT_SIZE))
+    _load().bt_ctf_events(records, n, out)
+    return out.raw[:n * CTF_EVENT_SIZE]
+
+
+SEQ_WORD, RECORD_WORDS = 2, RECORD_SIZE // 4      # a record's seq: its 3rd u32
+
+
+def may_have_holes(c) -> bool:
+    """False when CPU c's records show it lacks nothing that has a place
+    in its sequence (consecutive seqs, matching the summary's first and
+    last): then btlib.losses.holes(c) is [] without building its events."""
+    if c.records is None or c.__dict__.get('_events') is not None:
+        return True
+    seqs = memoryview(c.records).cast('I')[SEQ_WORD::RECORD_WORDS].tolist()
+    if not seqs:
+        return False
+    if c.first_seq not in (None, seqs[0]) or c.last_seq not in (None, seqs[-1]):
+        return True
+    return list(map(sub, seqs[1:], seqs)).count(1) != len(seqs) - 1

@@ -180,10 +180,10 @@ class Dump:
         """(the CPUs' records one CPU after another, the timeline order of
         their indices) sorted in C, or None unless every CPU came from the
         compiled decoder (CpuInfo.records)."""
+        from .fastdecode import available, merge_order     # it imports this module
         parts = [c.packed() for c in self.cpus]
-        if any(p is None for p in parts):
+        if any(p is None for p in parts) or not available():   # (a dump without CPUs)
             return None
-        from .fastdecode import merge_order         # it imports this module
         packed = b''.join(parts)
         return packed, merge_order(packed)
 

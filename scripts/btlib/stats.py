@@ -13,8 +13,11 @@ number printed is one that was measured.
 """
 
 import math
+from collections import Counter, namedtuple
 from dataclasses import dataclass
+from itertools import compress, repeat
 
+from .model import RECORD
 from .pairs import match_cpu
 from .tables import format_table
 from .timeline import TIMER_EVENT
@@ -50,30 +53,64 @@ def rate(count, ticks, hz):
     return count * hz / ticks if ticks > 0 else None
 
 
-def pair_durations(tl):
-    """{base name: [ticks, ...]} over every CPU."""
+# A record as a tuple with Event's field names: pairing reads only these,
+# and a million of them cost a fraction of a million Events.
+Rec = namedtuple('Rec', 'tsc seq type cpu flags a0 a1')
+TSC_WORD, RECORD_QWORDS = 0, RECORD.size // 8        # a record's tsc: its 1st u64
+TYPE_HALF, RECORD_HALVES = 6, RECORD.size // 2       # its type: its 7th u16
+
+
+def _tscs_types(c):
+    """CPU c's (tsc list, type list), oldest first, from its records when
+    the compiled decoder made them (no Event objects), else its events."""
+    rec = c.packed() if hasattr(c, 'packed') else None
+    if rec is None:
+        return [e.tsc for e in c.events], [e.type for e in c.events]
+    mv = memoryview(rec)
+    return (mv.cast('Q')[TSC_WORD::RECORD_QWORDS].tolist(),
+            mv.cast('H')[TYPE_HALF::RECORD_HALVES].tolist())
+
+
+def _paired_events(tl, c, types):
+    """CPU c's BEGIN and END events, in ring order: all that pairing reads
+    (instants never open or close a slice)."""
+    paired = {t for t, v in tl.views.items() if v.kind in ('begin', 'end')}
+    keep = [t in paired for t in types]
+    rec = c.packed() if hasattr(c, 'packed') else None
+    if rec is None:
+        return list(compress(c.events, keep))
+    return list(map(tuple.__new__, repeat(Rec), compress(RECORD.iter_unpack(rec), keep)))
+
+
+def _columns(tl):
+    """[_tscs_types(c) for each CPU c of the dump]."""
+    return [_tscs_types(c) for c in tl.dump.cpus]
+
+
+def pair_durations(tl, columns=None):
+    """{base name: [ticks, ...]} over every CPU (columns: _columns(tl))."""
     out = {}
-    for cpu in tl.dump.cpus:
-        for s in match_cpu(tl, cpu.events)[0]:
+    for cpu, (_, types) in zip(tl.dump.cpus, columns or _columns(tl)):
+        for s in match_cpu(tl, _paired_events(tl, cpu, types))[0]:
             out.setdefault(s.name, []).append(s.ticks)
     return out
 
 
-def timer_periods(tl):
+def timer_periods(tl, columns=None):
     """{cpu: [ticks between successive IRQ_TIMER_BEGIN]}."""
     timer = {t.id for t in tl.types.values() if t.name == TIMER_EVENT}
     out = {}
-    for cpu in tl.dump.cpus:
-        ticks = [e.tsc for e in cpu.events if e.type in timer]
+    for cpu, (tscs, types) in zip(tl.dump.cpus, columns or _columns(tl)):
+        ticks = list(compress(tscs, [t in timer for t in types]))
         out[cpu.cpu] = [b - a for a, b in zip(ticks, ticks[1:])]
     return out
 
 
-def type_counts(tl):
-    counts = {}
-    for e in tl.events:
-        counts[e.type] = counts.get(e.type, 0) + 1
-    return counts
+def type_counts(tl, columns=None):
+    counts = Counter()
+    for _, types in columns or _columns(tl):
+        counts.update(types)
+    return dict(counts)
 
 
 def _fmt_rate(r):
@@ -91,31 +128,33 @@ DIST_HEADERS = ['N', 'MIN_TICKS', 'MEDIAN_TICKS', 'P99_TICKS', 'MAX_TICKS',
 
 def report_lines(tl):
     """The whole --stats report as a list of lines."""
-    dump, events, hz = tl.dump, tl.events, tl.hz
-    span = events[-1].tsc - events[0].tsc if events else 0
-    lines = [f'dump {dump.index}: {len(dump.cpus)} CPUs, {len(events)} events '
+    dump, hz = tl.dump, tl.hz
+    columns = _columns(tl)              # made once, from records where possible
+    last = max((max(tscs) for tscs, _ in columns if tscs), default=tl.t0)
+    span = last - tl.t0 if tl.count else 0
+    lines = [f'dump {dump.index}: {len(dump.cpus)} CPUs, {tl.count} events '
              f'over {span / hz:.6f} s (tsc_hz={dump.tsc_hz})', '', 'per CPU']
     missing = dump.missing_events()
     rows = []
-    for c in dump.cpus:
+    for c, (tscs, _) in zip(dump.cpus, columns):
         m = missing.get(c.cpu, {})
-        cspan = c.events[-1].tsc - c.events[0].tsc if c.events else 0
-        rows.append([c.cpu, c.apic_id if c.apic_id >= 0 else '-', len(c.events), _fmt_rate(rate(len(c.events), cspan, hz)),
+        n, cspan = len(tscs), tscs[-1] - tscs[0] if tscs else 0
+        rows.append([c.cpu, c.apic_id if c.apic_id >= 0 else '-', n, _fmt_rate(rate(n, cspan, hz)),
                      m.get('overwritten', 0), m.get('dropped', 0), m.get('damaged', 0),
                      m.get('seq_gaps', 0)])
     lines += format_table(['CPU', 'APIC', 'EVENTS', 'EVENTS/S', 'OVERWRITTEN',
                            'DROPPED', 'DAMAGED', 'SEQ_GAPS'], rows)
     lines += ['', 'per event type']
     rows = [[t, tl.name(t), n, _fmt_rate(rate(n, span, hz))]
-            for t, n in sorted(type_counts(tl).items())]
+            for t, n in sorted(type_counts(tl, columns).items())]
     lines += format_table(['TYPE', 'NAME', 'COUNT', 'EVENTS/S'], rows)
     lines += ['', 'BEGIN/END durations']
     rows = [[name] + _dist_row(tl, distribution(v))
-            for name, v in sorted(pair_durations(tl).items())]
+            for name, v in sorted(pair_durations(tl, columns).items())]
     lines += format_table(['NAME'] + DIST_HEADERS, rows) if rows else ['  (no pairs)']
     lines += ['', f'timer period ({TIMER_EVENT} to the next, per CPU)']
     rows = [[cpu] + _dist_row(tl, distribution(v))
-            for cpu, v in sorted(timer_periods(tl).items()) if v]
+            for cpu, v in sorted(timer_periods(tl, columns).items()) if v]
     lines += format_table(['CPU'] + DIST_HEADERS, rows) if rows else ['  (no timer ticks)']
     return lines
 

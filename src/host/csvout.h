@@ -45,4 +45,9 @@ struct bt_csv {
 size_t bt_csv_rows(const struct bt_csv *c, const struct trace_event *ev, size_t n,
                    char *out, size_t cap, size_t *done);
 
+/* The args text of ev (type t) into p, unquoted ("tick=12 lateness_tsc=-40");
+ * returns its end. Also the text export's (textout.c). */
+char *bt_csv_args(const struct bt_csv *c, const struct bt_csv_type *t,
+                  const struct trace_event *ev, char *p);
+
 #endif

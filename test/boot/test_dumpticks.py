@@ -26,7 +26,10 @@ RING_EVENTS = 8192             # CPU 0 fills it in ~4 s of ticks
 FILL_S = 6.0                   # settle until the rings have wrapped
 # Under TCG on a loaded host ticks are lost and late by up to ~100 ms,
 # inside a dump and outside alike, so the comparison is statistical:
-RATE_FRACTION = 0.5            # inside, at least half the outside tick rate
+# Inside, at least a fifth of the outside tick rate: a deaf CPU 0 (the bug)
+# ticks in ~0.1% of the periods; a loaded CI host, where vCPU 0's port I/O
+# to the serial socket delays QEMU's timer thread, was seen at 37% vs 82%.
+RATE_FRACTION = 0.2
 JITTER_FACTOR = 3              # 90th percentile lateness: 3x outside's ...
 FLOOR_PERIODS = 20             # ... or 20 periods, whichever is larger
 STALL_FRACTION = 0.25          # no single tick late by a quarter of the dump

@@ -11,6 +11,7 @@ can judge, with format v1's seed (0) and a v2 seed.
 """
 
 import binascii
+import dataclasses
 import glob
 import io
 import inspect
@@ -18,6 +19,7 @@ import os
 import random
 import subprocess
 import sys
+import tempfile
 import unittest
 from unittest import mock
 import zlib
@@ -28,6 +30,9 @@ from test_decode_support import FIXTURES, REPO, generate   # noqa: E402
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
 from btlib import dumpfmt, fastdecode                      # noqa: E402
 from btlib.export_csv import write_csv                      # noqa: E402
+from btlib.export_ctf import write_ctf                      # noqa: E402
+from btlib.export_text import write_text                    # noqa: E402
+from btlib.stats import write_stats                         # noqa: E402
 from btlib.model import CpuInfo, Dump, Event, EventType     # noqa: E402
 from btlib.timeline import Timeline                         # noqa: E402
 
@@ -255,6 +260,20 @@ class NativeMatchesReference(unittest.TestCase):
         self.assertIn(got[3], (fastdecode.PUNT, fastdecode.DAMAGED))
 
 
+def synthetic_dumps(types, rings, overwritten=0, first_seq=None, last_seq=None):
+    """(label, Dump) of rings {cpu: [Event]} at three TSC rates, with and
+    without boot phase names; every CPU gets the counters given."""
+    cpus = [CpuInfo(cpu=cpu, apic_id=cpu, capacity=8, recorded=len(events),
+                    overwritten=overwritten, dropped=0, first_seq=first_seq,
+                    last_seq=last_seq, events=events) for cpu, events in rings.items()]
+    for hz in (2_400_000_000, 3, 1_000_000_000):
+        for phases in ({0: 'ENTRY', 2: 'SMP,"START"', 7: 'X'}, {}):
+            yield f'hz={hz} phases={bool(phases)}', Dump(
+                index=0, header={}, version=1, tsc_hz=hz, cpus=cpus, types=types,
+                phases=phases, complete=True, end_events=10, damaged_lines=0,
+                missing_lines=0, warnings=[])
+
+
 class TimelineAndCsv(unittest.TestCase):
     """The C merge sort and CSV rows against Dump.events() and write_csv."""
 
@@ -292,20 +311,12 @@ class TimelineAndCsv(unittest.TestCase):
         rings = {0: [(500, 1, 0, 0), (500, 2, 1, 2), (400, 3, top, 0), (top, 99, top, top)],
                  1: [(500, 1, 7, 0), (500, 1, 1, 0), (10, 2, 0, top), (top, 1, 2, 0)],
                  3: [(500, 2, 5, 5), (0, 1, 2, 0)]}
-        cpus = []
-        for cpu, items in rings.items():
-            events = [Event(cpu, (7 - i) % 4, tsc, t, i % 3, a0, a1)
-                      for i, (tsc, t, a0, a1) in enumerate(items)]
-            cpus.append(CpuInfo(cpu=cpu, apic_id=cpu, capacity=8, recorded=len(events),
-                                overwritten=0, dropped=0, first_seq=None, last_seq=None,
-                                events=events))
-        for hz in (2_400_000_000, 3, 1_000_000_000):
-            for phases in ({0: 'ENTRY', 2: 'SMP,"START"', 7: 'X'}, {}):
-                d = Dump(index=0, header={}, version=1, tsc_hz=hz, cpus=cpus, types=types,
-                         phases=phases, complete=True, end_events=10, damaged_lines=0,
-                         missing_lines=0, warnings=[])
-                with self.subTest(hz=hz, phases=bool(phases)):
-                    self.assertEqual(self.check(d), 10)
+        rings = {cpu: [Event(cpu, (7 - i) % 4, tsc, t, i % 3, a0, a1)
+                       for i, (tsc, t, a0, a1) in enumerate(items)]
+                 for cpu, items in rings.items()}
+        for label, d in synthetic_dumps(types, rings):
+            with self.subTest(dump=label):
+                self.assertEqual(self.check(d), 10)
 
     def test_too_long_names_fall_back(self):
         views = Timeline(Dump(index=0, header={}, version=1, tsc_hz=1, cpus=[], types={
@@ -349,6 +360,119 @@ class BothPaths(unittest.TestCase):
                 self.assertTrue(all(c.records is None for d in python for c in d.cpus))
                 self.assertEqual(native, python)
                 self.assertEqual([d.events() for d in native], [d.events() for d in python])
+
+
+def packed_copy(dump):
+    """dump with every CPU's events as packed records (the compiled
+    decoder's form), whatever form they had."""
+    cpus = [dataclasses.replace(c, events=None, records=b''.join(e.raw() for e in c.events))
+            for c in dump.cpus]
+    return dataclasses.replace(dump, cpus=cpus)
+
+
+def exported(writer, dump, native=True):
+    """writer's output for dump, from the records in C (native) or from
+    Event objects in Python."""
+    out = io.StringIO(newline='')
+    if native:
+        writer(Timeline(packed_copy(dump)), out)
+    else:
+        with mock.patch.object(fastdecode, '_load', lambda: None):
+            writer(Timeline(dataclasses.replace(dump, cpus=[
+                dataclasses.replace(c, events=list(c.events), records=None)
+                for c in dump.cpus])), out)
+    return out.getvalue()
+
+
+class NativeWriters(unittest.TestCase):
+    """Each exporter written in C from records against its Python code, on
+    the fixtures, gen_dump dumps, damaged logs and extreme values."""
+    WRITERS = {'text': (write_text, 'text_writer')}
+
+    def compare(self, dump, label):
+        for name, (writer, native) in self.WRITERS.items():
+            made = []
+            real = getattr(fastdecode, native)
+
+            def spy(*args, **kw):
+                made.append(real(*args, **kw))
+                return made[-1]
+            with self.subTest(dump=label, writer=name):
+                with mock.patch.object(fastdecode, native, spy):
+                    got = exported(writer, dump)
+                self.assertTrue(made and None not in made, f'the native {name} writer was not used')
+                self.assertEqual(got, exported(writer, dump, native=False))
+
+    def test_logs(self):
+        lost = 0
+        for i, log in enumerate(BothPaths.logs(None)):
+            for d in dumpfmt.parse_log(log):
+                self.compare(d, f'log {i} dump {d.index}')
+                lost += exported(write_text, d).count('*LOST*')
+        self.assertGreater(lost, 10, 'the logs must show LOST markers')
+
+    def test_stats_from_records(self):
+        """--stats from packed records builds no Event objects and prints
+        what it prints from Events."""
+        for i, log in enumerate(BothPaths.logs(None)):
+            for d in dumpfmt.parse_log(log):
+                with self.subTest(log=i, dump=d.index):
+                    packed = packed_copy(d)
+                    out = io.StringIO()
+                    write_stats(Timeline(packed), out)
+                    self.assertTrue(all(c.__dict__.get('_events') is None
+                                        for c in packed.cpus), 'Events were built')
+                    self.assertEqual(out.getvalue(), exported(write_stats, d, native=False))
+
+    def ctf_files(self, dump, native):
+        """{file name: bytes} of write_ctf's trace directory for dump."""
+        out = {}
+        with tempfile.TemporaryDirectory(prefix='bt-ctf-') as tmp:
+            def writer(tl, _):
+                for path in write_ctf(tl, tmp) + [os.path.join(tmp, 'metadata')]:
+                    with open(path, 'rb') as f:
+                        out[os.path.basename(path)] = f.read()
+            exported(writer, dump, native)
+            return out
+
+    def test_ctf_streams(self):
+        """CTF streams packed in C from records equal the Python-packed
+        ones (as `diff -r` of the two directories would find)."""
+        real, calls = fastdecode.ctf_events, []
+
+        def spy(records):
+            calls.append(len(records))
+            return real(records)
+        dumps = [d for log in BothPaths.logs(None) for d in dumpfmt.parse_log(log)]
+        for i, d in enumerate(dumps):
+            with self.subTest(dump=i):
+                with mock.patch.object(fastdecode, 'ctf_events', spy):
+                    got = self.ctf_files(d, native=True)
+                self.assertEqual(got, self.ctf_files(d, native=False))
+        self.assertGreaterEqual(len(calls), sum(len(d.cpus) for d in dumps),
+                                'the native CTF packing was not used')
+
+    def test_ties_phases_signed_and_extremes(self):
+        """Equal keys, phases by name, signed arguments, TSC at 2**64 - 1,
+        unknown types, holes at both ends and in the middle, a seq wrap."""
+        top = (1 << 64) - 1
+        types = {1: EventType(1, 'BOOT_PHASE', 'boot', 'instant', ('phase', '')),
+                 2: EventType(2, 'LATE', 'x', 'instant', ('tick', 'lateness_tsc'),
+                              signed=(False, True)),
+                 3: EventType(3, 'PLAIN', 'x', 'instant', ('', ''))}
+        rings = {0: [(500, 1, 0, 0, 1), (500, 2, 1, top - 4, 2), (400, 3, top, 0, 5),
+                     (top, 99, top, top, 6)],
+                 1: [(500, 1, 7, 0, top - 1 & 0xFFFFFFFF), (500, 1, 1, 0, 0xFFFFFFFF),
+                     (10, 2, 0, top, 0), (top, 1, 2, 0, 3)],
+                 3: [(500, 2, 5, 5, 9), (0, 1, 2, 0, 9)]}
+        rings = {cpu: [Event(cpu, seq, tsc, t, i % 3, a0, a1)
+                       for i, (tsc, t, a0, a1, seq) in enumerate(items)]
+                 for cpu, items in rings.items()}
+        for label, d in synthetic_dumps(types, rings, overwritten=2, first_seq=0, last_seq=12):
+            self.compare(d, label)
+            self.assertEqual(exported(write_stats, d), exported(write_stats, d, native=False))
+            self.assertEqual(self.ctf_files(d, True), self.ctf_files(d, False))
+        self.assertIn('*LOST*', exported(write_text, d))
 
 
 if __name__ == '__main__':
