@@ -169,7 +169,7 @@ class Framebuffer(ScreenCase):
                             cmdline="trace.events=256")
         self.wait_screen(m.qmp(), r"^READY ")
         m.send(b"d")
-        end = m.wait_for(rb"DUMP END dump=1 nonce=[0-9A-F]{16} events=(\d+) lines=(\d+)", 120)
+        end = m.wait_for(rb"DUMP END dump=1 nonce=[0-9A-F]{16} events=(\d+) lines=(\d+) \*[0-9A-F]{8}", 120)
         events, lines = end.group(1).decode(), end.group(2).decode()
         _, rows = self.wait_screen(
             m.qmp(), rf"dump 1: done, {lines} lines, {events} events")
