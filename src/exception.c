@@ -6,9 +6,9 @@
 #include "percpu.h"
 #include "tsc.h"
 #include "trace/dump.h"
+#include "trace/snapshot.h"
 #include "trace/trace.h"
 
-#define CLAIM_US         (60 * 1000000ull)   /* another CPU's dump: ~30 s at 115200 */
 #define DUMP_STACK_BYTES 16384
 
 static const char *const names[32] = {
@@ -26,8 +26,8 @@ static const char *const names[32] = {
 static enum on_fault on_fault = ON_FAULT_DUMP;
 static volatile uint8_t faulted[MAX_CPUS];
 /* The dump runs on this stack, not on the faulting one (which may be the
- * broken thing) nor on a 4 KiB IST stack; only the CPU holding the dump
- * claim (dump.h) uses it. */
+ * broken thing) nor on a 4 KiB IST stack; only the CPU holding the reader
+ * claim (snapshot.h) uses it. */
 static uint8_t dump_stack[DUMP_STACK_BYTES] __attribute__((aligned(16)));
 static struct dump_request request;
 static volatile uint32_t nmi_busy;
@@ -89,17 +89,17 @@ static void act(uint32_t cpu, uint64_t vector, const char *trigger, bool quiet)
     if (on_fault == ON_FAULT_OFF)
         return;
     if (on_fault == ON_FAULT_FREEZE) {
-        dump_stop_tracing();
+        snapshot_stop_tracing();
         kprintf("trace: recording stopped (trace.on_fault=freeze): d dumps the rings, "
                 "t records again\n");
         return;
     }
-    if (!dump_claim(CLAIM_US))
+    if (!snapshot_claim(SNAPSHOT_CLAIM_US))
         return;
     kprintf("trace: %s on CPU %u: dumping every ring (trace.on_fault=dump)\n", trigger, cpu);
     request = (struct dump_request){ trigger, (int32_t)cpu, vector, quiet };
     on_dump_stack(dump_body);
-    dump_release();
+    snapshot_unclaim();
 }
 
 /* The first CPU to take an NMI (and no dump of an NMI just ended) dumps. */
@@ -140,7 +140,7 @@ static void nmi(const struct int_frame *f)
     nmi_tsc[cpu] = rdtsc();
     /* No console output here: the console may be held by a dump for
      * half a minute, and this CPU must return at once. */
-    if (dump_held_here() || !nmi_is_new())
+    if (snapshot_held_here() || !nmi_is_new())
         return;                         /* this CPU's own dump carries on */
     kprintf("NMI cpu=%u rip=%016lx\n", cpu, f->rip);
     nmi_gather(cpu);
@@ -164,10 +164,10 @@ void exception_handle(struct int_frame *f)
     if (cpu < MAX_CPUS)
         faulted[cpu] = 1;
     report(f, cpu);
-    if (dump_held_here()) {
+    if (snapshot_held_here()) {
         kprintf("EXCEPTION cpu=%u hit its own dump: abandoned (no DUMP END), rings and "
                 "console released\n", cpu);
-        dump_abandon();
+        snapshot_abandon();
     } else {
         act(cpu, f->vector, "fault", true);
     }

@@ -26,11 +26,6 @@
 #include <stdint.h>
 #include "idt.h"
 
-#define EXC_NMI           2
-#define EXC_DOUBLE_FAULT  8
-#define EXC_PAGE_FAULT    14
-#define EXC_MACHINE_CHECK 18
-
 #define NMI_BURST_MS      2000
 #define NMI_GATHER_MS     500      /* the dumper waits this long for the others */
 

@@ -6,14 +6,12 @@
 #include "perf/summary.h"
 #include "perf/stats.h"
 #include "perf/workload.h"
+#include "trace/control.h"
 #include "trace/dump.h"
 #include "trace/maskprompt.h"
 #include "trace/prevboot.h"
-#include "trace/rings.h"
 #include "trace/table.h"
 #include "trace/trace.h"
-#include "percpu.h"
-#include "smp.h"
 #include "usb/hid.h"
 
 #define POLL_BUDGET 64                /* keys handled per wake-up */
@@ -26,21 +24,11 @@ void hotkey_init(void)
     kbd_present = keyboard_init();
 }
 
-uint64_t hotkey_ignored(void) { return ignored; }
-
 void hotkey_help(void)
 {
     workload_help();                  /* first: "keys:" ends the help */
     kprintf("keys: d dump rings | p newest events | t tracing on/off | c clear | "
             "s statistics | m trace mask | l previous boot's dump | h ? help\n");
-}
-
-static void clear_rings(void)
-{
-    for (uint32_t i = 0; i < smp_slots(); i++)
-        if (rings_of(i))
-            ring_clear(rings_of(i));
-    stats_clear();
 }
 
 static enum hotkey_action action_of(int key)
@@ -69,23 +57,14 @@ static void run(int key)
     case HK_PRINT:
         table_print_newest();
         break;
-    case HK_TOGGLE: {
-        bool on = !(trace_get_mask() & TRACE_ENABLE);
-        if (!on)
-            trace(TRACE_ENABLE, 0, trace_get_mask());
-        trace_enable(on);
-        if (on)
-            trace(TRACE_ENABLE, 1, trace_get_mask());
-        kprintf("trace: tracing %s\n", on ? "on" : "off");
+    case HK_TOGGLE:
+        control_toggle();
         break;
-    }
     case HK_CLEAR:
-        dump_with_rings_paused(clear_rings);
-        trace(TRACE_CLEAR, 0, 0);
-        kprintf("trace: rings and counters cleared\n");
+        control_clear(stats_clear);   /* the timer statistics too */
         break;
     case HK_STATS:
-        summary_print();
+        summary_print(ignored);
         break;
     case HK_HELP:
         hotkey_help();

@@ -24,7 +24,6 @@ enum hotkey_action {
 
 void     hotkey_init(void);
 void     hotkey_poll(void);            /* BSP only */
-uint64_t hotkey_ignored(void);
 void     hotkey_help(void);
 
 #endif

@@ -1,6 +1,5 @@
 /* idt.c — 64-bit interrupt gates for all 256 vectors (SDM vol. 3 §6.14). */
 #include "idt.h"
-#include "exception.h"
 #include "gdt.h"
 #include "lapic.h"
 
@@ -17,6 +16,7 @@ extern const uint64_t isr_table[256];
 
 static struct idt_gate idt[256] __attribute__((aligned(16)));
 static int_handler handlers[256];
+static int_handler exception_handler;
 
 static uint8_t ist_for(unsigned v)
 {
@@ -28,8 +28,9 @@ static uint8_t ist_for(unsigned v)
     }
 }
 
-void idt_init(void)
+void idt_init(int_handler exceptions)
 {
+    exception_handler = exceptions;
     for (unsigned v = 0; v < 256; v++) {
         uint64_t a = isr_table[v];
         idt[v] = (struct idt_gate){
@@ -56,7 +57,7 @@ void interrupt_dispatch(struct int_frame *f)
 {
     unsigned v = (unsigned)f->vector;
     if (v < 32) {
-        exception_handle(f);
+        exception_handler(f);
     } else if (handlers[v]) {
         handlers[v](f);
     } else if (v == VEC_SPURIOUS || (v >= VEC_PIC_BASE && v < VEC_PIC_BASE + 16)) {

@@ -1,13 +1,20 @@
 /* idt.h — the interrupt descriptor table (shared by all CPUs, loaded on
  * each) and the dispatch of every vector.
  *
- * Vectors 0-31 are CPU exceptions: exception.c reports and parks the CPU
- * (NMI is counted and returns). 0x20-0x2F are where the masked 8259 PICs
+ * Vectors 0-31 are CPU exceptions: they go to the handler given to
+ * idt_init (exception.c, which reports and parks the CPU; NMI is counted
+ * and returns). 0x20-0x2F are where the masked 8259 PICs
  * would deliver (spurious IRQ7/15): counted and ignored. Device and IPI
  * vectors get handlers through idt_set_handler(). */
 #ifndef IDT_H
 #define IDT_H
 #include <stdint.h>
+
+/* Exception vectors (SDM vol. 3 §6.3.1) that get names here. */
+#define EXC_NMI           2
+#define EXC_DOUBLE_FAULT  8
+#define EXC_PAGE_FAULT    14
+#define EXC_MACHINE_CHECK 18
 
 #define VEC_PIC_BASE   0x20
 #define VEC_TIMER      0x40
@@ -24,7 +31,8 @@ struct int_frame {
 
 typedef void (*int_handler)(struct int_frame *f);
 
-void idt_init(void);                 /* build the table (BSP, once) */
+/* Build the table (BSP, once); `exceptions` handles vectors 0-31. */
+void idt_init(int_handler exceptions);
 void idt_load(void);                 /* lidt on this CPU */
 /* Install `h` for `vector`; the handler sends its own LAPIC EOI. */
 void idt_set_handler(uint8_t vector, int_handler h);

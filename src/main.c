@@ -10,6 +10,7 @@
 #include "gdt.h"
 #include "hotkey.h"
 #include "idt.h"
+#include "inputpoll.h"
 #include "ioapic.h"
 #include "lapic.h"
 #include "madt.h"
@@ -21,17 +22,19 @@
 #include "screen.h"
 #include "serial.h"
 #include "smp.h"
+#include "status.h"
 #include "timer.h"
 #include "tsc.h"
 #include "tsc_sync.h"
 #include "uartsel.h"
-#include "perf/stats.h"
+#include "uptime.h"
 #include "perf/workload.h"
 #include "trace/autodump.h"
 #include "trace/dump.h"
 #include "trace/dumpstick.h"
 #include "trace/prevboot.h"
 #include "trace/rings.h"
+#include "trace/snapshot.h"
 #include "trace/trace.h"
 #include "usb/xhci.h"
 
@@ -47,6 +50,7 @@ static void read_boot_info(uint32_t magic, const void *info);
 static void console_setup(void);
 static void acpi_setup(void);
 static uint32_t cpu_limit(void);
+static __attribute__((noreturn)) void ap_online(uint32_t index);
 static void trace_setup(void);
 static void serial_irq_setup(void);
 static void check_cpu_options(void);
@@ -56,7 +60,7 @@ static __attribute__((noreturn)) void idle(void);
 void kmain(uint32_t magic, const void *info)
 {
     percpu_install(0);                      /* GS_BASE -> cpus[0] first */
-    stats_mark_boot();                      /* uptime counts from here */
+    uptime_mark_boot();                     /* uptime counts from here */
     boot_phase(TRACE_PHASE_ENTRY, 0);       /* buffered until the ring exists */
     read_boot_info(magic, info);            /* multiboot2 tags, copied out */
     cmdline_parse(mb.cmdline, &cfg);        /* options; bad values -> warnings */
@@ -64,7 +68,7 @@ void kmain(uint32_t magic, const void *info)
     exception_set_on_fault((enum on_fault)cfg.on_fault);  /* trace.on_fault= */
     console_setup();                        /* legacy COM port, screen, banner */
     gdt_init_cpu(0);                        /* this CPU's GDT and TSS */
-    idt_init();                             /* all 256 vectors; faults report */
+    idt_init(exception_handle);             /* all 256 vectors; faults report */
     idt_load();
     pic_disable();                          /* 8259s remapped and masked */
     mem_init(&mb);                          /* allocator over the memory map */
@@ -82,7 +86,7 @@ void kmain(uint32_t magic, const void *info)
     timer_init(cfg.timer_hz);               /* LAPIC timer calibrated on the TSC */
     xhci_init_all();                        /* USB: before the APs (see usb/xhci.h) */
     boot_phase(TRACE_PHASE_SMP_START, 0);
-    smp_start(&madt, cpu_limit(), &smp);    /* INIT/SIPI/SIPI, bounded wait */
+    smp_start(&madt, cpu_limit(), &smp, ap_online); /* INIT/SIPI/SIPI, bounded wait */
     boot_phase(TRACE_PHASE_SMP_DONE, smp.online);
     check_cpu_options();                    /* debug.fault= names a CPU that runs? */
     smp_release();                          /* APs join the warp check */
@@ -92,6 +96,7 @@ void kmain(uint32_t magic, const void *info)
     boot_phase(TRACE_PHASE_TIMER_START, timer_hz());
     rings_keep_facts();                     /* TSC rate, APIC ids for the next boot */
     hotkey_init();                          /* PS/2 keyboard, if any */
+    inputpoll_set(hotkey_poll);             /* keys read inside long workloads */
     dumpstick_init(cfg.dump_to);            /* trace.dump_to=: dumps to the boot stick too */
     serial_irq_setup();                     /* ISA UART input by interrupt, else polled */
     print_ready();                          /* the one READY line */
@@ -103,7 +108,7 @@ void kmain(uint32_t magic, const void *info)
 }
 
 /* An AP after smp.c has installed its per-CPU state. */
-__attribute__((noreturn)) void ap_online(uint32_t index)
+static __attribute__((noreturn)) void ap_online(uint32_t index)
 {
     rings_attach(index);                    /* first: everything after is traced */
     trace(AP_ONLINE, index, cpus[index].apic_id);
@@ -178,7 +183,9 @@ static void trace_setup(void)
     }
     trace_set_mask((cfg.trace_off ? 0 : TRACE_ENABLE) | cats);
     uint32_t n = madt.enabled && madt.enabled < cpu_limit() ? madt.enabled : cpu_limit();
-    rings_init(cfg.trace_events, n, prevboot_next_boot());
+    if (rings_init(cfg.trace_events, n, prevboot_next_boot()))
+        snapshot_init(rings_capacity(), n);      /* shadows: dumps pause for a copy only */
+    status_set_counter(rings_event_counts); /* the screen's event counts */
     rings_attach(0);
 }
 

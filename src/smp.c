@@ -49,6 +49,7 @@ static volatile uint8_t state[MAX_CPUS];
 static uint32_t slots;
 static volatile uint32_t released;
 static uint64_t madt_lapic;
+static ap_online_fn ap_online;        /* main.c's, given to smp_start */
 
 int smp_index_of(uint32_t apic_id)
 {
@@ -189,8 +190,10 @@ static uint32_t choose(const struct madt_info *m, uint32_t bsp, uint32_t limit)
     return slots;
 }
 
-void smp_start(const struct madt_info *m, uint32_t limit, struct smp_summary *out)
+void smp_start(const struct madt_info *m, uint32_t limit, struct smp_summary *out,
+               ap_online_fn online)
 {
+    ap_online = online;
     uint32_t bsp = lapic_id();
     madt_lapic = m->lapic_addr;
     state[0] = CPU_ONLINE;

@@ -7,8 +7,7 @@
 #include "screen.h"
 #include "tsc.h"
 #include "cpu.h"
-#include "perf/stats.h"
-#include "trace/rings.h"
+#include "uptime.h"
 #include "trace/trace.h"
 
 #define ROW_MAX 256
@@ -59,19 +58,11 @@ void status_dump_line(const char *s, unsigned long n)
     screen_refresh();
 }
 
-/* Events recorded and overwritten since the last clear, summed over CPUs. */
-static void event_counts(uint64_t *recorded, uint64_t *overwritten)
+static void (*count_events)(uint64_t *recorded, uint64_t *overwritten);
+
+void status_set_counter(void (*counts)(uint64_t *recorded, uint64_t *overwritten))
 {
-    uint64_t cap = rings_capacity();
-    *recorded = *overwritten = 0;
-    for (uint32_t i = 0; i < MAX_CPUS; i++) {
-        struct ring *r = cpus[i].online ? rings_of(i) : NULL;
-        if (!r)
-            continue;
-        uint64_t n = __atomic_load_n(&r->head, __ATOMIC_RELAXED) - r->base;
-        *recorded += n;
-        *overwritten += n > cap ? n - cap : 0;
-    }
+    count_events = counts;
 }
 
 static const char *tracing_word(void)
@@ -82,9 +73,10 @@ static const char *tracing_word(void)
 
 static void header(char *row, unsigned size)
 {
-    uint64_t hz = tsc_hz(), up = hz ? (rdtsc() - stats_boot_tsc()) / hz : 0;
-    uint64_t recorded, overwritten;
-    event_counts(&recorded, &overwritten);
+    uint64_t hz = tsc_hz(), up = hz ? (rdtsc() - uptime_boot_tsc()) / hz : 0;
+    uint64_t recorded = 0, overwritten = 0;
+    if (count_events)
+        count_events(&recorded, &overwritten);
     ksnprintf(row, size, " baretrace  cpus %u  up %lu:%02lu:%02lu  tracing %s  events %lu"
               "  overwritten %lu", cpus_online, up / 3600, up / 60 % 60, up % 60, tracing_word(),
               recorded, overwritten);

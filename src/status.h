@@ -13,7 +13,12 @@
  * progress, the UART carries its lines. */
 #ifndef STATUS_H
 #define STATUS_H
+#include <stdint.h>
 
+/* Where the header's event counts come from (kmain installs
+ * rings_event_counts: status sits below trace/, so it is handed the
+ * function instead of calling up). Until then the counts show 0. */
+void status_set_counter(void (*counts)(uint64_t *recorded, uint64_t *overwritten));
 /* Fill row0 and row1 (cols characters each, space-padded, no NUL). */
 void status_compose(char *row0, char *row1, unsigned cols);
 /* One encoded dump line was sent (DUMP BEGIN ... DUMP END); may redraw. */

@@ -4,10 +4,6 @@
 #include "cpu.h"
 
 static struct cpu_stats per_cpu[MAX_CPUS];
-static uint64_t boot_tsc;
-
-void stats_mark_boot(void) { boot_tsc = rdtsc(); }
-uint64_t stats_boot_tsc(void) { return boot_tsc; }
 
 void minmax_add(struct minmax *m, uint64_t v)
 {

@@ -17,7 +17,5 @@ void stats_tick(uint32_t cpu, uint64_t handler_tsc, uint64_t late_tsc);
 void minmax_add(struct minmax *m, uint64_t v);
 const struct cpu_stats *stats_cpu(uint32_t cpu);
 void stats_clear(void);
-void stats_mark_boot(void);          /* remember the TSC at kernel entry */
-uint64_t stats_boot_tsc(void);
 
 #endif

@@ -18,7 +18,7 @@
 #include "perf/workload.h"
 #include "console.h"
 #include "cpu.h"
-#include "hotkey.h"
+#include "inputpoll.h"
 #include "percpu.h"
 #include "tsc.h"
 #include "perf/stresssum.h"
@@ -94,7 +94,7 @@ static void hammer(uint32_t cpu, void *arg)
          * UART is slow (under QEMU it takes the lock the emulated
          * interrupts need, too). */
         if (cpu == 0 && now - keys >= tsc_from_us(KEYS_EVERY_US)) {
-            hotkey_poll();
+            inputpoll_run();            /* hotkey_poll */
             keys = now = rdtsc();
         }
     }

@@ -2,14 +2,14 @@
 #include "perf/summary.h"
 #include "console.h"
 #include "cpu.h"
-#include "hotkey.h"
 #include "kstring.h"
 #include "percpu.h"
 #include "serial.h"
 #include "tsc.h"
 #include "perf/stats.h"
-#include "trace/dump.h"
+#include "uptime.h"
 #include "trace/pairing.h"
+#include "trace/snapshot.h"
 #include "trace/trace.h"
 
 #define MAX_TYPES 64
@@ -50,18 +50,18 @@ static void cpu_line(uint32_t cpu, struct ring *r, uint64_t uptime_s)
             st->tick_lateness.max);
 }
 
-void summary_print(void)
+void summary_print(uint64_t ignored_keys)
 {
-    struct frozen f;
-    if (!dump_freeze(&f))
+    struct snapshot f;
+    if (!snapshot_take(&f))
         return;
-    uint64_t uptime_s = tsc_hz() ? (rdtsc() - stats_boot_tsc()) / tsc_hz() : 0;
+    uint64_t uptime_s = tsc_hz() ? (rdtsc() - uptime_boot_tsc()) / tsc_hz() : 0;
     memset(per_type, 0, sizeof per_type);
     memset(pair, 0, sizeof pair);
     kprintf("stats: uptime %lu s, %u CPUs online, TSC %lu Hz, tracing %s, ignored keys %lu, "
             "serial overruns %lu, serial bytes dropped %lu, serial irqs %lu\n", uptime_s,
             cpus_online, tsc_hz(),
-            trace_get_mask() & (TRACE_ENABLE | TRACE_PAUSED) ? "on" : "off", hotkey_ignored(),
+            trace_get_mask() & (TRACE_ENABLE | TRACE_PAUSED) ? "on" : "off", ignored_keys,
             serial_overruns(), serial_tx_dropped(), serial_irqs());
     kprintf("cpu  apic   recorded overwritten excluded refused    rate  tick-handler min/avg/max"
             "  late avg/max (TSC ticks)\n");
@@ -81,5 +81,5 @@ void summary_print(void)
                     (int)strlen(trace_event_info((uint16_t)t)->name) - 6,  /* - "_BEGIN" */
                     trace_event_info((uint16_t)t)->name, pair[t].n, pair[t].min, avg(&pair[t]),
                     pair[t].max);
-    dump_thaw(&f);
+    snapshot_release(&f);
 }

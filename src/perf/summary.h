@@ -3,7 +3,9 @@
  * timer statistics (handler cost and lateness, min/avg/max TSC ticks). */
 #ifndef SUMMARY_H
 #define SUMMARY_H
+#include <stdint.h>
 
-void summary_print(void);
+/* ignored_keys: input bytes that named no command (hotkey.h). */
+void summary_print(uint64_t ignored_keys);
 
 #endif

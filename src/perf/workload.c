@@ -24,8 +24,6 @@ static const struct workload *const impl[] = {
 static volatile int pending = NONE;               /* requested, not started */
 static int      running = NONE;
 static uint64_t pending_values[WL_MAX_PARAMS];
-static uint32_t runs;
-static uint8_t  current_id;
 static bool     pending_dump;                     /* dump=1: dump at the end */
 
 static int by_name(const char *name)
@@ -135,37 +133,6 @@ void workload_help(void)
     kprintf("workloads: %s (docs/workloads.md)\n", line);
 }
 
-uint32_t workload_run_number(void) { return runs; }
-
-int64_t workload_ns(int64_t ticks)
-{
-    uint64_t hz = tsc_hz();
-    if (!hz)
-        return 0;
-    uint64_t mag = ticks < 0 ? (uint64_t)-ticks : (uint64_t)ticks;
-    /* Split to keep mag * 1e9 from overflowing for long intervals. */
-    uint64_t ns = mag / hz * 1000000000ull + mag % hz * 1000000000ull / hz;
-    return ticks < 0 ? -(int64_t)ns : (int64_t)ns;
-}
-
-/* The current workload_all job. Static, not on the boot CPU's stack: a
- * CPU left out as lost may still read it after workload_all returned. */
-static struct part { oncpu_fn fn; void *arg; } part;
-
-static void part_entry(uint32_t cpu, void *arg)
-{
-    (void)arg;
-    trace(WORKLOAD_BEGIN, current_id, runs);
-    part.fn(cpu, part.arg);
-    trace(WORKLOAD_END, current_id, runs);
-}
-
-unsigned workload_all(oncpu_fn fn, void *arg, uint64_t timeout_tsc, bool *ran)
-{
-    part = (struct part){ fn, arg };
-    return oncpu_all(part_entry, NULL, timeout_tsc, ran);
-}
-
 static void print_start(int wi, const uint64_t *v)
 {
     const struct workload *w = impl[wi];
@@ -175,8 +142,8 @@ static void print_start(int wi, const uint64_t *v)
     for (unsigned i = 0; w->params[i].key && at < sizeof line; i++)
         at += (size_t)ksnprintf(line + at, sizeof line - at, " %s=%lu%s", w->params[i].key, v[i],
                                 w->params[i].unit);
-    kprintf("workload: %s run=%u started on %u CPUs:%s\n", workload_decl[wi].name, runs,
-            cpus_online, at ? line : " (no parameters)");
+    kprintf("workload: %s run=%u started on %u CPUs:%s\n", workload_decl[wi].name,
+            workload_run_number(), cpus_online, at ? line : " (no parameters)");
     uint32_t want = TRACE_ENABLE | (1u << TRACE_CAT_WORK);
     if ((trace_get_mask() & want) != want)
         kprintf("workload: tracing is off or trace.mask leaves out WORK: the results are on "
@@ -186,14 +153,14 @@ static void print_start(int wi, const uint64_t *v)
 static void run(int w, const uint64_t *values, bool dump)
 {
     running = w;
-    current_id = workload_decl[w].id;
-    runs++;
+    uint8_t id = workload_decl[w].id;
+    uint32_t runs = wlrun_start(id);
     oncpu_new_run();
     print_start(w, values);
     uint64_t t0 = rdtsc();
-    trace(WORKLOAD_BEGIN, current_id, runs);
+    trace(WORKLOAD_BEGIN, id, runs);
     impl[w]->run(values);
-    trace(WORKLOAD_END, current_id, runs);
+    trace(WORKLOAD_END, id, runs);
     kprintf("workload: %s run=%u done in %lu ms (d dumps the results, scripts/report "
             "renders them)\n", workload_decl[w].name, runs, tsc_to_us(rdtsc() - t0) / 1000);
     running = NONE;

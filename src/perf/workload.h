@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include "perf/oncpu.h"
 #include "perf/wlargs.h"
+#include "perf/wlrun.h"            /* for the workloads */
 #include "trace/schema.h"
 
 /* A workload's identity (id, name, hotkey, result events) is declared
@@ -51,12 +52,5 @@ void workload_help(void);
 /* Idle loop of every CPU, interrupts off (returns with them off): runs a
  * job posted to this CPU and, on the boot CPU, a requested workload. */
 void workload_poll(void);
-
-/* ---- for the workloads ------------------------------------------------- */
-uint32_t workload_run_number(void);
-/* oncpu_all inside per-CPU WORKLOAD_BEGIN/END events of the current run. */
-unsigned workload_all(oncpu_fn fn, void *arg, uint64_t timeout_tsc, bool *ran);
-/* ns from TSC ticks (signed), for summaries. */
-int64_t  workload_ns(int64_t ticks);
 
 #endif

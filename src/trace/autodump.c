@@ -4,7 +4,7 @@
 #include "cpu.h"
 #include "format.h"
 #include "tsc.h"
-#include "perf/stats.h"
+#include "uptime.h"
 #include "trace/dump.h"
 
 static uint32_t after_s;
@@ -13,7 +13,7 @@ static uint64_t due_tsc;              /* 0: nothing pending */
 void autodump_init(uint32_t seconds)
 {
     after_s = seconds;
-    due_tsc = seconds ? stats_boot_tsc() + tsc_from_us(seconds * 1000000ull) : 0;
+    due_tsc = seconds ? uptime_boot_tsc() + tsc_from_us(seconds * 1000000ull) : 0;
 }
 
 void autodump_now(const char *trigger, const char *why)

@@ -14,7 +14,7 @@
  * DUMP BEGIN, so a line of another dump or another boot never passes as
  * one of this dump's.
  *
- * Call it on rings that hold still: shadow copies (dump_freeze), or the
+ * Call it on rings that hold still: shadow copies (snapshot_take), or the
  * live rings with tracing paused (trace_pause + trace_quiesce); events
  * still in flight are excluded and counted, never garbled. */
 #ifndef TRACE_ENCODE_H

@@ -90,4 +90,23 @@ enum trace_event_pinned {
 #include "trace/events.def"
 };
 
+/* Each event id, category bit and phase number used once, checked by the
+ * compiler: one enumerator per number, named by pasting the number from
+ * events.def, so a number written twice is a redeclared enumerator
+ * ("redeclaration of enumerator 'TRACE_UNIQUE_EVENT_ID_7'"). Numbers are
+ * written in decimal without leading zeros (gen-event-docs parses them so
+ * too), which makes equal numbers equal tokens. Never used at run time. */
+enum trace_unique_event_ids {
+#define TRACE_EVENT(id, name, cat, kind, ret, a0, a1, desc) TRACE_UNIQUE_EVENT_ID_##id,
+#include "trace/events.def"
+};
+enum trace_unique_category_bits {
+#define TRACE_CATEGORY(bit, name, desc) TRACE_UNIQUE_CATEGORY_BIT_##bit,
+#include "trace/events.def"
+};
+enum trace_unique_phases {
+#define TRACE_PHASE(num, name, desc) TRACE_UNIQUE_PHASE_##num,
+#include "trace/events.def"
+};
+
 #endif

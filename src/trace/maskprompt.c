@@ -3,6 +3,7 @@
 #include "console.h"
 #include "cpu.h"
 #include "tsc.h"
+#include "trace/control.h"
 #include "trace/trace.h"
 
 #define LINE_MAX_CHARS 80
@@ -58,11 +59,8 @@ static void apply(void)
         kprintf("); categories unchanged\n");
         return;
     }
-    /* Recorded before the change, which may switch the TRACE category off;
-     * a1 is the mask that takes effect. */
-    uint32_t now = trace_get_mask();
-    trace(TRACE_ENABLE, (now & TRACE_ENABLE) != 0, (now & ~TRACE_CAT_BITS) | cats);
-    trace_set_categories(cats);
+    /* Recorded before the change, which may switch the TRACE category off. */
+    control_set_categories(cats);
     print_categories("trace: categories now ");
 }
 

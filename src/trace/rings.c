@@ -20,47 +20,11 @@
 static struct persist_header *keep;     /* this boot's region */
 static struct ring *rings;              /* in it: struct ring[ncpus] */
 static bool ready[MAX_CPUS];
-static struct ring shadows[MAX_CPUS];
-static struct trace_event *shadow_slots[MAX_CPUS];
 static uint32_t capacity;
 
 /* Phases seen before the BSP's ring existed (BSP only, single threaded). */
 static struct { uint64_t tsc, phase, value; } early[EARLY_PHASES];
 static unsigned early_count;
-
-/* All or nothing: a dump must not copy some CPUs and pause for others. */
-static void alloc_shadows(uint32_t ncpus)
-{
-    for (uint32_t i = 0; i < ncpus; i++) {
-        shadow_slots[i] = mem_alloc((uint64_t)capacity * sizeof(struct trace_event),
-                                    RING_CACHE_LINE);
-        if (!shadow_slots[i]) {
-            for (uint32_t j = 0; j < i; j++)
-                shadow_slots[j] = NULL;
-            kprintf("trace: no memory for dump shadows; dumps pause tracing until done\n");
-            return;
-        }
-    }
-}
-
-struct ring *rings_shadow_copy(uint32_t index)
-{
-    struct ring *r = rings_of(index);
-    if (!r || !shadow_slots[index])
-        return NULL;
-    struct ring *s = &shadows[index];
-    memcpy(s, r, sizeof *s);
-    s->slots = shadow_slots[index];
-    /* Only the slots that can hold events since the last clear: a young
-     * ring copies in microseconds, a full one in one pass. The window may
-     * wrap around the end of the buffer: at most two pieces. */
-    uint64_t used = s->head - s->base < capacity ? s->head - s->base : capacity;
-    uint64_t first = (s->head - used) & s->mask;
-    uint64_t piece = used < capacity - first ? used : capacity - first;
-    memcpy(&s->slots[first], &r->slots[first], piece * sizeof(struct trace_event));
-    memcpy(&s->slots[0], &r->slots[0], (used - piece) * sizeof(struct trace_event));
-    return s;
-}
 
 /* The region for ncpus rings of cap events, placed where the next boot
  * will look (mem_place picks the lowest fit from the memory map). */
@@ -94,7 +58,6 @@ bool rings_init(uint32_t cap, uint32_t ncpus, uint64_t boot)
     if (cap != want)
         kprintf("trace: trace.events=%u does not fit in memory; using %u\n", want, cap);
     capacity = cap;
-    alloc_shadows(ncpus);
     return true;
 }
 
@@ -103,6 +66,21 @@ uint32_t rings_capacity(void) { return capacity; }
 struct ring *rings_of(uint32_t index)
 {
     return index < MAX_CPUS && ready[index] ? &rings[index] : NULL;
+}
+
+/* Events recorded and overwritten since the last clear, summed over CPUs. */
+void rings_event_counts(uint64_t *recorded, uint64_t *overwritten)
+{
+    uint64_t cap = capacity;
+    *recorded = *overwritten = 0;
+    for (uint32_t i = 0; i < MAX_CPUS; i++) {
+        struct ring *r = cpus[i].online ? rings_of(i) : NULL;
+        if (!r)
+            continue;
+        uint64_t n = __atomic_load_n(&r->head, __ATOMIC_RELAXED) - r->base;
+        *recorded += n;
+        *overwritten += n > cap ? n - cap : 0;
+    }
 }
 
 void rings_keep_facts(void)

@@ -11,10 +11,8 @@
  * that the next boot recognises after a warm reset (persist.h,
  * prevboot.h).
  *
- * Each ring also gets a shadow of the same size when memory allows: a
- * dump copies the paused rings into their shadows, lets tracing resume at
- * once, and streams the copy, so a dump that takes half a minute on a
- * 115200-baud line pauses tracing for a memcpy, not for the transfer. */
+ * Readers never touch these rings while they are written: they take a
+ * snapshot (snapshot.h), which owns the shadow copies. */
 #ifndef TRACE_RINGS_H
 #define TRACE_RINGS_H
 #include <stdbool.h>
@@ -31,9 +29,10 @@ uint32_t     rings_capacity(void);
 /* Point the calling CPU's gs:8 at its ring (CPU `index`). */
 void         rings_attach(uint32_t index);
 struct ring *rings_of(uint32_t index);      /* NULL when that CPU has none */
-/* Copy ring `index` (paused and quiescent) into its shadow and return the
- * copy, or NULL when there is no shadow memory. */
-struct ring *rings_shadow_copy(uint32_t index);
+/* Events recorded and overwritten since the last clear, summed over the
+ * online CPUs, read without a pause (slightly stale is fine): the
+ * screen's status area (status.h). */
+void         rings_event_counts(uint64_t *recorded, uint64_t *overwritten);
 
 /* Record boot phase `phase` (TRACE_PHASE_x) with `value` now, or as soon
  * as the BSP's ring exists. */

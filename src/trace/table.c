@@ -2,8 +2,8 @@
 #include "trace/table.h"
 #include "console.h"
 #include "tsc.h"
-#include "perf/stats.h"
-#include "trace/dump.h"
+#include "uptime.h"
+#include "trace/snapshot.h"
 #include "trace/trace.h"
 
 static void print_args(const struct trace_event_info *info, const struct trace_event *e)
@@ -31,7 +31,7 @@ static void print_cpu(uint32_t cpu, struct ring *r)
     for (uint64_t i = n - shown; i < n; i++) {
         const struct trace_event *e = &last[i % TABLE_NEWEST];
         const struct trace_event_info *info = trace_event_info(e->type);
-        kprintf("%3u %10u %14lu us  %-16s ", cpu, e->seq, tsc_to_us(e->tsc - stats_boot_tsc()),
+        kprintf("%3u %10u %14lu us  %-16s ", cpu, e->seq, tsc_to_us(e->tsc - uptime_boot_tsc()),
                 info ? info->name : "?");
         print_args(info, e);
     }
@@ -39,12 +39,12 @@ static void print_cpu(uint32_t cpu, struct ring *r)
 
 void table_print_newest(void)
 {
-    struct frozen f;
-    if (!dump_freeze(&f))
+    struct snapshot f;
+    if (!snapshot_take(&f))
         return;
     kprintf("cpu        seq      since boot     event            args\n");
     for (uint32_t i = 0; i < f.n; i++)
         if (f.rings[i])
             print_cpu(i, f.rings[i]);
-    dump_thaw(&f);
+    snapshot_release(&f);
 }

@@ -124,7 +124,7 @@ extern const unsigned trace_phase_limit;         /* phases are < this */
  * was on, so refused events are counted) with a full barrier, and returns
  * the previous mask for trace_resume(). Writers that already passed the
  * check finish their event: wait for them with trace_quiesce. Not nested:
- * one pause at a time (the dump code serialises). */
+ * one pause at a time (snapshot.c, the only caller, serialises). */
 uint32_t trace_pause(void);
 void     trace_resume(uint32_t saved);
 

@@ -238,8 +238,9 @@ class Reset(FaultCase):
         self.check_dump(before, online=2)
         start = len(m.output())
         m.qmp().command("system_reset")
-        m.wait_for(r"READY [^\r\n]*prev_events=(\d+)", 180, start=start)
-        again = re.findall(r"READY [^\r\n]*prev_events=(\d+)", m.text())
+        # Whole lines only: a READY half arrived would cut the number short.
+        m.wait_for(r"READY [^\r\n]*prev_events=(\d+)[^\r\n]*\r?\n", 180, start=start)
+        again = re.findall(r"READY [^\r\n]*prev_events=(\d+)[^\r\n]*\r?\n", m.text())
         self.assertEqual(len(again), 2, "a second READY after the reset")
         self.assertGreater(int(again[-1]), 0, "the previous boot's events were found")
         self.assertRegex(m.text(), r"previous boot 1's trace kept at 0x[0-9a-f]+")

@@ -14,6 +14,7 @@ UNIT_SRCS_madt := src/madt.c
 UNIT_SRCS_mb2 := src/mb2.c
 UNIT_SRCS_cmdline := src/cmdline.c src/format.c
 UNIT_SRCS_format := src/format.c
+UNIT_SRCS_kassert := src/kassert.c src/format.c
 UNIT_SRCS_tscmath := src/tscmath.c
 UNIT_SRCS_scancode := src/scancode.c
 # perf/ (workloads and the benchmark): the pure parts

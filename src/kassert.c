@@ -1,0 +1,28 @@
+/* kassert.c — report a broken invariant and park the CPU (kassert.h). */
+#include "kassert.h"
+#include "format.h"
+
+#define KASSERT_LINE_MAX 160
+
+int kassert_format(char *buf, size_t cap, uint32_t cpu, const char *file, unsigned line,
+                   const char *expr)
+{
+    return ksnprintf(buf, cap, "KASSERT cpu=%u %s:%u: %s", cpu, file, line, expr);
+}
+
+#ifndef HOST_BUILD
+#include "console.h"
+#include "cpu.h"
+#include "percpu.h"
+
+void kassert_fail(const char *file, unsigned line, const char *expr)
+{
+    char text[KASSERT_LINE_MAX];
+    kassert_format(text, sizeof text, gs_ready() ? this_cpu()->index : 0, file, line, expr);
+    kprintf("\n%s\n", text);
+    /* Invalid opcode (#UD): the exception path parks this CPU, after
+     * giving back a snapshot or the console it may hold. */
+    __asm__ volatile("ud2");
+    cpu_park();
+}
+#endif

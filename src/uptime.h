@@ -1,0 +1,12 @@
+/* uptime.h — the TSC at kernel entry, from which uptime counts.
+ *
+ * Kernel-level (not perf/): trace/ (the `p` table, trace.dump_after=) and
+ * perf/ (the `s` summary) both measure from it. */
+#ifndef UPTIME_H
+#define UPTIME_H
+#include <stdint.h>
+
+void     uptime_mark_boot(void);       /* remember the TSC now (kmain's first act) */
+uint64_t uptime_boot_tsc(void);        /* the TSC uptime_mark_boot read */
+
+#endif
