@@ -5,8 +5,8 @@
  *   t  tracing on/off                           c  clear rings and counters
  *   s  statistics summary                       h ? this list
  *   m  traced categories (a one-line prompt, trace/maskprompt.h)
- *   1-7  start a workload (perf/workload.h): 1 hwlat 2 ipi 3 c2c 4 tsc
- *        5 timer 6 stress 7 bench
+ *   digits  start a workload: the keys of trace/workloads.def (perf/
+ *        workload.h; the help's `workloads:` line lists them)
  *
  * Any other byte is counted as ignored (and traced as input); bursts of
  * junk, held keys and keys pressed during a dump are all safe. The BSP

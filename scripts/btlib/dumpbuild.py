@@ -12,7 +12,7 @@ import re
 
 from .dumpfmt import (FORMAT_VERSION, MAX_CPUS, VERSIONS, _SEQ_MASK, _Damaged, _Run,
                       _decode_event_line, _id_seed, _int, _text_fields)
-from .model import KINDS, RECORD, CpuInfo, Dump, EventType
+from .model import KINDS, RECORD, CpuInfo, Dump, EventType, Workload
 
 # A line shaped like a dump line (whatever its CRC): '%X <n> ... *CCCCCCCC'
 # or '%E<base64>'. Several of them make a dump worth reporting even when
@@ -50,6 +50,7 @@ class DumpBuilder:
         self.categories: dict[int, str] = {}
         self.phases: dict[int, str] = {}
         self.type_fields: dict[int, dict[str, str]] = {}
+        self.workload_fields: dict[int, dict[str, str]] = {}
         self.summaries: dict[int, dict[str, str]] = {}
         self.runs: list[_Run] = []
         self.rejected: set[int] = set()
@@ -236,7 +237,8 @@ class DumpBuilder:
                     warnings=self.warnings, categories=self.categories,
                     truncated=truncated, noise_lines=self.noise, lines=len(self._good()),
                     previous_boot=header.get('boot') == 'previous',
-                    unattributed=self.unattributed, unattributed_cpus=self.unattributed_cpus)
+                    unattributed=self.unattributed, unattributed_cpus=self.unattributed_cpus,
+                    workloads=self._workloads())
 
     def _interpret(self):
         """What the intact lines say, in line order; event lines whose seqs
@@ -269,6 +271,8 @@ class DumpBuilder:
             self.phases.update(_numbered(fields))
         elif tag == b'T' and type_id is not None:
             self.type_fields.setdefault(type_id, {}).update(fields)
+        elif tag == b'W' and type_id is not None:
+            self.workload_fields.setdefault(type_id, {}).update(fields)
         elif tag == b'C' and cpu is not None and cpu < MAX_CPUS:
             self.summaries.setdefault(cpu, {}).update(fields)
         else:
@@ -282,6 +286,18 @@ class DumpBuilder:
                                  + ', '.join(map(str, damaged)) + ': their events show as '
                                  'DAMAGED_TYPE_<id> with raw a0/a1')
         return types
+
+    def _workloads(self) -> dict[int, Workload]:
+        """The workloads whose %W lines arrived whole (a damaged one is left
+        out with a warning: its runs are not found)."""
+        out = {}
+        for i, f in sorted(self.workload_fields.items()):
+            if 'name' not in f or 'results' not in f:
+                self.warnings.append(f'workload {i}: its %W line was damaged or lost')
+                continue
+            results = tuple(r for r in f['results'].split(',') if r and r != '-')
+            out[i] = Workload(i, f['name'], f.get('key', ''), results, f.get('desc', ''))
+        return out
 
     def _good(self) -> set[int]:
         good = set(self.lines) - self.rejected
@@ -452,11 +468,12 @@ def _event_type(i: int, f: dict[str, str]) -> EventType:
     else:
         args = tuple('' if f[k] == '-' else f[k] for k in ('a0', 'a1'))
     signed = set(f.get('signed', '-').split(','))
+    pair = _int(f.get('pair')) if kind in ('begin', 'end') else None
     return EventType(id=i, name=f'DAMAGED_TYPE_{i}' if damaged else f['name'],
                      category=f.get('cat', ''), kind=kind if kind in KINDS else 'instant',
                      args=args, description=f.get('desc', ''), pinned=f.get('pin') == '1',
                      signed=(('a0' in signed) and not damaged, ('a1' in signed) and not damaged),
-                     damaged=damaged)
+                     damaged=damaged, pair=pair)
 
 
 def _numbered(fields: dict[str, str]) -> dict[int, str]:

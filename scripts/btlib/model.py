@@ -56,6 +56,17 @@ class EventType:
     pinned: bool = False       # also kept in the CPU's never-overwritten boot log
     signed: tuple[bool, bool] = (False, False)   # a0, a1 are two's-complement (int64)
     damaged: bool = False      # its %T line was damaged: name and argument names unknown
+    pair: int | None = None    # the partner of a BEGIN/END (pair=); None: not stated
+
+
+@dataclass
+class Workload:
+    """One %W line: a workload the dumping kernel knows (workloads.def)."""
+    id: int                    # a0 of WORKLOAD_BEGIN/END
+    name: str                  # workload=NAME
+    key: str                   # its hotkey
+    results: tuple[str, ...]   # names of the events that belong to a run of it
+    description: str = ''
 
 
 @dataclass(slots=True)
@@ -165,6 +176,7 @@ class Dump:
     previous_boot: bool = False  # the rings of the boot before the one that dumped (boot=previous)
     unattributed: int = 0      # events lost with counters lines, not attributable to one CPU
     unattributed_cpus: list[int] = field(default_factory=list)   # the CPUs it may belong to
+    workloads: dict[int, Workload] = field(default_factory=dict)  # id -> %W; {} before %W
 
     def events(self) -> list[Event]:
         """All CPUs' events merged by (tsc, cpu, seq)."""

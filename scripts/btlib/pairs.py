@@ -1,20 +1,24 @@
 """Match BEGIN/END events into slices, the way a viewer must show them.
 
-A BEGIN and an END pair up when they are on the same CPU, share the base
-name (IRQ_TIMER_BEGIN / IRQ_TIMER_END -> IRQ_TIMER) and the same first
-argument (a0: the tick number, the work item...).  Matching walks each
-CPU's ring in sequence order with a stack, so the slices it returns always
-nest properly on their CPU: when an END closes a BEGIN that is not on top
-of the stack, the BEGINs above it (whose ENDs never arrived: overwritten,
-damaged or still running at dump time) are reported as unmatched rather
-than drawn as overlapping slices.
+A BEGIN and an END pair up when they are on the same CPU, are partners
+(the dump's %T lines say so with pair=, from events.def's TRACE_PAIR;
+dumps older than pair= pair by base name, IRQ_TIMER_BEGIN / IRQ_TIMER_END
+-> IRQ_TIMER) and have the same first argument (a0: the tick number, the
+work item...).  Matching walks each CPU's ring in sequence order with a
+stack, so the slices it returns always nest properly on their CPU: an END
+closes the innermost open BEGIN of its pair with its a0, and the BEGINs
+above that one (whose ENDs never arrived: overwritten, damaged or still
+running at dump time) are reported as unmatched rather than drawn as
+overlapping slices.  This is the kernel's rule too (the `s` summary,
+src/trace/pairing.c; docs/dump-format.md, "BEGIN/END pairs"), so both
+count the same pairs in the same rings.
 """
 
 from dataclasses import dataclass
 
 # Deeper than any real nesting (an IRQ inside work inside a dump): past it
 # the oldest open BEGIN is given up as unmatched, so a ring full of
-# orphans cannot make matching quadratic.
+# orphans cannot make matching quadratic. The kernel: PAIRING_DEPTH.
 MAX_DEPTH = 64
 
 
@@ -37,11 +41,11 @@ def match_cpu(tl, events):
 
     slices are in BEGIN order (parents before their children); unmatched
     lists the BEGIN/END events left without a partner, in ring order."""
-    role = {t: (v.kind, v.base) for t, v in tl.views.items()}   # every type in the dump
-    stack = []               # (base, a0, index, event)
+    role = roles(tl)
+    stack = []               # (pair key, a0, index, event)
     slices, unmatched = [], []
     for i, ev in enumerate(events):
-        kind, base = role[ev.type]
+        kind, base = role.get(ev.type, ('instant', None))
         if kind == 'begin':
             if len(stack) == MAX_DEPTH:
                 _, _, j, orphan = stack.pop(0)
@@ -61,13 +65,32 @@ def match_cpu(tl, events):
             _, _, j, begin = stack[at]
             del stack[at:]
             if ev.tsc >= begin.tsc:
-                slices.append(Slice(ev.cpu, base, begin, ev, j))
+                slices.append(Slice(ev.cpu, tl.views[begin.type].base, begin, ev, j))
             else:            # an END before its BEGIN cannot be a slice
                 unmatched.extend(((j, begin), (i, ev)))
     unmatched.extend((j, ev) for _, _, j, ev in stack)
     slices.sort(key=lambda s: s.order)
     unmatched.sort(key=lambda pair: pair[0])
     return slices, [ev for _, ev in unmatched]
+
+
+def roles(tl):
+    """{type: (kind, pair key)} of every type in the dump: the key is the
+    BEGIN's id when the dump states partners (pair=), else the base name.
+    A BEGIN or END without a partner is matched with nothing."""
+    out = {}
+    states_pairs = any(x.pair is not None for x in tl.dump.types.values())
+    for t, v in tl.views.items():
+        et = tl.dump.types.get(t)
+        if v.kind not in ('begin', 'end'):
+            out[t] = (v.kind, None)
+        elif et is not None and et.pair is not None:
+            out[t] = (v.kind, t if v.kind == 'begin' else et.pair)
+        elif states_pairs:
+            out[t] = ('instant', None)          # the dump pairs it with nothing
+        else:
+            out[t] = (v.kind, v.base)
+    return out
 
 
 def _find_open(stack, base, a0):

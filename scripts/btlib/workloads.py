@@ -11,10 +11,13 @@ decoded dump and turns their events into plain, JSON-ready results:
         print(run.name, run.number, run.result)
 
 Events are found by name in the dump's own event table, never by a
-hard-coded id.  A run is delimited by the WORKLOAD_BEGIN/WORKLOAD_END
-events (a0 = workload id, a1 = run number); a result event belongs to the
-run of its workload whose END is the first at or after it (so a run whose
-BEGIN the ring overwrote still gets its results).  The stress workload is
+hard-coded id, and workloads by the dump's own %W lines (src/trace/
+workloads.def: id, name, result events); WORKLOAD_IDS and RESULT_EVENTS
+below only serve dumps without %W lines (kernels before them).  A run is
+delimited by the WORKLOAD_BEGIN/WORKLOAD_END events (a0 = workload id,
+a1 = run number); a result event belongs to the run of its workload whose
+END is the first at or after it (so a run whose BEGIN the ring overwrote
+still gets its results).  The stress workload is
 checked event by event by verify_stress(); the bench workload prints its
 table as BENCH lines instead (bench_lines()).
 """
@@ -26,7 +29,8 @@ from dataclasses import dataclass, field
 
 from .model import Dump, Event
 
-# a0 of WORKLOAD_BEGIN/END (src/perf/workload.h, enum workload_id)
+# For dumps without %W lines only: a0 of WORKLOAD_BEGIN/END and the result
+# events as src/trace/workloads.def declared them when %W was introduced.
 WORKLOAD_IDS = {1: 'hwlat', 2: 'ipi', 3: 'c2c', 4: 'tsc', 5: 'timer', 6: 'stress', 7: 'bench'}
 
 # result event name -> the workload it belongs to
@@ -90,29 +94,39 @@ def type_ids(dump: Dump) -> dict[str, int]:
     return {t.name: i for i, t in dump.types.items()}
 
 
+def declared(dump: Dump) -> tuple[dict[int, str], dict[str, str]]:
+    """(workload id -> name, result event name -> workload name) of a dump:
+    what its %W lines declare; the built-in table for a dump without them."""
+    if not dump.workloads:
+        return dict(WORKLOAD_IDS), dict(RESULT_EVENTS)
+    ids = {w.id: w.name for w in dump.workloads.values()}
+    return ids, {ev: w.name for w in dump.workloads.values() for ev in w.results}
+
+
 def runs(dump: Dump) -> list[Run]:
     """Every workload run the dump shows, oldest first, with its result."""
     ids = type_ids(dump)
     names = {i: n for n, i in ids.items()}
+    workload_ids, result_events = declared(dump)
     begin, end = ids.get('WORKLOAD_BEGIN'), ids.get('WORKLOAD_END')
     bounds: dict[tuple[str, int], list] = {}          # (name, number) -> [begin, end]
     results: list[Event] = []
     for e in dump.events():
-        if e.type in (begin, end) and e.a0 in WORKLOAD_IDS:
-            b = bounds.setdefault((WORKLOAD_IDS[e.a0], e.a1), [None, None])
+        if e.type in (begin, end) and e.a0 in workload_ids:
+            b = bounds.setdefault((workload_ids[e.a0], e.a1), [None, None])
             if e.type == begin:
                 b[0] = e.tsc if b[0] is None else min(b[0], e.tsc)
             else:
                 b[1] = e.tsc if b[1] is None else max(b[1], e.tsc)
-        elif names.get(e.type) in RESULT_EVENTS:
+        elif names.get(e.type) in result_events:
             results.append(e)
     out = [Run(name, number, b[0], b[1]) for (name, number), b in bounds.items()]
     out.sort(key=lambda r: (r.end_tsc if r.end_tsc is not None else U64, r.number or 0))
     for e in results:
         name = names[e.type]
-        run = _owner(out, RESULT_EVENTS[name], e.tsc, dump.tsc_hz)
+        run = _owner(out, result_events[name], e.tsc, dump.tsc_hz)
         if run is None:
-            run = Run(RESULT_EVENTS[name], None, None, None)
+            run = Run(result_events[name], None, None, None)
             out.append(run)
         run.events.setdefault(name, []).append(e)
     for run in out:

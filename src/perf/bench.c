@@ -158,4 +158,4 @@ static void run(const uint64_t *v)
     kprintf("BENCH END\n");
 }
 
-const struct workload wl_bench = { "bench", WL_BENCH, '7', params, run };
+const struct workload wl_bench = { .params = params, .run = run };

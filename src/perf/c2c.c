@@ -115,4 +115,4 @@ static void run(const uint64_t *v)
                 "on every try)\n", failed);
 }
 
-const struct workload wl_c2c = { "c2c", WL_C2C, '3', params, run };
+const struct workload wl_c2c = { .params = params, .run = run };

@@ -121,4 +121,4 @@ static void run(const uint64_t *v)
     kprintf("hwlat: %lu gaps, longest %lu us\n", total, tsc_to_us(worst));
 }
 
-const struct workload wl_hwlat = { "hwlat", WL_HWLAT, '1', params, run };
+const struct workload wl_hwlat = { .params = params, .run = run };

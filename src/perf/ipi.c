@@ -114,4 +114,4 @@ static void run(const uint64_t *v)
         kprintf("ipi: %u pairs not measured (a CPU did not answer)\n", failed);
 }
 
-const struct workload wl_ipi = { "ipi", WL_IPI, '2', params, run };
+const struct workload wl_ipi = { .params = params, .run = run };

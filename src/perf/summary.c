@@ -8,51 +8,29 @@
 #include "tsc.h"
 #include "perf/stats.h"
 #include "uptime.h"
+#include "trace/pairing.h"
 #include "trace/snapshot.h"
 #include "trace/trace.h"
 
 #define MAX_TYPES 64
 
 static uint64_t per_type[MAX_TYPES];
-/* Durations of X_BEGIN .. X_END pairs (same CPU, same a0), by BEGIN type. */
+/* Durations of BEGIN/END pairs (trace/pairing.h: the rule the host's
+ * pairs.py uses too), by BEGIN type. */
 static struct minmax pair[MAX_TYPES];
-static uint16_t begin_of[MAX_TYPES];          /* END type -> its BEGIN type */
-
-/* Pair each END type with the BEGIN type of the same name stem. */
-static void find_pairs(void)
-{
-    memset(begin_of, 0, sizeof begin_of);
-    for (unsigned e = 0; e < MAX_TYPES; e++) {
-        const struct trace_event_info *end = trace_event_info((uint16_t)e);
-        if (!end || end->kind != TRACE_KIND_END)
-            continue;
-        size_t stem = strlen(end->name) - 3;              /* "_END" -> "_" */
-        for (unsigned b = 0; b < MAX_TYPES; b++) {
-            const struct trace_event_info *bi = trace_event_info((uint16_t)b);
-            if (bi && bi->kind == TRACE_KIND_BEGIN && !strncmp(bi->name, end->name, stem))
-                begin_of[e] = (uint16_t)b;
-        }
-    }
-}
+static struct pairing pairing;
 
 /* Count one CPU's events by type and time its BEGIN/END pairs. */
 static void scan(struct ring_snap *s)
 {
     struct trace_event ev;
-    uint64_t seq, open_tsc[MAX_TYPES], open_a0[MAX_TYPES];
-    memset(open_tsc, 0, sizeof open_tsc);
+    uint64_t seq, ticks;
+    uint16_t begin;
+    pairing_reset(&pairing);
     while (ring_snap_next(s, &ev, &seq)) {
-        unsigned t = ev.type < MAX_TYPES ? ev.type : 0;
-        per_type[t]++;
-        const struct trace_event_info *info = trace_event_info(ev.type);
-        if (info && info->kind == TRACE_KIND_BEGIN) {
-            open_tsc[t] = ev.tsc;
-            open_a0[t] = ev.a0;
-        } else if (begin_of[t] && open_tsc[begin_of[t]] && open_a0[begin_of[t]] == ev.a0 &&
-                   ev.tsc >= open_tsc[begin_of[t]]) {
-            minmax_add(&pair[begin_of[t]], ev.tsc - open_tsc[begin_of[t]]);
-            open_tsc[begin_of[t]] = 0;
-        }
+        per_type[ev.type < MAX_TYPES ? ev.type : 0]++;
+        if (pairing_feed(&pairing, &ev, &begin, &ticks) && begin < MAX_TYPES)
+            minmax_add(&pair[begin], ticks);
     }
 }
 
@@ -80,7 +58,6 @@ void summary_print(uint64_t ignored_keys)
     uint64_t uptime_s = tsc_hz() ? (rdtsc() - uptime_boot_tsc()) / tsc_hz() : 0;
     memset(per_type, 0, sizeof per_type);
     memset(pair, 0, sizeof pair);
-    find_pairs();
     kprintf("stats: uptime %lu s, %u CPUs online, TSC %lu Hz, tracing %s, ignored keys %lu, "
             "serial overruns %lu, serial bytes dropped %lu, serial irqs %lu\n", uptime_s,
             cpus_online, tsc_hz(),

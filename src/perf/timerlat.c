@@ -157,4 +157,4 @@ static void run(const uint64_t *v)
     print_histogram(n);
 }
 
-const struct workload wl_timer = { "timer", WL_TIMER, '5', params, run };
+const struct workload wl_timer = { .params = params, .run = run };

@@ -113,4 +113,4 @@ static void run(const uint64_t *v)
         kprintf("tsc: %u pairs not measured (a CPU did not answer)\n", failed);
 }
 
-const struct workload wl_tsc = { "tsc", WL_TSC, '4', params, run };
+const struct workload wl_tsc = { .params = params, .run = run };

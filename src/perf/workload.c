@@ -1,4 +1,5 @@
-/* workload.c — the workload table, requests, and the boot CPU's run loop. */
+/* workload.c — the workload table (from trace/workloads.def), requests, and
+ * the boot CPU's run loop. */
 #include "perf/workload.h"
 #include "console.h"
 #include "cpu.h"
@@ -9,24 +10,40 @@
 #include "trace/autodump.h"
 #include "trace/trace.h"
 
-extern const struct workload wl_hwlat, wl_ipi, wl_c2c, wl_tsc, wl_timer, wl_stress, wl_bench;
-
-static const struct workload *const table[] = {
-    &wl_hwlat, &wl_ipi, &wl_c2c, &wl_tsc, &wl_timer, &wl_stress, &wl_bench,
+/* The implementations, in workloads.def order: impl[i] belongs to
+ * workload_decl[i] (trace/schema.h), its identity. */
+#define WORKLOAD(id, ENUM, name, key, results, desc) extern const struct workload wl_##name;
+#include "trace/workloads.def"
+static const struct workload *const impl[] = {
+#define WORKLOAD(id, ENUM, name, key, results, desc) &wl_##name,
+#include "trace/workloads.def"
 };
-#define COUNT (sizeof table / sizeof table[0])
+#define COUNT (sizeof impl / sizeof impl[0])
+#define NONE  (-1)
 
-static const struct workload *volatile pending;   /* requested, not started */
-static const struct workload *running;
+static volatile int pending = NONE;               /* requested, not started */
+static int      running = NONE;
 static uint64_t pending_values[WL_MAX_PARAMS];
 static bool     pending_dump;                     /* dump=1: dump at the end */
 
-static const struct workload *by_name(const char *name)
+static int by_name(const char *name)
 {
     for (unsigned i = 0; i < COUNT; i++)
-        if (!strcmp(table[i]->name, name))
-            return table[i];
-    return NULL;
+        if (!strcmp(workload_decl[i].name, name))
+            return (int)i;
+    return NONE;
+}
+
+/* An implementation that still states its identity must state the .def's. */
+static void check_identities(void)
+{
+    for (unsigned i = 0; i < COUNT; i++) {
+        const struct workload *w = impl[i];
+        const struct workload_decl *d = &workload_decl[i];
+        if (w->name && (strcmp(w->name, d->name) || w->id != d->id || w->key != d->key))
+            kprintf("workload: wl_%s states %s/%u/%c, workloads.def says %s/%u/%c (the .def "
+                    "is used)\n", d->name, w->name, w->id, w->key, d->name, d->id, d->key);
+    }
 }
 
 static void warn_console(void *ctx, const char *msg)
@@ -56,52 +73,54 @@ static void take_dump_flag(const char *spec, char *out, size_t cap, bool *dump)
     out[n] = '\0';
 }
 
-static bool request(const struct workload *w, const char *spec)
+static bool request(int w, const char *spec)
 {
-    if (running || pending) {
-        kprintf("workload: %s is %s; %s not started\n", (running ? running : pending)->name,
-                running ? "running" : "about to run", w->name);
+    int busy = running != NONE ? running : pending;
+    if (busy != NONE) {
+        kprintf("workload: %s is %s; %s not started\n", workload_decl[busy].name,
+                running != NONE ? "running" : "about to run", workload_decl[w].name);
         return false;
     }
     char rest[128];
     take_dump_flag(spec, rest, sizeof rest, &pending_dump);
-    wlargs_apply(rest, w->params, pending_values, warn_console, NULL);
+    wlargs_apply(rest, impl[w]->params, pending_values, warn_console, NULL);
     pending = w;
     return true;
 }
 
 void workload_boot(const char *spec)
 {
+    check_identities();
     oncpu_init();
     if (!spec[0])
         return;
     char name[32];
-    const struct workload *w = wlargs_name(spec, name, sizeof name) ? by_name(name) : NULL;
-    if (!w) {
+    int w = wlargs_name(spec, name, sizeof name) ? by_name(name) : NONE;
+    if (w == NONE) {
         kprintf("workload: unknown workload '%s' (known:", spec);
         for (unsigned i = 0; i < COUNT; i++)
-            kprintf(" %s", table[i]->name);
+            kprintf(" %s", workload_decl[i].name);
         kprintf("); none started\n");
         return;
     }
     request(w, spec);
 }
 
-static const struct workload *by_key(int key)
+static int by_key(int key)
 {
     for (unsigned i = 0; i < COUNT; i++)
-        if (table[i]->key == key)
-            return table[i];
-    return NULL;
+        if (workload_decl[i].key == key)
+            return (int)i;
+    return NONE;
 }
 
-bool workload_has_key(int key) { return by_key(key) != NULL; }
+bool workload_has_key(int key) { return by_key(key) != NONE; }
 
 void workload_key(int key)
 {
-    const struct workload *w = by_key(key);
-    if (w)
-        request(w, w->name);
+    int w = by_key(key);
+    if (w != NONE)
+        request(w, workload_decl[w].name);
 }
 
 void workload_help(void)
@@ -110,40 +129,41 @@ void workload_help(void)
     size_t at = 0;
     for (unsigned i = 0; i < COUNT && at < sizeof line; i++)
         at += (size_t)ksnprintf(line + at, sizeof line - at, "%s%c %s", i ? " | " : "",
-                                table[i]->key, table[i]->name);
+                                workload_decl[i].key, workload_decl[i].name);
     kprintf("workloads: %s (docs/workloads.md)\n", line);
 }
 
-static void print_start(const struct workload *w, const uint64_t *v)
+static void print_start(int wi, const uint64_t *v)
 {
+    const struct workload *w = impl[wi];
     char line[200];
     size_t at = 0;
     line[0] = '\0';
     for (unsigned i = 0; w->params[i].key && at < sizeof line; i++)
         at += (size_t)ksnprintf(line + at, sizeof line - at, " %s=%lu%s", w->params[i].key, v[i],
                                 w->params[i].unit);
-    kprintf("workload: %s run=%u started on %u CPUs:%s\n", w->name, workload_run_number(),
-            cpus_online,
-            at ? line : " (no parameters)");
+    kprintf("workload: %s run=%u started on %u CPUs:%s\n", workload_decl[wi].name,
+            workload_run_number(), cpus_online, at ? line : " (no parameters)");
     uint32_t want = TRACE_ENABLE | (1u << TRACE_CAT_WORK);
     if ((trace_get_mask() & want) != want)
         kprintf("workload: tracing is off or trace.mask leaves out WORK: the results are on "
                 "the console only\n");
 }
 
-static void run(const struct workload *w, const uint64_t *values, bool dump)
+static void run(int w, const uint64_t *values, bool dump)
 {
     running = w;
-    uint32_t runs = wlrun_start(w->id);
+    uint8_t id = workload_decl[w].id;
+    uint32_t runs = wlrun_start(id);
     oncpu_new_run();
     print_start(w, values);
     uint64_t t0 = rdtsc();
-    trace(WORKLOAD_BEGIN, w->id, runs);
-    w->run(values);
-    trace(WORKLOAD_END, w->id, runs);
+    trace(WORKLOAD_BEGIN, id, runs);
+    impl[w]->run(values);
+    trace(WORKLOAD_END, id, runs);
     kprintf("workload: %s run=%u done in %lu ms (d dumps the results, scripts/report "
-            "renders them)\n", w->name, runs, tsc_to_us(rdtsc() - t0) / 1000);
-    running = NULL;
+            "renders them)\n", workload_decl[w].name, runs, tsc_to_us(rdtsc() - t0) / 1000);
+    running = NONE;
     if (dump)
         autodump_now("workload", "the workload asked for dump=1");
 }
@@ -151,13 +171,13 @@ static void run(const struct workload *w, const uint64_t *values, bool dump)
 void workload_poll(void)
 {
     oncpu_poll();
-    const struct workload *w = pending;
-    if (!w || this_cpu()->index != 0)
+    int w = pending;
+    if (w == NONE || this_cpu()->index != 0)
         return;
     uint64_t values[WL_MAX_PARAMS];
     memcpy(values, pending_values, sizeof values);
     bool dump = pending_dump;
-    pending = NULL;
+    pending = NONE;
     irq_enable();
     run(w, values, dump);
     irq_disable();

@@ -19,17 +19,19 @@
 #include "perf/oncpu.h"
 #include "perf/wlargs.h"
 #include "perf/wlrun.h"            /* for the workloads */
+#include "trace/schema.h"
 
-/* a0 of WORKLOAD_BEGIN/END: stable numbers, documented in docs/workloads.md. */
-enum workload_id {
-    WL_HWLAT = 1, WL_IPI = 2, WL_C2C = 3, WL_TSC = 4, WL_TIMER = 5, WL_STRESS = 6,
-    WL_BENCH = 7,
-};
-
+/* A workload's identity (id, name, hotkey, result events) is declared
+ * once, in trace/workloads.def (enum workload_id and workload_decl[] in
+ * trace/schema.h); this table and the hotkey help are generated from it.
+ * Each workload's file defines its implementation, wl_<name>. */
 struct workload {
-    const char *name;               /* workload=NAME */
-    uint8_t     id;                 /* enum workload_id */
-    char        key;                /* hotkey */
+    /* Obsolete: the identity is workloads.def's. Leave them out
+     * ({ .params = ..., .run = ... }); one set anyway must agree with the
+     * .def, which workload_boot checks. */
+    const char *name;
+    uint8_t     id;
+    char        key;
     const struct wl_param *params;  /* ends with key == NULL */
     /* Boot CPU, interrupts on; values[i] belongs to params[i]. Records
      * the results as events and prints the summary. */

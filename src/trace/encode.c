@@ -14,6 +14,7 @@
 #include "trace/predict.h"
 #include "trace/crc32.h"
 #include "trace/dumpid.h"
+#include "trace/schema.h"
 #include "trace/trace.h"
 
 #define TAG_META     "%M"
@@ -21,6 +22,7 @@
 #define TAG_PHASE    "%P"
 #define TAG_TYPE     "%T"
 #define TAG_CPU      "%C"
+#define TAG_WORKLOAD "%W"
 #define TAG_EVENTS   "%E"
 #define CRC_SUFFIX   10          /* " *" + 8 hex digits */
 
@@ -308,10 +310,29 @@ static void put_types(struct enc *e)
         tl_put(e, "name", t->name, false);
         tl_put(e, "cat", trace_category_name(t->category), false);
         tl_put(e, "kind", trace_kind_name(t->kind), false);
+        if (trace_pair_of(t->id))
+            tl_put_u64(e, "pair", trace_pair_of(t->id));
         tl_put_u64(e, "pin", t->retention == TRACE_RET_PINNED);
         tl_put(e, "a0", t->arg0[0] ? t->arg0 : "-", false);
         tl_put(e, "a1", t->arg1[0] ? t->arg1 : "-", false);
         tl_put(e, "desc", t->desc, true);
+        tl_end(e);
+    }
+}
+
+/* One %W line per workloads.def entry. */
+static void put_workloads(struct enc *e)
+{
+    const struct workload_decl *w = workload_decl;
+    for (unsigned i = 0; i < WORKLOAD_COUNT; i++, w++) {
+        char key[2] = { w->key, 0 };
+        tl_begin(e, TAG_WORKLOAD, NULL);
+        tl_put_u64(e, "id", w->id);
+        tl_sticky(e);
+        tl_put(e, "name", w->name, false);
+        tl_put(e, "key", key, false);
+        tl_put(e, "results", w->results[0] ? w->results : "-", false);
+        tl_put(e, "desc", w->desc, true);
         tl_end(e);
     }
 }
@@ -385,6 +406,7 @@ uint64_t dump_encode(const struct dump_sink *sink, const struct dump_meta *meta,
     put_names(&e, TAG_CATEGORY, trace_category_name, 30);
     put_names(&e, TAG_PHASE, trace_phase_name, trace_phase_limit);
     put_types(&e);
+    put_workloads(&e);
     for (unsigned i = 0; i < ncpus; i++)
         put_cpu(&e, i, meta->apic_ids, rings[i]);
 

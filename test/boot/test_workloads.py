@@ -293,3 +293,43 @@ class Stress(WorkloadCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Schema(WorkloadCase):
+    """The dump names its workloads (%W), and the kernel's `s` summary and
+    the host time the same BEGIN/END pairs by the same nesting rule
+    (docs/dump-format.md, "BEGIN/END pairs")."""
+
+    PAIR_LINE = re.compile(rb"^pair (\w+): n=(\d+) min/avg/max (\d+)/(\d+)/(\d+) TSC ticks\r?$",
+                           re.M)
+
+    def test_kernel_and_host_pair_statistics_agree(self):
+        from btlib.stats import pair_durations
+        from btlib.timeline import Timeline
+        m, info = self.boot(smp=2, cmdline=f"workload=timer:samples=20 {BIG_RINGS}")
+        m.wait_for(done_re("timer"), WORKLOAD_TIMEOUT_S, start=0)
+        start = len(m.output())
+        m.send(b"t")                   # tracing off: `s` and `d` see the same rings
+        m.wait_for(rb"^trace: tracing off", 10, start=start)
+        start = len(m.output())
+        m.send(b"s")
+        # WORKLOAD has the highest BEGIN id: its line is the table's last
+        m.wait_for(rb"^pair WORKLOAD: [^\r\n]*\r?\n", 30, start=start)
+        kernel = {g[0].decode(): tuple(int(x) for x in g[1:])
+                  for g in self.PAIR_LINE.findall(m.output()[start:])}
+        dump, data = self.dump(m)
+        host = {}
+        for name, ticks in pair_durations(Timeline(dump)).items():
+            host[name] = (len(ticks), min(ticks), sum(ticks) // len(ticks), max(ticks))
+        self.assertEqual(kernel, host)
+        # CPU 0 nests its own part of the run inside the whole run: two pairs there.
+        self.assertEqual(kernel["WORKLOAD"][0], 3)
+        self.assertGreater(kernel["IRQ_TIMER"][0], 0)
+        names = {w.id: w.name for w in dump.workloads.values()}
+        self.assertEqual(names, {1: "hwlat", 2: "ipi", 3: "c2c", 4: "tsc", 5: "timer",
+                                 6: "stress", 7: "bench"})
+        self.assertEqual(dump.workloads[5].results, ("TIMER_WAKE", "TIMER_CPU", "TIMER_RANGE"))
+        doc, _ = self.report(data)
+        self.assertEqual(self.run_of(doc, "timer")["cpus"][1]["samples"] +
+                         self.run_of(doc, "timer")["cpus"][1]["missed"], 20)
+        self.no_faults(m)

@@ -1,5 +1,7 @@
-"""docs/events.md is up to date with src/trace/events.def, and the table
-the doc generator reads is the one the kernel's encoder puts in dumps.
+"""docs/events.md is up to date with src/trace/events.def (and the table of
+docs/workloads.md with src/trace/workloads.def), and the tables the doc
+generator reads are the ones the kernel's encoder puts in dumps (%T with
+pair=, %W).
 
 Run from the repository root:
     /usr/bin/python3 -m unittest discover -s test/host -t . -p 'test_event_docs.py'
@@ -17,6 +19,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / 'scripts' / 'gen-event-docs'
 DEF = ROOT / 'src' / 'trace' / 'events.def'
 DOC = ROOT / 'docs' / 'events.md'
+WDEF = ROOT / 'src' / 'trace' / 'workloads.def'
+WDOC = ROOT / 'docs' / 'workloads.md'
 sys.path.insert(0, str(ROOT / 'scripts'))
 
 from btlib.dumpfmt import parse_log  # noqa: E402
@@ -64,12 +68,55 @@ class EventDocs(unittest.TestCase):
                                          '"vector")'),
             'bits above 29': text.replace('TRACE_CATEGORY(7, WORK', 'TRACE_CATEGORY(30, WORK'),
             'signed argument needs a name': text.replace('"s:lateness_tsc"', '"s:"'),
+            'DUMP_BEGIN: a BEGIN event needs a TRACE_PAIR':
+                text.replace('TRACE_PAIR(DUMP_BEGIN,      DUMP_END)\n', ''),
+            'must pair a BEGIN with an END': text.replace('TRACE_PAIR(DUMP_BEGIN,      DUMP_END)',
+                                                          'TRACE_PAIR(DUMP_END, DUMP_BEGIN)'),
+            'IRQ_TIMER_END is already paired': text.replace(
+                'TRACE_PAIR(DUMP_BEGIN,      DUMP_END)', 'TRACE_PAIR(DUMP_BEGIN, IRQ_TIMER_END)'),
+            'unknown event NOPE_END': text.replace('TRACE_PAIR(DUMP_BEGIN,      DUMP_END)',
+                                                   'TRACE_PAIR(DUMP_BEGIN, NOPE_END)'),
         }
         for message, bad in cases.items():
             with self.subTest(message):
                 with self.assertRaises(gen.TableError) as ctx:
                     gen.parse(bad)
                 self.assertIn(message, str(ctx.exception))
+
+    def test_bad_workload_tables_are_refused_clearly(self):
+        gen = load_script()
+        events = gen.parse(DEF.read_text())[2]
+        text = WDEF.read_text()
+        cases = {
+            'duplicate workload key 1': text.replace("ipi,    '2'", "ipi,    '1'"),
+            'duplicate workload id 1': text.replace('WORKLOAD(2, IPI', 'WORKLOAD(1, IPI'),
+            'unknown result event IPI_RTTX': text.replace('"IPI_RTT"', '"IPI_RTTX"'),
+            'ENUM must be the name in upper case': text.replace('WORKLOAD(3, C2C,',
+                                                                'WORKLOAD(3, CC,'),
+            'cannot parse this WORKLOAD': text.replace("'4', \"TSC_DELTA\",", "'4',"),
+        }
+        for message, bad in cases.items():
+            with self.subTest(message):
+                with self.assertRaises(gen.TableError) as ctx:
+                    gen.parse_workloads(bad, events)
+                self.assertIn(message, str(ctx.exception))
+
+    def test_check_notices_a_workload_change(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            changed = Path(tmp) / 'workloads.def'
+            changed.write_text(WDEF.read_text().replace('"TSC offsets and warps between every pair: a matrix"',
+                                                        '"TSC offsets (changed)"'))
+            r = run('--check', '--workloads-def', str(changed))
+            self.assertEqual(r.returncode, 1)
+            self.assertIn('workloads.md is out of date', r.stderr)
+            doc = Path(tmp) / 'workloads.md'
+            doc.write_text(WDOC.read_text())
+            out = Path(tmp) / 'events.md'
+            self.assertEqual(run('--workloads-def', str(changed), '--workloads-out', str(doc),
+                                 '--out', str(out)).returncode, 0)
+            self.assertIn('| `4` | 4 | `tsc` | TSC offsets (changed) | `TSC_DELTA` |',
+                          doc.read_text())
+            self.assertIn('## Starting one', doc.read_text(), 'the hand-written text stays')
 
     def test_table_matches_what_dumps_carry(self):
         gen = load_script()
@@ -85,9 +132,17 @@ class EventDocs(unittest.TestCase):
         for e in events:
             t = dump.types[e.id]
             self.assertEqual((t.name, t.category, t.kind, t.args, t.description, t.pinned,
-                              t.signed),
+                              t.signed, t.pair),
                              (e.name, e.category, e.kind.lower(), e.args, e.desc,
-                              e.retention == 'PINNED', e.signed))
+                              e.retention == 'PINNED', e.signed, e.pair or None))
+        wls = gen.parse_workloads(WDEF.read_text(), events)
+        self.assertEqual({w.id: (w.name, w.key, w.results, w.description)
+                          for w in dump.workloads.values()},
+                         {w.id: (w.name, w.key, w.results, w.desc) for w in wls})
+        self.assertEqual({e.name: dump.types[e.pair].name for e in events if e.pair},
+                         {'IRQ_TIMER_BEGIN': 'IRQ_TIMER_END', 'IRQ_TIMER_END': 'IRQ_TIMER_BEGIN',
+                          'DUMP_BEGIN': 'DUMP_END', 'DUMP_END': 'DUMP_BEGIN',
+                          'WORKLOAD_BEGIN': 'WORKLOAD_END', 'WORKLOAD_END': 'WORKLOAD_BEGIN'})
         signed = {e.name: e.signed for e in events if any(e.signed)}
         self.assertEqual(signed['IRQ_TIMER_BEGIN'], (False, True))
         self.assertEqual(signed['TIMER_RANGE'], (True, True))

@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT / 'scripts'))
 
 from btlib import wlplot, workloads          # noqa: E402
 from btlib.dumpfmt import parse_log          # noqa: E402
+from btlib.model import Workload             # noqa: E402
 
 PYTHON = '/usr/bin/python3' if os.access('/usr/bin/python3', os.X_OK) else sys.executable
 REPORT = ROOT / 'scripts' / 'report'
@@ -69,6 +70,31 @@ class Checksum(unittest.TestCase):
     def test_s64(self):
         self.assertEqual(workloads.s64(2**64 - 5), -5)
         self.assertEqual(workloads.s64(5), 5)
+
+
+class DeclaredWorkloads(unittest.TestCase):
+    """A dump's %W lines name its workloads; the built-in table only fills
+    in for dumps without them (the fixtures are such older dumps)."""
+
+    def setUp(self):
+        self.dump = parse_log(WORKLOADS_LOG.read_bytes())[-1]
+
+    def test_fixture_has_no_w_lines(self):
+        self.assertEqual(self.dump.workloads, {})
+
+    def test_the_dump_declaration_wins(self):
+        # As if a kernel had given id 2 to a workload named 'rtt' whose
+        # result event is IPI_RTT: no 'ipi' run may be made of its events.
+        self.dump.workloads = {2: Workload(2, 'rtt', '2', ('IPI_RTT',), 'round trips')}
+        runs = {r.name: r for r in workloads.runs(self.dump)}
+        self.assertNotIn('ipi', runs)
+        self.assertEqual((runs['rtt'].number, runs['rtt'].count('IPI_RTT')),
+                         (1, CPUS * (CPUS - 1)))
+        self.assertEqual(set(runs), {'rtt'}, 'the built-in table is not mixed in')
+
+    def test_without_w_lines_the_built_in_table_serves(self):
+        ids, results = workloads.declared(self.dump)
+        self.assertEqual((ids[1], results['IPI_RTT']), ('hwlat', 'ipi'))
 
 
 class Results(unittest.TestCase):

@@ -1,7 +1,8 @@
 # One line per host unit test: the kernel sources test/unit/test_X.c links.
 # (Pure-logic files only: they must build for the host with -DHOST_BUILD.)
 UNIT_SRCS_ring := src/trace/ring.c src/trace/trace.c
-UNIT_SRCS_encode := src/trace/encode.c src/trace/predict.c src/trace/ring.c src/trace/trace.c src/trace/crc32.c src/trace/dumpid.c src/format.c
+UNIT_SRCS_pairing := src/trace/pairing.c src/trace/schema.c src/trace/trace.c
+UNIT_SRCS_encode := src/trace/encode.c src/trace/schema.c src/trace/predict.c src/trace/ring.c src/trace/trace.c src/trace/crc32.c src/trace/dumpid.c src/format.c
 # gen_dump: synthetic rings -> a real dump on stdout (host tests use it).
 $(BUILD)/unit/gen_dump: test/unit/gen_dump.c $(UNIT_SRCS_encode) $(wildcard src/trace/*.h src/trace/*.def)
 	@mkdir -p $(dir $@)
