@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .model import Dump, Event
+from .model import Dump, Event, as_signed
 
 # For dumps without %W lines only: a0 of WORKLOAD_BEGIN/END and the result
 # events as src/trace/workloads.def declared them when %W was introduced.
@@ -45,10 +45,6 @@ SMI_UNKNOWN = (1 << 64) - 1          # a1 of HWLAT_GAP without an SMI counter
 U64 = (1 << 64) - 1
 STRESS_FLAGS_MAX = 255               # flags saturate here: the count check stops
 
-
-def s64(v: int) -> int:
-    """A u64 event argument read as the signed value the kernel stored."""
-    return v - (1 << 64) if v >> 63 else v
 
 
 # ---- stress checksum (src/perf/stresssum.h) --------------------------------
@@ -197,7 +193,7 @@ def _tsc(run: Run, dump: Dump) -> dict:
     delta = _matrix(n)
     for e in run.events.get('TSC_DELTA', ()):
         if e.a0 < n:
-            delta[e.a0][e.cpu] = s64(e.a1)          # [writer][reader]
+            delta[e.a0][e.cpu] = as_signed(e.a1)          # [writer][reader]
     offset = _matrix(n)
     bound = 0.0
     worst = None
@@ -248,9 +244,9 @@ def _timer(run: Run, dump: Dump) -> dict:
     hz = dump.tsc_hz
     per_cpu = {}
     for e in run.events.get('TIMER_WAKE', ()):
-        per_cpu.setdefault(e.cpu, []).append(s64(e.a1))
+        per_cpu.setdefault(e.cpu, []).append(as_signed(e.a1))
     summary = {e.cpu: (e.a0, e.a1) for e in run.events.get('TIMER_CPU', ())}
-    ranges = {e.cpu: (s64(e.a0), s64(e.a1)) for e in run.events.get('TIMER_RANGE', ())}
+    ranges = {e.cpu: (as_signed(e.a0), as_signed(e.a1)) for e in run.events.get('TIMER_RANGE', ())}
     cpus = []
     for cpu in sorted(set(per_cpu) | set(summary)):
         lat = sorted(per_cpu.get(cpu, []))

@@ -124,4 +124,4 @@ static void run(const uint64_t *v)
     }
 }
 
-const struct workload wl_stress = { "stress", WL_STRESS, '6', params, run };
+const struct workload wl_stress = { .params = params, .run = run };

@@ -35,17 +35,6 @@ static int by_name(const char *name)
 }
 
 /* An implementation that still states its identity must state the .def's. */
-static void check_identities(void)
-{
-    for (unsigned i = 0; i < COUNT; i++) {
-        const struct workload *w = impl[i];
-        const struct workload_decl *d = &workload_decl[i];
-        if (w->name && (strcmp(w->name, d->name) || w->id != d->id || w->key != d->key))
-            kprintf("workload: wl_%s states %s/%u/%c, workloads.def says %s/%u/%c (the .def "
-                    "is used)\n", d->name, w->name, w->id, w->key, d->name, d->id, d->key);
-    }
-}
-
 static void warn_console(void *ctx, const char *msg)
 {
     (void)ctx;
@@ -90,7 +79,6 @@ static bool request(int w, const char *spec)
 
 void workload_boot(const char *spec)
 {
-    check_identities();
     oncpu_init();
     if (!spec[0])
         return;

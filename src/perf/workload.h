@@ -25,13 +25,9 @@
  * once, in trace/workloads.def (enum workload_id and workload_decl[] in
  * trace/schema.h); this table and the hotkey help are generated from it.
  * Each workload's file defines its implementation, wl_<name>. */
+/* A workload's implementation; its identity (id, name, key, results) is
+ * workloads.def's, matched by the name wl_<name>. */
 struct workload {
-    /* Obsolete: the identity is workloads.def's. Leave them out
-     * ({ .params = ..., .run = ... }); one set anyway must agree with the
-     * .def, which workload_boot checks. */
-    const char *name;
-    uint8_t     id;
-    char        key;
     const struct wl_param *params;  /* ends with key == NULL */
     /* Boot CPU, interrupts on; values[i] belongs to params[i]. Records
      * the results as events and prints the summary. */

@@ -67,9 +67,9 @@ class Checksum(unittest.TestCase):
         for args, want in CHECKSUMS:
             self.assertEqual(workloads.stress_checksum(*args), want, args)
 
-    def test_s64(self):
-        self.assertEqual(workloads.s64(2**64 - 5), -5)
-        self.assertEqual(workloads.s64(5), 5)
+    def test_signed_results(self):
+        self.assertEqual(workloads.as_signed(2**64 - 5), -5)
+        self.assertEqual(workloads.as_signed(5), 5)
 
 
 class DeclaredWorkloads(unittest.TestCase):
