@@ -25,7 +25,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.realpath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
-from btlib import qemu  # noqa: E402
+from btlib import dumpfmt, qemu  # noqa: E402
 
 ISO = os.environ.get("BT_ISO", os.path.join(REPO, "build", "baretrace.iso"))
 LOG_DIR = os.path.join(REPO, "build", "test-logs")
@@ -37,6 +37,7 @@ LOG_DIR = os.path.join(REPO, "build", "test-logs")
 READY_TIMEOUT_S = {"bios": 60.0, "uefi": 120.0}
 TIMEOUT_SCALE = float(os.environ.get("BT_TIMEOUT_SCALE", "1"))
 CONNECT_TIMEOUT_S = 30.0
+DUMP_TIMEOUT_S = 120.0      # a dump takes ~1 s under TCG; a loaded host more
 STOP_GRACE_S = 3.0
 TAIL_CHARS = 2000
 CHUNK = 65536
@@ -290,6 +291,21 @@ class Machine:
     def sendkey(self, *qcodes, hold_ms=None):
         """Press keys on the PS/2 keyboard, e.g. sendkey("d")."""
         return self.qmp().send_key(*qcodes, hold_ms=hold_ms)
+
+    def dump(self, key="d", keyboard=False, timeout=DUMP_TIMEOUT_S):
+        """Press `key` (a byte on the serial line, or with keyboard=True a
+        key press through QMP send-key), wait for the whole DUMP END line
+        and return the last dump decoded from what arrived since."""
+        start = len(self.output())
+        if keyboard:
+            self.sendkey(key)
+        else:
+            self.send(key.encode())
+        self.wait_for(rb"^DUMP END[^\r\n]*\r?\n", timeout, start=start)
+        dumps = dumpfmt.parse_log(self.output()[start:])
+        if not dumps:
+            self.fail(f"no dump after the key {key!r}")
+        return dumps[-1]
 
     def wait_exit(self, timeout):
         """Wait for QEMU to exit by itself; return its status."""

@@ -24,14 +24,11 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(REPO, "scripts"))
 
 from harness import Machine, READY_TIMEOUT_S, scaled   # noqa: E402
-from btlib import dumpfmt                               # noqa: E402
 from test_screen import load_font, screen_text         # noqa: E402
 
 DECODE = os.path.join(REPO, "scripts", "decode")
-DUMP_TIMEOUT_S = 120
 PCI_NAME_RE = r"^pci:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$"
 # GRUB's own complaint on a machine without COM1 (iso/grub.cfg asks for
 # it); not the kernel's doing.
@@ -66,12 +63,7 @@ class PciUart(unittest.TestCase):
         m.wait_for(rb"trace: tracing off", 30)
         m.send(b"t")
         m.wait_for(rb"trace: tracing on", 30)
-        start = len(m.output())
-        m.send(b"d")
-        m.wait_for(rb"^DUMP END[^\r\n]*\r?\n", DUMP_TIMEOUT_S, start=start)
-        dumps = dumpfmt.parse_log(m.output()[start:])
-        self.assertTrue(dumps, "no dump after d")
-        d = dumps[-1]
+        d = m.dump()
         self.assertTrue(d.complete, d.warnings)
         self.assertEqual(d.damaged_lines, 0, d.warnings)
         self.assertEqual(d.missing_lines, 0, d.warnings)

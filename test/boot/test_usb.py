@@ -18,14 +18,9 @@ there) and check what the kernel did with them.
 """
 import os
 import re
-import sys
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
-
-from harness import ISO, Machine                # noqa: E402
-from btlib import dumpfmt                       # noqa: E402
+from harness import ISO, Machine
 
 NO_PS2 = "q35,i8042=off"
 XHCI = ["-device", "qemu-xhci,id=xhci"]
@@ -33,7 +28,6 @@ KBD = ["-device", "usb-kbd,bus=xhci.0"]
 HUB_KBD = ["-device", "usb-hub,bus=xhci.0,port=1",
            "-device", "usb-kbd,bus=xhci.0,port=1.1"]
 KEY_TIMEOUT_S = 30
-DUMP_TIMEOUT_S = 120
 KBD_LINE = rb"usb: (\S+ port [\d.]+): keyboard [0-9a-f]{4}:[0-9a-f]{4} \(([a-z ]+)\), keys are hotkeys"
 USAGE_D = 0x07                 # HID usage of the D key
 MOD_LCTRL = 0x01
@@ -60,12 +54,7 @@ class UsbKeyboard(unittest.TestCase):
         return m.wait_for(pattern, KEY_TIMEOUT_S, start=start)
 
     def dump(self, m):
-        start = len(m.output())
-        m.sendkey("d")
-        m.wait_for(rb"^DUMP END[^\r\n]*\r?\n", DUMP_TIMEOUT_S, start=start)
-        dumps = dumpfmt.parse_log(m.output()[start:])
-        self.assertTrue(dumps, "no dump found after the USB d key")
-        d = dumps[-1]
+        d = m.dump(keyboard=True)
         self.assertTrue(d.complete, d.warnings)
         self.assertEqual(d.damaged_lines, 0, d.warnings)
         return d
