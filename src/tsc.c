@@ -18,6 +18,7 @@
  * needs 0.5%, takes three 5 ms windows: ~45 ms in all, less than the
  * single five-window calibration this replaced. */
 #define CAL_TRIALS           3
+#define CAL_ATTEMPTS         6
 #define CAL_WINDOW_US        10000
 #define CHECK_WINDOW_US      5000
 #define FALLBACK_HZ          2000000000ul
@@ -45,18 +46,31 @@ static uint64_t from_hypervisor(void)
     return tscmath_hypervisor(cpuid(LEAF_HV_TIMING, 0).eax);
 }
 
-/* The median of several windows against clock k; 0 when k is absent,
- * stops counting or gives a rate no TSC has. */
+/* The median of CAL_TRIALS good windows against clock k; 0 when k is
+ * absent or stops counting. A window that overran (a vCPU or SMI stall)
+ * or gave a rate no TSC has is retried, up to CAL_ATTEMPTS in all: one
+ * bad window must not demote the best clock. A clock that answered but
+ * still failed is named on the console, never passed over silently. */
 static uint64_t calibrate(enum refclock_kind k, uint32_t window_us)
 {
     uint64_t rate[CAL_TRIALS];
+    unsigned got = 0, tried = 0;
     if (!refclock_probe(k))
         return 0;
-    for (int i = 0; i < CAL_TRIALS; i++)
-        if (!(rate[i] = refclock_tsc_rate(k, window_us)))
-            return 0;
-    uint64_t m = median_u64(rate, CAL_TRIALS);
-    return tscmath_plausible(m) ? m : 0;
+    /* ... but a clock none of whose first CAL_TRIALS windows worked is
+     * given up at once: tsc_src=none must come within 1 s. */
+    while (got < CAL_TRIALS && tried < CAL_ATTEMPTS && (got || tried < CAL_TRIALS)) {
+        tried++;
+        uint64_t r = refclock_tsc_rate(k, window_us);
+        if (r && tscmath_plausible(r))
+            rate[got++] = r;
+    }
+    if (got < CAL_TRIALS) {
+        kprintf("tsc: %s counts, but %u of %u calibration windows failed; not used\n",
+                refclock_name(k), tried - got, tried);
+        return 0;
+    }
+    return median_u64(rate, CAL_TRIALS);
 }
 
 /* The first clock from `from` on that gives a rate; its kind in *k. */
