@@ -45,16 +45,18 @@ const char *scsi_error_name(int err)
     }
 }
 
-/* One command; a CHECK CONDITION fetches the sense. *moved: bytes. */
+/* One command; a CHECK CONDITION fetches the sense. A command that
+ * passed but moved fewer than `least` bytes is SCSI_ESHORT. */
 static int run(struct scsi_disk *d, const uint8_t *cdb, uint8_t n, bool in, void *buf,
-               uint32_t len, uint32_t *moved)
+               uint32_t len, uint32_t least)
 {
     uint32_t residue = len;
     enum bot_status s = bot_command(d->bot, cdb, n, in, buf, len, &residue);
-    *moved = len - residue;
     if (s == BOT_FAILED)
         return scsi_request_sense(d) == SCSI_OK ? SCSI_ECHECK : SCSI_ETRANSPORT;
-    return s == BOT_PASSED ? SCSI_OK : SCSI_ETRANSPORT;
+    if (s != BOT_PASSED)
+        return SCSI_ETRANSPORT;
+    return len - residue < least ? SCSI_ESHORT : SCSI_OK;
 }
 
 int scsi_request_sense(struct scsi_disk *d)
@@ -89,12 +91,9 @@ static void copy_text(char *dst, const uint8_t *src, unsigned n)
 int scsi_inquiry(struct scsi_disk *d)
 {
     uint8_t cdb[6] = { OP_INQUIRY, 0, 0, 0, INQUIRY_LEN, 0 };
-    uint32_t moved;
-    int r = run(d, cdb, sizeof cdb, true, d->scratch, INQUIRY_LEN, &moved);
+    int r = run(d, cdb, sizeof cdb, true, d->scratch, INQUIRY_LEN, INQUIRY_LEN);
     if (r != SCSI_OK)
         return r;
-    if (moved < INQUIRY_LEN)
-        return SCSI_ESHORT;
     d->peripheral_type = d->scratch[0] & 0x1F;
     copy_text(d->vendor, d->scratch + 8, 8);
     copy_text(d->product, d->scratch + 16, 16);
@@ -104,19 +103,15 @@ int scsi_inquiry(struct scsi_disk *d)
 int scsi_test_unit_ready(struct scsi_disk *d)
 {
     uint8_t cdb[6] = { OP_TEST_UNIT_READY };
-    uint32_t moved;
-    return run(d, cdb, sizeof cdb, false, NULL, 0, &moved);
+    return run(d, cdb, sizeof cdb, false, NULL, 0, 0);
 }
 
 int scsi_read_capacity(struct scsi_disk *d)
 {
     uint8_t cdb[10] = { OP_READ_CAPACITY10 };
-    uint32_t moved;
-    int r = run(d, cdb, sizeof cdb, true, d->scratch, CAPACITY_LEN, &moved);
+    int r = run(d, cdb, sizeof cdb, true, d->scratch, CAPACITY_LEN, CAPACITY_LEN);
     if (r != SCSI_OK)
         return r;
-    if (moved < CAPACITY_LEN)
-        return SCSI_ESHORT;
     uint32_t last = be32(d->scratch), size = be32(d->scratch + 4);
     if (size == 0 || size > MAX_BLOCK_SIZE || (size & (size - 1)) || last == 0xFFFFFFFFu)
         return SCSI_EREPLY;                     /* > 2 TiB needs READ CAPACITY(16) */
@@ -128,12 +123,9 @@ int scsi_read_capacity(struct scsi_disk *d)
 int scsi_mode_sense(struct scsi_disk *d)
 {
     uint8_t cdb[6] = { OP_MODE_SENSE6, 0, MODE_ALL_PAGES, 0, SCSI_SCRATCH_LEN, 0 };
-    uint32_t moved;
-    int r = run(d, cdb, sizeof cdb, true, d->scratch, SCSI_SCRATCH_LEN, &moved);
+    int r = run(d, cdb, sizeof cdb, true, d->scratch, SCSI_SCRATCH_LEN, MODE_HEADER_LEN);
     if (r != SCSI_OK)
         return r;
-    if (moved < MODE_HEADER_LEN)
-        return SCSI_ESHORT;
     d->write_protected = d->scratch[2] & MODE_WP;
     return SCSI_OK;
 }
@@ -146,9 +138,8 @@ static int rw(struct scsi_disk *d, uint8_t op, uint32_t lba, uint16_t count, voi
     put_be32(cdb + 2, lba);
     cdb[7] = (uint8_t)(count >> 8);
     cdb[8] = (uint8_t)count;
-    uint32_t len = (uint32_t)count * d->block_size, moved;
-    int r = run(d, cdb, sizeof cdb, op == OP_READ10, buf, len, &moved);
-    return r == SCSI_OK && moved != len ? SCSI_ESHORT : r;
+    uint32_t len = (uint32_t)count * d->block_size;
+    return run(d, cdb, sizeof cdb, op == OP_READ10, buf, len, len);
 }
 
 int scsi_read(struct scsi_disk *d, uint32_t lba, uint16_t count, void *buf)
