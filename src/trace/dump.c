@@ -2,7 +2,6 @@
 #include "trace/dump.h"
 #include "console.h"
 #include "cpu.h"
-#include "kstring.h"
 #include "percpu.h"
 #include "serial.h"
 #include "status.h"
@@ -34,7 +33,7 @@ static void to_console(void *ctx, const char *s, size_t n)
  * re-entrant. Those dumps go to the console port alone. */
 static bool stick_ok(const struct dump_request *rq)
 {
-    return me() == 0 && rq->fault_cpu < 0 && !rq->quiet && strcmp(rq->trigger, "nmi") != 0;
+    return me() == 0 && rq->fault_cpu < 0;   /* fault and NMI dumps name a CPU */
 }
 
 static uint64_t encode(const struct dump_meta *meta, struct ring *const rings[], unsigned n,
