@@ -17,19 +17,11 @@
 #define FREE         ((uint64_t)NO_OWNER)
 static volatile uint64_t ownership = FREE;
 
-/* Before GS_BASE is set (the first instructions of each CPU) we cannot ask
- * who we are; treat those callers as the boot CPU, which is the only one
- * printing at that point. */
-static uint32_t me(void)
-{
-    return gs_ready() ? this_cpu()->index : 0;
-}
-
 /* No cli: a CPU waiting here keeps its interrupts as they were, and the
  * holder (a dump streaming for seconds) keeps taking its own. */
 void console_lock(void)
 {
-    uint32_t cpu = me();
+    uint32_t cpu = this_cpu_index();
     for (;;) {
         uint64_t cur = __atomic_load_n(&ownership, __ATOMIC_ACQUIRE);
         if ((uint32_t)cur == cpu) {     /* a fault while printing: go on */
@@ -55,7 +47,7 @@ void console_unlock(void)
 void console_unlock_all(void)
 {
     uint64_t cur = __atomic_load_n(&ownership, __ATOMIC_ACQUIRE);
-    if ((uint32_t)cur == me())
+    if ((uint32_t)cur == this_cpu_index())
         __atomic_store_n(&ownership, FREE, __ATOMIC_RELEASE);
 }
 

@@ -18,7 +18,7 @@ int kassert_format(char *buf, size_t cap, uint32_t cpu, const char *file, unsign
 void kassert_fail(const char *file, unsigned line, const char *expr)
 {
     char text[KASSERT_LINE_MAX];
-    kassert_format(text, sizeof text, gs_ready() ? this_cpu()->index : 0, file, line, expr);
+    kassert_format(text, sizeof text, this_cpu_index(), file, line, expr);
     kprintf("\n%s\n", text);
     /* Invalid opcode (#UD): the exception path parks this CPU, after
      * giving back a snapshot or the console it may hold. */

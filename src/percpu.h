@@ -47,6 +47,13 @@ static inline int gs_ready(void)
     return lo | hi;
 }
 
+/* This CPU's dense number; 0 before GS_BASE is set (only the boot CPU
+ * runs C code then), so early and fault paths may ask at any time. */
+static inline uint32_t this_cpu_index(void)
+{
+    return gs_ready() ? this_cpu()->index : 0;
+}
+
 /* Point this CPU's GS_BASE at its entry of cpus[] (first thing on each CPU). */
 void percpu_install(uint32_t index);
 

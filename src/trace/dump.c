@@ -19,7 +19,6 @@ static uint32_t dumps;
 
 void dump_set_facts(const struct dump_facts *f) { facts = *f; }
 
-static uint32_t me(void) { return gs_ready() ? this_cpu()->index : 0; }
 
 static void to_console(void *ctx, const char *s, size_t n)
 {
@@ -33,7 +32,7 @@ static void to_console(void *ctx, const char *s, size_t n)
  * re-entrant. Those dumps go to the console port alone. */
 static bool stick_ok(const struct dump_request *rq)
 {
-    return me() == 0 && rq->fault_cpu < 0;   /* fault and NMI dumps name a CPU */
+    return this_cpu_index() == 0 && rq->fault_cpu < 0;   /* fault and NMI dumps name a CPU */
 }
 
 static uint64_t encode(const struct dump_meta *meta, struct ring *const rings[], unsigned n,
@@ -101,7 +100,7 @@ uint64_t dump_rings_of_previous_boot(struct ring *const rings[], unsigned n, uin
     uint32_t no = ++dumps;
     trace(DUMP_BEGIN, no, 0);
     const struct dump_meta meta = { no, hz, apic_ids, extras, nextras, boot_nonce(), true };
-    uint64_t events = encode(&meta, rings, n, me() == 0);
+    uint64_t events = encode(&meta, rings, n, this_cpu_index() == 0);
     snapshot_unclaim();
     trace(DUMP_END, no, events);
     return events;

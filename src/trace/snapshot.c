@@ -24,13 +24,12 @@ static struct ring shadows[MAX_CPUS];
 static struct trace_event *shadow_slots[MAX_CPUS];
 static uint32_t shadow_capacity;
 
-static uint32_t me(void) { return gs_ready() ? this_cpu()->index : 0; }
 
 /* ---- the claim: one reader at a time ------------------------------------ */
 
 bool snapshot_claim(uint64_t wait_us)
 {
-    uint32_t cpu = me(), none = NO_OWNER;
+    uint32_t cpu = this_cpu_index(), none = NO_OWNER;
     if (owner == cpu) {
         depth++;
         return true;
@@ -52,12 +51,12 @@ bool snapshot_claim(uint64_t wait_us)
 
 void snapshot_unclaim(void)
 {
-    kassert(depth > 0 && owner == me());
+    kassert(depth > 0 && owner == this_cpu_index());
     if (--depth == 0)
         __atomic_store_n(&owner, NO_OWNER, __ATOMIC_RELEASE);
 }
 
-bool snapshot_held_here(void) { return owner == me(); }
+bool snapshot_held_here(void) { return owner == this_cpu_index(); }
 
 void snapshot_abandon(void)
 {
