@@ -1,6 +1,7 @@
 /* control.c — tracing on/off, clear, categories (control.h). */
 #include "trace/control.h"
 #include "console.h"
+#include "cpu.h"
 #include "smp.h"
 #include "trace/rings.h"
 #include "trace/snapshot.h"
@@ -8,14 +9,19 @@
 
 static void (*clear_also)(void);
 
+/* The switch's own event and the mask change are one step for this CPU:
+ * interrupts held for those two, so no tick of ours is traced between
+ * "tracing off" and the moment it is off (or before "on" is recorded). */
 void control_toggle(void)
 {
+    uint64_t irq = irq_save();
     bool on = !(trace_get_mask() & TRACE_ENABLE);
     if (!on)
         trace(TRACE_ENABLE, 0, trace_get_mask());
     trace_enable(on);
     if (on)
         trace(TRACE_ENABLE, 1, trace_get_mask());
+    irq_restore(irq);
     kprintf("trace: tracing %s\n", on ? "on" : "off");
 }
 
@@ -38,7 +44,9 @@ void control_clear(void (*also)(void))
 
 void control_set_categories(uint32_t cats)
 {
+    uint64_t irq = irq_save();          /* as in control_toggle */
     uint32_t now = trace_get_mask();
     trace(TRACE_ENABLE, (now & TRACE_ENABLE) != 0, (now & ~TRACE_CAT_BITS) | cats);
     trace_set_categories(cats);
+    irq_restore(irq);
 }
