@@ -21,6 +21,7 @@ not rows; decode reports them on stderr.
 """
 
 from . import fastdecode
+from .outsink import text_sink
 from .timeline import NS_PER_S
 
 COLUMNS = ('cpu', 'seq', 'tsc', 'ns', 'type', 'name', 'flags', 'a0', 'a1', 'args')
@@ -36,12 +37,14 @@ def csv_field(text):
 
 
 def write_csv(tl, out):
-    """Write the timeline `tl` to text stream `out` (opened with newline='')."""
-    out.write(','.join(COLUMNS) + '\n')
-    if tl.records is not None:
+    """Write the timeline `tl` to `out`: a text stream opened with
+    newline='', or a binary stream (outsink: the same bytes)."""
+    write = text_sink(out)
+    write(','.join(COLUMNS) + '\n')
+    if tl.merge is not None:
         rows = fastdecode.csv_writer(tl.views, tl.phases, tl.t0, tl.hz)
         if rows is not None:          # the same rows, written in C from the records
-            rows(tl.records, out)
+            rows(tl.merge, out)
             return
     t0, hz = tl.t0, tl.hz
     names = {t: csv_field(v.name) for t, v in tl.views.items()}
@@ -53,6 +56,6 @@ def write_csv(tl, out):
                      f'{ev.type},{names[ev.type]},{ev.flags},{ev.a0},{ev.a1},'
                      f'{csv_field(text)}\n')
         if len(chunk) >= WRITE_BATCH:
-            out.write(''.join(chunk))
+            write(''.join(chunk))
             chunk.clear()
-    out.write(''.join(chunk))
+    write(''.join(chunk))

@@ -18,7 +18,7 @@ from types import SimpleNamespace
 
 from . import fastdecode
 from .losses import markers
-from .model import RECORD
+from .outsink import text_sink
 from .timeline import LOST_NAME, NS_PER_S, us_text
 
 MIN_TIME_WIDTH = len('TIME_US')
@@ -27,9 +27,10 @@ WRITE_BATCH = 4096          # lines joined per write()
 
 
 def write_text(tl, out):
-    """Write the timeline `tl` (a timeline.Timeline) to text stream `out`."""
+    """Write the timeline `tl` (a timeline.Timeline) to `out`: a text
+    stream, or a binary one (outsink: the same bytes)."""
     dump = tl.dump
-    records = tl.records
+    write = text_sink(out)
     before, after = _markers(dump)
 
     name_w = max([len(v.name) for v in tl.views.values()] + [len(LOST_NAME), len('EVENT')])
@@ -37,10 +38,10 @@ def write_text(tl, out):
     time_w = max(len(us_text(last_ns)), MIN_TIME_WIDTH)
     unit = 'us' if tl.clock_known else 'us at an assumed 1 GHz (tsc_hz unknown)'
 
-    out.write(f'# baretrace dump {dump.index}: {len(dump.cpus)} CPUs, '
+    write(f'# baretrace dump {dump.index}: {len(dump.cpus)} CPUs, '
               f'{tl.count} events, tsc_hz={dump.tsc_hz}, '
               f'times in {unit} since the first event\n')
-    out.write(f'{"TIME_US":>{time_w}}  {"CPU":>{CPU_WIDTH}}  '
+    write(f'{"TIME_US":>{time_w}}  {"CPU":>{CPU_WIDTH}}  '
               f'{"EVENT":<{name_w}}  ARGS\n')
 
     t0, hz, int_w = tl.t0, tl.hz, time_w - 4
@@ -48,7 +49,7 @@ def write_text(tl, out):
     heads = {t: (f'{v.name:<{name_w}}  ' if v.fields else v.name, v.text)
              for t, v in tl.views.items()}
 
-    if records is not None:
+    if tl.merge is not None:
         def lost_text(args):
             return f'{LOST_NAME:<{name_w}}  ' + ' '.join(f'{n}={v}' for n, v in args) + '\n'
         rows = fastdecode.text_writer(
@@ -56,7 +57,7 @@ def write_text(tl, out):
             {k: lost_text(a) for k, a in before.items()},
             {k: lost_text(a) for k, a in after.items()})
         if rows is not None:          # the same lines, written in C from the records
-            rows(records, out)
+            rows(tl.merge, out)
             return
 
     def time_cpu(ev):
@@ -79,16 +80,15 @@ def write_text(tl, out):
         if key in after:
             chunk.append(lost_line(ev, after[key]))
         if len(chunk) >= WRITE_BATCH:
-            out.write(''.join(chunk))
+            write(''.join(chunk))
             chunk.clear()
-    out.write(''.join(chunk))
+    write(''.join(chunk))
 
 
 def _last_tsc(tl):
     """The newest event's TSC (t0 for an empty dump)."""
-    if tl.records is not None:
-        return RECORD.unpack_from(tl.records, len(tl.records) - RECORD.size)[0] \
-            if tl.records else tl.t0
+    if tl.merge is not None:
+        return tl.merge.last_tsc if tl.count else tl.t0
     return tl.events[-1].tsc if tl.events else tl.t0
 
 

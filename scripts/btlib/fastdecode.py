@@ -22,6 +22,7 @@ import os
 from operator import sub
 
 from .model import RECORD_SIZE, events_of     # noqa: F401 (events_of: for callers)
+from .outsink import byte_sink
 
 LIB_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.realpath(__file__)))), 'build', 'host', 'libbtdecode.so')
@@ -179,8 +180,131 @@ def gather(records: bytes, order: memoryview) -> bytes:
 
 
 def sort_records(records: bytes) -> bytes:
-    """Records (CPU by CPU) in timeline order."""
+    """Records (CPU by CPU) in timeline order, all at once (see Merge for
+    the way that needs no copy of them)."""
     return gather(records, merge_order(records))
+
+
+class _Scan(ctypes.Structure):
+    _fields_ = [('min_tsc', ctypes.c_uint64), ('max_tsc', ctypes.c_uint64),
+                ('events', ctypes.c_uint64), ('sorted', ctypes.c_uint32),
+                ('types', ctypes.c_uint8 * 65536)]
+
+
+class _Src(ctypes.Structure):
+    _fields_ = [('ev', ctypes.c_void_p), ('order', ctypes.c_void_p), ('n', ctypes.c_uint64),
+                ('at', ctypes.c_uint64), ('base', ctypes.c_uint64)]
+
+
+class _KMerge(ctypes.Structure):
+    _fields_ = [('src', ctypes.POINTER(_Src)), ('heap', ctypes.POINTER(ctypes.c_uint32)),
+                ('nheap', ctypes.c_uint64)]
+
+
+_kmerge_lib = None
+
+
+def _klib():
+    """The library, its k-way merge functions declared (on first use)."""
+    global _kmerge_lib
+    if _kmerge_lib is None:
+        lib = _load()
+        _declare_kmerge(lib)
+        _kmerge_lib = lib
+    return _kmerge_lib
+
+
+def _declare_kmerge(lib):
+    lib.bt_scan_init.restype = lib.bt_scan.restype = lib.bt_kmerge_init.restype = None
+    lib.bt_scan_init.argtypes = [ctypes.POINTER(_Scan)]
+    lib.bt_scan.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(_Scan)]
+    lib.bt_kmerge_init.argtypes = [ctypes.POINTER(_KMerge), ctypes.POINTER(_Src),
+                                   ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint32)]
+    lib.bt_kmerge_next.restype = ctypes.c_size_t
+    lib.bt_kmerge_next.argtypes = [ctypes.POINTER(_KMerge), ctypes.c_void_p, ctypes.c_void_p,
+                                   ctypes.c_size_t]
+
+
+def _addr(data) -> int:
+    """The address of a bytes object's contents (valid while it lives)."""
+    return ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value
+
+
+MERGE_CHUNK = 1 << 15        # events per chunk of Merge.chunks(): 1 MiB of records
+
+
+class Merge:
+    """The events of several CPUs' records (one bytes object per CPU, ring
+    order) in timeline order, as Dump.events() sorts them, merged in C
+    (src/host/kmerge.c) a chunk at a time: nothing of the size of the
+    whole dump is built beyond the CPUs' records, only an index array per
+    CPU whose own records are out of order.
+
+        m = Merge([c.records for c in dump.cpus])
+        m.count, m.first_tsc, m.last_tsc, m.types   # found in one pass
+        for buf, n in m.chunks(): ...               # n records at buf (reused)
+    """
+
+    def __init__(self, parts: list[bytes]):
+        lib = _klib()
+        self.parts = parts
+        self._orders = []
+        scan = _Scan()
+        lib.bt_scan_init(ctypes.byref(scan))
+        for p in parts:
+            lib.bt_scan(_addr(p), len(p) // RECORD_SIZE, ctypes.byref(scan))
+            self._orders.append(None if scan.sorted else self._order_of(p))
+        self.count = scan.events
+        self.first_tsc = scan.min_tsc if self.count else 0
+        self.last_tsc = scan.max_tsc if self.count else 0
+        present = bytes(scan.types)
+        self.types, at = set(), present.find(1)
+        while at >= 0:
+            self.types.add(at)
+            at = present.find(1, at + 1)
+
+    @staticmethod
+    def _order_of(part: bytes):
+        """The timeline order of one CPU's records (stable: ring order on ties)."""
+        n = len(part) // RECORD_SIZE
+        order, tmp = (ctypes.c_uint32 * n)(), (ctypes.c_uint32 * n)()
+        _load().bt_merge_order(part, n, order, tmp)
+        return order
+
+    def _start(self):
+        """A fresh struct bt_kmerge over the parts (and what it points to)."""
+        srcs = (_Src * max(1, len(self.parts)))()
+        base = 0
+        for s, p, order in zip(srcs, self.parts, self._orders):
+            s.ev, s.n, s.base = _addr(p), len(p) // RECORD_SIZE, base
+            s.order = ctypes.addressof(order) if order is not None else None
+            base += s.n
+        heap = (ctypes.c_uint32 * max(1, len(self.parts)))()
+        m = _KMerge()
+        _klib().bt_kmerge_init(ctypes.byref(m), srcs, len(self.parts), heap)
+        m.keep = (srcs, heap, self)
+        return m
+
+    def chunks(self, size: int = MERGE_CHUNK):
+        """Yields (buffer, n): the next n records in timeline order at the
+        start of buffer, a ctypes buffer reused for every chunk."""
+        m, buf = self._start(), ctypes.create_string_buffer(size * RECORD_SIZE)
+        while True:
+            n = _klib().bt_kmerge_next(ctypes.byref(m), buf, None, size)
+            if not n:
+                return
+            yield buf, n
+
+    def order(self) -> memoryview:
+        """Each event's index among all CPUs' records (CPU after CPU), in
+        timeline order: a memoryview of u64."""
+        idx = (ctypes.c_uint64 * max(1, self.count))()
+        _klib().bt_kmerge_next(ctypes.byref(self._start()), None, idx, self.count)
+        return memoryview(idx).cast('B').cast('Q')[:self.count]
+
+    def records(self) -> bytes:
+        """All the records in timeline order, as one bytes object."""
+        return b''.join(ctypes.string_at(buf, n * RECORD_SIZE) for buf, n in self.chunks())
 
 
 def _table(views: dict, phases: dict, t0: int, hz: int, name_of):
@@ -217,26 +341,35 @@ def _table(views: dict, phases: dict, t0: int, hz: int, name_of):
     return ctx
 
 
+def _chunks_of(records):
+    """(address, n) chunks of records: a Merge, or bytes of records."""
+    if isinstance(records, Merge):
+        return ((ctypes.addressof(buf), n) for buf, n in records.chunks())
+    return [(_addr(records), len(records) // RECORD_SIZE)]
+
+
 def _rows(fn, ctx, row_max: int):
-    """A function (records, out) writing fn's rows of records to out."""
-    def write(records: bytes, out):
-        n = len(records) // RECORD_SIZE
+    """A function (records, out) writing fn's rows of records (a Merge or
+    bytes of records in timeline order) to out (see outsink.byte_sink)."""
+    def write(records, out):
         buf = ctypes.create_string_buffer(CSV_CHUNK + row_max)
-        done = ctypes.c_size_t()
-        base = ctypes.cast(ctypes.c_char_p(records), ctypes.c_void_p).value
-        at = 0
-        while at < n:
-            size = fn(ctypes.byref(ctx), base + at * RECORD_SIZE, n - at, buf, len(buf),
-                      ctypes.byref(done))
-            out.write(ctypes.string_at(buf, size).decode())
-            at += done.value
+        view, done, put = memoryview(buf), ctypes.c_size_t(), byte_sink(out)
+        for base, n in _chunks_of(records):
+            at = 0
+            while at < n:
+                size = fn(ctypes.byref(ctx), base + at * RECORD_SIZE, n - at, buf, len(buf),
+                          ctypes.byref(done))
+                put(view[:size])
+                at += done.value
         return ctx
     return write
 
 
 def csv_writer(views: dict, phases: dict, t0: int, hz: int):
-    """A function (records, out) that writes the CSV rows of records to
-    text stream out, or None when some name is too long for csvout.c."""
+    """A function (records, out) that writes the CSV rows of records (a
+    Merge or bytes of records) to out, a text stream opened with
+    newline='' or a binary one, or None when some name is too long for
+    csvout.c."""
     from .export_csv import csv_field          # one definition of the quoting (a cycle)
     ctx = _table(views, phases, t0, hz, lambda v: csv_field(v.name))
     return None if ctx is None else _rows(_load().bt_csv_rows, ctx, ctx.row_max)

@@ -183,29 +183,25 @@ class Dump:
         m = self.merged()
         if m is not None:             # the CPUs' own Event objects, reordered
             flat = [e for c in self.cpus for e in c.events]
-            return list(map(flat.__getitem__, m[1]))
+            return list(map(flat.__getitem__, m.order()))
         merged = [e for c in self.cpus for e in c.events]
         merged.sort(key=_merge_key)
         return merged
 
     def merged(self):
-        """(the CPUs' records one CPU after another, the timeline order of
-        their indices) sorted in C, or None unless every CPU came from the
-        compiled decoder (CpuInfo.records)."""
-        from .fastdecode import available, merge_order     # it imports this module
+        """The CPUs' records in events()' order, merged in C a chunk at a
+        time (a btlib.fastdecode.Merge), or None unless every CPU came
+        from the compiled decoder (CpuInfo.records)."""
+        from .fastdecode import Merge, available     # it imports this module
         parts = [c.packed() for c in self.cpus]
         if any(p is None for p in parts) or not available():   # (a dump without CPUs)
             return None
-        packed = b''.join(parts)
-        return packed, merge_order(packed)
+        return Merge(parts)
 
     def records(self) -> bytes | None:
         """events() as packed records, or None (see merged())."""
         m = self.merged()
-        if m is None:
-            return None
-        from .fastdecode import gather
-        return gather(*m)
+        return None if m is None else m.records()
 
     def cpu(self, n: int) -> CpuInfo | None:
         """The CpuInfo of dense CPU number n, or None."""

@@ -14,8 +14,7 @@ import re
 from operator import attrgetter, sub
 
 from .argfmt import make_formatter
-from . import fastdecode
-from .model import RECORD, signed_args
+from .model import signed_args
 
 NS_PER_S = 1_000_000_000
 # Used only when a dump does not say its TSC rate: times then read as ticks.
@@ -25,8 +24,6 @@ PHASE_ARG = 'phase'        # an argument with this name holds a boot phase
 RAW_ARG_NAMES = ('a0', 'a1')
 TIMER_EVENT = 'IRQ_TIMER_BEGIN'   # one per local APIC timer tick
 LOST_NAME = '*LOST*'              # marks a hole in a CPU's sequence numbers
-TYPE_HALFWORD = 6                 # a record's type: bytes 12-13, the 7th u16
-RECORD_HALFWORDS = RECORD.size // 2
 
 
 def unknown_name(type_id):
@@ -66,20 +63,20 @@ class Timeline:
 
     def __init__(self, dump):
         self.dump = dump
-        # From the compiled decoder: the CPUs' records and their timeline
-        # order; packed records (`records`) or Event objects (`events`) are
-        # made when an exporter asks for them.
-        self._merged = dump.merged()
+        # From the compiled decoder: the CPUs' records, merged into timeline
+        # order a chunk at a time (`merge`, a fastdecode.Merge); packed
+        # records (`records`) or Event objects (`events`) of the whole
+        # timeline are made only when something asks for them.
+        self.merge = dump.merged()
         self._events = self._records = None
-        if self._merged is None:
+        if self.merge is None:
             self._events = dump.events()
         self.clock_known = dump.tsc_hz > 0
         self.hz = dump.tsc_hz if self.clock_known else NOMINAL_HZ
-        if self._merged is not None:
-            packed, order = self._merged
-            self.count = len(order)
-            self.t0 = RECORD.unpack_from(packed, order[0] * RECORD.size)[0] if self.count else 0
-            present = set(memoryview(packed).cast('H')[TYPE_HALFWORD::RECORD_HALFWORDS])
+        if self.merge is not None:
+            self.count = self.merge.count
+            self.t0 = self.merge.first_tsc
+            present = self.merge.types
         else:
             self.count = len(self._events)
             self.t0 = self._events[0].tsc if self._events else 0
@@ -95,15 +92,15 @@ class Timeline:
         """The merged events, oldest first (built on first use)."""
         if self._events is None:
             flat = [e for c in self.dump.cpus for e in c.events]
-            self._events = list(map(flat.__getitem__, self._merged[1]))
+            self._events = list(map(flat.__getitem__, self.merge.order()))
         return self._events
 
     @property
     def records(self):
         """The merged events as packed records, or None without the
         compiled decoder."""
-        if self._records is None and self._merged is not None:
-            self._records = fastdecode.gather(*self._merged)
+        if self._records is None and self.merge is not None:
+            self._records = self.merge.records()
         return self._records
 
     # ---- time ---------------------------------------------------------

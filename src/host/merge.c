@@ -2,16 +2,6 @@
 #include <string.h>
 #include "host/merge.h"
 
-/* Event a before event b in the timeline: by tsc, then cpu, then seq. */
-static int before(const struct trace_event *a, const struct trace_event *b)
-{
-    if (a->tsc != b->tsc)
-        return a->tsc < b->tsc;
-    if (a->cpu != b->cpu)
-        return a->cpu < b->cpu;
-    return a->seq < b->seq;
-}
-
 /* Merges the sorted src[lo..mid) and src[mid..hi) (indices into ev) into
  * dst[lo..hi); on a tie the left one goes first (stability). */
 static void merge(const struct trace_event *ev, const uint32_t *src, uint32_t *dst,
@@ -19,7 +9,7 @@ static void merge(const struct trace_event *ev, const uint32_t *src, uint32_t *d
 {
     size_t i = lo, j = mid, o = lo;
     while (i < mid && j < hi)
-        dst[o++] = before(&ev[src[j]], &ev[src[i]]) ? src[j++] : src[i++];
+        dst[o++] = bt_before(&ev[src[j]], &ev[src[i]]) ? src[j++] : src[i++];
     memcpy(&dst[o], &src[i], (mid - i) * sizeof *dst);
     o += mid - i;
     memcpy(&dst[o], &src[j], (hi - j) * sizeof *dst);
@@ -29,7 +19,7 @@ static void merge(const struct trace_event *ev, const uint32_t *src, uint32_t *d
 static size_t run_end(const struct trace_event *ev, const uint32_t *src, size_t lo, size_t n)
 {
     size_t i = lo + 1;
-    while (i < n && !before(&ev[src[i]], &ev[src[i - 1]]))
+    while (i < n && !bt_before(&ev[src[i]], &ev[src[i - 1]]))
         i++;
     return i;
 }

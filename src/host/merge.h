@@ -16,6 +16,17 @@
 #include <stdint.h>
 #include "trace/event.h"
 
+/* Event a before event b in the timeline: by tsc, then cpu, then seq
+ * (equal: neither; the caller keeps them in the order given). */
+static inline int bt_before(const struct trace_event *a, const struct trace_event *b)
+{
+    if (a->tsc != b->tsc)
+        return a->tsc < b->tsc;
+    if (a->cpu != b->cpu)
+        return a->cpu < b->cpu;
+    return a->seq < b->seq;
+}
+
 /* order and tmp hold n indices each (n < 2^32). */
 void bt_merge_order(const struct trace_event *ev, size_t n, uint32_t *order, uint32_t *tmp);
 void bt_gather(const struct trace_event *ev, const uint32_t *order, size_t n,

@@ -31,6 +31,8 @@ static inline char *bt_put_u64(char *p, uint64_t v)
 
 static inline char *bt_put_i128(char *p, __int128 v)
 {
+    if (v >= 0 && v <= (__int128)UINT64_MAX)       /* the usual case: no 128-bit divisions */
+        return bt_put_u64(p, (uint64_t)v);
     unsigned __int128 u = v < 0 ? (unsigned __int128)(-(v + 1)) + 1 : (unsigned __int128)v;
     char tmp[40];
     unsigned n = 0;
@@ -54,9 +56,15 @@ static inline __int128 bt_floordiv(__int128 a, __int128 b)
     return q;
 }
 
-/* Python's (tsc - t0) * NS_PER_S // hz. */
+/* Python's (tsc - t0) * NS_PER_S // hz. With d = q * hz + r (tsc >= t0)
+ * that is q * NS_PER_S + r * NS_PER_S // hz, in 64 bits when it fits. */
 static inline __int128 bt_ns_of(uint64_t tsc, uint64_t t0, uint64_t hz)
 {
+    if (tsc >= t0 && hz <= UINT64_MAX / BT_NS_PER_S) {
+        uint64_t d = tsc - t0, q = d / hz, r = d % hz;
+        if (q <= (UINT64_MAX - BT_NS_PER_S) / BT_NS_PER_S)
+            return (__int128)(q * BT_NS_PER_S + r * BT_NS_PER_S / hz);
+    }
     return bt_floordiv(((__int128)tsc - (__int128)t0) * BT_NS_PER_S, (__int128)hz);
 }
 

@@ -1,0 +1,101 @@
+/* kmerge.c — timeline order merged CPU by CPU, a chunk at a time (kmerge.h). */
+#include <string.h>
+#include "host/kmerge.h"
+#include "host/merge.h"
+
+void bt_scan_init(struct bt_scan *s)
+{
+    memset(s, 0, sizeof *s);
+    s->min_tsc = UINT64_MAX;
+}
+
+void bt_scan(const struct trace_event *ev, size_t n, struct bt_scan *s)
+{
+    uint32_t sorted = 1;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t t = ev[i].tsc;
+        if (t < s->min_tsc)
+            s->min_tsc = t;
+        if (t > s->max_tsc)
+            s->max_tsc = t;
+        s->types[ev[i].type] = 1;
+        if (i && bt_before(&ev[i], &ev[i - 1]))
+            sorted = 0;
+    }
+    s->events += n;
+    s->sorted = sorted;
+}
+
+/* The index (into src->ev) of the source's next event. */
+static uint64_t next_index(const struct bt_kmerge_src *src)
+{
+    return src->order ? src->order[src->at] : src->at;
+}
+
+static const struct trace_event *head(const struct bt_kmerge *m, uint32_t s)
+{
+    const struct bt_kmerge_src *src = &m->src[s];
+    return &src->ev[next_index(src)];
+}
+
+/* Source a's next event goes before source b's: by the timeline, and on a
+ * tie the source given first (a stable sort of their concatenation). */
+static int earlier(const struct bt_kmerge *m, uint32_t a, uint32_t b)
+{
+    const struct trace_event *x = head(m, a), *y = head(m, b);
+    if (bt_before(x, y))
+        return 1;
+    return !bt_before(y, x) && a < b;
+}
+
+/* Restores the heap order below slot i (its entry may now be later). */
+static void sift_down(struct bt_kmerge *m, uint64_t i)
+{
+    uint32_t *h = m->heap;
+    uint32_t s = h[i];
+    for (;;) {
+        uint64_t c = 2 * i + 1;
+        if (c >= m->nheap)
+            break;
+        if (c + 1 < m->nheap && earlier(m, h[c + 1], h[c]))
+            c++;
+        if (!earlier(m, h[c], s))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = s;
+}
+
+void bt_kmerge_init(struct bt_kmerge *m, struct bt_kmerge_src *src, size_t nsrc,
+                    uint32_t *heap)
+{
+    m->src = src;
+    m->heap = heap;
+    m->nheap = 0;
+    for (size_t s = 0; s < nsrc; s++)
+        if (src[s].at < src[s].n)
+            heap[m->nheap++] = (uint32_t)s;
+    for (uint64_t i = m->nheap / 2; i-- > 0;)
+        sift_down(m, i);
+}
+
+size_t bt_kmerge_next(struct bt_kmerge *m, struct trace_event *out, uint64_t *idx,
+                      size_t max)
+{
+    size_t k = 0;
+    while (k < max && m->nheap) {
+        struct bt_kmerge_src *src = &m->src[m->heap[0]];
+        uint64_t i = next_index(src);
+        if (out)
+            out[k] = src->ev[i];
+        if (idx)
+            idx[k] = src->base + i;
+        k++;
+        if (++src->at == src->n)
+            m->heap[0] = m->heap[--m->nheap];     /* used up: its place to the last */
+        if (m->nheap > 1)
+            sift_down(m, 0);
+    }
+    return k;
+}

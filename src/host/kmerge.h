@@ -1,0 +1,61 @@
+/* kmerge.h — the timeline of a dump, merged CPU by CPU in bounded memory.
+ *
+ * The same order as merge.h (and Python's stable sort of all CPUs'
+ * events, CPU after CPU, by (tsc, cpu, seq)), made without joining the
+ * CPUs' records: a heap of the CPUs' next events hands them out in
+ * timeline order, a chunk at a time, so memory beyond the CPUs' own
+ * records is the chunk and one index array for each CPU whose records
+ * are not already in order (bt_merge_order() sorts it; ties there keep
+ * ring order). Between CPUs, a tie on (tsc, cpu, seq) goes to the CPU
+ * given first, as the stable sort of their concatenation does.
+ *
+ *     bt_scan(ev, n, &s);                        per CPU: in order? t range, types
+ *     bt_kmerge_init(&m, src, nsrc, heap);       src[i]: CPU i's records (+ order)
+ *     while ((k = bt_kmerge_next(&m, out, idx, CHUNK)))   out[0..k) in timeline order
+ *         ...                                    idx[j]: out[j]'s index among all CPUs' */
+#ifndef HOST_KMERGE_H
+#define HOST_KMERGE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "trace/event.h"
+
+/* What one pass over a CPU's records finds (bt_scan adds to it). */
+struct bt_scan {
+    uint64_t min_tsc, max_tsc;       /* over every record scanned so far */
+    uint64_t events;                 /* records scanned so far */
+    uint32_t sorted;                 /* the last bt_scan's records were in order */
+    uint8_t  types[65536];           /* types[t] = 1: some record has type t */
+};
+
+/* Starts s empty (min_tsc = UINT64_MAX, max_tsc = 0). */
+void bt_scan_init(struct bt_scan *s);
+/* Adds ev[0..n) to s and sets s->sorted. */
+void bt_scan(const struct trace_event *ev, size_t n, struct bt_scan *s);
+
+/* One CPU's records: ev[0..n) and, unless they are in timeline order
+ * already, order[0..n) the indices that put them in it. */
+struct bt_kmerge_src {
+    const struct trace_event *ev;
+    const uint32_t *order;           /* NULL: ev is in order */
+    uint64_t n;
+    uint64_t at;                     /* how many it has given (bt_kmerge state) */
+    uint64_t base;                   /* index of ev[0] among all CPUs' records */
+};
+
+struct bt_kmerge {
+    struct bt_kmerge_src *src;
+    uint32_t *heap;                  /* the sources not yet used up, earliest first */
+    uint64_t nheap;
+};
+
+/* Starts m over src[0..nsrc) (nsrc < 2^32, at = 0 in each); heap holds
+ * nsrc entries. */
+void bt_kmerge_init(struct bt_kmerge *m, struct bt_kmerge_src *src, size_t nsrc,
+                    uint32_t *heap);
+/* Copies the next (up to max) events in timeline order to out, and their
+ * indices among all CPUs' records (CPU after CPU) to idx; either may be
+ * NULL. Returns how many: 0 once every event was given. */
+size_t bt_kmerge_next(struct bt_kmerge *m, struct trace_event *out, uint64_t *idx,
+                      size_t max);
+
+#endif
