@@ -1,0 +1,219 @@
+"""The timeline merge in bounded memory (src/host/kmerge.c, fastdecode.Merge).
+
+The k-way merge must give exactly the order of Python's stable sort of
+all CPUs' events (CPU after CPU) by (tsc, cpu, seq), which Dump.events()
+uses without the compiled core: compared here on adversarial rings (equal
+keys across CPUs, TSCs going backwards, seq wraps, empty CPUs, one CPU,
+none) and random ones, at every chunk size. The CSV and text exporters fed
+by it are compared with their pure-Python code, on text and binary
+streams. And decoding a large generated dump must add next to nothing to
+the memory parsing it takes: the exporters hold a chunk of the timeline,
+never a copy of the whole dump.
+"""
+
+import dataclasses
+import io
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import unittest
+from unittest import mock
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__)))
+from test_decode_support import DECODE, REPO, generate      # noqa: E402
+
+sys.path.insert(0, os.path.join(REPO, 'scripts'))
+from btlib import fastdecode                                # noqa: E402
+from btlib.export_csv import write_csv                      # noqa: E402
+from btlib.export_text import write_text                    # noqa: E402
+from btlib.model import CpuInfo, Dump, Event, EventType     # noqa: E402
+from btlib.timeline import Timeline                         # noqa: E402
+
+TOP = (1 << 64) - 1
+SEQ_TOP = (1 << 32) - 1
+
+
+def setUpModule():
+    subprocess.run(['make', '-s', '-C', REPO, 'build/host/libbtdecode.so'],
+                   capture_output=True, timeout=300)
+    if not fastdecode.available():
+        raise AssertionError(f'{fastdecode.LIB_PATH} did not build or load: '
+                             'the compiled merge must be tested')
+
+
+def ring(cpu, items):
+    """Events of one CPU from (tsc, seq[, cpu byte]) tuples."""
+    return [Event(it[2] if len(it) > 2 else cpu, it[1], it[0], 1 + i % 3, i % 4, i, TOP - i)
+            for i, it in enumerate(items)]
+
+
+def python_order(rings):
+    """Dump.events()' reference: a stable sort of the concatenation."""
+    flat = [e for r in rings for e in r]
+    return sorted(range(len(flat)), key=lambda i: (flat[i].tsc, flat[i].cpu, flat[i].seq))
+
+
+ADVERSARIAL = {
+    'equal keys on every CPU': [ring(c, [(7, 0, 0), (7, 0, 0), (7, 1, 0)]) for c in range(4)],
+    'equal TSCs, CPU bytes out of order': [ring(0, [(5, 3, 9), (5, 2, 1)]),
+                                           ring(1, [(5, 1, 0), (5, 1, 9)])],
+    'TSC going backwards': [ring(0, [(10, 0), (20, 1), (5, 2), (15, 3), (1, 4), (20, 5)]),
+                            ring(1, [(4, 0), (12, 1), (19, 2)])],
+    'every CPU backwards': [ring(c, [(100 - 7 * i - c, i) for i in range(12)])
+                            for c in range(3)],
+    'seq wrap at one TSC': [ring(0, [(3, SEQ_TOP - 1), (3, SEQ_TOP), (3, 0), (3, 1)]),
+                            ring(1, [(3, 0), (2, 5)])],
+    'empty CPUs around': [[], ring(1, [(1, 0), (3, 1)]), [], ring(3, [(2, 0)]), []],
+    'one CPU': [ring(0, [(TOP, 0), (0, 1), (TOP, 2), (TOP, 1)])],
+    'one empty CPU': [[]],
+    'no CPU': [],
+    'extremes': [ring(0, [(TOP, SEQ_TOP), (0, 0)]), ring(1, [(0, SEQ_TOP), (TOP, 0)])],
+}
+
+
+def random_rings(rnd):
+    rings = []
+    for cpu in range(rnd.randrange(0, 9)):
+        n = rnd.choice((0, 1, 2, rnd.randrange(50)))
+        tscs = sorted(rnd.randrange(20) for _ in range(n))
+        if rnd.random() < 0.3:          # some rings out of order
+            rnd.shuffle(tscs)
+        seqs = [(rnd.randrange(4) if rnd.random() < 0.2 else i) for i in range(n)]
+        rings.append(ring(cpu, [(t, s, rnd.choice((cpu, cpu, 0))) for t, s in zip(tscs, seqs)]))
+    return rings
+
+
+def packed(rings):
+    return [b''.join(e.raw() for e in r) for r in rings]
+
+
+class MergeOrder(unittest.TestCase):
+    """fastdecode.Merge against the stable sort, every way it hands out events."""
+
+    def check(self, rings):
+        want = python_order(rings)
+        flat = [e for r in rings for e in r]
+        m = fastdecode.Merge(packed(rings))
+        self.assertEqual(list(m.order()), want)
+        records = b''.join(flat[i].raw() for i in want)
+        self.assertEqual(m.records(), records)
+        for size in (1, 2, 3, 7, 64):
+            got = b''.join(bytes(buf[:n * 32]) for buf, n in m.chunks(size))
+            self.assertEqual(got, records, f'chunks of {size}')
+        self.assertEqual(m.count, len(flat))
+        self.assertEqual(m.first_tsc, min((e.tsc for e in flat), default=0))
+        self.assertEqual(m.last_tsc, max((e.tsc for e in flat), default=0))
+        self.assertEqual(m.types, {e.type for e in flat})
+
+    def test_adversarial(self):
+        for label, rings in ADVERSARIAL.items():
+            with self.subTest(label):
+                self.check(rings)
+
+    def test_random(self):
+        rnd = random.Random(11)
+        for i in range(300):
+            with self.subTest(i):
+                self.check(random_rings(rnd))
+
+    def test_dump_events_both_paths(self):
+        """Dump.events() from records (merged in C) equals the pure-Python sort."""
+        for label, rings in ADVERSARIAL.items():
+            with self.subTest(label):
+                native = dump_of(rings, records=True)
+                self.assertIsNotNone(native.merged(), 'the C merge was not used')
+                with mock.patch.object(fastdecode, '_load', lambda: None):
+                    python = dump_of(rings, records=False).events()
+                self.assertEqual(native.events(), python)
+                self.assertEqual(native.records(), b''.join(e.raw() for e in python))
+
+
+TYPES = {1: EventType(1, 'BOOT_PHASE', 'boot', 'instant', ('phase', '')),
+         2: EventType(2, 'LATE,"Q"', 'x', 'instant', ('tick', 'lateness_tsc'),
+                      signed=(False, True)),
+         3: EventType(3, 'PLAIN', 'x', 'instant', ('', ''))}
+
+
+def dump_of(rings, records):
+    """A Dump of rings: CPUs with packed records (the compiled decoder's
+    form) or with Event lists."""
+    cpus = []
+    for cpu, r in enumerate(rings):
+        c = CpuInfo(cpu=cpu, apic_id=cpu, capacity=64, recorded=len(r), overwritten=0,
+                    dropped=0, first_seq=None, last_seq=None, events=list(r))
+        if records:
+            c = dataclasses.replace(c, events=None, records=b''.join(e.raw() for e in r))
+        cpus.append(c)
+    return Dump(index=0, header={}, version=1, tsc_hz=3, cpus=cpus, types=TYPES,
+                phases={0: 'ENTRY', 2: 'SMP'}, complete=True, end_events=None,
+                damaged_lines=0, missing_lines=0, warnings=[])
+
+
+class Writers(unittest.TestCase):
+    """CSV and text rows from the chunked merge equal the pure-Python rows,
+    written to a text stream or (as decode does) a binary one."""
+
+    def test_csv_and_text(self):
+        cases = dict(ADVERSARIAL, **{f'random {i}': random_rings(random.Random(i))
+                                     for i in range(20)})
+        for label, rings in cases.items():
+            for name, writer in (('csv', write_csv), ('text', write_text)):
+                with self.subTest(label, writer=name):
+                    with mock.patch.object(fastdecode, '_load', lambda: None):
+                        ref = io.StringIO(newline='')
+                        writer(Timeline(dump_of(rings, records=False)), ref)
+                    tl = Timeline(dump_of(rings, records=True))
+                    self.assertIsNotNone(tl.merge)
+                    text, binary = io.StringIO(newline=''), io.BytesIO()
+                    writer(tl, text)
+                    writer(Timeline(dump_of(rings, records=True)), binary)
+                    self.assertEqual(text.getvalue(), ref.getvalue())
+                    self.assertEqual(binary.getvalue(), ref.getvalue().encode())
+
+
+PEAK_CHILD = """
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+BIG = ('cpus=16', 'events=65536', 'cap=65536', 'noise=0')    # 1 Mi events, 32 MiB of records
+RECORDS_SIZE = 16 * 65536 * 32
+EXPORT_SHARE = 0.25          # of the records' size, at most, on top of the parse's peak
+
+
+def peak_kb(*args):
+    """Peak RSS (KB) of `decode args`, run by a child that runs nothing else."""
+    r = subprocess.run([sys.executable, '-c', PEAK_CHILD, sys.executable, DECODE, *args],
+                       capture_output=True, text=True, timeout=600,
+                       env=dict(os.environ, BT_PURE_PYTHON='0'))
+    return int(r.stdout)
+
+
+class BoundedMemory(unittest.TestCase):
+    """Decoding a 1 Mi-event dump: each timeline export's peak memory stays
+    within a quarter of the records' size of what parsing alone (--list)
+    takes. Joining the CPUs' records, sorting indices and gathering a
+    timeline copy took about 3x the records' size on top of it."""
+
+    def test_exports_add_little_to_the_parse(self):
+        log, _ = generate(*BIG)
+        with tempfile.TemporaryDirectory(prefix='bt-kmerge-') as tmp:
+            path = os.path.join(tmp, 'big.log')
+            with open(path, 'wb') as f:
+                f.write(log)
+            del log
+            parse = peak_kb('--list', path)
+            bound = parse + EXPORT_SHARE * RECORDS_SIZE / 1024
+            for fmt in ('csv', 'text', 'ctf'):
+                out = os.path.join(tmp, f'out.{fmt}')
+                got = peak_kb('-f', fmt, '-o', out, path)
+                with self.subTest(fmt):
+                    self.assertLess(got, bound, f'-f {fmt}: peak {got} KB, parsing alone '
+                                    f'{parse} KB, records {RECORDS_SIZE // 1024} KB')
+
+
+if __name__ == '__main__':
+    unittest.main()
