@@ -196,8 +196,12 @@ class _Src(ctypes.Structure):
                 ('at', ctypes.c_uint64), ('base', ctypes.c_uint64)]
 
 
+class _Head(ctypes.Structure):
+    _fields_ = [('tsc', ctypes.c_uint64), ('key', ctypes.c_uint64), ('src', ctypes.c_uint64)]
+
+
 class _KMerge(ctypes.Structure):
-    _fields_ = [('src', ctypes.POINTER(_Src)), ('heap', ctypes.POINTER(ctypes.c_uint32)),
+    _fields_ = [('src', ctypes.POINTER(_Src)), ('heap', ctypes.POINTER(_Head)),
                 ('nheap', ctypes.c_uint64)]
 
 
@@ -219,7 +223,7 @@ def _declare_kmerge(lib):
     lib.bt_scan_init.argtypes = [ctypes.POINTER(_Scan)]
     lib.bt_scan.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(_Scan)]
     lib.bt_kmerge_init.argtypes = [ctypes.POINTER(_KMerge), ctypes.POINTER(_Src),
-                                   ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint32)]
+                                   ctypes.c_size_t, ctypes.POINTER(_Head)]
     lib.bt_kmerge_next.restype = ctypes.c_size_t
     lib.bt_kmerge_next.argtypes = [ctypes.POINTER(_KMerge), ctypes.c_void_p, ctypes.c_void_p,
                                    ctypes.c_size_t]
@@ -279,7 +283,7 @@ class Merge:
             s.ev, s.n, s.base = _addr(p), len(p) // RECORD_SIZE, base
             s.order = ctypes.addressof(order) if order is not None else None
             base += s.n
-        heap = (ctypes.c_uint32 * max(1, len(self.parts)))()
+        heap = (_Head * max(1, len(self.parts)))()
         m = _KMerge()
         _klib().bt_kmerge_init(ctypes.byref(m), srcs, len(self.parts), heap)
         m.keep = (srcs, heap, self)

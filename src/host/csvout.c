@@ -30,10 +30,17 @@ char *bt_csv_args(const struct bt_csv *c, const struct bt_csv_type *t,
 }
 
 /* text as one CSV field: quoted (quotes doubled) only when needed. */
+static bool needs_quotes(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r')
+            return true;
+    return false;
+}
+
 static char *put_field(char *p, const char *s, size_t n)
 {
-    if (!memchr(s, ',', n) && !memchr(s, '"', n) && !memchr(s, '\n', n) &&
-        !memchr(s, '\r', n)) {
+    if (!needs_quotes(s, n)) {
         memcpy(p, s, n);
         return p + n;
     }

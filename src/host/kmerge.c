@@ -1,7 +1,7 @@
 /* kmerge.c — timeline order merged CPU by CPU, a chunk at a time (kmerge.h). */
 #include <string.h>
 #include "host/kmerge.h"
-#include "host/merge.h"
+#include "host/merge.h"                  /* bt_before */
 
 void bt_scan_init(struct bt_scan *s)
 {
@@ -32,50 +32,54 @@ static uint64_t next_index(const struct bt_kmerge_src *src)
     return src->order ? src->order[src->at] : src->at;
 }
 
-static const struct trace_event *head(const struct bt_kmerge *m, uint32_t s)
+/* h keyed by source s's next event. */
+static void set_head(struct bt_kmerge_head *h, const struct bt_kmerge_src *src, uint64_t s)
 {
-    const struct bt_kmerge_src *src = &m->src[s];
-    return &src->ev[next_index(src)];
+    const struct trace_event *ev = &src[s].ev[next_index(&src[s])];
+    h->tsc = ev->tsc;
+    h->key = (uint64_t)ev->cpu << 32 | ev->seq;
+    h->src = s;
 }
 
-/* Source a's next event goes before source b's: by the timeline, and on a
- * tie the source given first (a stable sort of their concatenation). */
-static int earlier(const struct bt_kmerge *m, uint32_t a, uint32_t b)
+/* a's event goes before b's: by the timeline (tsc, cpu, seq, as
+ * bt_before), and on a tie the source given first (a stable sort of
+ * their concatenation). */
+static int earlier(const struct bt_kmerge_head *a, const struct bt_kmerge_head *b)
 {
-    const struct trace_event *x = head(m, a), *y = head(m, b);
-    if (bt_before(x, y))
-        return 1;
-    return !bt_before(y, x) && a < b;
+    if (a->tsc != b->tsc)
+        return a->tsc < b->tsc;
+    if (a->key != b->key)
+        return a->key < b->key;
+    return a->src < b->src;
 }
 
 /* Restores the heap order below slot i (its entry may now be later). */
 static void sift_down(struct bt_kmerge *m, uint64_t i)
 {
-    uint32_t *h = m->heap;
-    uint32_t s = h[i];
+    struct bt_kmerge_head *h = m->heap, e = h[i];
     for (;;) {
         uint64_t c = 2 * i + 1;
         if (c >= m->nheap)
             break;
-        if (c + 1 < m->nheap && earlier(m, h[c + 1], h[c]))
+        if (c + 1 < m->nheap && earlier(&h[c + 1], &h[c]))
             c++;
-        if (!earlier(m, h[c], s))
+        if (!earlier(&h[c], &e))
             break;
         h[i] = h[c];
         i = c;
     }
-    h[i] = s;
+    h[i] = e;
 }
 
 void bt_kmerge_init(struct bt_kmerge *m, struct bt_kmerge_src *src, size_t nsrc,
-                    uint32_t *heap)
+                    struct bt_kmerge_head *heap)
 {
     m->src = src;
     m->heap = heap;
     m->nheap = 0;
     for (size_t s = 0; s < nsrc; s++)
         if (src[s].at < src[s].n)
-            heap[m->nheap++] = (uint32_t)s;
+            set_head(&heap[m->nheap++], src, s);
     for (uint64_t i = m->nheap / 2; i-- > 0;)
         sift_down(m, i);
 }
@@ -85,14 +89,17 @@ size_t bt_kmerge_next(struct bt_kmerge *m, struct trace_event *out, uint64_t *id
 {
     size_t k = 0;
     while (k < max && m->nheap) {
-        struct bt_kmerge_src *src = &m->src[m->heap[0]];
+        uint64_t s = m->heap[0].src;
+        struct bt_kmerge_src *src = &m->src[s];
         uint64_t i = next_index(src);
         if (out)
             out[k] = src->ev[i];
         if (idx)
             idx[k] = src->base + i;
         k++;
-        if (++src->at == src->n)
+        if (++src->at < src->n)
+            set_head(&m->heap[0], m->src, s);
+        else
             m->heap[0] = m->heap[--m->nheap];     /* used up: its place to the last */
         if (m->nheap > 1)
             sift_down(m, 0);

@@ -42,16 +42,20 @@ struct bt_kmerge_src {
     uint64_t base;                   /* index of ev[0] among all CPUs' records */
 };
 
+/* A source not yet used up, keyed by its next event: (tsc, cpu << 32 | seq, src). */
+struct bt_kmerge_head {
+    uint64_t tsc, key, src;
+};
+
 struct bt_kmerge {
     struct bt_kmerge_src *src;
-    uint32_t *heap;                  /* the sources not yet used up, earliest first */
+    struct bt_kmerge_head *heap;     /* a binary heap, earliest first */
     uint64_t nheap;
 };
 
-/* Starts m over src[0..nsrc) (nsrc < 2^32, at = 0 in each); heap holds
- * nsrc entries. */
+/* Starts m over src[0..nsrc) (at = 0 in each); heap holds nsrc entries. */
 void bt_kmerge_init(struct bt_kmerge *m, struct bt_kmerge_src *src, size_t nsrc,
-                    uint32_t *heap);
+                    struct bt_kmerge_head *heap);
 /* Copies the next (up to max) events in timeline order to out, and their
  * indices among all CPUs' records (CPU after CPU) to idx; either may be
  * NULL. Returns how many: 0 once every event was given. */

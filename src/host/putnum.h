@@ -16,17 +16,37 @@ static inline char *bt_put_str(char *p, const char *s)
     return p + n;
 }
 
+/* "00" "01" ... "99": two digits per division. */
+static const char bt_digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* How many decimal digits v takes. */
+static inline unsigned bt_digits(uint64_t v)
+{
+    unsigned n = 1;
+    for (uint64_t limit = 10; n < 20 && v >= limit; limit *= 10)
+        n++;
+    return n;
+}
+
 static inline char *bt_put_u64(char *p, uint64_t v)
 {
-    char tmp[20];
-    unsigned n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        *p++ = tmp[--n];
-    return p;
+    char *end = p + bt_digits(v), *q = end;
+    while (v >= 100) {                     /* two digits at a time, from the right */
+        unsigned pair = (unsigned)(v % 100);
+        v /= 100;
+        *--q = bt_digit_pairs[2 * pair + 1];
+        *--q = bt_digit_pairs[2 * pair];
+    }
+    if (v >= 10) {
+        *--q = bt_digit_pairs[2 * v + 1];
+        *--q = bt_digit_pairs[2 * v];
+    } else {
+        *--q = (char)('0' + v);
+    }
+    return end;
 }
 
 static inline char *bt_put_i128(char *p, __int128 v)

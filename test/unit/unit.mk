@@ -45,3 +45,5 @@ UNIT_SRCS_msc := src/usb/bot.c src/usb/scsi.c
 $(BUILD)/unit/test_hid $(BUILD)/unit/test_usbdesc $(BUILD)/unit/test_msc: $(wildcard src/usb/*.h)
 UNIT_SRCS_decode := src/host/decode.c src/host/merge.c $(UNIT_SRCS_encode)
 $(BUILD)/unit/test_decode: $(wildcard src/host/*.h)
+UNIT_SRCS_kmerge := src/host/kmerge.c src/host/merge.c
+$(BUILD)/unit/test_kmerge: $(wildcard src/host/*.h)

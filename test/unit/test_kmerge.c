@@ -1,0 +1,108 @@
+/* test_kmerge.c — the chunked k-way merge (src/host/kmerge.c) under the
+ * sanitizers: for random rings (ties across CPUs, rings out of order,
+ * empty ones) it must hand out exactly the order bt_merge_order() gives
+ * the CPUs' records joined CPU after CPU (merge.h's stable order), at any
+ * chunk size, and bt_scan() must find the TSC range, the types and
+ * whether a ring is in order. The comparison with Python's sort is
+ * test/host/test_kmerge.py. */
+#include <stdlib.h>
+#include <string.h>
+#include "host/kmerge.h"
+#include "host/merge.h"
+#include "check.h"
+
+#define MAX_CPUS_HERE 9
+#define MAX_RING      40
+#define ROUNDS        400
+
+static struct trace_event all[MAX_CPUS_HERE * MAX_RING];
+static uint32_t want[MAX_CPUS_HERE * MAX_RING], tmp[MAX_CPUS_HERE * MAX_RING];
+static uint32_t orders[MAX_CPUS_HERE][MAX_RING], otmp[MAX_RING];
+static struct trace_event got[MAX_CPUS_HERE * MAX_RING];
+static uint64_t idx[MAX_CPUS_HERE * MAX_RING];
+static struct bt_scan scan;
+
+static uint64_t rnd_state = 0x9E3779B97F4A7C15ull;
+
+static uint32_t rnd(uint32_t n)
+{
+    rnd_state ^= rnd_state << 13;
+    rnd_state ^= rnd_state >> 7;
+    rnd_state ^= rnd_state << 17;
+    return (uint32_t)(rnd_state % n);
+}
+
+/* Fills all[] with ncpu random rings; returns the total, ring sizes in n[]. */
+static size_t make_rings(size_t ncpu, size_t *n)
+{
+    size_t total = 0;
+    for (size_t c = 0; c < ncpu; c++) {
+        n[c] = rnd(4) == 0 ? 0 : rnd(MAX_RING + 1);
+        int in_order = rnd(3) != 0;
+        uint64_t tsc = rnd(5);
+        for (size_t i = 0; i < n[c]; i++) {
+            struct trace_event *e = &all[total + i];
+            memset(e, 0, sizeof *e);
+            tsc += in_order ? rnd(3) : 0;
+            e->tsc = in_order ? tsc : rnd(8);
+            e->cpu = (uint8_t)(rnd(5) == 0 ? 0 : c);
+            e->seq = rnd(6) == 0 ? UINT32_MAX - rnd(2) : (uint32_t)i;
+            e->type = (uint16_t)rnd(70000);
+            e->a0 = total + i;                      /* tells equal keys apart */
+        }
+        total += n[c];
+    }
+    return total;
+}
+
+static void check_round(size_t ncpu)
+{
+    size_t n[MAX_CPUS_HERE], total = make_rings(ncpu, n), base = 0;
+    struct bt_kmerge_src src[MAX_CPUS_HERE];
+    struct bt_kmerge_head heap[MAX_CPUS_HERE];
+    bt_merge_order(all, total, want, tmp);
+    bt_scan_init(&scan);
+    for (size_t c = 0; c < ncpu; c++) {
+        bt_scan(&all[base], n[c], &scan);
+        bt_merge_order(&all[base], n[c], orders[c], otmp);
+        int sorted = 1;
+        for (size_t i = 0; i < n[c]; i++)
+            sorted &= orders[c][i] == i;
+        CHECK_EQ(scan.sorted, sorted);
+        src[c] = (struct bt_kmerge_src){ .ev = &all[base], .n = n[c], .base = base,
+                                         .order = scan.sorted ? NULL : orders[c] };
+        base += n[c];
+    }
+    CHECK_EQ(scan.events, total);
+    struct bt_kmerge m;
+    bt_kmerge_init(&m, src, ncpu, heap);
+    size_t chunk = 1 + rnd(7), k = 0, got_n;
+    while ((got_n = bt_kmerge_next(&m, &got[k], &idx[k], chunk)) > 0)
+        k += got_n;
+    CHECK_EQ(k, total);
+    for (size_t i = 0; i < total; i++) {
+        CHECK_EQ(idx[i], want[i]);
+        CHECK(!memcmp(&got[i], &all[want[i]], sizeof got[i]));
+        CHECK(scan.min_tsc <= all[i].tsc && all[i].tsc <= scan.max_tsc);
+        CHECK(scan.types[all[i].type]);
+    }
+}
+
+static void test_empty(void)
+{
+    struct bt_kmerge m;
+    struct bt_kmerge_head heap[1];
+    bt_kmerge_init(&m, NULL, 0, heap);
+    CHECK_EQ(bt_kmerge_next(&m, got, NULL, 4), 0);
+    bt_scan_init(&scan);
+    bt_scan(all, 0, &scan);
+    CHECK(scan.sorted && scan.events == 0 && scan.min_tsc == UINT64_MAX);
+}
+
+int main(void)
+{
+    test_empty();
+    for (int r = 0; r < ROUNDS; r++)
+        check_round(1 + rnd(MAX_CPUS_HERE));
+    return check_summary("test_kmerge");
+}
