@@ -15,7 +15,6 @@ import dataclasses
 import io
 import os
 import random
-import resource
 import subprocess
 import sys
 import tempfile
@@ -24,6 +23,7 @@ from unittest import mock
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__)))
 from test_decode_support import DECODE, REPO, generate      # noqa: E402
+from test_fastdecode import setUpModule     # noqa: E402,F401 (builds and requires the C core)
 
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
 from btlib import fastdecode                                # noqa: E402
@@ -34,14 +34,6 @@ from btlib.timeline import Timeline                         # noqa: E402
 
 TOP = (1 << 64) - 1
 SEQ_TOP = (1 << 32) - 1
-
-
-def setUpModule():
-    subprocess.run(['make', '-s', '-C', REPO, 'build/host/libbtdecode.so'],
-                   capture_output=True, timeout=300)
-    if not fastdecode.available():
-        raise AssertionError(f'{fastdecode.LIB_PATH} did not build or load: '
-                             'the compiled merge must be tested')
 
 
 def ring(cpu, items):
