@@ -222,8 +222,10 @@ def _segments(tscs):
     A CTF stream's clock must never go back (babeltrace2 stops with an
     error); a CPU whose TSC was reset or is broken gets one stream per
     monotonic stretch, so every event is still read with its own time."""
-    back = list(map(lt, tscs[1:], tscs))          # in C; usually all False
-    starts = [0] + ([i for i, b in enumerate(back, 1) if b] if any(back) else [])
+    if tscs == sorted(tscs):                      # in C, and the usual case
+        return [(0, len(tscs))]
+    back = list(map(lt, tscs[1:], tscs))
+    starts = [0] + [i for i, b in enumerate(back, 1) if b]
     return list(zip(starts, starts[1:] + [len(tscs)]))
 
 
@@ -234,13 +236,14 @@ def _stream_packets(uid_bytes, cpu, tscs, body, lead, cuts, tail):
     out = []
     if lead:
         out.append(_packet(uid_bytes, cpu, b'', 0, tscs[0], tscs[0]))
-    discarded, start = lead, 0
-    for i in range(1, len(tscs) + 1):
-        if i == len(tscs) or i in cuts or i - start == EVENTS_PER_PACKET:
-            out.append(_packet(uid_bytes, cpu, body(start, i), discarded,
-                               tscs[start], tscs[i - 1]))
-            discarded += cuts.get(i, 0)
-            start = i
+    discarded, start, n = lead, 0, len(tscs)
+    for end in sorted({i for i in cuts if 0 < i < n} | {n}):    # each hole ends a packet
+        while start < end:                        # and so does every EVENTS_PER_PACKET-th event
+            stop = min(start + EVENTS_PER_PACKET, end)
+            out.append(_packet(uid_bytes, cpu, body(start, stop), discarded,
+                               tscs[start], tscs[stop - 1]))
+            discarded += cuts.get(stop, 0)
+            start = stop
     if tail:
         out.append(_packet(uid_bytes, cpu, b'', discarded + tail, tscs[-1], tscs[-1]))
     return out
