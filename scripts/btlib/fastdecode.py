@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-from operator import sub
 
 from .model import RECORD_SIZE, events_of     # noqa: F401 (events_of: for callers)
 from .outsink import byte_sink
@@ -188,7 +187,7 @@ def sort_records(records: bytes) -> bytes:
 class _Scan(ctypes.Structure):
     _fields_ = [('min_tsc', ctypes.c_uint64), ('max_tsc', ctypes.c_uint64),
                 ('events', ctypes.c_uint64), ('sorted', ctypes.c_uint32),
-                ('types', ctypes.c_uint8 * 65536)]
+                ('consecutive', ctypes.c_uint32), ('types', ctypes.c_uint8 * 65536)]
 
 
 class _Src(ctypes.Structure):
@@ -437,9 +436,11 @@ def may_have_holes(c) -> bool:
     last): then btlib.losses.holes(c) is [] without building its events."""
     if c.records is None or c.__dict__.get('_events') is not None:
         return True
-    seqs = memoryview(c.records).cast('I')[SEQ_WORD::RECORD_WORDS].tolist()
-    if not seqs:
+    if not c.records:
         return False
+    seqs = memoryview(c.records).cast('I')[SEQ_WORD::RECORD_WORDS]
     if c.first_seq not in (None, seqs[0]) or c.last_seq not in (None, seqs[-1]):
         return True
-    return list(map(sub, seqs[1:], seqs)).count(1) != len(seqs) - 1
+    scan = _Scan()
+    _klib().bt_scan(_addr(c.records), len(c.records) // RECORD_SIZE, ctypes.byref(scan))
+    return not scan.consecutive

@@ -11,7 +11,7 @@ void bt_scan_init(struct bt_scan *s)
 
 void bt_scan(const struct trace_event *ev, size_t n, struct bt_scan *s)
 {
-    uint32_t sorted = 1;
+    uint32_t sorted = 1, consecutive = 1;
     for (size_t i = 0; i < n; i++) {
         uint64_t t = ev[i].tsc;
         if (t < s->min_tsc)
@@ -21,9 +21,12 @@ void bt_scan(const struct trace_event *ev, size_t n, struct bt_scan *s)
         s->types[ev[i].type] = 1;
         if (i && bt_before(&ev[i], &ev[i - 1]))
             sorted = 0;
+        if (i && (uint64_t)ev[i].seq != (uint64_t)ev[i - 1].seq + 1)
+            consecutive = 0;
     }
     s->events += n;
     s->sorted = sorted;
+    s->consecutive = consecutive;
 }
 
 /* The index (into src->ev) of the source's next event. */

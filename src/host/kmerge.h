@@ -24,12 +24,14 @@ struct bt_scan {
     uint64_t min_tsc, max_tsc;       /* over every record scanned so far */
     uint64_t events;                 /* records scanned so far */
     uint32_t sorted;                 /* the last bt_scan's records were in order */
+    uint32_t consecutive;            /* ... and each one's seq was the one before's + 1 */
     uint8_t  types[65536];           /* types[t] = 1: some record has type t */
 };
 
 /* Starts s empty (min_tsc = UINT64_MAX, max_tsc = 0). */
 void bt_scan_init(struct bt_scan *s);
-/* Adds ev[0..n) to s and sets s->sorted. */
+/* Adds ev[0..n) to s and sets s->sorted and s->consecutive (a seq wrap
+ * from 2^32 - 1 to 0 counts as a break). */
 void bt_scan(const struct trace_event *ev, size_t n, struct bt_scan *s);
 
 /* One CPU's records: ev[0..n) and, unless they are in timeline order

@@ -2,9 +2,9 @@
  * sanitizers: for random rings (ties across CPUs, rings out of order,
  * empty ones) it must hand out exactly the order bt_merge_order() gives
  * the CPUs' records joined CPU after CPU (merge.h's stable order), at any
- * chunk size, and bt_scan() must find the TSC range, the types and
- * whether a ring is in order. The comparison with Python's sort is
- * test/host/test_kmerge.py. */
+ * chunk size, and bt_scan() must find the TSC range, the types, and
+ * whether a ring is in order and its seqs consecutive. The comparison
+ * with Python's sort is test/host/test_kmerge.py. */
 #include <stdlib.h>
 #include <string.h>
 #include "host/kmerge.h"
@@ -65,10 +65,14 @@ static void check_round(size_t ncpu)
     for (size_t c = 0; c < ncpu; c++) {
         bt_scan(&all[base], n[c], &scan);
         bt_merge_order(&all[base], n[c], orders[c], otmp);
-        int sorted = 1;
-        for (size_t i = 0; i < n[c]; i++)
+        int sorted = 1, consecutive = 1;
+        for (size_t i = 0; i < n[c]; i++) {
             sorted &= orders[c][i] == i;
+            if (i)
+                consecutive &= all[base + i].seq == all[base + i - 1].seq + 1ull;
+        }
         CHECK_EQ(scan.sorted, sorted);
+        CHECK_EQ(scan.consecutive, consecutive);
         src[c] = (struct bt_kmerge_src){ .ev = &all[base], .n = n[c], .base = base,
                                          .order = scan.sorted ? NULL : orders[c] };
         base += n[c];
