@@ -21,7 +21,8 @@ static char *put_right(char *p, __int128 v, uint32_t w)
 static char *time_cpu(const struct bt_text *x, const struct trace_event *ev, char *p)
 {
     __int128 d = bt_ns_of(ev->tsc, x->table->t0, x->table->hz);
-    __int128 us = bt_floordiv(d, 1000);
+    __int128 us = d >= 0 && d <= (__int128)UINT64_MAX ? (__int128)((uint64_t)d / 1000)
+                                                      : bt_floordiv(d, 1000);
     unsigned frac = (unsigned)(d - us * 1000);
     p = put_right(p, us, x->int_w);
     *p++ = '.';
