@@ -2,7 +2,8 @@
 
 What `decode --stats` prints:
 - per CPU: events, events/s over that CPU's own first-to-last span, and
-  the losses (overwritten, dropped, damaged, sequence gaps);
+  the losses (the glossary's overwritten, excluded, damaged, unexplained,
+  refused: docs/dump-format.md);
 - per event type: count and events/s over the whole dump's span;
 - the duration of every matched BEGIN/END pair (pairs.py), per base name;
 - the period between successive IRQ_TIMER_BEGIN events, per CPU.
@@ -17,6 +18,7 @@ from collections import Counter, namedtuple
 from dataclasses import dataclass
 from itertools import compress, repeat
 
+from .losses import LOSS_KINDS
 from .model import RECORD
 from .pairs import match_cpu
 from .tables import format_table
@@ -139,11 +141,10 @@ def report_lines(tl):
     for c, (tscs, _) in zip(dump.cpus, columns):
         m = missing.get(c.cpu, {})
         n, cspan = len(tscs), tscs[-1] - tscs[0] if tscs else 0
-        rows.append([c.cpu, c.apic_id if c.apic_id >= 0 else '-', n, _fmt_rate(rate(n, cspan, hz)),
-                     m.get('overwritten', 0), m.get('dropped', 0), m.get('damaged', 0),
-                     m.get('seq_gaps', 0)])
-    lines += format_table(['CPU', 'APIC', 'EVENTS', 'EVENTS/S', 'OVERWRITTEN',
-                           'DROPPED', 'DAMAGED', 'SEQ_GAPS'], rows)
+        rows.append([c.cpu, c.apic_id if c.apic_id >= 0 else '-', n, _fmt_rate(rate(n, cspan, hz))]
+                    + [m.get(k, 0) for k in LOSS_KINDS])
+    lines += format_table(['CPU', 'APIC', 'EVENTS', 'EVENTS/S']
+                          + [k.upper() for k in LOSS_KINDS], rows)
     lines += ['', 'per event type']
     rows = [[t, tl.name(t), n, _fmt_rate(rate(n, span, hz))]
             for t, n in sorted(type_counts(tl, columns).items())]

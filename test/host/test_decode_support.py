@@ -22,7 +22,7 @@ GEN_DUMP = os.path.join(REPO, 'build', 'unit', 'gen_dump')
 FIXTURES = os.path.join(REPO, 'test', 'fixtures')
 BABELTRACE = shutil.which('babeltrace2')
 RECORD = struct.Struct('<QIHBBQQ')
-LOSS_COLUMNS = ('OVERWRITTEN', 'DROPPED', 'DAMAGED', 'SEQ_GAPS')
+LOSS_COLUMNS = ('OVERWRITTEN', 'EXCLUDED', 'DAMAGED', 'UNEXPLAINED', 'REFUSED')
 
 
 def decode(*args, stdin=None, timeout=120):
