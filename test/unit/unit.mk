@@ -17,9 +17,9 @@ UNIT_SRCS_format := src/format.c
 UNIT_SRCS_kassert := src/kassert.c src/format.c
 UNIT_SRCS_tscmath := src/tscmath.c
 UNIT_SRCS_scancode := src/scancode.c
+UNIT_SRCS_median := src/median.c
 # perf/ (workloads and the benchmark): the pure parts
 UNIT_SRCS_wlargs := src/perf/wlargs.c src/format.c
-UNIT_SRCS_median := src/perf/median.c
 UNIT_SRCS_stresssum :=
 UNIT_SRCS_baselines := src/perf/baselines.c
 UNIT_SRCS_fbdraw := src/fbdraw.c src/font8x16.c
