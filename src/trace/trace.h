@@ -6,6 +6,9 @@
  * event's category is off: one load of trace_mask, one bit test and a
  * predicted branch.
  * When on: RDTSC plus ring_write (ring.h) on the calling CPU's own ring.
+ * Both are trace_emit_at below, the one decision every trace point makes;
+ * a caller that stores its own TSC or flags (the stress workload) calls it
+ * directly.
  *
  * trace_mask: bit 31 TRACE_ENABLE (tracing on), bit 30 TRACE_PAUSED (set
  * by trace_pause instead of ENABLE while a dump or clear holds the rings,
