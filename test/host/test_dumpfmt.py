@@ -1,6 +1,6 @@
 """btlib.dumpfmt against real dumps from the kernel's own ring and encoder.
 
-build/unit/gen_dump (test/unit/gen_dump.c) fills real rings with a
+build/tools/gen_dump (tools/gen_dump.c) fills real rings with a
 synthetic workload, encodes them with the real encoder and also writes the
 records the dump must hold. These tests decode its output, intact and
 damaged in every way a serial line damages things, and check that the
@@ -29,13 +29,13 @@ sys.path.insert(0, str(ROOT / 'scripts'))
 from btlib.dumpfmt import dump_seed, parse_log   # noqa: E402
 from btlib.model import RECORD_SIZE, Event  # noqa: E402
 
-GEN = ROOT / 'build' / 'unit' / 'gen_dump'
+GEN = ROOT / 'build' / 'tools' / 'gen_dump'
 SMALL = ('cpus=4', 'events=700', 'cap=256')   # wraps; quick to decode
 GEN_SEED = dump_seed(0x0123456789ABCDEF, 1)     # gen_dump's default dump id
 
 
 def setUpModule():
-    subprocess.run(['make', '-s', 'build/unit/gen_dump'], cwd=ROOT, check=True,
+    subprocess.run(['make', '-s', 'build/tools/gen_dump'], cwd=ROOT, check=True,
                    stdout=subprocess.DEVNULL)
 
 
