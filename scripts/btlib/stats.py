@@ -145,7 +145,7 @@ NO_GROUP = 0xFFFF
 
 def _stats_lib():
     lib = compiled()
-    if lib is not None and lib.bt_stats.restype is not ctypes.c_int:
+    if lib is not None and lib.bt_stats.argtypes is None:
         lib.bt_stats.restype = ctypes.c_int
         lib.bt_stats.argtypes = [ctypes.POINTER(_In), ctypes.c_void_p, ctypes.c_void_p,
                                  ctypes.c_size_t, ctypes.c_void_p, ctypes.POINTER(_Cpu),
