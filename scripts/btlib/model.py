@@ -166,6 +166,9 @@ CpuInfo.seq_gaps = property(lambda self: self.unexplained, doc='Deprecated: unex
 
 # The glossary's words for the seqs a dump lacks (Dump.missing_events()).
 MISSING_KINDS = ('overwritten', 'excluded', 'damaged', 'unexplained')
+# The names these had before the glossary, kept for one release as keys of
+# missing_events() and as the last columns of `decode --stats`.
+DEPRECATED_KINDS = ('dropped', 'seq_gaps')
 
 
 def events_of(records: bytes) -> list[Event]:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from itertools import compress, repeat
 
 from .losses import LOSS_KINDS
-from .model import RECORD
+from .model import DEPRECATED_KINDS, RECORD
 from .pairs import _Role, compiled, match_cpu, role_table, roles
 from .tables import format_table
 from .timeline import TIMER_EVENT
@@ -252,9 +252,9 @@ def report_lines(tl):
         m = missing.get(c.cpu, {})
         n, cspan = len(tscs), tscs[-1] - tscs[0] if tscs else 0
         rows.append([c.cpu, c.apic_id if c.apic_id >= 0 else '-', n, _fmt_rate(rate(n, cspan, hz))]
-                    + [m.get(k, 0) for k in LOSS_KINDS])
+                    + [m.get(k, 0) for k in LOSS_KINDS + DEPRECATED_KINDS])
     lines += format_table(['CPU', 'APIC', 'EVENTS', 'EVENTS/S']
-                          + [k.upper() for k in LOSS_KINDS], rows)
+                          + [k.upper() for k in LOSS_KINDS + DEPRECATED_KINDS], rows)
     lines += ['', 'per event type']
     rows = [[t, tl.name(t), n, _fmt_rate(rate(n, span, hz))]
             for t, n in sorted(counts.items())]

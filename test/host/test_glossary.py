@@ -140,7 +140,13 @@ class RefusedAreNotMissing(TempDirTest):
         self.assertEqual(r.returncode, 0, r.stderr)
         header = next(line for line in r.stdout.decode().splitlines() if 'EVENTS/S' in line)
         self.assertEqual(header.split(), ['CPU', 'APIC', 'EVENTS', 'EVENTS/S']
-                         + [k.upper() for k in losses.LOSS_KINDS])
+                         + [k.upper() for k in losses.LOSS_KINDS + model.DEPRECATED_KINDS])
+        row = next(line for line in r.stdout.decode().splitlines() if line.split()[:1] == ['0'])
+        cols = dict(zip(header.split(), row.split()))
+        self.assertEqual(cols['REFUSED'], '2')
+        self.assertEqual(int(cols['DROPPED']), int(cols['EXCLUDED']) + int(cols['REFUSED']),
+                         'the old column keeps its old meaning for one release')
+        self.assertEqual(cols['SEQ_GAPS'], cols['UNEXPLAINED'])
 
 
 if __name__ == '__main__':
