@@ -185,7 +185,7 @@ def peak_kb(*args):
 
 
 class BoundedMemory(unittest.TestCase):
-    """Decoding a 1 Mi-event dump: each timeline export's peak memory stays
+    """Decoding a 1 Mi-event dump: each export's peak memory stays
     within a quarter of the records' size of what parsing alone (--list)
     takes. Joining the CPUs' records, sorting indices and gathering a
     timeline copy took about 3x the records' size on top of it."""
@@ -199,7 +199,7 @@ class BoundedMemory(unittest.TestCase):
             del log
             parse = peak_kb('--list', path)
             bound = parse + EXPORT_SHARE * RECORDS_SIZE / 1024
-            for fmt in ('csv', 'text', 'ctf'):
+            for fmt in ('csv', 'text', 'ctf', 'raw'):
                 out = os.path.join(tmp, f'out.{fmt}')
                 got = peak_kb('-f', fmt, '-o', out, path)
                 with self.subTest(fmt):
