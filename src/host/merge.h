@@ -6,7 +6,9 @@
  * Each CPU's events are usually already in TSC order, so this is a
  * natural merge sort: ascending runs are found, then merged pairwise,
  * O(n log runs). It sorts indices, so that a caller holding the events
- * as objects can reorder those instead of building new ones.
+ * as objects can reorder those instead of building new ones. kmerge.h
+ * gives the same order for a whole dump without joining its CPUs'
+ * records, using bt_merge_order() only on a CPU whose ring is out of order.
  *
  *     bt_merge_order(ev, n, order, tmp);     order[k]: index of the k-th
  *     bt_gather(ev, order, n, out);          out[k] = ev[order[k]] */
