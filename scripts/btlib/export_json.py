@@ -20,9 +20,11 @@ The top-level object also carries `otherData` with the dump's header.
 
 import json
 
-from .argfmt import make_formatter
+from . import fastdecode
+from .argfmt import JS_EXACT, make_formatter
 from .losses import hole_causes
-from .pairs import match_cpu
+from .model import RECORD_SIZE, Event
+from .pairs import match_cpu, roles
 from .timeline import LOST_NAME, NS_PER_S, TIMER_EVENT, us_text
 
 PID = 0
@@ -40,13 +42,16 @@ class _Writer:
         self._instant = {}
         self._slice = {}
 
+    def instant_head(self, type_id):
+        v = self.tl.view(type_id)
+        return (f'{{"name":{json.dumps(v.name)},"cat":{json.dumps(v.category)},'
+                f'"ph":"i","s":"t","ts":')
+
     def _instant_parts(self, type_id):
         parts = self._instant.get(type_id)
         if parts is None:
-            v = self.tl.view(type_id)
-            parts = self._instant[type_id] = (
-                f'{{"name":{json.dumps(v.name)},"cat":{json.dumps(v.category)},'
-                f'"ph":"i","s":"t","ts":', v.json)
+            parts = self._instant[type_id] = (self.instant_head(type_id),
+                                              self.tl.view(type_id).json)
         return parts
 
     def instant(self, ev, unmatched=False):
@@ -57,22 +62,31 @@ class _Writer:
         return (f'{prefix}{us_text(self.tl.ns(ev.tsc))},"pid":{PID},'
                 f'"tid":{ev.cpu},"args":{text}}}')
 
+    def slice_fields(self, begin_type, end_type):
+        """The args fields of a BEGIN/END pair's slices, [(name, value index,
+        is_phase)] (indices 0-1: the BEGIN's a0/a1, 2-3: the END's), and
+        the indices of the signed values."""
+        b, e = self.tl.view(begin_type), self.tl.view(end_type)
+        fields = list(b.fields)
+        names = {n for n, _, _ in b.fields}
+        for n, i, is_phase in e.fields:
+            if n not in names:
+                fields.append((n, 2 + i, is_phase))
+            elif i != 0:       # a0 is equal in both halves: matching says so
+                fields.append(('end_' + n, 2 + i, is_phase))
+        return fields, b.signed + tuple(2 + i for i in e.signed)
+
+    def slice_head(self, begin_type):
+        b = self.tl.view(begin_type)
+        return f'{{"name":{json.dumps(b.base)},"cat":{json.dumps(b.category)},"ph":"X","ts":'
+
     def _slice_parts(self, begin_type, end_type):
         key = (begin_type, end_type)
         parts = self._slice.get(key)
         if parts is None:
-            b, e = self.tl.view(begin_type), self.tl.view(end_type)
-            fields = list(b.fields)
-            names = {n for n, _, _ in b.fields}
-            for n, i, is_phase in e.fields:
-                if n not in names:
-                    fields.append((n, 2 + i, is_phase))
-                elif i != 0:       # a0 is equal in both halves: matching says so
-                    fields.append(('end_' + n, 2 + i, is_phase))
-            signed = b.signed + tuple(2 + i for i in e.signed)
-            parts = self._slice[key] = (
-                f'{{"name":{json.dumps(b.base)},"cat":{json.dumps(b.category)},"ph":"X","ts":',
-                make_formatter(fields, self.tl.phases, 'json', signed))
+            fields, signed = self.slice_fields(begin_type, end_type)
+            parts = self._slice[key] = (self.slice_head(begin_type),
+                                        make_formatter(fields, self.tl.phases, 'json', signed))
         return parts
 
     def slice(self, s):
@@ -130,21 +144,85 @@ def _cpu_records(w, tl, cpu, timer_id):
     return out, len(unmatched)
 
 
-def write_json(tl, out):
+# ---- the same records, written in C (src/host/jsonout.c) ----------------------
+
+def _c_fields(fields, signed):
+    """[(JSON key, value index, is_phase, signed)] for fastdecode.json_writer."""
+    return [(json.dumps(n), i, is_phase, i in signed) for n, i, is_phase in fields]
+
+
+def _native_writer(w, tl, timer_id):
+    """fastdecode.json_writer() for tl's types, or None (no compiled core,
+    or a table jsonout.c cannot take)."""
+    if not fastdecode.available():
+        return None
+    instants = {t: (w.instant_head(t), _c_fields(v.fields, v.signed))
+                for t, v in tl.views.items()}
+    halves = {}                   # pair key -> ([BEGIN types], [END types])
+    for t, (kind, key) in roles(tl).items():
+        if kind in ('begin', 'end'):
+            halves.setdefault(key, ([], []))[kind == 'end'].append(t)
+    slices = {(b, e): (w.slice_head(b), _c_fields(*w.slice_fields(b, e)))
+              for begins, ends in halves.values() for b in begins for e in ends}
+    phases = {k: json.dumps(n) for k, n in tl.phases.items() if 0 <= k < JS_EXACT}
+    return fastdecode.json_writer(instants, slices, phases, tl.t0, tl.hz, timer_id)
+
+
+def _pairing(tl, cpu):
+    """(flat [BEGIN, END, ...] indices of cpu's slices, unmatched indices)."""
+    events = cpu.events
+    slices, unmatched = match_cpu(tl, events)
+    index = {id(e): i for i, e in enumerate(events)}
+    return ([k for s in slices for k in (s.order, index[id(s.end)])],
+            [index[id(e)] for e in unmatched])
+
+
+def _lost_marks(w, cpu, records):
+    """[(position, its *LOST* records joined)] of cpu's holes (few)."""
+    if not fastdecode.may_have_holes(cpu):
+        return []
+    last = len(records) // RECORD_SIZE - 1
+    at = {}
+    for i, first, count, cause in hole_causes(cpu):
+        k = min(i, last) * RECORD_SIZE
+        ev = Event.from_raw(records[k:k + RECORD_SIZE])
+        at.setdefault(i, []).append(w.lost(ev, first, count, cause))
+    return [(i, ',\n'.join(texts)) for i, texts in sorted(at.items())]
+
+
+def _native_cpu(w, tl, write, cpu, out):
+    """_cpu_records() of cpu, written by write (_native_writer); returns
+    its unmatched count."""
+    records = cpu.packed()
+    if records is None:           # a dump built from Event objects
+        records = b''.join(e.raw() for e in cpu.events)
+    slices, unmatched = _pairing(tl, cpu)
+    write(records, cpu.cpu, slices, unmatched, _lost_marks(w, cpu, records), out)
+    return len(unmatched)
+
+
+def write_json(tl, out, native=True):
     """Write the trace to text stream `out`, one CPU at a time (memory stays
-    proportional to one CPU's ring); returns the unmatched-half count."""
+    proportional to one CPU's ring); returns the unmatched-half count.
+    native=False: the pure-Python writer even when the compiled one could
+    (the reference the tests compare it with)."""
     dump = tl.dump
     w = _Writer(tl)
     timer_id = next((t.id for t in dump.types.values() if t.name == TIMER_EVENT), None)
+    write = _native_writer(w, tl, timer_id) if native else None
     out.write('{"displayTimeUnit":"ns","traceEvents":[\n')
     out.write(w.metadata('process_name', 0, 'name', PROCESS_NAME))
     unmatched_total = 0
     for cpu in dump.cpus:
         apic = cpu.apic_id if cpu.apic_id >= 0 else '?'
+        meta = [w.metadata('thread_name', cpu.cpu, 'name', f'CPU {cpu.cpu} (APIC {apic})'),
+                w.metadata('thread_sort_index', cpu.cpu, 'sort_index', cpu.cpu)]
+        if write is not None:
+            out.write(',\n' + ',\n'.join(meta))
+            unmatched_total += _native_cpu(w, tl, write, cpu, out)
+            continue
         records, unmatched = _cpu_records(w, tl, cpu, timer_id)
-        records[:0] = [w.metadata('thread_name', cpu.cpu, 'name', f'CPU {cpu.cpu} (APIC {apic})'),
-                       w.metadata('thread_sort_index', cpu.cpu, 'sort_index', cpu.cpu)]
-        out.write(',\n' + ',\n'.join(records))
+        out.write(',\n' + ',\n'.join(meta + records))
         unmatched_total += unmatched
     other = {'dump_index': dump.index, 'tsc_hz': dump.tsc_hz,
              'complete': dump.complete, 'header': dump.header,

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+from array import array
 from operator import sub
 
 from .model import RECORD_SIZE, events_of     # noqa: F401 (events_of: for callers)
@@ -306,3 +307,143 @@ def may_have_holes(c) -> bool:
     if c.first_seq not in (None, seqs[0]) or c.last_seq not in (None, seqs[-1]):
         return True
     return list(map(sub, seqs[1:], seqs)).count(1) != len(seqs) - 1
+
+
+# ---- Chrome JSON records, one CPU at a time ------------------------------------
+
+JSON_FIELDS = 4              # jsonout.h BT_JSON_FIELDS
+JSON_NO_TIMER = 1 << 16      # jsonout.h: a timer type above 0xffff is none
+JSON_VALUE_MAX = 24          # the longest value: '"-0x8000000000000000"'
+JSON_EVENT_MAX = 400         # one event's records beyond its head, labels and values
+
+
+class _JsonFmt(ctypes.Structure):
+    _fields_ = [('head', ctypes.c_char_p), ('label', ctypes.c_char_p * JSON_FIELDS),
+                ('nfields', ctypes.c_uint32), ('arg', ctypes.c_uint8 * JSON_FIELDS),
+                ('phase', ctypes.c_uint8 * JSON_FIELDS), ('sgn', ctypes.c_uint8 * JSON_FIELDS)]
+
+
+class _JsonPair(ctypes.Structure):
+    _fields_ = [('begin', ctypes.c_uint32), ('end', ctypes.c_uint32), ('fmt', ctypes.c_uint32)]
+
+
+class _JsonMark(ctypes.Structure):
+    _fields_ = [('at', ctypes.c_uint64), ('text', ctypes.c_char_p)]
+
+
+class _Json(ctypes.Structure):
+    _fields_ = [('fmts', ctypes.POINTER(_JsonFmt)), ('type_index', ctypes.POINTER(ctypes.c_uint16)),
+                ('pairs', ctypes.POINTER(_JsonPair)), ('npairs', ctypes.c_size_t),
+                ('phases', ctypes.POINTER(_Phase)), ('nphases', ctypes.c_size_t),
+                ('t0', ctypes.c_uint64), ('hz', ctypes.c_uint64), ('timer', ctypes.c_uint32),
+                ('row_max', ctypes.c_size_t)]
+
+
+class _JsonCpu(ctypes.Structure):
+    _fields_ = [('ev', ctypes.c_void_p), ('n', ctypes.c_size_t),
+                ('role', ctypes.POINTER(ctypes.c_uint32)), ('marks', ctypes.POINTER(_JsonMark)),
+                ('nmarks', ctypes.c_size_t), ('cpu', ctypes.c_uint64), ('at', ctypes.c_size_t),
+                ('mark_at', ctypes.c_size_t), ('prev_tick', ctypes.c_uint64),
+                ('have_tick', ctypes.c_uint32)]
+
+
+def _json_fmt(head: str, fields) -> tuple[_JsonFmt, int]:
+    """One bt_json_fmt of (head, [(JSON key, value index, is_phase, signed)])
+    and the bytes its head, labels and values can take."""
+    f = _JsonFmt()
+    f.head = head.encode()
+    f.nfields = len(fields)
+    size = len(f.head)
+    for k, (key, index, is_phase, sgn) in enumerate(fields):
+        f.label[k] = (',' if k else '').encode() + key.encode() + b':'
+        f.arg[k], f.phase[k], f.sgn[k] = index, is_phase, sgn
+        size += len(f.label[k]) + JSON_VALUE_MAX
+    return f, size
+
+
+def _json_table(instants: dict, slices: dict, phases: dict, t0: int, hz: int, timer):
+    """The struct bt_json, or None when something does not fit jsonout.c."""
+    if (not all(0 <= t < 65536 and len(fl) <= 2 for t, (_, fl) in instants.items())
+            or not all(0 <= b < 65536 and 0 <= e < 65536 for b, e in slices)
+            or not 0 <= t0 < U64_LIMIT or not 0 < hz < U64_LIMIT):
+        return None
+    order = sorted(instants)
+    keys = sorted(slices)
+    made = [_json_fmt(*instants[t]) for t in order] + [_json_fmt(*slices[k]) for k in keys]
+    fmts = (_JsonFmt * max(1, len(made)))(*[f for f, _ in made])
+    index = (ctypes.c_uint16 * 65536)()
+    for k, t in enumerate(order):
+        index[t] = k
+    pairs = (_JsonPair * max(1, len(keys)))(*[_JsonPair(b, e, len(order) + k)
+                                              for k, (b, e) in enumerate(keys)])
+    table = [(k, n.encode()) for k, n in phases.items()]
+    ph = (_Phase * max(1, len(table)))(*[_Phase(k, n) for k, n in table])
+    phase_len = max((len(n) for _, n in table), default=0)
+    row_max = (max((size for _, size in made), default=0) + JSON_FIELDS * phase_len
+               + JSON_EVENT_MAX)
+    ctx = _Json(fmts, index, pairs, len(keys), ph, len(table), t0, hz,
+                JSON_NO_TIMER if timer is None else timer, row_max)
+    ctx.keep = (fmts, index, pairs, ph, table, made)
+    return ctx
+
+
+def _u32_array(values) -> array:
+    """values as a u32 array (given as one, it is used as it is)."""
+    if isinstance(values, array) and values.typecode == 'I':
+        return values
+    return array('I', values)
+
+
+def _json_lib():
+    """The library, with jsonout.h's functions declared."""
+    lib = _load()
+    if lib.bt_json_rows.restype is not ctypes.c_size_t:
+        lib.bt_json_roles.restype = ctypes.c_int
+        lib.bt_json_roles.argtypes = [ctypes.POINTER(_Json), ctypes.POINTER(_JsonCpu),
+                                      ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
+                                      ctypes.c_size_t]
+        lib.bt_json_rows.restype = ctypes.c_size_t
+        lib.bt_json_rows.argtypes = [ctypes.POINTER(_Json), ctypes.POINTER(_JsonCpu),
+                                     ctypes.c_void_p, ctypes.c_size_t]
+    return lib
+
+
+def json_writer(instants: dict, slices: dict, phases: dict, t0: int, hz: int, timer):
+    """A function (records, cpu, slices, unmatched, marks, out) that writes
+    one CPU's records (export_json._cpu_records) to text stream out, or
+    None when something does not fit jsonout.c.
+
+    instants: {type: (head, fields)}, slices: {(BEGIN type, END type):
+    (head, fields)}, fields [(JSON key, value index, is_phase, signed)];
+    phases: {value < 2^53: JSON-quoted name}; timer: the tick's type or
+    None. Per CPU: its records, its number, the flat (BEGIN, END) index
+    pairs of its slices, its unmatched halves' indices, and marks
+    [(position, text)] sorted by position, one text per position."""
+    ctx = _json_table(instants, slices, phases, t0, hz, timer)
+    if ctx is None:
+        return None
+    lib = _json_lib()
+    ref = ctypes.byref(ctx)
+
+    def write(records: bytes, cpu: int, pairs, unmatched, marks, out):
+        n = len(records) // RECORD_SIZE
+        texts = [(at, t.encode()) for at, t in marks]
+        arr = (_JsonMark * max(1, len(texts)))(*[_JsonMark(at, t) for at, t in texts])
+        role = (ctypes.c_uint32 * max(1, n))()
+        c = _JsonCpu(ctypes.cast(ctypes.c_char_p(records), ctypes.c_void_p), n, role, arr,
+                     len(texts), cpu, 0, 0, 0, 0)
+        pairs, unmatched = _u32_array(pairs), _u32_array(unmatched)
+        if lib.bt_json_roles(ref, ctypes.byref(c), pairs.buffer_info()[0], len(pairs) // 2,
+                             unmatched.buffer_info()[0], len(unmatched)) != 0:
+            raise ValueError(f'CPU {cpu}: a slice or unmatched half the JSON table cannot show')
+        # An event's records take row_max bytes, and its marker's text
+        # beyond that: room bt_json_rows is not told about.
+        cap = CSV_CHUNK + ctx.row_max
+        buf = ctypes.create_string_buffer(cap + max((len(t) for _, t in texts), default=0))
+        cref = ctypes.byref(c)
+        while True:
+            size = lib.bt_json_rows(ref, cref, buf, cap)
+            out.write(ctypes.string_at(buf, size).decode('ascii'))
+            if c.at == n and c.mark_at == len(texts):
+                return
+    return write
