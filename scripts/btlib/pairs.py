@@ -12,9 +12,20 @@ running at dump time) are reported as unmatched rather than drawn as
 overlapping slices.  This is the kernel's rule too (the `s` summary,
 src/trace/pairing.c; docs/dump-format.md, "BEGIN/END pairs"), so both
 count the same pairs in the same rings.
+
+With the compiled decoder (btlib.fastdecode) the rule runs in C, the
+kernel's own src/trace/pairing.c through src/host/pairs.c:
+match_records() pairs a CPU's packed records there, and match_cpu() does
+when it is given records instead of Event objects. BT_PURE_PYTHON=1 (or
+no library) runs the Python rule below, with the same results.
 """
 
+import ctypes
+import weakref
 from dataclasses import dataclass
+
+from . import fastdecode
+from .model import RECORD_SIZE, events_of
 
 # Deeper than any real nesting (an IRQ inside work inside a dump): past it
 # the oldest open BEGIN is given up as unmatched, so a ring full of
@@ -37,10 +48,13 @@ class Slice:
 
 
 def match_cpu(tl, events):
-    """(slices, unmatched) for one CPU's ring (oldest first).
+    """(slices, unmatched) for one CPU's ring (oldest first): Event
+    objects, or its packed records (bytes, as CpuInfo.records).
 
     slices are in BEGIN order (parents before their children); unmatched
     lists the BEGIN/END events left without a partner, in ring order."""
+    if isinstance(events, (bytes, bytearray, memoryview)):
+        return _match_packed(tl, events)
     role = roles(tl)
     stack = []               # (pair key, a0, index, event)
     slices, unmatched = [], []
@@ -99,6 +113,84 @@ def _find_open(stack, base, a0):
         if stack[k][0] == base and stack[k][1] == a0:
             return k
     return None
+
+
+def _match_packed(tl, records):
+    """match_cpu() of packed records: Events only for the paired halves."""
+    found = match_records(tl, records)
+    if found is None:
+        return match_cpu(tl, events_of(records))
+    pairs, unmatched = found
+    used = sorted({i for pair in pairs for i in pair} | set(unmatched))
+    mv = memoryview(records)
+    ev = dict(zip(used, events_of(b''.join(mv[i * RECORD_SIZE:(i + 1) * RECORD_SIZE]
+                                           for i in used))))
+    slices = [Slice(ev[b].cpu, tl.views[ev[b].type].base, ev[b], ev[e], b) for b, e in pairs]
+    return slices, [ev[i] for i in unmatched]
+
+
+# ---- the compiled rule (src/host/pairs.c) --------------------------------------
+
+class _Role(ctypes.Structure):                  # trace/pairing.h struct pairing_role
+    _fields_ = [('key', ctypes.c_uint32), ('kind', ctypes.c_uint8)]
+
+
+KIND_CODE = {'instant': 0, 'begin': 1, 'end': 2}    # enum trace_kind
+TYPE_LIMIT = 1 << 16                                # a record's type is a u16
+MAX_EVENTS = 0xFFFFFFF0                             # pairs.h BT_PAIR_MAX_EVENTS
+
+_lib = None
+_tables = weakref.WeakKeyDictionary()           # Timeline -> its role table
+
+
+def _load():
+    """libbtdecode.so with bt_pair_cpu's signature, or None."""
+    global _lib
+    if not fastdecode.available():             # (checked each time: tests switch it off)
+        return None
+    if _lib is None:
+        lib = ctypes.CDLL(fastdecode.LIB_PATH)
+        u32p = ctypes.POINTER(ctypes.c_uint32)
+        lib.bt_pair_cpu.restype = ctypes.c_size_t
+        lib.bt_pair_cpu.argtypes = [ctypes.POINTER(_Role), ctypes.c_uint32, ctypes.c_char_p,
+                                    ctypes.c_size_t, u32p, u32p, u32p,
+                                    ctypes.POINTER(ctypes.c_size_t)]
+        _lib = lib
+    return _lib
+
+
+def role_table(tl):
+    """roles(tl) as the C table (struct pairing_role by type id): each pair
+    key (a BEGIN's id, or a base name for old dumps) becomes a number."""
+    table = _tables.get(tl)
+    if table is None:
+        role = {t: r for t, r in roles(tl).items() if 0 <= t < TYPE_LIMIT and r[0] != 'instant'}
+        keys = {}
+        n = max(role, default=-1) + 1
+        table = (_Role * max(1, n))()
+        for t, (kind, key) in role.items():
+            code = keys.setdefault(key, len(keys))
+            table[t].key, table[t].kind = code, KIND_CODE[kind]
+        table = _tables[tl] = (table, n)
+    return table
+
+
+def match_records(tl, records):
+    """(slices, unmatched) of one CPU's packed records (ring order) by the
+    compiled rule: slices as (begin index, end index) in BEGIN order,
+    unmatched as indices in ring order; None without the compiled core."""
+    lib = _load()
+    n = len(records) // RECORD_SIZE
+    if lib is None or n > MAX_EVENTS:
+        return None
+    table, ntypes = role_table(tl)
+    half = n // 2
+    begins, ends = (ctypes.c_uint32 * max(1, half))(), (ctypes.c_uint32 * max(1, half))()
+    unmatched = (ctypes.c_uint32 * max(1, n))()
+    nu = ctypes.c_size_t()
+    ns = lib.bt_pair_cpu(table, ntypes, bytes(records), n, begins, ends, unmatched,
+                         ctypes.byref(nu))
+    return list(zip(begins[:ns], ends[:ns])), unmatched[:nu.value]
 
 
 def match_all(tl):

@@ -9,6 +9,7 @@
 #include "perf/stats.h"
 #include "uptime.h"
 #include "trace/pairing.h"
+#include "trace/schema.h"
 #include "trace/snapshot.h"
 #include "trace/trace.h"
 
@@ -24,13 +25,13 @@ static struct pairing pairing;
 static void scan(struct ring_snap *s)
 {
     struct trace_event ev;
-    uint64_t seq, ticks;
-    uint16_t begin;
-    pairing_reset(&pairing);
-    while (ring_snap_next(s, &ev, &seq)) {
+    struct pairing_open begin;
+    uint64_t seq;
+    pairing_init(&pairing, trace_pair_roles, trace_pair_roles_count, NULL, NULL);
+    for (uint32_t i = 0; ring_snap_next(s, &ev, &seq); i++) {
         per_type[ev.type < MAX_TYPES ? ev.type : 0]++;
-        if (pairing_feed(&pairing, &ev, &begin, &ticks) && begin < MAX_TYPES)
-            minmax_add(&pair[begin], ticks);
+        if (pairing_feed(&pairing, &ev, i, &begin) && begin.type < MAX_TYPES)
+            minmax_add(&pair[begin.type], ev.tsc - begin.tsc);
     }
 }
 

@@ -31,6 +31,13 @@ uint16_t trace_pair_of(uint16_t type)
     return 0;
 }
 
+const struct pairing_role trace_pair_roles[] = {
+#define TRACE_PAIR(b, e) [TRACE_EV_##b] = { TRACE_EV_##b, TRACE_KIND_BEGIN }, \
+                         [TRACE_EV_##e] = { TRACE_EV_##b, TRACE_KIND_END },
+#include "trace/events.def"
+};
+const uint32_t trace_pair_roles_count = sizeof trace_pair_roles / sizeof trace_pair_roles[0];
+
 const struct workload_decl workload_decl[WORKLOAD_COUNT] = {
 #define WORKLOAD(id, ENUM, name, key, results, desc) { id, key, #name, results, desc },
 #include "trace/workloads.def"

@@ -5,9 +5,16 @@
 #ifndef TRACE_SCHEMA_H
 #define TRACE_SCHEMA_H
 #include <stdint.h>
+#include "trace/pairing.h"
 
 /* The partner of a BEGIN or END event type (its TRACE_PAIR), else 0. */
 uint16_t trace_pair_of(uint16_t type);
+
+/* The pairing roles (trace/pairing.h) of events.def's types, by type id:
+ * each TRACE_PAIR's BEGIN and END, keyed by the BEGIN's id; every other
+ * type is an instant. */
+extern const struct pairing_role trace_pair_roles[];
+extern const uint32_t trace_pair_roles_count;
 
 /* a0 of WORKLOAD_BEGIN/END: WL_HWLAT = 1, ... */
 enum workload_id {

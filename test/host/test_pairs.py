@@ -1,21 +1,30 @@
 """btlib.pairs: BEGIN/END partners from the dump's pair= and the one
 nesting rule the kernel's `s` summary uses too (docs/dump-format.md,
 "BEGIN/END pairs"); test_workloads.Schema compares both on a real dump.
+The rule runs in Python and in C (the kernel's src/trace/pairing.c in
+libbtdecode.so): NativeRule compares the two on fixtures, gen_dump dumps,
+damaged logs and adversarial orders.
 
 Run from the repository root:
     /usr/bin/python3 -m unittest discover -s test/host -t . -p 'test_pairs.py'
 """
 
+import random
+import subprocess
 import sys
 import unittest
 from pathlib import Path
+from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
+sys.path.insert(0, str(ROOT / 'test' / 'host'))
 
+from btlib import dumpfmt, fastdecode                     # noqa: E402
 from btlib.model import CpuInfo, Dump, Event, EventType   # noqa: E402
-from btlib.pairs import match_cpu                         # noqa: E402
+from btlib.pairs import MAX_DEPTH, match_cpu, match_records   # noqa: E402
 from btlib.timeline import Timeline                       # noqa: E402
+from test_decode_support import generate                  # noqa: E402
 
 WB, WE, TB, TE, ODD_B, ODD_E = 16, 17, 3, 4, 40, 41
 
@@ -42,6 +51,18 @@ def durations(tl):
     return sorted((s.name, s.ticks) for s in slices), [(e.tsc, e.type) for e in unmatched]
 
 
+def python_rule(tl, events):
+    """match_cpu's answer in pure Python, as match_records' indices."""
+    with mock.patch.object(fastdecode, '_load', lambda: None):
+        slices, unmatched = match_cpu(tl, events)
+    at = {id(e): i for i, e in enumerate(events)}
+    return [(at[id(s.begin)], at[id(s.end)]) for s in slices], [at[id(e)] for e in unmatched]
+
+
+def records_of(events):
+    return b''.join(e.raw() for e in events)
+
+
 class Pairs(unittest.TestCase):
     def test_nested_begins_of_one_pair_and_a0_both_count(self):
         # CPU 0 of a workload run: the run's BEGIN, then its own part's BEGIN
@@ -64,6 +85,89 @@ class Pairs(unittest.TestCase):
     def test_end_before_its_begin_is_no_duration(self):
         tl = timeline([(10, WB, 5), (5, WE, 5)])
         self.assertEqual(durations(tl), ([], [(10, WB), (5, WE)]))
+
+
+class NativeRule(unittest.TestCase):
+    """match_records (C, the kernel's pairing.c) against match_cpu in
+    Python: the same slices and the same unmatched halves."""
+
+    @classmethod
+    def setUpClass(cls):
+        subprocess.run(['make', '-s', '-C', str(ROOT), 'build/host/libbtdecode.so'],
+                       capture_output=True, timeout=300)
+        if not fastdecode.available():
+            raise AssertionError(f'{fastdecode.LIB_PATH} did not build or load: '
+                                 'the compiled pairing must be tested')
+
+    def same(self, tl, events, label=''):
+        want = python_rule(tl, events)
+        got = match_records(tl, records_of(events))
+        self.assertIsNotNone(got, 'the compiled rule was not used')
+        self.assertEqual((got[0], list(got[1])), want, label)
+        # match_cpu given records takes the compiled path: the same Events
+        slices, unmatched = match_cpu(tl, records_of(events))
+        self.assertEqual([(s.order, s.name, s.begin, s.end) for s in slices],
+                         [(b, tl.views[events[b].type].base, events[b], events[e])
+                          for b, e in want[0]], label)
+        self.assertEqual(unmatched, [events[i] for i in want[1]], label)
+        return want
+
+    def test_the_cases_above(self):
+        for evs in ([(10, WB, 5), (20, WB, 5), (25, TB, 1), (26, TE, 1), (30, WE, 5), (50, WE, 5)],
+                    [(10, WB, 5), (20, TB, 1), (30, WE, 5), (40, TE, 1)],
+                    [(10, ODD_B, 0), (15, ODD_E, 0)], [(10, WB, 5), (5, WE, 5)], []):
+            for with_pairs in (True, False):
+                tl = timeline(evs, with_pairs)
+                self.same(tl, tl.dump.cpus[0].events, f'{evs} {with_pairs}')
+
+    def test_depth_overflow_end_before_begin_and_orphans(self):
+        deep = [(1, WB, 9)] + [(1 + i, TB, i) for i in range(1, MAX_DEPTH + 3)]
+        cases = [deep + [(1000, WE, 9)], deep + [(1000, TE, 1)], deep + [(1000, TE, 3)],
+                 deep + [(1000, TE, MAX_DEPTH + 2)] * 3,
+                 [(10, WB, 5), (9, WE, 5), (8, WE, 5), (20, WB, 5), (20, WE, 5)],
+                 [(5, TE, 1), (6, WE, 2), (7, TB, 1), (8, TB, 1), (9, WE, 1), (10, TE, 1)]]
+        for evs in cases:
+            tl = timeline(evs)
+            want = self.same(tl, tl.dump.cpus[0].events, str(evs[-3:]))
+            self.assertTrue(want[1] or not want[0])
+        tl = timeline(deep + [(1000, TE, 3)])
+        slices, unmatched = match_records(tl, records_of(tl.dump.cpus[0].events))
+        self.assertEqual(slices, [(3, MAX_DEPTH + 3)])
+        self.assertEqual(list(unmatched), [0, 1, 2] + list(range(4, MAX_DEPTH + 3)))
+
+    def test_random_orders(self):
+        rnd = random.Random(12)
+        kinds = [WB, WE, TB, TE, ODD_B, ODD_E, 1, 99]      # 1, 99: not in the table
+        for n in range(400):
+            evs = [(rnd.randrange(0, 1 << 64 if n % 7 == 0 else 60), rnd.choice(kinds),
+                    rnd.randrange(3) if n % 5 else rnd.randrange(1 << 64))
+                   for _ in range(rnd.randrange(0, 200 if n % 10 else 3000))]
+            for with_pairs in (True, False):
+                tl = timeline(evs, with_pairs)
+                self.same(tl, tl.dump.cpus[0].events, f'case {n} {with_pairs}')
+
+    def test_dumps(self):
+        logs = [p.read_bytes() for p in sorted((ROOT / 'test' / 'fixtures').glob('*.log'))]
+        logs += [generate('cpus=3', 'events=5000', 'cap=4096', 'seed=3')[0],
+                 generate('cpus=2', 'events=900', 'cap=512', 'workload=mixed', 'seed=8')[0]]
+        rnd = random.Random(7)
+        for log in logs[-2:]:
+            start, end = log.index(b'DUMP BEGIN'), log.index(b'DUMP END')
+            for _ in range(10):                  # damaged lines: events go missing
+                bad = bytearray(log)
+                for _ in range(rnd.randrange(1, 8)):
+                    at = rnd.randrange(start, end)
+                    if bad[at] != 0x0A:
+                        bad[at] ^= 1 << rnd.randrange(7)
+                logs.append(bytes(bad))
+        halves = 0
+        for i, log in enumerate(logs):
+            for d in dumpfmt.parse_log(log):
+                tl = Timeline(d)
+                for c in d.cpus:
+                    s, u = self.same(tl, c.events, f'log {i} dump {d.index} cpu {c.cpu}')
+                    halves += len(s) + len(u)
+        self.assertGreater(halves, 1000)
 
 
 if __name__ == '__main__':

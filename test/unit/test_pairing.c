@@ -1,31 +1,60 @@
-/* test_pairing.c — the kernel's BEGIN/END nesting rule (trace/pairing.h),
- * on the cases test/host/test_pairs.py gives the host's pairs.py. */
+/* test_pairing.c — the one BEGIN/END nesting rule (trace/pairing.h), with
+ * the kernel's roles (events.def) and with a table as the host builds one
+ * from a dump; the cases test/host/test_pairs.py gives btlib.pairs too. */
 #include "check.h"
 #include "trace/pairing.h"
 #include "trace/schema.h"
 #include "trace/trace.h"
 
 enum { WB = TRACE_EV_WORKLOAD_BEGIN, WE = TRACE_EV_WORKLOAD_END,
-       TB = TRACE_EV_IRQ_TIMER_BEGIN, TE = TRACE_EV_IRQ_TIMER_END };
+       TB = TRACE_EV_IRQ_TIMER_BEGIN, TE = TRACE_EV_IRQ_TIMER_END,
+       HK = TRACE_EV_HOTKEY };
+
+#define MAX_EVS (PAIRING_DEPTH + 8)
 
 struct ev { uint64_t tsc; uint16_t type; uint64_t a0; };
-struct got { unsigned n; uint16_t begin[8]; uint64_t ticks[8]; };
+/* What feeding gave: slices in the order they closed, and each event's
+ * given-up mark. */
+struct got {
+    unsigned n;
+    uint16_t begin[8];
+    uint32_t at[8];              /* the BEGIN's index */
+    uint64_t ticks[8];
+    unsigned n_given_up;
+    uint8_t given_up[MAX_EVS];
+};
+
+static void note_given_up(void *ctx, uint32_t index)
+{
+    struct got *g = ctx;
+    g->n_given_up++;
+    if (index < MAX_EVS)
+        g->given_up[index]++;
+}
+
+static struct got feed_with(const struct pairing_role *roles, uint32_t nroles,
+                            const struct ev *evs, unsigned n)
+{
+    static struct pairing p;
+    static struct got g;
+    g = (struct got){ 0 };
+    pairing_init(&p, roles, nroles, note_given_up, &g);
+    for (unsigned i = 0; i < n; i++) {
+        struct trace_event e = { .tsc = evs[i].tsc, .type = evs[i].type, .a0 = evs[i].a0 };
+        struct pairing_open b;
+        if (pairing_feed(&p, &e, i, &b) && g.n < 8) {
+            g.begin[g.n] = b.type;
+            g.at[g.n] = b.index;
+            g.ticks[g.n++] = e.tsc - b.tsc;
+        }
+    }
+    pairing_reset(&p);                      /* gives up what is still open */
+    return g;
+}
 
 static struct got feed(const struct ev *evs, unsigned n)
 {
-    static struct pairing p;
-    struct got g = { 0 };
-    pairing_reset(&p);
-    for (unsigned i = 0; i < n; i++) {
-        struct trace_event e = { .tsc = evs[i].tsc, .type = evs[i].type, .a0 = evs[i].a0 };
-        uint16_t begin;
-        uint64_t ticks;
-        if (pairing_feed(&p, &e, &begin, &ticks) && g.n < 8) {
-            g.begin[g.n] = begin;
-            g.ticks[g.n++] = ticks;
-        }
-    }
-    return g;
+    return feed_with(trace_pair_roles, trace_pair_roles_count, evs, n);
 }
 
 #define FEED(...) ({ static const struct ev evs_[] = { __VA_ARGS__ }; \
@@ -35,7 +64,12 @@ static void partners(void)
 {
     CHECK_EQ(trace_pair_of(WB), WE);
     CHECK_EQ(trace_pair_of(WE), WB);
-    CHECK_EQ(trace_pair_of(TRACE_EV_HOTKEY), 0);
+    CHECK_EQ(trace_pair_of(HK), 0);
+    CHECK_EQ(trace_pair_roles[WB].kind, TRACE_KIND_BEGIN);
+    CHECK_EQ(trace_pair_roles[WE].kind, TRACE_KIND_END);
+    CHECK_EQ(trace_pair_roles[WB].key, trace_pair_roles[WE].key);
+    CHECK(trace_pair_roles[TB].key != trace_pair_roles[WB].key);
+    CHECK(HK >= trace_pair_roles_count || trace_pair_roles[HK].kind == TRACE_KIND_INSTANT);
 }
 
 /* CPU 0 of a workload run: the run's BEGIN, then its own part's (same a0). */
@@ -47,8 +81,11 @@ static void nested_begins_of_one_pair_both_count(void)
     CHECK_EQ(g.begin[0], TB);
     CHECK_EQ(g.ticks[0], 1);
     CHECK_EQ(g.begin[1], WB);
+    CHECK_EQ(g.at[1], 1);                   /* the inner one closes first */
     CHECK_EQ(g.ticks[1], 10);
+    CHECK_EQ(g.at[2], 0);
     CHECK_EQ(g.ticks[2], 40);
+    CHECK_EQ(g.n_given_up, 0);
 }
 
 static void an_end_gives_up_the_begins_above_its_own(void)
@@ -57,6 +94,9 @@ static void an_end_gives_up_the_begins_above_its_own(void)
     CHECK_EQ(g.n, 1);
     CHECK_EQ(g.begin[0], WB);
     CHECK_EQ(g.ticks[0], 20);
+    CHECK_EQ(g.n_given_up, 2);              /* TB above it, then TE with nothing open */
+    CHECK_EQ(g.given_up[1], 1);
+    CHECK_EQ(g.given_up[3], 1);
 }
 
 static void a0_must_match(void)
@@ -64,12 +104,26 @@ static void a0_must_match(void)
     struct got g = FEED({ 10, WB, 5 }, { 20, WE, 6 }, { 30, WE, 5 });
     CHECK_EQ(g.n, 1);
     CHECK_EQ(g.ticks[0], 20);
+    CHECK_EQ(g.n_given_up, 1);
+    CHECK_EQ(g.given_up[1], 1);
 }
 
-static void end_before_its_begin_is_no_duration(void)
+static void end_before_its_begin_gives_up_both(void)
 {
     struct got g = FEED({ 10, WB, 5 }, { 5, WE, 5 }, { 20, WE, 5 });
     CHECK_EQ(g.n, 0);
+    CHECK_EQ(g.n_given_up, 3);
+    CHECK_EQ(g.given_up[0] + g.given_up[1] + g.given_up[2], 3);
+}
+
+static void open_begins_are_given_up_at_the_end(void)
+{
+    struct got g = FEED({ 10, WB, 5 }, { 11, HK, 0 }, { 12, TB, 1 });
+    CHECK_EQ(g.n, 0);
+    CHECK_EQ(g.n_given_up, 2);
+    CHECK_EQ(g.given_up[0], 1);
+    CHECK_EQ(g.given_up[1], 0);             /* an instant is never a half */
+    CHECK_EQ(g.given_up[2], 1);
 }
 
 static void the_oldest_open_begin_is_given_up_past_the_depth(void)
@@ -79,11 +133,34 @@ static void the_oldest_open_begin_is_given_up_past_the_depth(void)
     for (unsigned i = 1; i <= PAIRING_DEPTH; i++)
         evs[i] = (struct ev){ 1 + i, TB, i };
     evs[PAIRING_DEPTH + 1] = (struct ev){ 1000, WE, 9 };
-    CHECK_EQ(feed(evs, PAIRING_DEPTH + 2).n, 0);
-    evs[PAIRING_DEPTH + 1] = (struct ev){ 1000, TE, 1 };   /* the next-oldest stays */
     struct got g = feed(evs, PAIRING_DEPTH + 2);
+    CHECK_EQ(g.n, 0);
+    CHECK_EQ(g.given_up[0], 1);             /* pushed out, so the END finds nothing */
+    CHECK_EQ(g.n_given_up, PAIRING_DEPTH + 2);
+    evs[PAIRING_DEPTH + 1] = (struct ev){ 1000, TE, 1 };   /* the next-oldest stays */
+    g = feed(evs, PAIRING_DEPTH + 2);
     CHECK_EQ(g.n, 1);
+    CHECK_EQ(g.at[0], 1);
     CHECK_EQ(g.ticks[0], 1000 - 2);
+    CHECK_EQ(g.n_given_up, PAIRING_DEPTH);  /* WB, and the 63 TBs above the closed one */
+}
+
+/* The host's table: partners are whatever has one key, names aside;
+ * types past the table are instants. */
+static void partners_come_from_the_callers_table(void)
+{
+    static const struct pairing_role roles[] = {
+        [1] = { 7, TRACE_KIND_BEGIN }, [2] = { 7, TRACE_KIND_END },
+        [3] = { 8, TRACE_KIND_BEGIN }, [4] = { 9, TRACE_KIND_END },
+    };
+    static const struct ev evs[] = { { 10, 1, 0 }, { 11, 3, 0 }, { 12, 4, 0 }, { 13, 9, 0 },
+                                     { 15, 2, 0 } };
+    struct got g = feed_with(roles, 5, evs, 5);
+    CHECK_EQ(g.n, 1);
+    CHECK_EQ(g.at[0], 0);
+    CHECK_EQ(g.ticks[0], 5);
+    CHECK_EQ(g.n_given_up, 2);              /* 3 (above the closed one), 4 (no key 9) */
+    CHECK_EQ(g.given_up[1] + g.given_up[2], 2);
 }
 
 int main(void)
@@ -92,7 +169,9 @@ int main(void)
     nested_begins_of_one_pair_both_count();
     an_end_gives_up_the_begins_above_its_own();
     a0_must_match();
-    end_before_its_begin_is_no_duration();
+    end_before_its_begin_gives_up_both();
+    open_begins_are_given_up_at_the_end();
     the_oldest_open_begin_is_given_up_past_the_depth();
+    partners_come_from_the_callers_table();
     return check_summary("test_pairing");
 }
