@@ -24,7 +24,7 @@ from . import fastdecode
 from .argfmt import JS_EXACT, make_formatter
 from .losses import hole_causes
 from .model import RECORD_SIZE, Event
-from .pairs import match_cpu, roles
+from .pairs import match_cpu, role_table, roles
 from .timeline import LOST_NAME, NS_PER_S, TIMER_EVENT, us_text
 
 PID = 0
@@ -165,16 +165,8 @@ def _native_writer(w, tl, timer_id):
     slices = {(b, e): (w.slice_head(b), _c_fields(*w.slice_fields(b, e)))
               for begins, ends in halves.values() for b in begins for e in ends}
     phases = {k: json.dumps(n) for k, n in tl.phases.items() if 0 <= k < JS_EXACT}
-    return fastdecode.json_writer(instants, slices, phases, tl.t0, tl.hz, timer_id)
-
-
-def _pairing(tl, cpu):
-    """(flat [BEGIN, END, ...] indices of cpu's slices, unmatched indices)."""
-    events = cpu.events
-    slices, unmatched = match_cpu(tl, events)
-    index = {id(e): i for i, e in enumerate(events)}
-    return ([k for s in slices for k in (s.order, index[id(s.end)])],
-            [index[id(e)] for e in unmatched])
+    return fastdecode.json_writer(instants, slices, phases, tl.t0, tl.hz, timer_id,
+                                  role_table(tl))
 
 
 def _lost_marks(w, cpu, records):
@@ -196,9 +188,7 @@ def _native_cpu(w, tl, write, cpu, out):
     records = cpu.packed()
     if records is None:           # a dump built from Event objects
         records = b''.join(e.raw() for e in cpu.events)
-    slices, unmatched = _pairing(tl, cpu)
-    write(records, cpu.cpu, slices, unmatched, _lost_marks(w, cpu, records), out)
-    return len(unmatched)
+    return write(records, cpu.cpu, _lost_marks(w, cpu, records), out)
 
 
 def write_json(tl, out, native=True):

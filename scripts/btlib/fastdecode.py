@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-from array import array
 from operator import sub
 
 from .model import RECORD_SIZE, events_of     # noqa: F401 (events_of: for callers)
@@ -387,63 +386,54 @@ def _json_table(instants: dict, slices: dict, phases: dict, t0: int, hz: int, ti
     return ctx
 
 
-def _u32_array(values) -> array:
-    """values as a u32 array (given as one, it is used as it is)."""
-    if isinstance(values, array) and values.typecode == 'I':
-        return values
-    return array('I', values)
-
-
 def _json_lib():
     """The library, with jsonout.h's functions declared."""
     lib = _load()
     if lib.bt_json_rows.restype is not ctypes.c_size_t:
-        lib.bt_json_roles.restype = ctypes.c_int
-        lib.bt_json_roles.argtypes = [ctypes.POINTER(_Json), ctypes.POINTER(_JsonCpu),
-                                      ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
-                                      ctypes.c_size_t]
+        lib.bt_json_pair.restype = ctypes.c_long
+        lib.bt_json_pair.argtypes = [ctypes.POINTER(_Json), ctypes.POINTER(_JsonCpu),
+                                     ctypes.c_void_p, ctypes.c_uint32]
         lib.bt_json_rows.restype = ctypes.c_size_t
         lib.bt_json_rows.argtypes = [ctypes.POINTER(_Json), ctypes.POINTER(_JsonCpu),
                                      ctypes.c_void_p, ctypes.c_size_t]
     return lib
 
 
-def json_writer(instants: dict, slices: dict, phases: dict, t0: int, hz: int, timer):
-    """A function (records, cpu, slices, unmatched, marks, out) that writes
-    one CPU's records (export_json._cpu_records) to text stream out, or
-    None when something does not fit jsonout.c.
+def json_writer(instants: dict, slices: dict, phases: dict, t0: int, hz: int, timer, roles):
+    """A function (records, cpu, marks, out) that writes one CPU's records
+    (export_json._cpu_records) to text stream out and returns its unmatched
+    count, or None when something does not fit jsonout.c.
 
     instants: {type: (head, fields)}, slices: {(BEGIN type, END type):
     (head, fields)}, fields [(JSON key, value index, is_phase, signed)];
     phases: {value < 2^53: JSON-quoted name}; timer: the tick's type or
-    None. Per CPU: its records, its number, the flat (BEGIN, END) index
-    pairs of its slices, its unmatched halves' indices, and marks
-    [(position, text)] sorted by position, one text per position."""
+    None; roles: pairs.role_table()'s (table, its length). Per CPU: its
+    records, its number and marks [(position, text)] sorted by position,
+    one text per position."""
     ctx = _json_table(instants, slices, phases, t0, hz, timer)
     if ctx is None:
         return None
     lib = _json_lib()
     ref = ctypes.byref(ctx)
 
-    def write(records: bytes, cpu: int, pairs, unmatched, marks, out):
+    def write(records: bytes, cpu: int, marks, out) -> int:
         n = len(records) // RECORD_SIZE
         texts = [(at, t.encode()) for at, t in marks]
         arr = (_JsonMark * max(1, len(texts)))(*[_JsonMark(at, t) for at, t in texts])
         role = (ctypes.c_uint32 * max(1, n))()
         c = _JsonCpu(ctypes.cast(ctypes.c_char_p(records), ctypes.c_void_p), n, role, arr,
                      len(texts), cpu, 0, 0, 0, 0)
-        pairs, unmatched = _u32_array(pairs), _u32_array(unmatched)
-        if lib.bt_json_roles(ref, ctypes.byref(c), pairs.buffer_info()[0], len(pairs) // 2,
-                             unmatched.buffer_info()[0], len(unmatched)) != 0:
-            raise ValueError(f'CPU {cpu}: a slice or unmatched half the JSON table cannot show')
+        cref = ctypes.byref(c)
+        unmatched = lib.bt_json_pair(ref, cref, *roles)
+        if unmatched < 0:
+            raise ValueError(f'CPU {cpu}: its events cannot be paired for the JSON export')
         # An event's records take row_max bytes, and its marker's text
         # beyond that: room bt_json_rows is not told about.
         cap = CSV_CHUNK + ctx.row_max
         buf = ctypes.create_string_buffer(cap + max((len(t) for _, t in texts), default=0))
-        cref = ctypes.byref(c)
         while True:
             size = lib.bt_json_rows(ref, cref, buf, cap)
             out.write(ctypes.string_at(buf, size).decode('ascii'))
             if c.at == n and c.mark_at == len(texts):
-                return
+                return unmatched
     return write

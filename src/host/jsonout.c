@@ -1,7 +1,9 @@
 /* jsonout.c — Chrome Trace Event JSON records from records (jsonout.h). */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "host/jsonout.h"
+#include "host/pairs.h"
 #include "host/putnum.h"
 
 #define ROLE_INSTANT   0xffffffffu      /* not a half of a slice */
@@ -28,25 +30,43 @@ static const struct bt_json_pair *pair_of(const struct bt_json *j, uint32_t b, u
     return NULL;
 }
 
-int bt_json_roles(const struct bt_json *j, struct bt_json_cpu *c, const uint32_t *slices,
-                  size_t nslices, const uint32_t *unmatched, size_t nunmatched)
+/* c->role from the pairing's slices and unmatched halves; false when a
+ * slice's (BEGIN type, END type) has no format. */
+static bool set_roles(const struct bt_json *j, struct bt_json_cpu *c, const uint32_t *begins,
+                      const uint32_t *ends, size_t nslices, const uint32_t *unmatched,
+                      size_t nunmatched)
 {
     for (size_t i = 0; i < c->n; i++)
         c->role[i] = ROLE_INSTANT;
     for (size_t k = 0; k < nslices; k++) {
-        uint32_t b = slices[2 * k], e = slices[2 * k + 1];
-        if (b >= c->n || e >= c->n || b >= ROLE_UNMATCHED ||
-            !pair_of(j, c->ev[b].type, c->ev[e].type))
-            return -1;
-        c->role[b] = e;
-        c->role[e] = ROLE_END;
+        if (!pair_of(j, c->ev[begins[k]].type, c->ev[ends[k]].type))
+            return false;
+        c->role[begins[k]] = ends[k];
+        c->role[ends[k]] = ROLE_END;
     }
-    for (size_t k = 0; k < nunmatched; k++) {
-        if (unmatched[k] >= c->n)
-            return -1;
+    for (size_t k = 0; k < nunmatched; k++)
         c->role[unmatched[k]] = ROLE_UNMATCHED;
+    return true;
+}
+
+long bt_json_pair(const struct bt_json *j, struct bt_json_cpu *c,
+                  const struct pairing_role *roles, uint32_t nroles)
+{
+    if (c->n > BT_PAIR_MAX_EVENTS)
+        return -1;
+    size_t half = c->n / 2 + 1, nu = 0;
+    uint32_t *begins = malloc(half * sizeof *begins), *ends = malloc(half * sizeof *ends);
+    uint32_t *unmatched = malloc((c->n + 1) * sizeof *unmatched);
+    long out = -1;
+    if (begins && ends && unmatched) {
+        size_t ns = bt_pair_cpu(roles, nroles, c->ev, c->n, begins, ends, unmatched, &nu);
+        if (set_roles(j, c, begins, ends, ns, unmatched, nu))
+            out = (long)nu;
     }
-    return 0;
+    free(begins);
+    free(ends);
+    free(unmatched);
+    return out;
 }
 
 static const char *phase_name(const struct bt_json *j, uint64_t v)

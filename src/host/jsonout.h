@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "host/csvout.h"
+#include "trace/pairing.h"
 #include "trace/event.h"
 
 #define BT_JSON_FIELDS 4
@@ -65,7 +66,7 @@ struct bt_json {
 struct bt_json_cpu {
     const struct trace_event *ev;
     size_t   n;
-    uint32_t *role;                         /* [n], filled by bt_json_roles() */
+    uint32_t *role;                         /* [n], filled by bt_json_pair() */
     const struct bt_json_mark *marks;
     size_t   nmarks;
     uint64_t cpu;                           /* the CPU's number (the counter's name) */
@@ -74,12 +75,12 @@ struct bt_json_cpu {
     uint32_t have_tick;                     /* start at 0 */
 };
 
-/* Fills c->role from the pairing of c's events: slices[2k], slices[2k+1]
- * are the BEGIN and END indices of slice k, unmatched[] the halves left
- * without a partner. Returns 0, or -1 when an index is out of range or a
- * slice's (BEGIN type, END type) has no format. */
-int bt_json_roles(const struct bt_json *j, struct bt_json_cpu *c, const uint32_t *slices,
-                  size_t nslices, const uint32_t *unmatched, size_t nunmatched);
+/* Pairs c's events (host/pairs.h bt_pair_cpu, with roles[0..nroles))
+ * and fills c->role: which are slices, their ENDs, unmatched halves.
+ * Returns the unmatched count, or -1 when memory runs out, c has too many
+ * events or a slice's (BEGIN type, END type) has no format. */
+long bt_json_pair(const struct bt_json *j, struct bt_json_cpu *c,
+                  const struct pairing_role *roles, uint32_t nroles);
 
 /* Formats c's records from c->at into out[0..cap) until fewer than
  * j->row_max bytes are left or the events are done; returns the bytes
