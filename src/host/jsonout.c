@@ -184,13 +184,39 @@ static char *slice(const struct bt_json *j, const struct trace_event *b,
     return p;
 }
 
-/* Python's hz / ticks, a correctly rounded double when both are exact
- * doubles (then one IEEE division is); else as near as long double gets. */
+static unsigned bit_length(unsigned __int128 v)
+{
+    uint64_t hi = (uint64_t)(v >> 64), lo = (uint64_t)v;
+    return hi ? 128u - (unsigned)__builtin_clzll(hi) : lo ? 64u - (unsigned)__builtin_clzll(lo) : 0;
+}
+
+/* Python's hz / ticks: the double nearest the exact quotient, ties to
+ * even. One IEEE division is that when both are exact doubles; else the
+ * quotient q = floor(hz * 2^64 / ticks) and its remainder are rounded to
+ * 53 bits by hand. Quotients below 2^-11 print as 0.000 whatever their
+ * double: 0 stands for them. */
 static double rate(uint64_t hz, uint64_t ticks)
 {
     if (hz <= DOUBLE_EXACT && ticks <= DOUBLE_EXACT)
         return (double)hz / (double)ticks;
-    return (double)((long double)hz / (long double)ticks);
+    if (((unsigned __int128)hz << 11) < ticks)
+        return 0;
+    unsigned __int128 n = (unsigned __int128)hz << 64, q = n / ticks;
+    unsigned shift = bit_length(q) - 53;             /* q >= 2^53: shift >= 1 */
+    unsigned __int128 rest = q & (((unsigned __int128)1 << shift) - 1);
+    unsigned __int128 half = (unsigned __int128)1 << (shift - 1);
+    uint64_t mant = (uint64_t)(q >> shift), bits;
+    if (rest > half || (rest == half && (n % ticks != 0 || (mant & 1))))
+        mant++;
+    unsigned exp = 1011 + shift;                     /* 1023 + 52 + shift - 64 */
+    if (mant >> 53) {
+        mant >>= 1;
+        exp++;
+    }
+    bits = (uint64_t)exp << 52 | (mant & ((1ull << 52) - 1));
+    double x;
+    memcpy(&x, &bits, sizeof x);
+    return x;
 }
 
 /* x as printf("%.3f") (and Python's f'{x:.3f}') writes it: the exact
