@@ -16,9 +16,16 @@ Layout (see docs/host-tools.md):
 - `ts`/`dur` are microseconds with three decimals (nanosecond resolution)
   since the first event: small numbers every viewer handles exactly.
 The top-level object also carries `otherData` with the dump's header.
+
+With the compiled core (btlib.fastdecode) each CPU's records are paired
+and written in C (src/host/jsonout.c) from tables prepared here once per
+type; _cpu_records() is the same output in pure Python (BT_PURE_PYTHON=1),
+and test_json_native.py compares the two byte for byte.
 """
 
+import copy
 import json
+from collections import namedtuple
 
 from . import fastdecode
 from .argfmt import JS_EXACT, make_formatter
@@ -169,13 +176,28 @@ def _native_writer(w, tl, timer_id):
                                   role_table(tl))
 
 
+_Seq = namedtuple('_Seq', 'seq')       # all losses.holes() reads of an event
+
+
+def _hole_causes(cpu, records):
+    """hole_causes(cpu), from its records' sequence numbers when it has no
+    Event objects yet: a copy of cpu whose events are just their seqs
+    (making a damaged CPU's Event objects costs more than its JSON)."""
+    if cpu.__dict__.get('_events') is not None:
+        return hole_causes(cpu)
+    seqs = copy.copy(cpu)
+    seqs.events = list(map(_Seq, memoryview(records).cast('I')[
+        fastdecode.SEQ_WORD::fastdecode.RECORD_WORDS].tolist()))
+    return hole_causes(seqs)
+
+
 def _lost_marks(w, cpu, records):
     """[(position, its *LOST* records joined)] of cpu's holes (few)."""
     if not fastdecode.may_have_holes(cpu):
         return []
     last = len(records) // RECORD_SIZE - 1
     at = {}
-    for i, first, count, cause in hole_causes(cpu):
+    for i, first, count, cause in _hole_causes(cpu, records):
         k = min(i, last) * RECORD_SIZE
         ev = Event.from_raw(records[k:k + RECORD_SIZE])
         at.setdefault(i, []).append(w.lost(ev, first, count, cause))
@@ -191,15 +213,15 @@ def _native_cpu(w, tl, write, cpu, out):
     return write(records, cpu.cpu, _lost_marks(w, cpu, records), out)
 
 
-def write_json(tl, out, native=True):
+def write_json(tl, out):
     """Write the trace to text stream `out`, one CPU at a time (memory stays
     proportional to one CPU's ring); returns the unmatched-half count.
-    native=False: the pure-Python writer even when the compiled one could
-    (the reference the tests compare it with)."""
+    With the compiled core the records are written in C (jsonout.c), with
+    the same bytes as _cpu_records()."""
     dump = tl.dump
     w = _Writer(tl)
     timer_id = next((t.id for t in dump.types.values() if t.name == TIMER_EVENT), None)
-    write = _native_writer(w, tl, timer_id) if native else None
+    write = _native_writer(w, tl, timer_id)
     out.write('{"displayTimeUnit":"ns","traceEvents":[\n')
     out.write(w.metadata('process_name', 0, 'name', PROCESS_NAME))
     unmatched_total = 0
