@@ -311,7 +311,8 @@ def may_have_holes(c) -> bool:
 # ---- Chrome JSON records, one CPU at a time ------------------------------------
 
 JSON_FIELDS = 4              # jsonout.h BT_JSON_FIELDS
-JSON_NO_TIMER = 1 << 16      # jsonout.h: a timer type above 0xffff is none
+TYPE_LIMIT = 1 << 16         # a record's type is a u16
+JSON_NO_TIMER = TYPE_LIMIT   # jsonout.h: a timer type above 0xffff is none
 JSON_VALUE_MAX = 24          # the longest value: '"-0x8000000000000000"'
 JSON_EVENT_MAX = 400         # one event's records beyond its head, labels and values
 
@@ -361,16 +362,15 @@ def _json_fmt(head: str, fields) -> tuple[_JsonFmt, int]:
 
 
 def _json_table(instants: dict, slices: dict, phases: dict, t0: int, hz: int, timer):
-    """The struct bt_json, or None when something does not fit jsonout.c."""
-    if (not all(0 <= t < 65536 and len(fl) <= 2 for t, (_, fl) in instants.items())
-            or not all(0 <= b < 65536 and 0 <= e < 65536 for b, e in slices)
-            or not 0 <= t0 < U64_LIMIT or not 0 < hz < U64_LIMIT):
+    """The struct bt_json, or None when something does not fit jsonout.c.
+    Types beyond a record's u16 are left out: no event has them."""
+    if not 0 <= t0 < U64_LIMIT or not 0 < hz < U64_LIMIT:
         return None
-    order = sorted(instants)
-    keys = sorted(slices)
+    order = sorted(t for t in instants if 0 <= t < TYPE_LIMIT)
+    keys = sorted((b, e) for b, e in slices if 0 <= b < TYPE_LIMIT and 0 <= e < TYPE_LIMIT)
     made = [_json_fmt(*instants[t]) for t in order] + [_json_fmt(*slices[k]) for k in keys]
     fmts = (_JsonFmt * max(1, len(made)))(*[f for f, _ in made])
-    index = (ctypes.c_uint16 * 65536)()
+    index = (ctypes.c_uint16 * TYPE_LIMIT)()
     for k, t in enumerate(order):
         index[t] = k
     pairs = (_JsonPair * max(1, len(keys)))(*[_JsonPair(b, e, len(order) + k)
@@ -381,7 +381,8 @@ def _json_table(instants: dict, slices: dict, phases: dict, t0: int, hz: int, ti
     row_max = (max((size for _, size in made), default=0) + JSON_FIELDS * phase_len
                + JSON_EVENT_MAX)
     ctx = _Json(fmts, index, pairs, len(keys), ph, len(table), t0, hz,
-                JSON_NO_TIMER if timer is None else timer, row_max)
+                timer if timer is not None and 0 <= timer < TYPE_LIMIT else JSON_NO_TIMER,
+                row_max)
     ctx.keep = (fmts, index, pairs, ph, table, made)
     return ctx
 

@@ -11,7 +11,7 @@
  *     2-3: the END's); a slice's END: nothing;
  *   - any other event: an "i" record with its type's args, plus
  *     "unmatched":true for a BEGIN/END half without a partner;
- *   - after a timer tick that follows an earlier one, the CPU's tick rate
+ *   - after a timer tick later (in TSC) than the CPU's previous one, its tick rate
  *     counter, f'{hz / (tsc - previous_tsc):.3f}' Hz.
  * Times are microseconds with three decimals of floor((tsc - t0) * 1e9 /
  * hz) (exact, 128-bit). An argument value is the int64_t it holds when
@@ -44,7 +44,8 @@ struct bt_json_pair {
     uint32_t fmt;                           /* index in bt_json.fmts */
 };
 
-/* The caller's text written before event `at` of the CPU. */
+/* The caller's text written before event `at` of the CPU (at == n: after
+ * the last event). */
 struct bt_json_mark {
     uint64_t    at;                         /* sorted, unique */
     const char *text;
@@ -83,8 +84,10 @@ long bt_json_pair(const struct bt_json *j, struct bt_json_cpu *c,
                   const struct pairing_role *roles, uint32_t nroles);
 
 /* Formats c's records from c->at into out[0..cap) until fewer than
- * j->row_max bytes are left or the events are done; returns the bytes
- * written (c->at == c->n when done). */
+ * j->row_max bytes are left or the events are done, the mark of position
+ * n (a hole after the last event) included; returns the bytes written.
+ * Done when c->at == c->n and c->mark_at == c->nmarks. out needs the
+ * longest mark text's bytes beyond cap. */
 size_t bt_json_rows(const struct bt_json *j, struct bt_json_cpu *c, char *out, size_t cap);
 
 #endif

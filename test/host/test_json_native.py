@@ -18,6 +18,7 @@ import os
 import random
 import subprocess
 import sys
+import tempfile
 import unittest
 from pathlib import Path
 from unittest import mock
@@ -29,7 +30,7 @@ sys.path.insert(0, str(ROOT / 'test' / 'host'))
 from btlib import dumpfmt, export_json, fastdecode           # noqa: E402
 from btlib.model import CpuInfo, Dump, Event, EventType      # noqa: E402
 from btlib.timeline import TIMER_EVENT, Timeline             # noqa: E402
-from test_decode_support import DECODE, generate             # noqa: E402
+from test_decode_support import DECODE, generate, require_compiled_core   # noqa: E402
 
 U64 = 1 << 64
 BIG = (0, 1, 3, (1 << 53) - 1, 1 << 53, (1 << 53) + 1, (1 << 63) - 1, 1 << 63,
@@ -70,6 +71,7 @@ def types(with_pairs):
         t(9, 'OTHER_END', 'end', ('x', 'x'), 8, (False, True)),       # end_x
         t(10, 'we"ird\u00fc', 'instant', ('a"b', '\u00e9'), cat='c\\at'),
         t(11, 'LONE_BEGIN', 'begin', ('a', 'b')),                     # no partner
+        t(70000, 'BEYOND_U16_BEGIN', 'begin', ('a', ''), 11),          # no record has it
     )}
 
 
@@ -138,11 +140,7 @@ def damaged(log, rnd):
 class NativeJson(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        subprocess.run(['make', '-s', '-C', str(ROOT), 'build/host/libbtdecode.so'],
-                       capture_output=True, timeout=300)
-        if not fastdecode.available():
-            raise AssertionError(f'{fastdecode.LIB_PATH} did not build or load: '
-                                 'the compiled JSON writer must be tested')
+        require_compiled_core('the compiled JSON writer')
 
     def same(self, dump, label):
         native, python = both(dump)
@@ -188,7 +186,9 @@ class NativeJson(unittest.TestCase):
             self.assertIn(what, text)
 
     def test_decode_command_and_pure_python(self):
-        log = os.path.join(self.tmp(), 'x.log')
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        log = os.path.join(tmp.name, 'x.log')
         with open(log, 'wb') as f:
             f.write(damaged(generate('cpus=4', 'events=3000', 'cap=2048', 'seed=12')[0],
                             random.Random(1)))
@@ -199,12 +199,6 @@ class NativeJson(unittest.TestCase):
         self.assertEqual(runs[0].stderr, runs[1].stderr)
         self.assertEqual(runs[0].stdout, runs[1].stdout)
         self.assertIn(b'"ph":"X"', runs[0].stdout)
-
-    def tmp(self):
-        import tempfile
-        d = tempfile.TemporaryDirectory()
-        self.addCleanup(d.cleanup)
-        return d.name
 
 
 if __name__ == '__main__':
