@@ -106,7 +106,9 @@ static char *put_value(const struct bt_json *j, uint64_t raw, bool sgn, bool pha
         return p;
     }
     const char *name = phase && v >= 0 ? phase_name(j, (uint64_t)v) : NULL;
-    return name ? bt_put_str(p, name) : bt_put_i128(p, v);
+    if (name)
+        return bt_put_str(p, name);
+    return v < 0 ? bt_put_i128(p, v) : bt_put_u64(p, (uint64_t)v);
 }
 
 /* The args object of values vals[] ("{}" without fields); its closing

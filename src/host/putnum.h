@@ -31,8 +31,6 @@ static inline char *bt_put_u64(char *p, uint64_t v)
 
 static inline char *bt_put_i128(char *p, __int128 v)
 {
-    if (v >= 0 && v <= (__int128)UINT64_MAX)     /* the usual case: no 128-bit division */
-        return bt_put_u64(p, (uint64_t)v);
     unsigned __int128 u = v < 0 ? (unsigned __int128)(-(v + 1)) + 1 : (unsigned __int128)v;
     char tmp[40];
     unsigned n = 0;
@@ -59,13 +57,6 @@ static inline __int128 bt_floordiv(__int128 a, __int128 b)
 /* Python's (tsc - t0) * NS_PER_S // hz. */
 static inline __int128 bt_ns_of(uint64_t tsc, uint64_t t0, uint64_t hz)
 {
-    /* The usual case in 64 bits: with d = q * hz + r, the floor is
-     * q * 1e9 + floor(r * 1e9 / hz), where r * 1e9 < hz * 1e9 fits. */
-    if (tsc >= t0 && hz <= UINT64_MAX / BT_NS_PER_S) {
-        uint64_t q = (tsc - t0) / hz, r = (tsc - t0) % hz;
-        if (q <= UINT64_MAX / BT_NS_PER_S - 1)
-            return (__int128)(q * BT_NS_PER_S + r * BT_NS_PER_S / hz);
-    }
     return bt_floordiv(((__int128)tsc - (__int128)t0) * BT_NS_PER_S, (__int128)hz);
 }
 
