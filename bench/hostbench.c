@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "perf/benchloops.h"
-#include "perf/median.h"
+#include "median.h"
 #include "trace/ring.h"
 #include "trace/trace.h"
 

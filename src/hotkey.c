@@ -4,7 +4,7 @@
 #include "keyboard.h"
 #include "serial.h"
 #include "perf/summary.h"
-#include "perf/stats.h"
+#include "stats.h"
 #include "perf/workload.h"
 #include "trace/control.h"
 #include "trace/dump.h"

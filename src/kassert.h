@@ -11,7 +11,7 @@
  * another CPU; the other CPUs keep running.
  *
  * For cold paths only (snapshots, clears, boot): never inside the trace
- * point (trace_emit_, ring_write), whose cost must not change. */
+ * point (trace_emit_at, ring_write), whose cost must not change. */
 #ifndef KASSERT_H
 #define KASSERT_H
 #include <stddef.h>

@@ -4,7 +4,7 @@
 #include "idt.h"
 #include "lapic.h"
 #include "percpu.h"
-#include "perf/stats.h"
+#include "stats.h"
 #include "tsc.h"
 #include "trace/trace.h"
 

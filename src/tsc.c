@@ -4,7 +4,7 @@
 #include "cpu.h"
 #include "refclock.h"
 #include "tscmath.h"
-#include "perf/median.h"
+#include "median.h"
 
 #define LEAF_TSC_CRYSTAL     0x15
 #define LEAF_CPU_FREQ        0x16

@@ -353,7 +353,7 @@ class DumpBuilder:
             last = run.start + run.count
         s = self.summaries.get(cpu)
         info = CpuInfo(cpu=cpu, apic_id=-1, capacity=0, recorded=0, overwritten=0,
-                       dropped=0, first_seq=None, last_seq=None, events=None)
+                       first_seq=None, last_seq=None, events=None)
         if kept and all(r.records is not None for r in kept):
             info.records = b''.join(r.records for r in kept)      # compiled decoder
         else:
@@ -374,7 +374,6 @@ class DumpBuilder:
         c.apic_id = apic if apic is not None else -1
         c.capacity, c.recorded = get('cap'), get('recorded')
         c.overwritten, c.excluded, c.refused = get('overwritten'), get('excluded'), get('refused')
-        c.dropped = c.excluded + c.refused
         c.sent, c.pinned = get('sent'), get('pinned')
         first, last = _int(s.get('first')), _int(s.get('last'))
         c.first_seq = first & _SEQ_MASK if first is not None else None
@@ -390,7 +389,7 @@ class DumpBuilder:
             self.warnings.append(f'cpu {c.cpu}: counters do not add up: recorded {c.recorded} = '
                                  f'{decoded} decoded + {c.damaged} damaged + {c.overwritten} '
                                  f'overwritten + {c.excluded} excluded is off by {gaps}')
-        c.seq_gaps = max(0, gaps)
+        c.unexplained = max(0, gaps)
 
     def _account_best_known(self, c: CpuInfo, runs: list[_Run]):
         """No counters line: what the event lines' own gap fields tell."""
@@ -398,15 +397,14 @@ class DumpBuilder:
             self.warnings.append(f'cpu {c.cpu}: counters line lost: its loss figures are lower bounds')
         c.overwritten = sum(r.gap_over for r in runs)
         c.excluded = sum(r.gap_excl for r in runs)
-        c.dropped = c.excluded
         holes = 0
         for a, b in zip(runs, runs[1:]):
             holes += max(0, b.start - b.gap_over - b.gap_excl - (a.start + a.count))
         if self.lines_lost:
             c.damaged = holes
         else:
-            c.seq_gaps = holes
-        c.recorded = c.count + c.overwritten + c.excluded + c.damaged + c.seq_gaps
+            c.unexplained = holes
+        c.recorded = c.count + c.overwritten + c.excluded + c.damaged + c.unexplained
         if c.records:
             c.first_seq = RECORD.unpack_from(c.records, 0)[1]
             c.last_seq = RECORD.unpack_from(c.records, len(c.records) - RECORD.size)[1]
@@ -428,7 +426,7 @@ class DumpBuilder:
             if exact >= 0 and exact != c.damaged:
                 c.overwritten += max(0, c.damaged - exact)
                 c.damaged = exact
-                c.recorded = c.count + c.overwritten + c.excluded + c.damaged + c.seq_gaps
+                c.recorded = c.count + c.overwritten + c.excluded + c.damaged + c.unexplained
                 self.warnings.append(f'cpu {c.cpu}: DUMP END\'s total says {exact} of its '
                                      'events were lost with its lines')
             return

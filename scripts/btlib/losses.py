@@ -1,20 +1,24 @@
 """Account for every event a dump does not hold, and say so on stderr.
 
 The parser counts each missing event in exactly one of four places per
-CPU (model.py): overwritten, dropped, damaged, seq_gaps.  This module
-turns those counters into the lines decode prints, into the exit status
-(events lost in transit are worse than a ring that wrapped), and into the
-positions CTF needs for its events_discarded counts.
+CPU (model.py): overwritten, excluded, damaged, unexplained; refused trace
+points never had a seq and are counted beside them (the words are the
+glossary's, docs/dump-format.md).  This module turns those counters into
+the lines decode prints, into the exit status (events lost in transit are
+worse than a ring that wrapped), and into the positions CTF needs for its
+events_discarded counts (missing + refused).
 """
 
+from .model import MISSING_KINDS
 from .tables import format_table
-from .timeline import SEQ_MOD, seq_gaps
+from .timeline import SEQ_MOD, seq_holes
 
-LOSS_KINDS = ('overwritten', 'dropped', 'damaged', 'seq_gaps')
+LOSS_KINDS = MISSING_KINDS + ('refused',)      # the loss table's columns, in order
 KIND_WORDS = {'overwritten': 'overwritten (ring wrapped)',
-              'dropped': 'dropped by the kernel',
+              'excluded': 'excluded (still being written when the dump read it)',
               'damaged': 'damaged or lost on the serial line',
-              'seq_gaps': 'missing without explanation'}
+              'unexplained': 'unexplained (the counters do not add up)',
+              'refused': 'refused while tracing was paused (never recorded, not missing)'}
 MAX_WARNINGS = 20            # parser warnings shown before "... and N more"
 
 
@@ -41,7 +45,7 @@ def totals(dump):
 def transit_damage(dump):
     """True when something was lost between the kernel and this file."""
     t = totals(dump)
-    return bool(t['damaged'] or t['seq_gaps'] or dump.damaged_lines or dump.missing_lines)
+    return bool(t['damaged'] or t['unexplained'] or dump.damaged_lines or dump.missing_lines)
 
 
 def _unattributed_lines(dump):
@@ -51,7 +55,7 @@ def _unattributed_lines(dump):
     if not n:
         return [], []
     cpus = ', '.join(map(str, dump.unattributed_cpus)) or 'unknown'
-    row = [UNATTRIBUTED_ROW, 0, 0, n, 0]
+    row = [UNATTRIBUTED_ROW] + [n if k == 'damaged' else 0 for k in LOSS_KINDS]
     return [row], [f'{UNATTRIBUTED_ROW}: {n} events lost with counters lines, not attributable '
                    f'to one CPU (CPUs without counters: {cpus})']
 
@@ -73,7 +77,7 @@ def hole_causes(c):
     overwritten_placed = any(_pinned_hole(c, i, n) for i, _, n in found)
     others = [k for k, n in (('overwritten', 0 if overwritten_placed else c.overwritten),
                              ('excluded', c.excluded), ('damaged', c.damaged),
-                             ('unexplained', c.seq_gaps)) if n]
+                             ('unexplained', c.unexplained)) if n]
     fallback = others[0] if len(others) == 1 else 'lost'
     return [(i, first, n, 'overwritten' if _pinned_hole(c, i, n) else fallback)
             for i, first, n in found]
@@ -97,21 +101,23 @@ def holes(c, ev=None):
     out = []
     if c.first_seq is not None and _ahead(c.first_seq, ev[0].seq):
         out.append((0, c.first_seq, _ahead(c.first_seq, ev[0].seq)))
-    out += list(seq_gaps(ev))
+    out += list(seq_holes(ev))
     if c.last_seq is not None and _ahead(ev[-1].seq, c.last_seq):
         out.append((len(ev), (ev[-1].seq + 1) % SEQ_MOD, _ahead(ev[-1].seq, c.last_seq)))
     return out
 
 
-def cpu_total(c):
-    return c.overwritten + c.dropped + c.damaged + c.seq_gaps
+def discarded(c):
+    """CPU c's missing events plus its refused ones: every trace point the
+    dump lacks (CTF's events_discarded)."""
+    return sum(getattr(c, k) for k in LOSS_KINDS)
 
 
 def unplaced(c, ev=None):
-    """CPU c's missing events with no place in the sequence: overwritten
+    """CPU c's discarded events with no place in the sequence: overwritten
     before the oldest survivor, refused while tracing was paused, and any
     the counters report beyond the holes seen (`ev` as for holes())."""
-    return max(0, cpu_total(c) - sum(n for _, _, n in holes(c, ev)))
+    return max(0, discarded(c) - sum(n for _, _, n in holes(c, ev)))
 
 
 def report(dump, ticks_ns):
@@ -131,14 +137,19 @@ def report(dump, ticks_ns):
         rows = [[cpu] + [m.get(k, 0) for k in LOSS_KINDS] for cpu, m in sorted(lossy.items())]
         lines += format_table(['CPU'] + [k.upper() for k in LOSS_KINDS], rows + extra_rows)
         lines += notes
-        t = totals(dump)
-        lines.append(f'in all {sum(t.values())} events missing: '
-                     + ', '.join(f'{t[k]} {KIND_WORDS[k]}' for k in LOSS_KINDS if t[k]))
+        lines.append(_in_all(totals(dump)))
     warp = warp_ticks(dump)
     if warp:
         lines.append(f'worst cross-CPU TSC warp {warp} ticks ({ticks_ns(warp):.1f} ns): '
                      f'events of different CPUs closer than that may be out of order')
     return lines
+
+
+def _in_all(t):
+    """'in all N events missing: ...', then the refused ones, which are not."""
+    text = (f'in all {sum(t[k] for k in MISSING_KINDS)} events missing: '
+            + ', '.join(f'{t[k]} {KIND_WORDS[k]}' for k in MISSING_KINDS if t[k]))
+    return text + (f'; and {t["refused"]} {KIND_WORDS["refused"]}' if t['refused'] else '')
 
 
 def warp_ticks(dump):

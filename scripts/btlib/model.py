@@ -8,20 +8,28 @@ Sequence numbers: each CPU numbers its events 0, 1, 2, ... as it reserves
 them; the 32-byte record keeps the low 32 bits (`Event.seq`, `first_seq`,
 `last_seq` are those u32 values, so compare them modulo 2**32).
 
-Every event the kernel recorded but the dump does not hold is counted in
-exactly one place (see `Dump.missing_events()`):
+The words for what happened to an event are those of the glossary in
+docs/dump-format.md ("Glossary"); each is one CpuInfo field.  Every seq a
+CPU took since the last clear is sent (decoded, or damaged on the way),
+overwritten or excluded; the seqs the dump lacks are counted in exactly
+one place each (`Dump.missing_events()`):
   overwritten  the ring wrapped over it before the dump (flight recorder)
-  dropped      refused while tracing was paused for a dump/clear, or its slot
-               was still being written (or torn) when the dump read it
+  excluded     its slot was still being written (or torn) when the dump
+               read it: left out rather than shown wrong
   damaged      the kernel sent it but its line arrived damaged or not at all
-  seq_gaps     missing from the sequence and not explained by the above
+  unexplained  missing from the sequence and not explained by the above
                (should be 0; non-zero means the dump contradicts itself)
+`refused` trace points fired while tracing was paused for a dump or clear:
+they never took a seq, so they are not missing from the sequence and are
+counted beside the missing events, never in them.
+Old names, kept read-only for one release: `dropped` (= excluded +
+refused) and `seq_gaps` (= unexplained).
 """
 
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 
 # u64 tsc, u32 seq, u16 type, u8 cpu, u8 flags, u64 a0, u64 a1 (little-endian)
 RECORD = struct.Struct('<QIHBBQQ')
@@ -100,21 +108,26 @@ class CpuInfo:
     capacity: int              # ring slots (0 when unknown)
     recorded: int              # events recorded since the last clear
     overwritten: int
-    dropped: int               # refused + excluded
-    first_seq: int | None      # u32 seq of the oldest event in the dump
-    last_seq: int | None       # u32 seq of the newest
-    events: list[Event]        # oldest -> newest (sequence order); see `records`
+    # The old `dropped` (excluded + refused), accepted here for old callers
+    # only: a value above excluded + refused is taken as refused events.
+    dropped: InitVar[int] = 0
+    first_seq: int | None = None   # u32 seq of the oldest event in the dump
+    last_seq: int | None = None    # u32 seq of the newest
+    events: list[Event] = None     # oldest -> newest (sequence order); see `records`
     damaged: int = 0           # events lost to damaged/missing lines (best known)
-    refused: int = 0           # part of dropped: refused while paused
-    excluded: int = 0          # part of dropped: slot incomplete/torn at dump time
+    refused: int = 0           # refused while paused: never had a seq, not missing
+    excluded: int = 0          # slot incomplete/torn at dump time
     sent: int | None = None    # events the kernel put in the dump for this CPU
-    seq_gaps: int = 0          # missing and unexplained (see module docstring)
+    unexplained: int = 0       # missing and unexplained (see module docstring)
     pinned: int = 0            # boot-log entries this CPU filled
     summary_seen: bool = False  # its counters line arrived intact
     # The same events as packed 32-byte records (RECORD), when the compiled
     # decoder (btlib.fastdecode) made them: CpuInfo(events=None, records=...)
     # builds `events` only on first use. Assigning `events` drops them.
     records: bytes | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self, dropped):
+        self.refused += max(0, dropped - self.excluded - self.refused)
 
     def packed(self) -> bytes | None:
         """The records of `events` as they are now (the list may have been
@@ -146,6 +159,16 @@ def _set_cpu_events(self, events):
 
 
 CpuInfo.events = property(_cpu_events, _set_cpu_events)
+# Deprecated names (read-only, for one release): see the module docstring.
+CpuInfo.dropped = property(lambda self: self.excluded + self.refused,
+                           doc='Deprecated: excluded + refused.')
+CpuInfo.seq_gaps = property(lambda self: self.unexplained, doc='Deprecated: unexplained.')
+
+# The glossary's words for the seqs a dump lacks (Dump.missing_events()).
+MISSING_KINDS = ('overwritten', 'excluded', 'damaged', 'unexplained')
+# The names these had before the glossary, kept for one release as keys of
+# missing_events() and as the last columns of `decode --stats`.
+DEPRECATED_KINDS = ('dropped', 'seq_gaps')
 
 
 def events_of(records: bytes) -> list[Event]:
@@ -215,9 +238,14 @@ class Dump:
         return None
 
     def missing_events(self) -> dict[int, dict[str, int]]:
-        """Per CPU: {'overwritten': n, 'dropped': n, 'damaged': n, 'seq_gaps': n}."""
-        return {c.cpu: {'overwritten': c.overwritten, 'dropped': c.dropped,
-                        'damaged': c.damaged, 'seq_gaps': c.seq_gaps}
+        """Per CPU: the seqs the dump lacks, one count per MISSING_KINDS
+        word (their sum is the CPU's missing events), then `refused` beside
+        them (never had a seq: not missing) and the deprecated keys
+        `dropped` (= excluded + refused) and `seq_gaps` (= unexplained)."""
+        return {c.cpu: {'overwritten': c.overwritten, 'excluded': c.excluded,
+                        'damaged': c.damaged, 'unexplained': c.unexplained,
+                        'refused': c.refused,
+                        'dropped': c.dropped, 'seq_gaps': c.unexplained}
                 for c in self.cpus}
 
 

@@ -143,8 +143,8 @@ _lib = None
 _tables = weakref.WeakKeyDictionary()           # Timeline -> its role table
 
 
-def _load():
-    """libbtdecode.so with bt_pair_cpu's signature, or None."""
+def compiled():
+    """libbtdecode.so with bt_pair_cpu's signature, or None without it."""
     global _lib
     if not fastdecode.available():             # (checked each time: tests switch it off)
         return None
@@ -179,7 +179,7 @@ def match_records(tl, records):
     """(slices, unmatched) of one CPU's packed records (ring order) by the
     compiled rule: slices as (begin index, end index) in BEGIN order,
     unmatched as indices in ring order; None without the compiled core."""
-    lib = _load()
+    lib = compiled()
     n = len(records) // RECORD_SIZE
     if lib is None or n > MAX_EVENTS:
         return None

@@ -2,7 +2,8 @@
 
 What `decode --stats` prints:
 - per CPU: events, events/s over that CPU's own first-to-last span, and
-  the losses (overwritten, dropped, damaged, sequence gaps);
+  the losses (the glossary's overwritten, excluded, damaged, unexplained,
+  refused: docs/dump-format.md);
 - per event type: count and events/s over the whole dump's span;
 - the duration of every matched BEGIN/END pair (pairs.py), per base name;
 - the period between successive IRQ_TIMER_BEGIN events, per CPU.
@@ -10,15 +11,22 @@ Distributions give count, min, median, p99 and max, in TSC ticks and in
 nanoseconds.  Percentiles use the nearest-rank method on the sorted
 values (the median of an even count is the lower middle value), so every
 number printed is one that was measured.
+
+With the compiled decoder, when every CPU's events are packed records,
+the counts, periods and durations come from src/host/stats.c in one pass
+over the records (the kernel's pairing.c pairs them); the Python below is
+the reference it must equal, and what BT_PURE_PYTHON=1 runs.
 """
 
+import ctypes
 import math
 from collections import Counter, namedtuple
 from dataclasses import dataclass
 from itertools import compress, repeat
 
-from .model import RECORD
-from .pairs import match_cpu
+from .losses import LOSS_KINDS
+from .model import DEPRECATED_KINDS, RECORD
+from .pairs import _Role, compiled, match_cpu, role_table, roles
 from .tables import format_table
 from .timeline import TIMER_EVENT
 
@@ -61,14 +69,13 @@ TYPE_HALF, RECORD_HALVES = 6, RECORD.size // 2       # its type: its 7th u16
 
 
 def _tscs_types(c):
-    """CPU c's (tsc list, type list), oldest first, from its records when
-    the compiled decoder made them (no Event objects), else its events."""
+    """CPU c's (tscs, types) as sequences, oldest first, from its records
+    when the compiled decoder made them (no Event objects), else its events."""
     rec = c.packed() if hasattr(c, 'packed') else None
     if rec is None:
         return [e.tsc for e in c.events], [e.type for e in c.events]
-    mv = memoryview(rec)
-    return (mv.cast('Q')[TSC_WORD::RECORD_QWORDS].tolist(),
-            mv.cast('H')[TYPE_HALF::RECORD_HALVES].tolist())
+    mv = memoryview(rec)                # views, not lists: C reads the records
+    return mv.cast('Q')[TSC_WORD::RECORD_QWORDS], mv.cast('H')[TYPE_HALF::RECORD_HALVES]
 
 
 def _paired_events(tl, c, types):
@@ -113,6 +120,111 @@ def type_counts(tl, columns=None):
     return dict(counts)
 
 
+# ---- the same numbers from src/host/stats.c -------------------------------------
+
+class _Type(ctypes.Structure):                  # stats.h struct bt_stats_type
+    _fields_ = [('group', ctypes.c_uint16), ('timer', ctypes.c_uint8)]
+
+
+class _In(ctypes.Structure):                    # struct bt_stats_in
+    _fields_ = [('roles', ctypes.POINTER(_Role)), ('nroles', ctypes.c_uint32),
+                ('types', ctypes.POINTER(_Type)), ('ntypes', ctypes.c_uint32),
+                ('ngroups', ctypes.c_uint32)]
+
+
+class _Dist(ctypes.Structure):                  # struct bt_dist
+    _fields_ = [('count', ctypes.c_uint64), ('value', ctypes.c_uint64 * 4),
+                ('negative', ctypes.c_uint8 * 4)]
+
+
+class _Cpu(ctypes.Structure):                   # struct bt_cpu_stats
+    _fields_ = [('max_tsc', ctypes.c_uint64), ('period', _Dist)]
+
+
+STATS_TYPES = 1 << 16                           # stats.h BT_STATS_TYPES
+NO_GROUP = 0xFFFF
+
+
+def _stats_lib():
+    lib = compiled()
+    if lib is not None and lib.bt_stats.argtypes is None:
+        lib.bt_stats.restype = ctypes.c_int
+        lib.bt_stats.argtypes = [ctypes.POINTER(_In), ctypes.c_void_p, ctypes.c_void_p,
+                                 ctypes.c_size_t, ctypes.c_void_p, ctypes.POINTER(_Cpu),
+                                 ctypes.POINTER(_Dist)]
+    return lib
+
+
+def _distribution(d):
+    """A struct bt_dist as a Distribution, or None for no values."""
+    if not d.count:
+        return None
+    v = [-x if neg else x for x, neg in zip(d.value, d.negative)]
+    return Distribution(d.count, *v)
+
+
+def _type_table(tl, names):
+    """struct bt_stats_type by type: each BEGIN's group (its base name's
+    index in names) and the timer event's mark."""
+    role = roles(tl)
+    timer = {t.id for t in tl.types.values() if t.name == TIMER_EVENT}
+    group = {t: names.index(tl.views[t].base) for t, (kind, _) in role.items()
+             if kind == 'begin' and 0 <= t < STATS_TYPES}
+    marked = {t for t in timer if 0 <= t < STATS_TYPES} | set(group)
+    n = max(marked, default=-1) + 1
+    table = (_Type * max(1, n))()
+    for t in marked:
+        table[t].group, table[t].timer = group.get(t, NO_GROUP), t in timer
+    return table, n
+
+
+def native_figures(tl):
+    """(type counts, [max tsc per CPU], {base name: durations Distribution},
+    {cpu: timer periods Distribution or None}) computed in C, or None
+    without the compiled core or without every CPU's records."""
+    lib = _stats_lib()
+    parts = [c.packed() if hasattr(c, 'packed') else None for c in tl.dump.cpus]
+    if lib is None or any(p is None for p in parts):
+        return None
+    names = sorted({tl.views[t].base for t, (kind, _) in roles(tl).items()
+                    if kind == 'begin' and 0 <= t < STATS_TYPES})
+    if len(names) >= NO_GROUP:
+        return None
+    rtable, nroles = role_table(tl)
+    ttable, ntypes = _type_table(tl, names)
+    ncpu = len(parts)
+    ptrs = (ctypes.c_void_p * max(1, ncpu))(
+        *[ctypes.cast(ctypes.c_char_p(p), ctypes.c_void_p).value for p in parts])
+    sizes = (ctypes.c_size_t * max(1, ncpu))(*[len(p) // RECORD.size for p in parts])
+    counts = (ctypes.c_uint64 * STATS_TYPES)()
+    cpus = (_Cpu * max(1, ncpu))()
+    groups = (_Dist * max(1, len(names)))()
+    spec = _In(rtable, nroles, ttable, ntypes, len(names))
+    if lib.bt_stats(ctypes.byref(spec), ptrs, sizes, ncpu, counts, cpus, groups) != 0:
+        return None
+    flat = memoryview(counts).cast('B').cast('Q').tolist()
+    type_n = dict(compress(enumerate(flat), flat))
+    durations = {name: _distribution(groups[g]) for g, name in enumerate(names)
+                 if groups[g].count}
+    periods = {c.cpu: _distribution(cpus[k].period) for k, c in enumerate(tl.dump.cpus)}
+    return type_n, [cpus[k].max_tsc for k in range(ncpu)], durations, periods
+
+
+def _figures(tl, columns):
+    """(type counts, the dump's last TSC, {base name: durations
+    Distribution}, {cpu: timer periods Distribution or None}), in C when
+    native_figures can, else in Python."""
+    native = native_figures(tl)
+    if native is not None:
+        counts, maxima, durations, periods = native
+        last = max((m for m, (tscs, _) in zip(maxima, columns) if len(tscs)), default=tl.t0)
+        return counts, last, durations, periods
+    last = max((max(tscs) for tscs, _ in columns if len(tscs)), default=tl.t0)
+    durations = {name: distribution(v) for name, v in pair_durations(tl, columns).items()}
+    periods = {cpu: distribution(v) for cpu, v in timer_periods(tl, columns).items()}
+    return type_counts(tl, columns), last, durations, periods
+
+
 def _fmt_rate(r):
     return '-' if r is None else f'{r:.1f}'
 
@@ -130,7 +242,7 @@ def report_lines(tl):
     """The whole --stats report as a list of lines."""
     dump, hz = tl.dump, tl.hz
     columns = _columns(tl)              # made once, from records where possible
-    last = max((max(tscs) for tscs, _ in columns if tscs), default=tl.t0)
+    counts, last, durations, periods = _figures(tl, columns)
     span = last - tl.t0 if tl.count else 0
     lines = [f'dump {dump.index}: {len(dump.cpus)} CPUs, {tl.count} events '
              f'over {span / hz:.6f} s (tsc_hz={dump.tsc_hz})', '', 'per CPU']
@@ -139,22 +251,19 @@ def report_lines(tl):
     for c, (tscs, _) in zip(dump.cpus, columns):
         m = missing.get(c.cpu, {})
         n, cspan = len(tscs), tscs[-1] - tscs[0] if tscs else 0
-        rows.append([c.cpu, c.apic_id if c.apic_id >= 0 else '-', n, _fmt_rate(rate(n, cspan, hz)),
-                     m.get('overwritten', 0), m.get('dropped', 0), m.get('damaged', 0),
-                     m.get('seq_gaps', 0)])
-    lines += format_table(['CPU', 'APIC', 'EVENTS', 'EVENTS/S', 'OVERWRITTEN',
-                           'DROPPED', 'DAMAGED', 'SEQ_GAPS'], rows)
+        rows.append([c.cpu, c.apic_id if c.apic_id >= 0 else '-', n, _fmt_rate(rate(n, cspan, hz))]
+                    + [m.get(k, 0) for k in LOSS_KINDS + DEPRECATED_KINDS])
+    lines += format_table(['CPU', 'APIC', 'EVENTS', 'EVENTS/S']
+                          + [k.upper() for k in LOSS_KINDS + DEPRECATED_KINDS], rows)
     lines += ['', 'per event type']
     rows = [[t, tl.name(t), n, _fmt_rate(rate(n, span, hz))]
-            for t, n in sorted(type_counts(tl, columns).items())]
+            for t, n in sorted(counts.items())]
     lines += format_table(['TYPE', 'NAME', 'COUNT', 'EVENTS/S'], rows)
     lines += ['', 'BEGIN/END durations']
-    rows = [[name] + _dist_row(tl, distribution(v))
-            for name, v in sorted(pair_durations(tl, columns).items())]
+    rows = [[name] + _dist_row(tl, d) for name, d in sorted(durations.items())]
     lines += format_table(['NAME'] + DIST_HEADERS, rows) if rows else ['  (no pairs)']
     lines += ['', f'timer period ({TIMER_EVENT} to the next, per CPU)']
-    rows = [[cpu] + _dist_row(tl, distribution(v))
-            for cpu, v in sorted(timer_periods(tl, columns).items()) if v]
+    rows = [[cpu] + _dist_row(tl, d) for cpu, d in sorted(periods.items()) if d]
     lines += format_table(['CPU'] + DIST_HEADERS, rows) if rows else ['  (no timer ticks)']
     return lines
 

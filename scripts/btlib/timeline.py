@@ -142,8 +142,9 @@ def us_text(ns):
     return f'{ns // 1000}.{ns % 1000:03d}'
 
 
-def seq_gaps(events):
-    """Yield (index, first_missing_seq, count) for each hole in a CPU's ring.
+def seq_holes(events):
+    """Yield (index, first_missing_seq, count) for each hole in a CPU's ring
+    (a run of missing seqs, whatever its cause: see btlib.losses).
 
     `events` is one CPU's ring, oldest first; index is that of the first
     event after the hole.  Sequence numbers wrap at 2^32."""
@@ -157,6 +158,7 @@ def seq_gaps(events):
             yield i, (seqs[i - 1] + 1) % SEQ_MOD, step - 1
 
 
+seq_gaps = seq_holes     # deprecated name (one release): "unexplained" is the glossary's
 _SEQ = attrgetter('seq')
 _IDENT_BAD = re.compile(r'[^A-Za-z0-9_]')
 

@@ -382,8 +382,8 @@ def verify_stress(dumps: list[Dump]) -> StressCheck:
 
 
 def _check_cpu(out: StressCheck, di: int, dump: Dump, c, sources: set, seen: dict):
-    if c.damaged or c.seq_gaps:
-        out.bad_accounting.append((di, c.cpu, f'damaged={c.damaged} seq_gaps={c.seq_gaps}'))
+    if c.damaged or c.unexplained:
+        out.bad_accounting.append((di, c.cpu, f'damaged={c.damaged} unexplained={c.unexplained}'))
     if c.sent is not None and c.recorded != len(c.events) + c.overwritten + c.excluded:
         out.bad_accounting.append((di, c.cpu, f'recorded {c.recorded} != {len(c.events)} '
                                               f'decoded + {c.overwritten} overwritten + '

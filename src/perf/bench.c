@@ -22,7 +22,7 @@
 #include "percpu.h"
 #include "tsc.h"
 #include "perf/benchloops.h"
-#include "perf/median.h"
+#include "median.h"
 #include "trace/trace.h"
 
 #define MAX_ROUNDS       15

@@ -12,7 +12,7 @@
 #include "cpu.h"
 #include "tsc.h"
 #include "perf/matrix.h"
-#include "perf/median.h"
+#include "median.h"
 #include "perf/spinwait.h"
 #include "trace/trace.h"
 

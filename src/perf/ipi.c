@@ -16,7 +16,7 @@
 #include "percpu.h"
 #include "tsc.h"
 #include "perf/matrix.h"
-#include "perf/median.h"
+#include "median.h"
 #include "perf/spinwait.h"
 #include "perf/vectors.h"
 #include "trace/trace.h"

@@ -12,9 +12,9 @@
  * so `d` dumps while all CPUs write. Each CPU ends with STRESS_CPU
  * (attempts, refused) over both sources.
  *
- * The trace point is written out here rather than taken from trace(): the
- * checksum must cover the TSC the ring stores, which trace() reads itself.
- * It makes the same decisions as trace_emit_ (trace.h). */
+ * The trace point is trace_emit_at (trace.h), the one trace() uses, given
+ * the TSC and flags: the checksum must cover the TSC the ring stores, so
+ * it is read here, before the trace point decides. */
 #include "perf/workload.h"
 #include "console.h"
 #include "cpu.h"
@@ -50,26 +50,17 @@ static uint64_t duration_tsc, irq_hz;
 
 static void emit(struct source *s, uint16_t type, uint8_t cpu)
 {
-    const uint32_t want = TRACE_ENABLE | TRACE_CATBIT_STRESS;
     uint64_t count = s->count++;
-    uint32_t m = __atomic_load_n(&trace_mask, __ATOMIC_RELAXED);
-    if ((m & want) == want) {
-        struct ring *r = trace_cur_ring();
-        if (!r) {
-            trace_no_ring();
-            return;
-        }
-        uint8_t flags = s->unrecorded > FLAGS_MAX ? FLAGS_MAX : (uint8_t)s->unrecorded;
-        uint64_t tsc = trace_rdtsc();
-        ring_write(r, tsc, type, flags, count, stress_checksum(tsc, type, cpu, flags, count));
+    uint8_t flags = s->unrecorded > FLAGS_MAX ? FLAGS_MAX : (uint8_t)s->unrecorded;
+    uint64_t tsc = trace_rdtsc();
+    enum trace_outcome o = trace_emit_at(type, TRACE_CATBIT_STRESS, 0, flags, tsc, count,
+                                         stress_checksum(tsc, type, cpu, flags, count));
+    if (o == TRACE_RECORDED) {
         s->unrecorded = 0;
         return;
     }
     s->unrecorded++;
-    if ((m & (TRACE_PAUSED | TRACE_CATBIT_STRESS)) == (TRACE_PAUSED | TRACE_CATBIT_STRESS)) {
-        trace_refused();
-        s->refused++;
-    }
+    s->refused += o == TRACE_REFUSED;
 }
 
 static void on_irq(uint64_t entry_tsc)

@@ -6,7 +6,7 @@
 #include "percpu.h"
 #include "serial.h"
 #include "tsc.h"
-#include "perf/stats.h"
+#include "stats.h"
 #include "uptime.h"
 #include "trace/pairing.h"
 #include "trace/schema.h"

@@ -352,8 +352,8 @@ static void put_cpu_summary(struct enc *e, unsigned cpu, const uint32_t *apic,
     tl_put_u64(e, "overwritten", s->overwritten);
     tl_put_u64(e, "excluded", s->excluded);
     tl_put_u64(e, "refused", s->refused);
-    tl_put_u64(e, "sent", s->emitted);
-    if (s->emitted) {
+    tl_put_u64(e, "sent", s->sent);
+    if (s->sent) {
         tl_put_u64(e, "first", s->first);
         tl_put_u64(e, "last", s->last);
     }

@@ -47,7 +47,7 @@ static void take_ring(uint32_t i)
     ring_snap_begin(&s, rings[i]);
     while (ring_snap_next(&s, &ev, &seq))
         ;
-    events += s.emitted;
+    events += s.sent;
     excluded += s.excluded;
 }
 

@@ -131,7 +131,7 @@ void ring_snap_begin(struct ring_snap *s, struct ring *r)
     s->next = s->base;
     s->refused = __atomic_load_n(&r->refused, __ATOMIC_RELAXED) - r->refused_base;
     s->pinned = __atomic_load_n(&r->pinned_next, __ATOMIC_RELAXED);
-    s->emitted = s->overwritten = s->excluded = 0;
+    s->sent = s->overwritten = s->excluded = 0;
     s->first = s->last = 0;
     s->gap_overwritten = s->gap_excluded = 0;
 }
@@ -173,7 +173,7 @@ static void snap_skip(struct ring_snap *s, uint64_t n, enum slot_state why)
 
 static bool snap_emit(struct ring_snap *s, uint64_t seq, uint64_t *seq_out)
 {
-    if (s->emitted++ == 0)
+    if (s->sent++ == 0)
         s->first = seq;
     s->last = seq;
     *seq_out = seq;

@@ -159,7 +159,7 @@ static inline bool ring_quiescent(const struct ring *r)
 }
 
 /* Forgets every event and resets the counters (recorded, overwritten,
- * dropped) of r, including its boot log. Call with tracing paused and r
+ * refused) of r, including its boot log. Call with tracing paused and r
  * quiescent. seq numbers keep counting up: the clear moves `base`. */
 void ring_clear(struct ring *r);
 
@@ -171,7 +171,7 @@ uint64_t ring_held(const struct ring *r);
  * tracing paused): enumerates the events recorded since the last
  * clear, oldest to newest, each valid one once, and accounts for every
  * other seq in [base, head) as overwritten or excluded:
- *   recorded    = head - base = emitted + overwritten + excluded
+ *   recorded    = head - base = sent + overwritten + excluded
  *   overwritten   the ring wrapped over it (and the boot log had no copy)
  *   excluded      its slot was incomplete, torn or stale at read time
  *   refused       trace points refused while paused (these have no seq)
@@ -180,7 +180,7 @@ uint64_t ring_held(const struct ring *r);
  *     struct ring_snap s; struct trace_event ev; uint64_t seq;
  *     ring_snap_begin(&s, r);
  *     while (ring_snap_next(&s, &ev, &seq)) use(ev, seq, s.gap_overwritten, s.gap_excluded);
- *     then s.emitted, s.overwritten, s.excluded, s.first, s.last are final. */
+ *     then s.sent, s.overwritten, s.excluded, s.first, s.last are final. */
 struct ring_snap {
     struct ring *r;
     uint64_t base;          /* first seq since the last clear */
@@ -189,8 +189,8 @@ struct ring_snap {
     uint64_t next;          /* cursor: next seq to look at */
     uint64_t refused;       /* refused since the last clear */
     uint64_t pinned;        /* boot-log entries ever reserved */
-    uint64_t emitted, overwritten, excluded;
-    uint64_t first, last;   /* seqs of the first/last emitted event */
+    uint64_t sent, overwritten, excluded;
+    uint64_t first, last;   /* seqs of the first/last sent event */
     uint64_t gap_overwritten;  /* seqs skipped right before the event just */
     uint64_t gap_excluded;     /* returned (or after the last, at the end) */
 };

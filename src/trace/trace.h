@@ -6,6 +6,9 @@
  * event's category is off: one load of trace_mask, one bit test and a
  * predicted branch.
  * When on: RDTSC plus ring_write (ring.h) on the calling CPU's own ring.
+ * Both are trace_emit_at below, the one decision every trace point makes;
+ * a caller that stores its own TSC or flags (the stress workload) calls it
+ * directly.
  *
  * trace_mask: bit 31 TRACE_ENABLE (tracing on), bit 30 TRACE_PAUSED (set
  * by trace_pause instead of ENABLE while a dump or clear holds the rings,
@@ -57,8 +60,28 @@ void trace_no_ring(void);      /* this CPU has no ring: count globally */
     trace_emit_(TRACE_EV_##NAME, TRACE_CATBIT_##NAME, TRACE_PINNED_##NAME, \
                 (uint64_t)(a0), (uint64_t)(a1))
 
-static inline __attribute__((always_inline)) void
-trace_emit_(uint16_t type, uint32_t catbit, int pinned, uint64_t a0, uint64_t a1)
+/* What became of one trace point. */
+enum trace_outcome {
+    TRACE_OFF,          /* category or tracing off (or no ring): not counted on a ring */
+    TRACE_RECORDED,     /* written into this CPU's ring */
+    TRACE_REFUSED,      /* tracing paused: counted as refused on this CPU's ring */
+};
+
+/* The trace point's one decision, for every trace point: records event
+ * `type` of category bit `catbit` with the given flags byte, TSC and
+ * arguments on the calling CPU's ring when tracing and the category are
+ * on, counts it as refused while tracing is paused, and as seen on no ring
+ * when this CPU has none. `pinned`: also copy it into the boot log.
+ * tsc TRACE_TSC_NOW reads the TSC only once the event is to be recorded,
+ * so a disabled trace point never reads the clock (a value computed in
+ * the argument list would be: RDTSC is volatile and stays where it is
+ * written). A caller that must know the stored TSC beforehand (the stress
+ * workload's checksum) passes its own, never 0. */
+#define TRACE_TSC_NOW 0
+
+static inline __attribute__((always_inline)) enum trace_outcome
+trace_emit_at(uint16_t type, uint32_t catbit, int pinned, uint8_t flags,
+              uint64_t tsc, uint64_t a0, uint64_t a1)
 {
     /* The one load: relaxed is a plain mov, and it is re-read at every
      * trace point, so a pause takes effect at the next one. */
@@ -66,23 +89,36 @@ trace_emit_(uint16_t type, uint32_t catbit, int pinned, uint64_t a0, uint64_t a1
     /* Category off: one test of a constant bit, and done. ENABLE and
      * PAUSED are looked at only for a category that is on. */
     if (!(m & catbit))
-        return;
+        return TRACE_OFF;
     if (__builtin_expect((int32_t)m < 0, 1)) {      /* TRACE_ENABLE is the sign bit */
         struct ring *r = trace_cur_ring();
         if (__builtin_expect(r == NULL, 0)) {
             trace_no_ring();
-            return;
+            return TRACE_OFF;
         }
+        if (tsc == TRACE_TSC_NOW)
+            tsc = trace_rdtsc();
         if (pinned)
-            ring_write_pinned(r, trace_rdtsc(), type, 0, a0, a1);
+            ring_write_pinned(r, tsc, type, flags, a0, a1);
         else
-            ring_write(r, trace_rdtsc(), type, 0, a0, a1);
-    } else if (__builtin_expect(m & TRACE_PAUSED, 0)) {
-        trace_refused();
+            ring_write(r, tsc, type, flags, a0, a1);
+        return TRACE_RECORDED;
     }
+    if (__builtin_expect(m & TRACE_PAUSED, 0)) {
+        trace_refused();
+        return TRACE_REFUSED;
+    }
+    return TRACE_OFF;
 }
 
-_Static_assert(TRACE_ENABLE == 1u << 31, "trace_emit_ tests ENABLE as the sign bit");
+/* trace(): flags 0, the TSC read at the moment of recording. */
+static inline __attribute__((always_inline)) void
+trace_emit_(uint16_t type, uint32_t catbit, int pinned, uint64_t a0, uint64_t a1)
+{
+    (void)trace_emit_at(type, catbit, pinned, 0, TRACE_TSC_NOW, a0, a1);
+}
+
+_Static_assert(TRACE_ENABLE == 1u << 31, "trace_emit_at tests ENABLE as the sign bit");
 
 /* ---- switches (not the fast path; any CPU) --------------------------- */
 void     trace_set_mask(uint32_t mask);          /* whole word */

@@ -91,7 +91,7 @@ class TraceCase(unittest.TestCase):
         self.assertLessEqual(skipped, lost, f"CPU {c.cpu}: unexplained seq gap")
         self.assertEqual(c.recorded, len(c.events) + lost,
                          f"CPU {c.cpu}: recorded != decoded + overwritten + excluded")
-        self.assertEqual(d.missing_events()[c.cpu]["seq_gaps"], 0)
+        self.assertEqual(d.missing_events()[c.cpu]["unexplained"], 0)
 
     def names(self, d, cpu):
         return [event_name(d, e) for e in d.cpus[cpu].events]

@@ -265,7 +265,7 @@ class Stress(WorkloadCase):
         for d in dumps:
             self.assertEqual(len(d.cpus), cpus)
             for c in d.cpus:
-                self.assertEqual((c.damaged, c.seq_gaps), (0, 0), f"CPU {c.cpu}")
+                self.assertEqual((c.damaged, c.unexplained), (0, 0), f"CPU {c.cpu}")
                 self.assertEqual(c.recorded, len(c.events) + c.overwritten + c.excluded,
                                  f"dump {d.index} CPU {c.cpu}: missing != counters")
                 skipped = sum(((b.seq - a.seq) & 0xFFFFFFFF) - 1

@@ -3,7 +3,7 @@
 The test opens a pty pair, runs capture on the slave side (as it would
 run on /dev/ttyUSB0), writes a recorded console stream into the master
 side and reads back the hotkeys capture sends.  The stream is a real dump
-made by build/unit/gen_dump, framed by console noise and a READY line.
+made by build/tools/gen_dump, framed by console noise and a READY line.
 A last test boots the real ISO in QEMU when it has been built.
 """
 
@@ -22,7 +22,7 @@ import unittest
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CAPTURE = os.path.join(REPO, 'scripts', 'capture')
 DECODE = os.path.join(REPO, 'scripts', 'decode')
-GEN_DUMP = os.path.join(REPO, 'build', 'unit', 'gen_dump')
+GEN_DUMP = os.path.join(REPO, 'build', 'tools', 'gen_dump')
 ISO = os.path.join(REPO, 'build', 'baretrace.iso')
 
 BOOT_NOISE = (b'\x1b[2J\x1b[H  GNU GRUB  version 2.06\r\n  Booting `baretrace\'\r\n'
@@ -33,10 +33,10 @@ STEP_S = 10          # deadline for anything the test waits for
 
 def gen_dump(*args):
     if not os.path.exists(GEN_DUMP):
-        subprocess.run(['make', '-s', '-C', REPO, 'build/unit/gen_dump'],
+        subprocess.run(['make', '-s', '-C', REPO, 'build/tools/gen_dump'],
                        capture_output=True, timeout=300)
     if not os.path.exists(GEN_DUMP):
-        raise unittest.SkipTest('build/unit/gen_dump could not be built')
+        raise unittest.SkipTest('build/tools/gen_dump could not be built')
     return subprocess.run([GEN_DUMP, *args], capture_output=True, check=True,
                           timeout=60).stdout
 

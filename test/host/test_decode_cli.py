@@ -1,6 +1,6 @@
 """scripts/decode as a user runs it: options, exit codes, damage, formats.
 
-Logs come from build/unit/gen_dump (real rings, the real encoder) with the
+Logs come from build/tools/gen_dump (real rings, the real encoder) with the
 records the dump must hold, so every check is exact: intact logs decode
 to exactly those records; damaged ones decode to a subset, every missing
 one is reported on stderr, and no event is ever wrong.

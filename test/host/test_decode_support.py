@@ -1,7 +1,7 @@
 """Helpers shared by the test_decode_*.py modules (this module has no tests).
 
 They run scripts/decode as a user would, make logs with the real kernel
-encoder (build/unit/gen_dump), and read decode's outputs back: CSV rows
+encoder (build/tools/gen_dump), and read decode's outputs back: CSV rows
 as 32-byte records, the stderr loss table, babeltrace2's view of a CTF
 trace, and the slices of a Chrome JSON trace.
 """
@@ -18,11 +18,11 @@ import unittest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DECODE = os.path.join(REPO, 'scripts', 'decode')
-GEN_DUMP = os.path.join(REPO, 'build', 'unit', 'gen_dump')
+GEN_DUMP = os.path.join(REPO, 'build', 'tools', 'gen_dump')
 FIXTURES = os.path.join(REPO, 'test', 'fixtures')
 BABELTRACE = shutil.which('babeltrace2')
 RECORD = struct.Struct('<QIHBBQQ')
-LOSS_COLUMNS = ('OVERWRITTEN', 'DROPPED', 'DAMAGED', 'SEQ_GAPS')
+LOSS_COLUMNS = ('OVERWRITTEN', 'EXCLUDED', 'DAMAGED', 'UNEXPLAINED', 'REFUSED')
 
 
 def decode(*args, stdin=None, timeout=120):
@@ -35,10 +35,10 @@ def decode(*args, stdin=None, timeout=120):
 
 def ensure_gen_dump():
     if not os.path.exists(GEN_DUMP):
-        subprocess.run(['make', '-s', '-C', REPO, 'build/unit/gen_dump'],
+        subprocess.run(['make', '-s', '-C', REPO, 'build/tools/gen_dump'],
                        capture_output=True, timeout=300)
     if not os.path.exists(GEN_DUMP):
-        raise unittest.SkipTest('build/unit/gen_dump could not be built')
+        raise unittest.SkipTest('build/tools/gen_dump could not be built')
 
 
 def require_compiled_core(what):

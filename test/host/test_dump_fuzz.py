@@ -1,6 +1,6 @@
 """Fuzzing the decoder with logs of several dumps from two boots.
 
-Three real dumps (build/unit/gen_dump: the kernel's ring and encoder) of
+Three real dumps (build/tools/gen_dump: the kernel's ring and encoder) of
 two boots sit in one log: boot A's dumps 1 and 2, then a READY line and
 boot B's dump 1 (the same dump number, another nonce). Each trial damages
 the log as a serial line, a reset or a careless copy-paste would: lines

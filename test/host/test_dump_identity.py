@@ -5,7 +5,7 @@ logs: repeated line numbers, event lines that contradict their CPU's
 counters, damaged event types, console lines starting with '%', lost
 counters lines, and format v1 (still read).
 
-Every log is made by build/unit/gen_dump (the real ring and encoder) with
+Every log is made by build/tools/gen_dump (the real ring and encoder) with
 its ground truth; v1 logs are the same dumps rewritten as v1 (v1_of).
 """
 

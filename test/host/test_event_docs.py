@@ -121,9 +121,9 @@ class EventDocs(unittest.TestCase):
     def test_table_matches_what_dumps_carry(self):
         gen = load_script()
         cats, phases, events = gen.parse(DEF.read_text())
-        subprocess.run(['make', '-s', 'build/unit/gen_dump'], cwd=ROOT, check=True,
+        subprocess.run(['make', '-s', 'build/tools/gen_dump'], cwd=ROOT, check=True,
                        stdout=subprocess.DEVNULL)
-        log = subprocess.run([str(ROOT / 'build/unit/gen_dump'), 'cpus=1', 'events=0'],
+        log = subprocess.run([str(ROOT / 'build/tools/gen_dump'), 'cpus=1', 'events=0'],
                              capture_output=True, check=True).stdout
         dump = parse_log(log)[0]
         self.assertEqual({c.bit: c.name for c in cats}, dump.categories)

@@ -59,6 +59,34 @@ def python_rule(tl, events):
     return [(at[id(s.begin)], at[id(s.end)]) for s in slices], [at[id(e)] for e in unmatched]
 
 
+def require_library(what):
+    """Builds libbtdecode.so if needed: the compiled `what` must be tested."""
+    subprocess.run(['make', '-s', '-C', str(ROOT), 'build/host/libbtdecode.so'],
+                   capture_output=True, timeout=300)
+    if not fastdecode.available():
+        raise AssertionError(f'{fastdecode.LIB_PATH} did not build or load: '
+                             f'the compiled {what} must be tested')
+
+
+def comparison_logs(*gen_dump_args, damaged=10, seed=7):
+    """The fixtures, a gen_dump log per argument list, and `damaged` copies
+    of each of those with a few bits flipped inside the dump."""
+    made = [generate(*args)[0] for args in gen_dump_args]
+    rnd = random.Random(seed)
+    bad_logs = []
+    for log in made:
+        start, end = log.index(b'DUMP BEGIN'), log.index(b'DUMP END')
+        for _ in range(damaged):                 # damaged lines: events go missing
+            bad = bytearray(log)
+            for _ in range(rnd.randrange(1, 8)):
+                at = rnd.randrange(start, end)
+                if bad[at] != 0x0A:
+                    bad[at] ^= 1 << rnd.randrange(7)
+            bad_logs.append(bytes(bad))
+    fixtures = [p.read_bytes() for p in sorted((ROOT / 'test' / 'fixtures').glob('*.log'))]
+    return fixtures + made + bad_logs
+
+
 def records_of(events):
     return b''.join(e.raw() for e in events)
 
@@ -93,11 +121,7 @@ class NativeRule(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        subprocess.run(['make', '-s', '-C', str(ROOT), 'build/host/libbtdecode.so'],
-                       capture_output=True, timeout=300)
-        if not fastdecode.available():
-            raise AssertionError(f'{fastdecode.LIB_PATH} did not build or load: '
-                                 'the compiled pairing must be tested')
+        require_library('pairing')
 
     def same(self, tl, events, label=''):
         want = python_rule(tl, events)
@@ -147,19 +171,8 @@ class NativeRule(unittest.TestCase):
                 self.same(tl, tl.dump.cpus[0].events, f'case {n} {with_pairs}')
 
     def test_dumps(self):
-        logs = [p.read_bytes() for p in sorted((ROOT / 'test' / 'fixtures').glob('*.log'))]
-        logs += [generate('cpus=3', 'events=5000', 'cap=4096', 'seed=3')[0],
-                 generate('cpus=2', 'events=900', 'cap=512', 'workload=mixed', 'seed=8')[0]]
-        rnd = random.Random(7)
-        for log in logs[-2:]:
-            start, end = log.index(b'DUMP BEGIN'), log.index(b'DUMP END')
-            for _ in range(10):                  # damaged lines: events go missing
-                bad = bytearray(log)
-                for _ in range(rnd.randrange(1, 8)):
-                    at = rnd.randrange(start, end)
-                    if bad[at] != 0x0A:
-                        bad[at] ^= 1 << rnd.randrange(7)
-                logs.append(bytes(bad))
+        logs = comparison_logs(['cpus=3', 'events=5000', 'cap=4096', 'seed=3'],
+                               ['cpus=2', 'events=900', 'cap=512', 'workload=mixed', 'seed=8'])
         halves = 0
         for i, log in enumerate(logs):
             for d in dumpfmt.parse_log(log):

@@ -1,7 +1,7 @@
 """scripts/decode on stick images written by the kernel's own dump-area code.
 
 The images get a real partition table (GPT with a protective MBR, or a
-plain MBR) made here, an area header and dumps written by build/unit/gen_stick,
+plain MBR) made here, an area header and dumps written by build/tools/gen_stick,
 which runs src/trace/dumparea.c and src/parttable.c on the file: the dumps
 are the real kernel captures in test/fixtures/. A last check reads the
 partition table of build/baretrace.iso when it has been built.
@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.join(REPO, 'scripts'))
 from btlib import dumparea                                     # noqa: E402
 
 DECODE = os.path.join(REPO, 'scripts', 'decode')
-GEN_STICK = os.path.join(REPO, 'build', 'unit', 'gen_stick')
+GEN_STICK = os.path.join(REPO, 'build', 'tools', 'gen_stick')
 FIXTURES = os.path.join(REPO, 'test', 'fixtures')
 ISO = os.path.join(REPO, 'build', 'baretrace.iso')
 BUILD_ID = os.path.join(REPO, 'build', 'gen', 'buildid.h')
@@ -33,10 +33,10 @@ FIRST = 64                        # the area's first LBA in the test images
 
 def gen_stick(*args, check=True):
     if not os.path.exists(GEN_STICK):
-        subprocess.run(['make', '-s', '-C', REPO, 'build/unit/gen_stick'],
+        subprocess.run(['make', '-s', '-C', REPO, 'build/tools/gen_stick'],
                        capture_output=True, timeout=300)
     if not os.path.exists(GEN_STICK):
-        raise unittest.SkipTest('build/unit/gen_stick could not be built')
+        raise unittest.SkipTest('build/tools/gen_stick could not be built')
     return subprocess.run([GEN_STICK, *map(str, args)], capture_output=True, text=True,
                           check=check, timeout=60)
 

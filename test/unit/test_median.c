@@ -1,6 +1,6 @@
-/* test_median.c — sort_u64 and median_u64 (src/perf/median.c). */
+/* test_median.c — sort_u64 and median_u64 (src/median.c). */
 #include <stdlib.h>
-#include "perf/median.h"
+#include "median.h"
 #include "check.h"
 
 static int cmp(const void *a, const void *b)

@@ -35,7 +35,7 @@ static void fresh(void)
     persist_seal(h);
 }
 
-static uint64_t emitted(uint32_t cpu, uint64_t *excluded)
+static uint64_t sent_by(uint32_t cpu, uint64_t *excluded)
 {
     struct ring_snap s;
     struct trace_event ev;
@@ -58,7 +58,7 @@ static void test_good(void)
     for (uint32_t c = 0; c < CPUS; c++) {
         uint64_t ex;
         CHECK(persist_ring_ok(h, c));
-        CHECK_EQ(emitted(c, &ex), EVENTS + 1);
+        CHECK_EQ(sent_by(c, &ex), EVENTS + 1);
         CHECK_EQ(ex, 0);
     }
     CHECK(!strcmp(persist_verdict_name(PERSIST_OK), "intact"));
@@ -137,14 +137,14 @@ static void test_overwritten_slots(void)
      * claims seq 0, CPU 0, but type 0: excluded, not an event. */
     memset(persist_slots(h, 0), 0, 10 * sizeof(struct trace_event));
     CHECK(persist_ring_ok(h, 0));
-    CHECK_EQ(emitted(0, &ex), EVENTS + 1 - 10);
+    CHECK_EQ(sent_by(0, &ex), EVENTS + 1 - 10);
     CHECK_EQ(ex, 10);
     /* Scribbled: right seq, wrong CPU. */
     fresh();
     struct trace_event *s = persist_slots(h, 1);
     s[3].cpu = 0;
     s[4].seq += 1;
-    CHECK_EQ(emitted(1, &ex), EVENTS + 1 - 2);
+    CHECK_EQ(sent_by(1, &ex), EVENTS + 1 - 2);
     CHECK_EQ(ex, 2);
 }
 
@@ -165,13 +165,13 @@ static void test_overwritten_boot_log(void)
 {
     uint64_t ex;
     wrapped_with_boot_log();
-    CHECK_EQ(emitted(0, &ex), CAP + 1);         /* the window plus the boot log's */
+    CHECK_EQ(sent_by(0, &ex), CAP + 1);         /* the window plus the boot log's */
     /* Entry 0 overwritten, and a done bit for an entry never written:
      * neither becomes an event; the seqs count as overwritten. */
     struct ring *r = wrapped_with_boot_log();
     r->pinned[0].id_word = 0;
     r->pinned_done |= 1ull << 5;
-    CHECK_EQ(emitted(0, &ex), CAP);
+    CHECK_EQ(sent_by(0, &ex), CAP);
     CHECK_EQ(ex, 0);
 }
 

@@ -95,7 +95,7 @@ static void test_basic_order(void)
         CHECK_EQ(res.seq[i], i);
         CHECK_EQ(res.gap_over[i] + res.gap_excl[i], 0);
     }
-    CHECK_EQ(res.s.emitted, 5);
+    CHECK_EQ(res.s.sent, 5);
     CHECK_EQ(res.s.first, 0);
     CHECK_EQ(res.s.last, 4);
     CHECK_EQ(res.s.head - res.s.base, 5);
@@ -208,7 +208,7 @@ static void test_stale_slot(void)
     }
     CHECK_EQ(res.gap_excl[3], 1);            /* seq 7 follows the hole */
     CHECK_EQ(res.seq[3], 7);
-    CHECK_EQ(res.s.emitted + res.s.overwritten + res.s.excluded,
+    CHECK_EQ(res.s.sent + res.s.overwritten + res.s.excluded,
              res.s.head - res.s.base);
 }
 
@@ -233,7 +233,7 @@ static void test_lapped_during_read(void)
     }
     CHECK_EQ(more, 3);                        /* seqs 5, 6, 7 */
     CHECK_EQ(s.overwritten, 4);              /* seqs 1..4 reused under us */
-    CHECK_EQ(s.emitted + s.overwritten + s.excluded, CAP);
+    CHECK_EQ(s.sent + s.overwritten + s.excluded, CAP);
 }
 
 /* ---- clear, refused, boot log ------------------------------------------------ */
@@ -434,7 +434,7 @@ static void test_concurrent_reader(void)
                 bad++;           /* a torn or stale copy got through */
         }
         lost += s.overwritten - (s.window - s.base) + s.excluded;
-        if (s.emitted + s.overwritten + s.excluded != s.head - s.base)
+        if (s.sent + s.overwritten + s.excluded != s.head - s.base)
             bad++;
         snaps++;
         clock_gettime(CLOCK_MONOTONIC, &now);

@@ -2,13 +2,7 @@
 # (Pure-logic files only: they must build for the host with -DHOST_BUILD.)
 UNIT_SRCS_ring := src/trace/ring.c src/trace/trace.c
 UNIT_SRCS_pairing := src/trace/pairing.c src/trace/schema.c src/trace/trace.c
-UNIT_SRCS_encode := src/trace/encode.c src/trace/schema.c src/trace/predict.c src/trace/ring.c src/trace/trace.c src/trace/crc32.c src/trace/dumpid.c src/format.c
-# gen_dump: synthetic rings -> a real dump on stdout (host tests use it).
-$(BUILD)/unit/gen_dump: test/unit/gen_dump.c $(UNIT_SRCS_encode) $(wildcard src/trace/*.h src/trace/*.def)
-	@mkdir -p $(dir $@)
-	@echo "  HOSTCC  $@"
-	@$(CC) $(HOSTCFLAGS) -o $@ $< $(UNIT_SRCS_encode)
-unit: $(BUILD)/unit/gen_dump
+UNIT_SRCS_encode := $(DUMP_ENCODER_SRCS)
 $(BUILD)/unit/test_ring $(BUILD)/unit/test_encode: $(wildcard src/trace/*.h src/trace/*.def)
 UNIT_SRCS_madt := src/madt.c
 UNIT_SRCS_mb2 := src/mb2.c
@@ -17,9 +11,9 @@ UNIT_SRCS_format := src/format.c
 UNIT_SRCS_kassert := src/kassert.c src/format.c
 UNIT_SRCS_tscmath := src/tscmath.c
 UNIT_SRCS_scancode := src/scancode.c
+UNIT_SRCS_median := src/median.c
 # perf/ (workloads and the benchmark): the pure parts
 UNIT_SRCS_wlargs := src/perf/wlargs.c src/format.c
-UNIT_SRCS_median := src/perf/median.c
 UNIT_SRCS_stresssum :=
 UNIT_SRCS_baselines := src/perf/baselines.c
 UNIT_SRCS_fbdraw := src/fbdraw.c src/font8x16.c
@@ -29,12 +23,6 @@ UNIT_SRCS_uartpci := src/uartpci.c src/format.c
 # the boot stick's dump area (#9 part 4): layout and partition tables
 UNIT_SRCS_dumparea := src/trace/dumparea.c src/trace/crc32.c
 UNIT_SRCS_parttable := src/parttable.c src/trace/dumparea.c src/trace/crc32.c
-# gen_stick: the real dump-area code on image files (host tests, the ISO).
-$(BUILD)/unit/gen_stick: $(GEN_STICK_SRCS) test/unit/ramdisk.h $(wildcard src/*.h src/trace/*.h)
-	@mkdir -p $(dir $@)
-	@echo "  HOSTCC  $@"
-	@$(CC) $(HOSTCFLAGS) -o $@ $(GEN_STICK_SRCS)
-unit: $(BUILD)/unit/gen_stick
 UNIT_SRCS_dumpstick := src/trace/dumpstick.c src/blockdev.c src/parttable.c src/trace/dumparea.c src/trace/crc32.c
 # the trace region kept across a warm reset: layout and validation
 UNIT_SRCS_persist := src/trace/persist.c src/trace/ring.c src/trace/trace.c src/trace/crc32.c

@@ -1,8 +1,8 @@
 /* median.h — sorting, medians and minima of small sample arrays (pure
  * code, tested on the host). Insertion sort: the arrays hold at most a
  * few hundred samples and are sorted once per result. */
-#ifndef PERF_MEDIAN_H
-#define PERF_MEDIAN_H
+#ifndef MEDIAN_H
+#define MEDIAN_H
 #include <stdint.h>
 
 void     sort_u64(uint64_t *v, unsigned n);

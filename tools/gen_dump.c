@@ -1,10 +1,10 @@
 /* gen_dump.c — host program: fills real rings (ring.c) with a synthetic
  * workload, encodes them with the real encoder (encode.c) and writes the
  * dump, wrapped in console noise, to stdout. Built by `make
- * build/unit/gen_dump`; host tests decode its output and compare with the
+ * build/tools/gen_dump`; host tests decode its output and compare with the
  * records it says the dump must hold.
  *
- * Usage: build/unit/gen_dump [key=value ...]
+ * Usage: build/tools/gen_dump [key=value ...]
  *   cpus=N        CPUs (rings), 1..255                          default 16
  *   events=N      events written into each ring, boot events included
  *                 (more than cap wraps the ring; at most 2^26)    default 4096
@@ -223,7 +223,7 @@ static void parse(int argc, char **argv, struct opts *o)
         else if (!strncmp(a, "raw=", 4))
             o->raw = a + 4;
         else {
-            fprintf(stderr, "gen_dump: unknown argument '%s' (see the top of test/unit/gen_dump.c)\n", a);
+            fprintf(stderr, "gen_dump: unknown argument '%s' (see the top of tools/gen_dump.c)\n", a);
             exit(2);
         }
     }

@@ -1,5 +1,5 @@
 /* stats.c — per-CPU running statistics. */
-#include "perf/stats.h"
+#include "stats.h"
 #include "kstring.h"
 #include "cpu.h"
 

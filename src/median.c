@@ -1,5 +1,5 @@
 /* median.c — see median.h. */
-#include "perf/median.h"
+#include "median.h"
 
 void sort_u64(uint64_t *v, unsigned n)
 {
