@@ -107,7 +107,7 @@ def built_dump(rnd, hz, with_pairs, ncpus=3, n=300):
         last = events[-1].seq + rnd.choice((0, 0, 2)) if events else None
         cpus.append(CpuInfo(
             cpu=cpu, apic_id=rnd.choice((-1, cpu)), capacity=1024, recorded=len(events),
-            overwritten=rnd.choice((0, 7)), dropped=rnd.choice((0, 3)),
+            overwritten=rnd.choice((0, 7)), refused=rnd.choice((0, 3)),
             first_seq=None if first is None else first % (1 << 32),
             last_seq=None if last is None else last % (1 << 32), events=events,
             damaged=rnd.choice((0, 2)), excluded=rnd.choice((0, 1)), pinned=rnd.choice((0, 4)),
