@@ -16,13 +16,22 @@ Layout (see docs/host-tools.md):
 - `ts`/`dur` are microseconds with three decimals (nanosecond resolution)
   since the first event: small numbers every viewer handles exactly.
 The top-level object also carries `otherData` with the dump's header.
+
+With the compiled core (btlib.fastdecode) each CPU's records are paired
+and written in C (src/host/jsonout.c) from tables prepared here once per
+type; _cpu_records() is the same output in pure Python (BT_PURE_PYTHON=1),
+and test_json_native.py compares the two byte for byte.
 """
 
+import copy
 import json
+from collections import namedtuple
 
-from .argfmt import make_formatter
+from . import fastdecode
+from .argfmt import JS_EXACT, make_formatter
 from .losses import hole_causes
-from .pairs import match_cpu
+from .model import RECORD_SIZE, Event
+from .pairs import match_cpu, role_table, roles
 from .timeline import LOST_NAME, NS_PER_S, TIMER_EVENT, us_text
 
 PID = 0
@@ -40,13 +49,16 @@ class _Writer:
         self._instant = {}
         self._slice = {}
 
+    def instant_head(self, type_id):
+        v = self.tl.view(type_id)
+        return (f'{{"name":{json.dumps(v.name)},"cat":{json.dumps(v.category)},'
+                f'"ph":"i","s":"t","ts":')
+
     def _instant_parts(self, type_id):
         parts = self._instant.get(type_id)
         if parts is None:
-            v = self.tl.view(type_id)
-            parts = self._instant[type_id] = (
-                f'{{"name":{json.dumps(v.name)},"cat":{json.dumps(v.category)},'
-                f'"ph":"i","s":"t","ts":', v.json)
+            parts = self._instant[type_id] = (self.instant_head(type_id),
+                                              self.tl.view(type_id).json)
         return parts
 
     def instant(self, ev, unmatched=False):
@@ -57,22 +69,31 @@ class _Writer:
         return (f'{prefix}{us_text(self.tl.ns(ev.tsc))},"pid":{PID},'
                 f'"tid":{ev.cpu},"args":{text}}}')
 
+    def slice_fields(self, begin_type, end_type):
+        """The args fields of a BEGIN/END pair's slices, [(name, value index,
+        is_phase)] (indices 0-1: the BEGIN's a0/a1, 2-3: the END's), and
+        the indices of the signed values."""
+        b, e = self.tl.view(begin_type), self.tl.view(end_type)
+        fields = list(b.fields)
+        names = {n for n, _, _ in b.fields}
+        for n, i, is_phase in e.fields:
+            if n not in names:
+                fields.append((n, 2 + i, is_phase))
+            elif i != 0:       # a0 is equal in both halves: matching says so
+                fields.append(('end_' + n, 2 + i, is_phase))
+        return fields, b.signed + tuple(2 + i for i in e.signed)
+
+    def slice_head(self, begin_type):
+        b = self.tl.view(begin_type)
+        return f'{{"name":{json.dumps(b.base)},"cat":{json.dumps(b.category)},"ph":"X","ts":'
+
     def _slice_parts(self, begin_type, end_type):
         key = (begin_type, end_type)
         parts = self._slice.get(key)
         if parts is None:
-            b, e = self.tl.view(begin_type), self.tl.view(end_type)
-            fields = list(b.fields)
-            names = {n for n, _, _ in b.fields}
-            for n, i, is_phase in e.fields:
-                if n not in names:
-                    fields.append((n, 2 + i, is_phase))
-                elif i != 0:       # a0 is equal in both halves: matching says so
-                    fields.append(('end_' + n, 2 + i, is_phase))
-            signed = b.signed + tuple(2 + i for i in e.signed)
-            parts = self._slice[key] = (
-                f'{{"name":{json.dumps(b.base)},"cat":{json.dumps(b.category)},"ph":"X","ts":',
-                make_formatter(fields, self.tl.phases, 'json', signed))
+            fields, signed = self.slice_fields(begin_type, end_type)
+            parts = self._slice[key] = (self.slice_head(begin_type),
+                                        make_formatter(fields, self.tl.phases, 'json', signed))
         return parts
 
     def slice(self, s):
@@ -130,21 +151,90 @@ def _cpu_records(w, tl, cpu, timer_id):
     return out, len(unmatched)
 
 
+# ---- the same records, written in C (src/host/jsonout.c) ----------------------
+
+def _c_fields(fields, signed):
+    """[(JSON key, value index, is_phase, signed)] for fastdecode.json_writer."""
+    return [(json.dumps(n), i, is_phase, i in signed) for n, i, is_phase in fields]
+
+
+def _native_writer(w, tl, timer_id):
+    """fastdecode.json_writer() for tl's types, or None (no compiled core,
+    or a table jsonout.c cannot take)."""
+    if not fastdecode.available():
+        return None
+    instants = {t: (w.instant_head(t), _c_fields(v.fields, v.signed))
+                for t, v in tl.views.items()}
+    halves = {}                   # pair key -> ([BEGIN types], [END types])
+    for t, (kind, key) in roles(tl).items():
+        if kind in ('begin', 'end'):
+            halves.setdefault(key, ([], []))[kind == 'end'].append(t)
+    slices = {(b, e): (w.slice_head(b), _c_fields(*w.slice_fields(b, e)))
+              for begins, ends in halves.values() for b in begins for e in ends}
+    phases = {k: json.dumps(n) for k, n in tl.phases.items() if 0 <= k < JS_EXACT}
+    return fastdecode.json_writer(instants, slices, phases, tl.t0, tl.hz, timer_id,
+                                  role_table(tl))
+
+
+_Seq = namedtuple('_Seq', 'seq')       # all losses.holes() reads of an event
+
+
+def _hole_causes(cpu, records):
+    """hole_causes(cpu), from its records' sequence numbers when it has no
+    Event objects yet: a copy of cpu whose events are just their seqs
+    (making a damaged CPU's Event objects costs more than its JSON)."""
+    if cpu.__dict__.get('_events') is not None:
+        return hole_causes(cpu)
+    seqs = copy.copy(cpu)
+    seqs.events = list(map(_Seq, memoryview(records).cast('I')[
+        fastdecode.SEQ_WORD::fastdecode.RECORD_WORDS].tolist()))
+    return hole_causes(seqs)
+
+
+def _lost_marks(w, cpu, records):
+    """[(position, its *LOST* records joined)] of cpu's holes (few)."""
+    if not fastdecode.may_have_holes(cpu):
+        return []
+    last = len(records) // RECORD_SIZE - 1
+    at = {}
+    for i, first, count, cause in _hole_causes(cpu, records):
+        k = min(i, last) * RECORD_SIZE
+        ev = Event.from_raw(records[k:k + RECORD_SIZE])
+        at.setdefault(i, []).append(w.lost(ev, first, count, cause))
+    return [(i, ',\n'.join(texts)) for i, texts in sorted(at.items())]
+
+
+def _native_cpu(w, tl, write, cpu, out):
+    """_cpu_records() of cpu, written by write (_native_writer); returns
+    its unmatched count."""
+    records = cpu.packed()
+    if records is None:           # a dump built from Event objects
+        records = b''.join(e.raw() for e in cpu.events)
+    return write(records, cpu.cpu, _lost_marks(w, cpu, records), out)
+
+
 def write_json(tl, out):
     """Write the trace to text stream `out`, one CPU at a time (memory stays
-    proportional to one CPU's ring); returns the unmatched-half count."""
+    proportional to one CPU's ring); returns the unmatched-half count.
+    With the compiled core the records are written in C (jsonout.c), with
+    the same bytes as _cpu_records()."""
     dump = tl.dump
     w = _Writer(tl)
     timer_id = next((t.id for t in dump.types.values() if t.name == TIMER_EVENT), None)
+    write = _native_writer(w, tl, timer_id)
     out.write('{"displayTimeUnit":"ns","traceEvents":[\n')
     out.write(w.metadata('process_name', 0, 'name', PROCESS_NAME))
     unmatched_total = 0
     for cpu in dump.cpus:
         apic = cpu.apic_id if cpu.apic_id >= 0 else '?'
+        meta = [w.metadata('thread_name', cpu.cpu, 'name', f'CPU {cpu.cpu} (APIC {apic})'),
+                w.metadata('thread_sort_index', cpu.cpu, 'sort_index', cpu.cpu)]
+        if write is not None:
+            out.write(',\n' + ',\n'.join(meta))
+            unmatched_total += _native_cpu(w, tl, write, cpu, out)
+            continue
         records, unmatched = _cpu_records(w, tl, cpu, timer_id)
-        records[:0] = [w.metadata('thread_name', cpu.cpu, 'name', f'CPU {cpu.cpu} (APIC {apic})'),
-                       w.metadata('thread_sort_index', cpu.cpu, 'sort_index', cpu.cpu)]
-        out.write(',\n' + ',\n'.join(records))
+        out.write(',\n' + ',\n'.join(meta + records))
         unmatched_total += unmatched
     other = {'dump_index': dump.index, 'tsc_hz': dump.tsc_hz,
              'complete': dump.complete, 'header': dump.header,

@@ -444,3 +444,135 @@ def may_have_holes(c) -> bool:
     scan = _Scan()
     _klib().bt_scan(_addr(c.records), len(c.records) // RECORD_SIZE, ctypes.byref(scan))
     return not scan.consecutive
+
+
+# ---- Chrome JSON records, one CPU at a time ------------------------------------
+
+JSON_FIELDS = 4              # jsonout.h BT_JSON_FIELDS
+TYPE_LIMIT = 1 << 16         # a record's type is a u16
+JSON_NO_TIMER = TYPE_LIMIT   # jsonout.h: a timer type above 0xffff is none
+JSON_VALUE_MAX = 24          # the longest value: '"-0x8000000000000000"'
+JSON_EVENT_MAX = 400         # one event's records beyond its head, labels and values
+
+
+class _JsonFmt(ctypes.Structure):
+    _fields_ = [('head', ctypes.c_char_p), ('label', ctypes.c_char_p * JSON_FIELDS),
+                ('nfields', ctypes.c_uint32), ('arg', ctypes.c_uint8 * JSON_FIELDS),
+                ('phase', ctypes.c_uint8 * JSON_FIELDS), ('sgn', ctypes.c_uint8 * JSON_FIELDS)]
+
+
+class _JsonPair(ctypes.Structure):
+    _fields_ = [('begin', ctypes.c_uint32), ('end', ctypes.c_uint32), ('fmt', ctypes.c_uint32)]
+
+
+class _JsonMark(ctypes.Structure):
+    _fields_ = [('at', ctypes.c_uint64), ('text', ctypes.c_char_p)]
+
+
+class _Json(ctypes.Structure):
+    _fields_ = [('fmts', ctypes.POINTER(_JsonFmt)), ('type_index', ctypes.POINTER(ctypes.c_uint16)),
+                ('pairs', ctypes.POINTER(_JsonPair)), ('npairs', ctypes.c_size_t),
+                ('phases', ctypes.POINTER(_Phase)), ('nphases', ctypes.c_size_t),
+                ('t0', ctypes.c_uint64), ('hz', ctypes.c_uint64), ('timer', ctypes.c_uint32),
+                ('row_max', ctypes.c_size_t)]
+
+
+class _JsonCpu(ctypes.Structure):
+    _fields_ = [('ev', ctypes.c_void_p), ('n', ctypes.c_size_t),
+                ('role', ctypes.POINTER(ctypes.c_uint32)), ('marks', ctypes.POINTER(_JsonMark)),
+                ('nmarks', ctypes.c_size_t), ('cpu', ctypes.c_uint64), ('at', ctypes.c_size_t),
+                ('mark_at', ctypes.c_size_t), ('prev_tick', ctypes.c_uint64),
+                ('have_tick', ctypes.c_uint32)]
+
+
+def _json_fmt(head: str, fields) -> tuple[_JsonFmt, int]:
+    """One bt_json_fmt of (head, [(JSON key, value index, is_phase, signed)])
+    and the bytes its head, labels and values can take."""
+    f = _JsonFmt()
+    f.head = head.encode()
+    f.nfields = len(fields)
+    size = len(f.head)
+    for k, (key, index, is_phase, sgn) in enumerate(fields):
+        f.label[k] = (',' if k else '').encode() + key.encode() + b':'
+        f.arg[k], f.phase[k], f.sgn[k] = index, is_phase, sgn
+        size += len(f.label[k]) + JSON_VALUE_MAX
+    return f, size
+
+
+def _json_table(instants: dict, slices: dict, phases: dict, t0: int, hz: int, timer):
+    """The struct bt_json, or None when something does not fit jsonout.c.
+    Types beyond a record's u16 are left out: no event has them."""
+    if not 0 <= t0 < U64_LIMIT or not 0 < hz < U64_LIMIT:
+        return None
+    order = sorted(t for t in instants if 0 <= t < TYPE_LIMIT)
+    keys = sorted((b, e) for b, e in slices if 0 <= b < TYPE_LIMIT and 0 <= e < TYPE_LIMIT)
+    made = [_json_fmt(*instants[t]) for t in order] + [_json_fmt(*slices[k]) for k in keys]
+    fmts = (_JsonFmt * max(1, len(made)))(*[f for f, _ in made])
+    index = (ctypes.c_uint16 * TYPE_LIMIT)()
+    for k, t in enumerate(order):
+        index[t] = k
+    pairs = (_JsonPair * max(1, len(keys)))(*[_JsonPair(b, e, len(order) + k)
+                                              for k, (b, e) in enumerate(keys)])
+    table = [(k, n.encode()) for k, n in phases.items()]
+    ph = (_Phase * max(1, len(table)))(*[_Phase(k, n) for k, n in table])
+    phase_len = max((len(n) for _, n in table), default=0)
+    row_max = (max((size for _, size in made), default=0) + JSON_FIELDS * phase_len
+               + JSON_EVENT_MAX)
+    ctx = _Json(fmts, index, pairs, len(keys), ph, len(table), t0, hz,
+                timer if timer is not None and 0 <= timer < TYPE_LIMIT else JSON_NO_TIMER,
+                row_max)
+    ctx.keep = (fmts, index, pairs, ph, table, made)
+    return ctx
+
+
+def _json_lib():
+    """The library, with jsonout.h's functions declared."""
+    lib = _load()
+    if lib.bt_json_rows.restype is not ctypes.c_size_t:
+        lib.bt_json_pair.restype = ctypes.c_long
+        lib.bt_json_pair.argtypes = [ctypes.POINTER(_Json), ctypes.POINTER(_JsonCpu),
+                                     ctypes.c_void_p, ctypes.c_uint32]
+        lib.bt_json_rows.restype = ctypes.c_size_t
+        lib.bt_json_rows.argtypes = [ctypes.POINTER(_Json), ctypes.POINTER(_JsonCpu),
+                                     ctypes.c_void_p, ctypes.c_size_t]
+    return lib
+
+
+def json_writer(instants: dict, slices: dict, phases: dict, t0: int, hz: int, timer, roles):
+    """A function (records, cpu, marks, out) that writes one CPU's records
+    (export_json._cpu_records) to text stream out and returns its unmatched
+    count, or None when something does not fit jsonout.c.
+
+    instants: {type: (head, fields)}, slices: {(BEGIN type, END type):
+    (head, fields)}, fields [(JSON key, value index, is_phase, signed)];
+    phases: {value < 2^53: JSON-quoted name}; timer: the tick's type or
+    None; roles: pairs.role_table()'s (table, its length). Per CPU: its
+    records, its number and marks [(position, text)] sorted by position,
+    one text per position."""
+    ctx = _json_table(instants, slices, phases, t0, hz, timer)
+    if ctx is None:
+        return None
+    lib = _json_lib()
+    ref = ctypes.byref(ctx)
+
+    def write(records: bytes, cpu: int, marks, out) -> int:
+        n = len(records) // RECORD_SIZE
+        texts = [(at, t.encode()) for at, t in marks]
+        arr = (_JsonMark * max(1, len(texts)))(*[_JsonMark(at, t) for at, t in texts])
+        role = (ctypes.c_uint32 * max(1, n))()
+        c = _JsonCpu(ctypes.cast(ctypes.c_char_p(records), ctypes.c_void_p), n, role, arr,
+                     len(texts), cpu, 0, 0, 0, 0)
+        cref = ctypes.byref(c)
+        unmatched = lib.bt_json_pair(ref, cref, *roles)
+        if unmatched < 0:
+            raise ValueError(f'CPU {cpu}: its events cannot be paired for the JSON export')
+        # An event's records take row_max bytes, and its marker's text
+        # beyond that: room bt_json_rows is not told about.
+        cap = CSV_CHUNK + ctx.row_max
+        buf = ctypes.create_string_buffer(cap + max((len(t) for _, t in texts), default=0))
+        while True:
+            size = lib.bt_json_rows(ref, cref, buf, cap)
+            out.write(ctypes.string_at(buf, size).decode('ascii'))
+            if c.at == n and c.mark_at == len(texts):
+                return unmatched
+    return write

@@ -41,6 +41,17 @@ def ensure_gen_dump():
         raise unittest.SkipTest('build/tools/gen_dump could not be built')
 
 
+def require_compiled_core(what):
+    """Build build/host/libbtdecode.so if needed; fail (not skip) when it
+    does not load: `what` (the C half of a comparison) must be tested."""
+    subprocess.run(['make', '-s', '-C', REPO, 'build/host/libbtdecode.so'],
+                   capture_output=True, timeout=300)
+    sys.path.insert(0, os.path.join(REPO, 'scripts'))
+    from btlib import fastdecode
+    if not fastdecode.available():
+        raise AssertionError(f'{fastdecode.LIB_PATH} did not build or load: {what} must be tested')
+
+
 def generate(*args):
     """(log bytes, the records the dump must hold: a list of 32-byte records)."""
     ensure_gen_dump()
