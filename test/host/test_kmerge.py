@@ -146,7 +146,8 @@ def dump_of(rings, records):
 
 class Writers(unittest.TestCase):
     """CSV and text rows from the chunked merge equal the pure-Python rows,
-    written to a text stream or (as decode does) a binary one."""
+    written to a text stream or (as decode does) a binary one, buffered or
+    raw."""
 
     def test_csv_and_text(self):
         cases = dict(ADVERSARIAL, **{f'random {i}': random_rings(random.Random(i))
@@ -155,15 +156,35 @@ class Writers(unittest.TestCase):
             for name, writer in (('csv', write_csv), ('text', write_text)):
                 with self.subTest(label, writer=name):
                     with mock.patch.object(fastdecode, '_load', lambda: None):
-                        ref = io.StringIO(newline='')
+                        ref, ref_binary = io.StringIO(newline=''), Trickle()
                         writer(Timeline(dump_of(rings, records=False)), ref)
+                        writer(Timeline(dump_of(rings, records=False)), ref_binary)
                     tl = Timeline(dump_of(rings, records=True))
                     self.assertIsNotNone(tl.merge)
-                    text, binary = io.StringIO(newline=''), io.BytesIO()
+                    text, binary, raw = io.StringIO(newline=''), io.BytesIO(), Trickle()
                     writer(tl, text)
                     writer(Timeline(dump_of(rings, records=True)), binary)
+                    writer(Timeline(dump_of(rings, records=True)), raw)
+                    want = ref.getvalue().encode()
                     self.assertEqual(text.getvalue(), ref.getvalue())
-                    self.assertEqual(binary.getvalue(), ref.getvalue().encode())
+                    self.assertEqual(binary.getvalue(), want)
+                    self.assertEqual(bytes(raw.data), want)
+                    self.assertEqual(bytes(ref_binary.data), want)
+
+
+class Trickle(io.RawIOBase):
+    """A raw stream that takes at most 5 bytes per write (as an unbuffered
+    stdout may take only part of one)."""
+
+    def __init__(self):
+        self.data = bytearray()
+
+    def writable(self):
+        return True
+
+    def write(self, b):
+        self.data += bytes(memoryview(b)[:5])
+        return min(5, len(memoryview(b)))
 
 
 PEAK_CHILD = """
