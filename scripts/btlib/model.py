@@ -221,11 +221,6 @@ class Dump:
             return None
         return Merge(parts)
 
-    def records(self) -> bytes | None:
-        """events() as packed records, or None (see merged())."""
-        m = self.merged()
-        return None if m is None else m.records()
-
     def cpu(self, n: int) -> CpuInfo | None:
         """The CpuInfo of dense CPU number n, or None."""
         for c in self.cpus:

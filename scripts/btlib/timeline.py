@@ -64,11 +64,11 @@ class Timeline:
     def __init__(self, dump):
         self.dump = dump
         # From the compiled decoder: the CPUs' records, merged into timeline
-        # order a chunk at a time (`merge`, a fastdecode.Merge); packed
-        # records (`records`) or Event objects (`events`) of the whole
-        # timeline are made only when something asks for them.
+        # order a chunk at a time (`merge`, a fastdecode.Merge); Event
+        # objects of the whole timeline (`events`) are made only when
+        # something asks for them.
         self.merge = dump.merged()
-        self._events = self._records = None
+        self._events = None
         if self.merge is None:
             self._events = dump.events()
         self.clock_known = dump.tsc_hz > 0
@@ -94,14 +94,6 @@ class Timeline:
             flat = [e for c in self.dump.cpus for e in c.events]
             self._events = list(map(flat.__getitem__, self.merge.order()))
         return self._events
-
-    @property
-    def records(self):
-        """The merged events as packed records, or None without the
-        compiled decoder."""
-        if self._records is None and self.merge is not None:
-            self._records = self.merge.records()
-        return self._records
 
     # ---- time ---------------------------------------------------------
     def ns(self, tsc):
