@@ -250,8 +250,9 @@ class DumpBuilder:
             else:
                 self._add_text(*content)
         kept = []
+        bounds = {cpu: _seq_bounds(s) for cpu, s in self.summaries.items()}
         for run in self.runs:
-            why = _contradiction(run, self.summaries.get(run.cpu))
+            why = _contradiction(run, bounds.get(run.cpu))
             if why:
                 self.rejected.add(run.line)
                 self.bad += 1
@@ -355,7 +356,7 @@ class DumpBuilder:
         info = CpuInfo(cpu=cpu, apic_id=-1, capacity=0, recorded=0, overwritten=0,
                        first_seq=None, last_seq=None, events=None)
         if kept and all(r.records is not None for r in kept):
-            info.records = b''.join(r.records for r in kept)      # compiled decoder
+            info.records = _join_records(kept)                     # compiled decoder
         else:
             info.events = [e for r in kept for e in r.events]
         if s is not None and _int(s.get('sent')) is not None:
@@ -440,14 +441,33 @@ class DumpBuilder:
                              f'{names}{"" if self.begin is not None else ", maybe others"})')
 
 
-def _contradiction(run: _Run, s: dict[str, str] | None) -> str | None:
-    """Why an event line cannot be this CPU's, per its counters line."""
-    if s is None:
+def _join_records(runs: list[_Run]) -> bytes:
+    """The runs' records as one bytes object. Each run then views its part
+    of it, which frees the decoder's batches the runs were cut from: else a
+    dump's records would be held twice until the parse ends."""
+    joined = b''.join(r.records for r in runs)
+    view, at = memoryview(joined), 0
+    for r in runs:
+        n = len(r.records)
+        r.records = view[at:at + n]
+        at += n
+    return joined
+
+
+def _seq_bounds(s: dict[str, str]) -> tuple:
+    """A counters line's figures that bound its CPU's seqs (see
+    _contradiction), read once per CPU rather than once per line."""
+    return tuple(_int(s.get(k)) for k in ('sent', 'base', 'head', 'first', 'last'))
+
+
+def _contradiction(run: _Run, bounds: tuple | None) -> str | None:
+    """Why an event line cannot be this CPU's, per its counters line
+    (its _seq_bounds)."""
+    if bounds is None:
         return None
+    sent, base, head, first, last = bounds
     lo, hi = run.start, run.start + run.count - 1
-    base, head = _int(s.get('base')), _int(s.get('head'))
-    first, last = _int(s.get('first')), _int(s.get('last'))
-    if _int(s.get('sent')) == 0:
+    if sent == 0:
         return 'it sent no events'
     if base is not None and head is not None and not base <= lo <= hi < head:
         return f'seqs {lo}..{hi} outside [base={base}, head={head})'

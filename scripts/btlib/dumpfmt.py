@@ -19,6 +19,7 @@ dumpbuild.py accounts for each dump's lines.
 from __future__ import annotations
 
 import binascii
+import gc
 import re
 import zlib
 
@@ -82,18 +83,26 @@ def parse_log(data: bytes) -> list[Dump]:
     from .dumplog import LogParser        # it builds on this module's line decoding
     log = LogParser()
     raws = _NEWLINE.split(data)
-    _prefetch(raws)
+    # The parse builds a few objects per line and keeps them all: it makes
+    # no reference cycles, and the collector's passes over them would cost
+    # a quarter of its time.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
+        _prefetch(raws)
         for raw in raws:
             log.feed(raw)
+        return log.finish()
     finally:
         _PREFETCHED.clear()
-    return log.finish()
+        if collecting:
+            gc.enable()
 
 
 # Event lines decoded ahead, in one batch per seed (a ctypes call per line
-# costs more than decoding it): {seed: {text: fastdecode result}}.
+# costs more than decoding it): {seed: {text: _Run or fastdecode status}}.
 _PREFETCHED: dict[int, dict] = {}
+_NOTHING: dict = {}
 
 
 def _prefetch(raws: list[bytes]):
@@ -111,7 +120,8 @@ def _prefetch(raws: list[bytes]):
         elif b'DUMP BEGIN' in raw:
             seed = begin_seed(raw)
     for seed, texts in groups.items():
-        _PREFETCHED[seed] = fastdecode.prefetch(texts, seed)
+        _PREFETCHED[seed] = {text: _fast_run(res) for text, res in
+                             zip(texts, fastdecode.decode_lines(texts, seed))}
 
 
 # ---- lines -------------------------------------------------------------
@@ -269,21 +279,26 @@ class _Run:
         return self._events
 
 
+def _fast_run(res) -> _Run | int:
+    """A fastdecode result as a _Run, or its status (DAMAGED, PUNT)."""
+    return res if isinstance(res, int) else _Run(*res[:5], None, res[5])
+
+
 def _decode_event_line(text: bytes, seed: int = 0) -> _Run:
     """One event line, by the compiled core when it is there (the same
     result: test_fastdecode), else by _decode_event_line_py."""
-    if not fastdecode.available():
-        return _decode_event_line_py(text, seed)
-    res = _PREFETCHED.get(seed, {}).get(text)
-    if res is None:
-        res = fastdecode.decode_line(text, seed)
-    if res == fastdecode.DAMAGED:
-        raise _Damaged
-    if res == fastdecode.PUNT:
-        run = _decode_event_line_py(text, seed)
-        run.records = b''.join(e.raw() for e in run.events)
+    run = _PREFETCHED.get(seed, _NOTHING).get(text)
+    if run is None:
+        if not fastdecode.available():
+            return _decode_event_line_py(text, seed)
+        run = _fast_run(fastdecode.decode_line(text, seed))
+    if run.__class__ is _Run:
         return run
-    return _Run(*res[:5], None, res[5])
+    if run == fastdecode.DAMAGED:
+        raise _Damaged
+    run = _decode_event_line_py(text, seed)          # PUNT
+    run.records = b''.join(e.raw() for e in run.events)
+    return run
 
 
 def _decode_event_line_py(text: bytes, seed: int = 0) -> _Run:

@@ -7,8 +7,9 @@
 
 `make` builds build/host/libbtdecode.so; without it (or with the
 environment variable BT_PURE_PYTHON=1) available() is False and btlib.dumpfmt
-decodes in pure Python, with the same results. `records` is a bytes object
-of 32-byte event records (btlib.model.RECORD); see events_of().
+decodes in pure Python, with the same results. `records` holds 32-byte
+event records (btlib.model.RECORD): a memoryview into the batch the line
+was decoded in, not a copy (decode_line: bytes); see events_of().
 
 A line answered PUNT holds something only the reference decoder judges
 exactly (a varint over 64 bits, '=' in its base64, an over-long line):
@@ -19,8 +20,9 @@ from __future__ import annotations
 
 import ctypes
 import os
+import struct
 
-from .model import RECORD_SIZE, events_of     # noqa: F401 (events_of: for callers)
+from .model import RECORD_SIZE, RECORD_WORDS, SEQ_WORD, events_of   # noqa: F401 (events_of: for callers)
 from .outsink import byte_sink
 
 LIB_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -37,6 +39,10 @@ class _Run(ctypes.Structure):
                 ('start', ctypes.c_uint64), ('gap_over', ctypes.c_uint64),
                 ('gap_excl', ctypes.c_uint64), ('status', ctypes.c_int32),
                 ('first', ctypes.c_uint32)]
+
+
+_RUN_LAYOUT = struct.Struct('<5QiI')          # struct bt_run, as _Run
+assert _RUN_LAYOUT.size == ctypes.sizeof(_Run)
 
 
 _lib = None
@@ -104,11 +110,6 @@ def decode_line(text: bytes, seed: int = 0):
             ctypes.string_at(_one_ev, n * RECORD_SIZE))
 
 
-def prefetch(texts: list[bytes], seed: int = 0) -> dict:
-    """{text: decode_line(text, seed)} for many lines in one batch."""
-    return dict(zip(texts, decode_lines(texts, seed)))
-
-
 def decode_lines(texts: list[bytes], seed: int = 0) -> list:
     """One result per '%E' line of texts (each without its newline):
     DAMAGED, PUNT, or (line, cpu, start, gap_over, gap_excl, records)."""
@@ -123,16 +124,17 @@ def decode_lines(texts: list[bytes], seed: int = 0) -> list:
     while pos < total:
         n = lib.bt_decode_lines(base + pos, total - pos, seed & 0xFFFFFFFF, runs, BATCH_RUNS,
                                 ev, BATCH_EVENTS, ctypes.byref(used))
-        batch = runs[:n]
-        nev = max((r.first + max(r.status, 0) for r in batch), default=0)
-        raw = ctypes.string_at(ev, nev * RECORD_SIZE)
-        for r in batch:
-            if r.status < 0:
-                out.append(r.status)
+        # the runs as tuples in one C loop: reading ctypes fields one by
+        # one costs more than decoding the line did
+        batch = list(_RUN_LAYOUT.iter_unpack(memoryview(runs).cast('B')[:n * _RUN_LAYOUT.size]))
+        nev = max((r[6] + max(r[5], 0) for r in batch), default=0)
+        raw = memoryview(ctypes.string_at(ev, nev * RECORD_SIZE))   # runs view it: no copies
+        for line, cpu, start, over, excl, status, first in batch:
+            if status < 0:
+                out.append(status)
             else:
-                at = r.first * RECORD_SIZE
-                out.append((r.line, r.cpu, r.start, r.gap_over, r.gap_excl,
-                            raw[at:at + r.status * RECORD_SIZE]))
+                at = first * RECORD_SIZE
+                out.append((line, cpu, start, over, excl, raw[at:at + status * RECORD_SIZE]))
         pos += used.value
     return out
 
@@ -427,7 +429,6 @@ def ctf_events(records: bytes) -> bytes:
     return out.raw[:n * CTF_EVENT_SIZE]
 
 
-SEQ_WORD, RECORD_WORDS = 2, RECORD_SIZE // 4      # a record's seq: its 3rd u32
 
 
 def may_have_holes(c) -> bool:
