@@ -250,31 +250,29 @@ def _stream_packets(uid_bytes, cpu, tscs, body, lead, cuts, tail):
 
 
 def _cpu_events(c):
-    """(TSCs, body(i, j), events for the hole search) of CPU c: from its
-    packed records in C when it has them (the hole search then gets ()
-    when fastdecode.may_have_holes says it has none: no tuples are built),
-    else from its events."""
+    """(TSCs, body(i, j)) of CPU c: from its packed records in C when it
+    has them, else from its events."""
     packed = c.packed()
     if packed is None or not fastdecode.available():
         events = _cpu_records(c)
         return (list(map(_TSC, events)), lambda i, j: b''.join(
-            starmap(EVENT.pack, map(_EVENT_FIELDS, events[i:j]))), events)
+            starmap(EVENT.pack, map(_EVENT_FIELDS, events[i:j]))))
     data = fastdecode.ctf_events(packed)
     return (memoryview(packed).cast('Q')[::RECORD_QWORDS].tolist(),
-            lambda i, j: data[i * EVENT.size:j * EVENT.size],
-            _cpu_records(c) if fastdecode.may_have_holes(c) else ())
+            lambda i, j: data[i * EVENT.size:j * EVENT.size])
 
 
 def _cpu_streams(uid_bytes, c):
     """{file name: [packets]} for CPU c (one name unless its TSC went back)."""
-    tscs, body, events = _cpu_events(c)
-    lost_before = unplaced(c, events)
+    tscs, body = _cpu_events(c)
+    seqs = c.seqs()
+    lost_before = unplaced(c, seqs)
     if not tscs:
         return {stream_name(c.cpu): [_packet(uid_bytes, c.cpu, b'', 0, 0, 0),
                                      _packet(uid_bytes, c.cpu, b'', lost_before, 0, 0)]
                 if lost_before else []}
     cuts = {}
-    for index, _, count in holes(c, events):
+    for index, _, count in holes(c, seqs):
         cuts[index] = cuts.get(index, 0) + count
     streams = {}
     for k, (a, b) in enumerate(_segments(tscs)):

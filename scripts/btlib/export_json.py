@@ -23,9 +23,7 @@ type; _cpu_records() is the same output in pure Python (BT_PURE_PYTHON=1),
 and test_json_native.py compares the two byte for byte.
 """
 
-import copy
 import json
-from collections import namedtuple
 
 from . import fastdecode
 from .argfmt import JS_EXACT, make_formatter
@@ -176,28 +174,13 @@ def _native_writer(w, tl, timer_id):
                                   role_table(tl))
 
 
-_Seq = namedtuple('_Seq', 'seq')       # all losses.holes() reads of an event
-
-
-def _hole_causes(cpu, records):
-    """hole_causes(cpu), from its records' sequence numbers when it has no
-    Event objects yet: a copy of cpu whose events are just their seqs
-    (making a damaged CPU's Event objects costs more than its JSON)."""
-    if cpu.__dict__.get('_events') is not None:
-        return hole_causes(cpu)
-    seqs = copy.copy(cpu)
-    seqs.events = list(map(_Seq, memoryview(records).cast('I')[
-        fastdecode.SEQ_WORD::fastdecode.RECORD_WORDS].tolist()))
-    return hole_causes(seqs)
-
-
 def _lost_marks(w, cpu, records):
     """[(position, its *LOST* records joined)] of cpu's holes (few)."""
     if not fastdecode.may_have_holes(cpu):
         return []
     last = len(records) // RECORD_SIZE - 1
     at = {}
-    for i, first, count, cause in _hole_causes(cpu, records):
+    for i, first, count, cause in hole_causes(cpu):
         k = min(i, last) * RECORD_SIZE
         ev = Event.from_raw(records[k:k + RECORD_SIZE])
         at.setdefault(i, []).append(w.lost(ev, first, count, cause))

@@ -94,6 +94,6 @@ def _last_tsc(tl):
 
 def _markers(dump):
     """losses.markers(dump), looking only at the CPUs whose records may
-    have holes (the others' Event objects are never built)."""
+    have holes (fastdecode.may_have_holes: the others' seqs are not read)."""
     lossy = [c for c in dump.cpus if fastdecode.may_have_holes(c)]
     return markers(SimpleNamespace(cpus=lossy))

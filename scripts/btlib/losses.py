@@ -11,7 +11,7 @@ events_discarded counts (missing + refused).
 
 from .model import MISSING_KINDS
 from .tables import format_table
-from .timeline import SEQ_MOD, seq_holes
+from .timeline import SEQ_MOD, seq_holes_in
 
 LOSS_KINDS = MISSING_KINDS + ('refused',)      # the loss table's columns, in order
 KIND_WORDS = {'overwritten': 'overwritten (ring wrapped)',
@@ -66,14 +66,14 @@ def _pinned_hole(c, index, count):
     return bool(c.pinned) and index == c.pinned and 0 < count <= c.overwritten
 
 
-def hole_causes(c):
+def hole_causes(c, seqs=None):
     """[(index, first_seq, count, cause)] for CPU c's holes (see holes()).
 
     Holes come from overwritten events (after the boot log's pinned
     events), excluded slots, damaged lines or unexplained gaps; refused
     events never took a sequence number.  A hole gets a cause when the
     counters leave only one explanation for it, else 'lost'."""
-    found = holes(c)
+    found = holes(c, seqs)
     overwritten_placed = any(_pinned_hole(c, i, n) for i, _, n in found)
     others = [k for k, n in (('overwritten', 0 if overwritten_placed else c.overwritten),
                              ('excluded', c.excluded), ('damaged', c.damaged),
@@ -89,21 +89,21 @@ def _ahead(a, b):
     return step if step < SEQ_MOD // 2 else 0
 
 
-def holes(c, ev=None):
+def holes(c, seqs=None):
     """[(index, first_seq, count)] of CPU c: its missing events that have a
     place in the sequence.  index is the position in c.events the hole
     comes before (len(c.events) for a hole after the last event); holes at
-    the ends come from the summary's first/last sequence numbers.  `ev`:
-    c.events in another form (anything with .seq), when the caller has it."""
-    ev = c.events if ev is None else ev
-    if not ev:
+    the ends come from the summary's first/last sequence numbers.  `seqs`:
+    c.seqs(), when the caller has it."""
+    seqs = c.seqs() if seqs is None else seqs
+    if not seqs:
         return []
     out = []
-    if c.first_seq is not None and _ahead(c.first_seq, ev[0].seq):
-        out.append((0, c.first_seq, _ahead(c.first_seq, ev[0].seq)))
-    out += list(seq_holes(ev))
-    if c.last_seq is not None and _ahead(ev[-1].seq, c.last_seq):
-        out.append((len(ev), (ev[-1].seq + 1) % SEQ_MOD, _ahead(ev[-1].seq, c.last_seq)))
+    if c.first_seq is not None and _ahead(c.first_seq, seqs[0]):
+        out.append((0, c.first_seq, _ahead(c.first_seq, seqs[0])))
+    out += list(seq_holes_in(seqs))
+    if c.last_seq is not None and _ahead(seqs[-1], c.last_seq):
+        out.append((len(seqs), (seqs[-1] + 1) % SEQ_MOD, _ahead(seqs[-1], c.last_seq)))
     return out
 
 
@@ -113,11 +113,11 @@ def discarded(c):
     return sum(getattr(c, k) for k in LOSS_KINDS)
 
 
-def unplaced(c, ev=None):
+def unplaced(c, seqs=None):
     """CPU c's discarded events with no place in the sequence: overwritten
     before the oldest survivor, refused while tracing was paused, and any
-    the counters report beyond the holes seen (`ev` as for holes())."""
-    return max(0, discarded(c) - sum(n for _, _, n in holes(c, ev)))
+    the counters report beyond the holes seen (`seqs` as for holes())."""
+    return max(0, discarded(c) - sum(n for _, _, n in holes(c, seqs)))
 
 
 def report(dump, ticks_ns):
@@ -170,10 +170,11 @@ def markers(dump):
     events=N first_seq=S cause=overwritten|excluded|damaged|unexplained|lost."""
     before, after = {}, {}
     for c in dump.cpus:
-        for index, first, count, cause in hole_causes(c):
+        seqs = c.seqs()
+        for index, first, count, cause in hole_causes(c, seqs):
             args = [('events', count), ('first_seq', first), ('cause', cause)]
-            if index < len(c.events):
-                before[(c.cpu, c.events[index].seq)] = args
+            if index < len(seqs):
+                before[(c.cpu, seqs[index])] = args
             else:
-                after[(c.cpu, c.events[-1].seq)] = args
+                after[(c.cpu, seqs[-1])] = args
     return before, after

@@ -34,6 +34,7 @@ from dataclasses import InitVar, dataclass, field
 # u64 tsc, u32 seq, u16 type, u8 cpu, u8 flags, u64 a0, u64 a1 (little-endian)
 RECORD = struct.Struct('<QIHBBQQ')
 RECORD_SIZE = RECORD.size            # 32
+SEQ_WORD, RECORD_WORDS = 2, RECORD_SIZE // 4      # a record's seq: its 3rd u32
 SEQ_MOD = 1 << 32                    # Event.seq is the record's u32
 U64_MASK = (1 << 64) - 1
 
@@ -136,6 +137,14 @@ class CpuInfo:
         if self.records is None or events is None:
             return self.records
         return b''.join(e.raw() for e in events)
+
+    def seqs(self) -> list[int]:
+        """The sequence numbers of `events`, in order, without building
+        Event objects (what finding a CPU's holes needs)."""
+        events = self.__dict__.get('_events')
+        if events is None and self.records is not None:
+            return memoryview(self.records).cast('I')[SEQ_WORD::RECORD_WORDS].tolist()
+        return [e.seq for e in events or ()]
 
     @property
     def count(self) -> int:

@@ -137,7 +137,11 @@ def seq_holes(events):
 
     `events` is one CPU's ring, oldest first; index is that of the first
     event after the hole.  Sequence numbers wrap at 2^32."""
-    seqs = list(map(_SEQ, events))
+    return seq_holes_in(list(map(_SEQ, events)))
+
+
+def seq_holes_in(seqs):
+    """seq_holes() of a ring given as its sequence numbers (ints)."""
     steps = list(map(sub, seqs[1:], seqs))       # in C: a ring without holes costs
     if steps.count(1) == len(steps):             # no Python step per event
         return

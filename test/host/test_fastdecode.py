@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__)))
 from test_decode_support import FIXTURES, REPO, generate   # noqa: E402
 
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
-from btlib import dumpfmt, fastdecode                      # noqa: E402
+from btlib import dumpfmt, fastdecode, losses              # noqa: E402
 from btlib.export_csv import write_csv                      # noqa: E402
 from btlib.export_ctf import write_ctf                      # noqa: E402
 from btlib.export_text import write_text                    # noqa: E402
@@ -358,6 +358,12 @@ class BothPaths(unittest.TestCase):
                 self.assertTrue(all(c.records is not None for d in native for c in d.cpus
                                     if c.count), 'the native path was not used')
                 self.assertTrue(all(c.records is None for d in python for c in d.cpus))
+                # holes from the records' seqs (no Event built) as from the events'
+                self.assertEqual([[(c.seqs(), losses.holes(c)) for c in d.cpus] for d in native],
+                                 [[(c.seqs(), losses.holes(c)) for c in d.cpus] for d in python])
+                self.assertTrue(all(c.__dict__.get('_events') is None for d in native
+                                    for c in d.cpus if c.records is not None),
+                                'seqs() built Event objects')
                 self.assertEqual(native, python)
                 self.assertEqual([d.events() for d in native], [d.events() for d in python])
 
