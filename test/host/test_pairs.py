@@ -10,7 +10,6 @@ Run from the repository root:
 """
 
 import random
-import subprocess
 import sys
 import unittest
 from pathlib import Path
@@ -24,7 +23,7 @@ from btlib import dumpfmt, fastdecode                     # noqa: E402
 from btlib.model import CpuInfo, Dump, Event, EventType   # noqa: E402
 from btlib.pairs import MAX_DEPTH, match_cpu, match_records   # noqa: E402
 from btlib.timeline import Timeline                       # noqa: E402
-from test_decode_support import generate                  # noqa: E402
+from test_decode_support import generate, require_compiled_core   # noqa: E402
 
 WB, WE, TB, TE, ODD_B, ODD_E = 16, 17, 3, 4, 40, 41
 
@@ -57,15 +56,6 @@ def python_rule(tl, events):
         slices, unmatched = match_cpu(tl, events)
     at = {id(e): i for i, e in enumerate(events)}
     return [(at[id(s.begin)], at[id(s.end)]) for s in slices], [at[id(e)] for e in unmatched]
-
-
-def require_library(what):
-    """Builds libbtdecode.so if needed: the compiled `what` must be tested."""
-    subprocess.run(['make', '-s', '-C', str(ROOT), 'build/host/libbtdecode.so'],
-                   capture_output=True, timeout=300)
-    if not fastdecode.available():
-        raise AssertionError(f'{fastdecode.LIB_PATH} did not build or load: '
-                             f'the compiled {what} must be tested')
 
 
 def comparison_logs(*gen_dump_args, damaged=10, seed=7):
@@ -121,7 +111,7 @@ class NativeRule(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        require_library('pairing')
+        require_compiled_core('the compiled pairing rule')
 
     def same(self, tl, events, label=''):
         want = python_rule(tl, events)

@@ -28,8 +28,8 @@ from btlib import dumpfmt, fastdecode, stats               # noqa: E402
 from btlib.model import CpuInfo, Dump, Event, EventType    # noqa: E402
 from btlib.pairs import MAX_DEPTH                          # noqa: E402
 from btlib.timeline import Timeline                        # noqa: E402
-from test_decode_support import DECODE, generate           # noqa: E402
-from test_pairs import comparison_logs, require_library    # noqa: E402
+from test_decode_support import DECODE, generate, require_compiled_core   # noqa: E402
+from test_pairs import comparison_logs                     # noqa: E402
 
 TOP = (1 << 64) - 1
 TIMER_B, TIMER_E, WB, WE, XB, X2, XE, X2E, INST = 3, 4, 16, 17, 40, 41, 42, 43, 7
@@ -86,7 +86,7 @@ def dump_of(rings, types, hz=2_400_000_000):
 class NativeStats(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        require_library('statistics')
+        require_compiled_core('the compiled statistics')
 
     def same(self, dump, label):
         got = report(dump, native=True)
