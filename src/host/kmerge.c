@@ -38,7 +38,7 @@ static uint64_t next_index(const struct bt_kmerge_src *src)
 /* h keyed by source s's next event. */
 static void set_head(struct bt_kmerge_head *h, const struct bt_kmerge_src *src, uint64_t s)
 {
-    const struct trace_event *ev = &src[s].ev[next_index(&src[s])];
+    const struct trace_event *ev = &src[s].ev[next_index(&src[s]) - src[s].lo];
     h->tsc = ev->tsc;
     h->key = (uint64_t)ev->cpu << 32 | ev->seq;
     h->src = s;
@@ -74,12 +74,23 @@ static void sift_down(struct bt_kmerge *m, uint64_t i)
     h[i] = e;
 }
 
+static void sift_up(struct bt_kmerge *m, uint64_t i)
+{
+    struct bt_kmerge_head *h = m->heap, e = h[i];
+    while (i > 0 && earlier(&e, &h[(i - 1) / 2])) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = e;
+}
+
 void bt_kmerge_init(struct bt_kmerge *m, struct bt_kmerge_src *src, size_t nsrc,
                     struct bt_kmerge_head *heap)
 {
     m->src = src;
     m->heap = heap;
     m->nheap = 0;
+    m->starved = 0;
     for (size_t s = 0; s < nsrc; s++)
         if (src[s].at < src[s].n)
             set_head(&heap[m->nheap++], src, s);
@@ -91,21 +102,34 @@ size_t bt_kmerge_next(struct bt_kmerge *m, struct trace_event *out, uint64_t *id
                       size_t max)
 {
     size_t k = 0;
-    while (k < max && m->nheap) {
+    while (k < max && m->nheap && !m->starved) {
         uint64_t s = m->heap[0].src;
         struct bt_kmerge_src *src = &m->src[s];
         uint64_t i = next_index(src);
         if (out)
-            out[k] = src->ev[i];
+            out[k] = src->ev[i - src->lo];
         if (idx)
             idx[k] = src->base + i;
         k++;
-        if (++src->at < src->n)
+        if (++src->at < src->hi) {
             set_head(&m->heap[0], m->src, s);
-        else
-            m->heap[0] = m->heap[--m->nheap];     /* used up: its place to the last */
+        } else {
+            /* used up, or its window is: its place to the last. Nothing
+             * after a window's end may be given before the next window
+             * is in (its first event may be the earliest of all). */
+            m->heap[0] = m->heap[--m->nheap];
+            if (src->at < src->n)
+                m->starved = s + 1;
+        }
         if (m->nheap > 1)
             sift_down(m, 0);
     }
     return k;
+}
+
+void bt_kmerge_refill(struct bt_kmerge *m, uint64_t s)
+{
+    m->starved = 0;
+    set_head(&m->heap[m->nheap], m->src, s);
+    sift_up(m, m->nheap++);
 }

@@ -2,8 +2,10 @@
  * sanitizers: for random rings (ties across CPUs, rings out of order,
  * empty ones) it must hand out exactly the order bt_merge_order() gives
  * the CPUs' records joined CPU after CPU (merge.h's stable order), at any
- * chunk size, and bt_scan() must find the TSC range, the types, and
- * whether a ring is in order and its seqs consecutive. The comparison
+ * chunk size, also when rings in order are given a small window at a
+ * time (each window a buffer of its own, so ASan sees any read past it),
+ * and bt_scan() must find the TSC range, the types, and whether a ring
+ * is in order and its seqs consecutive. The comparison
  * with Python's sort is test/host/test_kmerge.py. */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,8 @@ static uint32_t orders[MAX_CPUS_HERE][MAX_RING], otmp[MAX_RING];
 static struct trace_event got[MAX_CPUS_HERE * MAX_RING];
 static uint64_t idx[MAX_CPUS_HERE * MAX_RING];
 static struct bt_scan scan;
+static size_t cpu_base[MAX_CPUS_HERE], window[MAX_CPUS_HERE];     /* window 0: whole */
+static struct trace_event *win_buf[MAX_CPUS_HERE];
 
 static uint64_t rnd_state = 0x9E3779B97F4A7C15ull;
 
@@ -55,6 +59,20 @@ static size_t make_rings(size_t ncpu, size_t *n)
     return total;
 }
 
+/* Gives source s (CPU c) its records from lo, window[c] of them at most,
+ * in a buffer of exactly that size. */
+static void load_window(struct bt_kmerge_src *s, size_t c, uint64_t lo)
+{
+    uint64_t hi = lo + window[c] < s->n ? lo + window[c] : s->n;
+    free(win_buf[c]);
+    win_buf[c] = malloc((hi - lo) * sizeof *win_buf[c]);
+    CHECK(win_buf[c] != NULL);
+    memcpy(win_buf[c], &all[cpu_base[c] + lo], (hi - lo) * sizeof *win_buf[c]);
+    s->ev = win_buf[c];
+    s->lo = lo;
+    s->hi = hi;
+}
+
 static void check_round(size_t ncpu)
 {
     size_t n[MAX_CPUS_HERE], total = make_rings(ncpu, n), base = 0;
@@ -74,15 +92,31 @@ static void check_round(size_t ncpu)
         CHECK_EQ(scan.sorted, sorted);
         CHECK_EQ(scan.consecutive, consecutive);
         src[c] = (struct bt_kmerge_src){ .ev = &all[base], .n = n[c], .base = base,
-                                         .order = scan.sorted ? NULL : orders[c] };
+                                         .order = scan.sorted ? NULL : orders[c],
+                                         .lo = 0, .hi = n[c] };
+        cpu_base[c] = base;
+        window[c] = scan.sorted && n[c] && rnd(2) ? 1 + rnd(5) : 0;
+        if (window[c])
+            load_window(&src[c], c, 0);
         base += n[c];
     }
     CHECK_EQ(scan.events, total);
     struct bt_kmerge m;
     bt_kmerge_init(&m, src, ncpu, heap);
     size_t chunk = 1 + rnd(7), k = 0, got_n;
-    while ((got_n = bt_kmerge_next(&m, &got[k], &idx[k], chunk)) > 0)
+    while ((got_n = bt_kmerge_next(&m, &got[k], &idx[k], chunk)) > 0 || m.starved) {
         k += got_n;
+        if (m.starved) {
+            size_t c = m.starved - 1;
+            CHECK(window[c] != 0 && src[c].at == src[c].hi && src[c].at < src[c].n);
+            load_window(&src[c], c, src[c].hi);
+            bt_kmerge_refill(&m, c);
+        }
+    }
+    for (size_t c = 0; c < ncpu; c++) {
+        free(win_buf[c]);
+        win_buf[c] = NULL;
+    }
     CHECK_EQ(k, total);
     for (size_t i = 0; i < total; i++) {
         CHECK_EQ(idx[i], want[i]);
