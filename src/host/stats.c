@@ -162,6 +162,8 @@ static void scan_cpu(const struct bt_stats_in *in, const struct trace_event *ev,
         }
     }
     out->max_tsc = max_tsc;
+    out->first_tsc = n ? ev[0].tsc : 0;
+    out->last_tsc = n ? ev[n - 1].tsc : 0;
     distribution(s->period + s->cap_period - nneg, nneg, s->period, npos, s, &out->period);
 }
 
@@ -190,9 +192,27 @@ static int group_durations(const struct bt_stats_in *in, struct scratch *s,
     return 0;
 }
 
-int bt_stats(const struct bt_stats_in *in, const struct trace_event *const *ev,
-             const size_t *n, size_t ncpus, uint64_t *type_counts, struct bt_cpu_stats *cpu,
-             struct bt_dist *groups)
+struct bt_stats_run {
+    const struct bt_stats_in *in;
+    uint64_t *type_counts;
+    const size_t *n;             /* each CPU's count, as given to start */
+    size_t ncpus, done;          /* CPUs given; done counts those given right */
+    struct scratch s;
+};
+
+static void free_scratch(struct scratch *s)
+{
+    free(s->dur);
+    free(s->sorted);
+    free(s->tmp);
+    free(s->period);
+    free(s->group);
+    free(s->hist);
+    free(s->dense);
+}
+
+struct bt_stats_run *bt_stats_start(const struct bt_stats_in *in, const size_t *n, size_t ncpus,
+                                    uint64_t *type_counts)
 {
     size_t total = 0, most = 1;
     for (size_t c = 0; c < ncpus; c++) {
@@ -200,27 +220,54 @@ int bt_stats(const struct bt_stats_in *in, const struct trace_event *const *ev,
         most = n[c] > most ? n[c] : most;
     }
     size_t ndur_max = total / 2 + 1;
-    struct scratch s = { .cap_period = most };
-    s.dur = malloc(ndur_max * sizeof *s.dur);
-    s.sorted = malloc(ndur_max * sizeof *s.sorted);
-    s.tmp = malloc((ndur_max > most ? ndur_max : most) * sizeof *s.tmp);
-    s.period = malloc(most * sizeof *s.period);
-    s.group = malloc(ndur_max * sizeof *s.group);
-    s.hist = malloc(sizeof *s.hist);
-    s.dense = malloc(DENSE_RANGE * sizeof *s.dense);
-    int status = -1;
-    if (s.dur && s.sorted && s.tmp && s.period && s.group && s.hist && s.dense) {
-        memset(type_counts, 0, BT_STATS_TYPES * sizeof *type_counts);
-        for (size_t c = 0; c < ncpus; c++)
-            scan_cpu(in, ev[c], n[c], type_counts, &cpu[c], &s);
-        status = group_durations(in, &s, groups);
+    struct bt_stats_run *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    struct scratch *s = &r->s;
+    s->cap_period = most;
+    s->dur = malloc(ndur_max * sizeof *s->dur);
+    s->sorted = malloc(ndur_max * sizeof *s->sorted);
+    s->tmp = malloc((ndur_max > most ? ndur_max : most) * sizeof *s->tmp);
+    s->period = malloc(most * sizeof *s->period);
+    s->group = malloc(ndur_max * sizeof *s->group);
+    s->hist = malloc(sizeof *s->hist);
+    s->dense = malloc(DENSE_RANGE * sizeof *s->dense);
+    if (!(s->dur && s->sorted && s->tmp && s->period && s->group && s->hist && s->dense)) {
+        free_scratch(s);
+        free(r);
+        return NULL;
     }
-    free(s.dur);
-    free(s.sorted);
-    free(s.tmp);
-    free(s.period);
-    free(s.group);
-    free(s.hist);
-    free(s.dense);
+    memset(type_counts, 0, BT_STATS_TYPES * sizeof *type_counts);
+    *r = (struct bt_stats_run){ .in = in, .type_counts = type_counts, .n = n, .ncpus = ncpus,
+                                .s = *s };
+    return r;
+}
+
+void bt_stats_cpu(struct bt_stats_run *r, size_t c, const struct trace_event *ev, size_t n,
+                  struct bt_cpu_stats *cpu)
+{
+    if (c >= r->ncpus || n != r->n[c])
+        return;                  /* the scratch was not sized for it: finish says -1 */
+    scan_cpu(r->in, ev, n, r->type_counts, cpu, &r->s);
+    r->done++;
+}
+
+int bt_stats_finish(struct bt_stats_run *r, struct bt_dist *groups)
+{
+    int status = r->done == r->ncpus ? group_durations(r->in, &r->s, groups) : -1;
+    free_scratch(&r->s);
+    free(r);
     return status;
+}
+
+int bt_stats(const struct bt_stats_in *in, const struct trace_event *const *ev,
+             const size_t *n, size_t ncpus, uint64_t *type_counts, struct bt_cpu_stats *cpu,
+             struct bt_dist *groups)
+{
+    struct bt_stats_run *r = bt_stats_start(in, n, ncpus, type_counts);
+    if (!r)
+        return -1;
+    for (size_t c = 0; c < ncpus; c++)
+        bt_stats_cpu(r, c, ev[c], n[c], &cpu[c]);
+    return bt_stats_finish(r, groups);
 }

@@ -2,9 +2,10 @@
  * host decoder (scripts/btlib/stats.py formats them; its Python code is
  * the reference and computes the same numbers without this library).
  *
- * One call reads every CPU's records once and gives:
+ * It reads every CPU's records once, one CPU at a time (so that only one
+ * CPU's records need be in memory), and gives:
  *   - the events per type, over all CPUs;
- *   - per CPU, its largest TSC and the distribution of the periods between
+ *   - per CPU, its largest, first and last TSC and the distribution of the periods between
  *     successive timer events (the types marked `timer`);
  *   - per group, the distribution of BEGIN/END durations, the pairs found
  *     by the one nesting rule (trace/pairing.c) with the caller's roles;
@@ -46,10 +47,25 @@ struct bt_dist {
 
 struct bt_cpu_stats {
     uint64_t max_tsc;            /* 0 for a CPU without events */
+    uint64_t first_tsc, last_tsc;    /* its oldest and newest event's (ring order); 0, 0: none */
     struct bt_dist period;
 };
 
-/* ev[c][0..n[c]): CPU c's records in ring order, c < ncpus. Fills
+/* A run over the CPUs of one dump: bt_stats_start() with every CPU's
+ * event count n[0..ncpus) (the scratch is sized from them; type_counts,
+ * BT_STATS_TYPES entries, is zeroed and counted into), bt_stats_cpu() for
+ * CPU c's records ev[0..n[c]) in ring order, each CPU once, then
+ * bt_stats_finish() for the groups (it frees the run). start returns NULL
+ * when memory ran out; finish returns 0, or -1 when it ran out then or a
+ * CPU was skipped or given the wrong count (nothing is then valid). */
+struct bt_stats_run;
+struct bt_stats_run *bt_stats_start(const struct bt_stats_in *in, const size_t *n, size_t ncpus,
+                                    uint64_t *type_counts);
+void bt_stats_cpu(struct bt_stats_run *r, size_t c, const struct trace_event *ev, size_t n,
+                  struct bt_cpu_stats *cpu);
+int bt_stats_finish(struct bt_stats_run *r, struct bt_dist *groups);
+
+/* All of the above at once: ev[c][0..n[c]) for c < ncpus. Fills
  * type_counts[BT_STATS_TYPES], cpu[ncpus] and groups[in->ngroups].
  * Returns 0, or -1 when memory ran out (nothing is then valid). */
 int bt_stats(const struct bt_stats_in *in, const struct trace_event *const *ev,
