@@ -12,7 +12,8 @@ import re
 
 from .dumpfmt import (FORMAT_VERSION, MAX_CPUS, VERSIONS, _SEQ_MASK, _Damaged, _Run,
                       _decode_event_line, _id_seed, _int, _text_fields)
-from .model import KINDS, RECORD, CpuInfo, Dump, EventType, Workload
+from .fastdecode import LineSource
+from .model import KINDS, CpuInfo, Dump, EventType, Workload
 
 # A line shaped like a dump line (whatever its CRC): '%X <n> ... *CCCCCCCC'
 # or '%E<base64>'. Several of them make a dump worth reporting even when
@@ -355,8 +356,8 @@ class DumpBuilder:
         s = self.summaries.get(cpu)
         info = CpuInfo(cpu=cpu, apic_id=-1, capacity=0, recorded=0, overwritten=0,
                        first_seq=None, last_seq=None, events=None)
-        if kept and all(r.records is not None for r in kept):
-            info.records = _join_records(kept)                     # compiled decoder
+        if kept and all(r.records is not None or r.text is not None for r in kept):
+            info.source = LineSource(kept)                # compiled decoder: decoded on demand
         else:
             info.events = [e for r in kept for e in r.events]
         if s is not None and _int(s.get('sent')) is not None:
@@ -406,11 +407,9 @@ class DumpBuilder:
         else:
             c.unexplained = holes
         c.recorded = c.count + c.overwritten + c.excluded + c.damaged + c.unexplained
-        if c.records:
-            c.first_seq = RECORD.unpack_from(c.records, 0)[1]
-            c.last_seq = RECORD.unpack_from(c.records, len(c.records) - RECORD.size)[1]
-        elif c.count:
-            c.first_seq, c.last_seq = c.events[0].seq, c.events[-1].seq
+        seqs = c.seqs()
+        if seqs:
+            c.first_seq, c.last_seq = seqs[0], seqs[-1]
 
     def _unattributed(self, cpus: list[CpuInfo], end_events: int | None):
         """DUMP END's exact total against what the CPUs account for: the
@@ -439,19 +438,6 @@ class DumpBuilder:
         self.warnings.append(f'{extra} events (DUMP END\'s total) were lost with counters lines '
                              f'and cannot be attributed to one CPU (CPUs without counters: '
                              f'{names}{"" if self.begin is not None else ", maybe others"})')
-
-
-def _join_records(runs: list[_Run]) -> bytes:
-    """The runs' records as one bytes object. Each run then views its part
-    of it, which frees the decoder's batches the runs were cut from: else a
-    dump's records would be held twice until the parse ends."""
-    joined = b''.join(r.records for r in runs)
-    view, at = memoryview(joined), 0
-    for r in runs:
-        n = len(r.records)
-        r.records = view[at:at + n]
-        at += n
-    return joined
 
 
 def _seq_bounds(s: dict[str, str]) -> tuple:

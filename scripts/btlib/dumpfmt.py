@@ -83,6 +83,7 @@ def parse_log(data: bytes) -> list[Dump]:
     from .dumplog import LogParser        # it builds on this module's line decoding
     log = LogParser()
     raws = _NEWLINE.split(data)
+    del data                     # the caller's may be the only other copy: the lines are one
     # The parse builds a few objects per line and keeps them all: it makes
     # no reference cycles, and the collector's passes over them would cost
     # a quarter of its time.
@@ -101,6 +102,9 @@ def parse_log(data: bytes) -> list[Dump]:
 
 # Event lines decoded ahead, in one batch per seed (a ctypes call per line
 # costs more than decoding it): {seed: {text: _Run or fastdecode status}}.
+# The batch keeps no events, only each line's header and count: a CPU's
+# lines are decoded again, a CPU at a time, when its events are read
+# (fastdecode.LineSource), so the parse holds the log, not the records.
 _PREFETCHED: dict[int, dict] = {}
 _NOTHING: dict = {}
 
@@ -120,8 +124,8 @@ def _prefetch(raws: list[bytes]):
         elif b'DUMP BEGIN' in raw:
             seed = begin_seed(raw)
     for seed, texts in groups.items():
-        _PREFETCHED[seed] = {text: _fast_run(res) for text, res in
-                             zip(texts, fastdecode.decode_lines(texts, seed))}
+        _PREFETCHED[seed] = {text: _scanned_run(res, text, seed) for text, res in
+                             zip(texts, fastdecode.scan_lines(texts, seed))}
 
 
 # ---- lines -------------------------------------------------------------
@@ -263,25 +267,39 @@ def _event_payload(text: bytes, seed: int) -> bytes:
 
 class _Run:
     """One event line: a contiguous run of one CPU's events, as Event
-    objects or (from the compiled decoder) packed records."""
-    __slots__ = ('line', 'cpu', 'start', 'gap_over', 'gap_excl', '_events', 'records', 'count')
+    objects or, from the compiled decoder, its packed records or just its
+    count and its text, to decode again when the events are wanted."""
+    __slots__ = ('line', 'cpu', 'start', 'gap_over', 'gap_excl', '_events', 'records', 'count',
+                 'text', 'seed')
 
-    def __init__(self, line, cpu, start, gap_over, gap_excl, events, records=None):
+    def __init__(self, line, cpu, start, gap_over, gap_excl, events, records=None, count=0,
+                 text=None, seed=0):
         self.line, self.cpu, self.start = line, cpu, start
         self.gap_over, self.gap_excl, self._events = gap_over, gap_excl, events
-        self.records = records
-        self.count = len(events) if events is not None else len(records) // RECORD.size
+        self.records, self.text, self.seed = records, text, seed
+        if events is not None:
+            count = len(events)
+        elif records is not None:
+            count = len(records) // RECORD.size
+        self.count = count
 
     @property
     def events(self) -> list[Event]:
         if self._events is None:
-            self._events = events_of(self.records)
+            self._events = events_of(self.records if self.records is not None else
+                                     fastdecode.decode_records([self.text], self.seed))
         return self._events
 
 
 def _fast_run(res) -> _Run | int:
-    """A fastdecode result as a _Run, or its status (DAMAGED, PUNT)."""
+    """A fastdecode.decode_line result as a _Run, or its status (DAMAGED, PUNT)."""
     return res if isinstance(res, int) else _Run(*res[:5], None, res[5])
+
+
+def _scanned_run(res, text: bytes, seed: int) -> _Run | int:
+    """A fastdecode.scan_lines result as a _Run (its text kept to decode
+    again), or its status."""
+    return res if isinstance(res, int) else _Run(*res[:5], None, None, res[5], text, seed)
 
 
 def _decode_event_line(text: bytes, seed: int = 0) -> _Run:

@@ -31,7 +31,7 @@ DISABLE_ENV = 'BT_PURE_PYTHON'
 
 DAMAGED, PUNT = -1, -2              # decode.h: BT_DAMAGED, BT_PUNT
 BATCH_RUNS = 8192
-BATCH_EVENTS = 1 << 19
+BATCH_EVENTS = 1 << 16           # 2 MiB of scratch records per bt_decode_lines call
 
 
 class _Run(ctypes.Structure):
@@ -110,33 +110,159 @@ def decode_line(text: bytes, seed: int = 0):
             ctypes.string_at(_one_ev, n * RECORD_SIZE))
 
 
-def decode_lines(texts: list[bytes], seed: int = 0) -> list:
-    """One result per '%E' line of texts (each without its newline):
-    DAMAGED, PUNT, or (line, cpu, start, gap_over, gap_excl, records)."""
+_scratch_buf = None
+
+
+def _scratch(size: int):
+    """A ctypes buffer of at least size bytes, reused from call to call
+    (each caller copies out what it keeps before the next use)."""
+    global _scratch_buf
+    if _scratch_buf is None or ctypes.sizeof(_scratch_buf) < size:
+        _scratch_buf = ctypes.create_string_buffer(size)
+    return _scratch_buf
+
+
+def _batches(texts: list[bytes], seed: int):
+    """bt_decode_lines over texts, a batch at a time: yields (runs, ev),
+    runs as (line, cpu, start, gap_over, gap_excl, status, first) tuples
+    and ev the batch's events (scratch: read them before the next)."""
     lib = _load()
     buf = b'\n'.join(texts) + b'\n'
-    base = ctypes.cast(ctypes.c_char_p(buf), ctypes.c_void_p).value   # buf stays alive
+    base = _addr(buf)                        # buf stays alive
     runs = (_Run * BATCH_RUNS)()
-    ev = ctypes.create_string_buffer(BATCH_EVENTS * RECORD_SIZE)
+    room = min(BATCH_EVENTS, len(buf))       # a line holds fewer events than bytes
+    ev = _scratch(room * RECORD_SIZE)
     used = ctypes.c_size_t()
-    out = []
     pos, total = 0, len(buf)
     while pos < total:
         n = lib.bt_decode_lines(base + pos, total - pos, seed & 0xFFFFFFFF, runs, BATCH_RUNS,
-                                ev, BATCH_EVENTS, ctypes.byref(used))
+                                ev, room, ctypes.byref(used))
         # the runs as tuples in one C loop: reading ctypes fields one by
         # one costs more than decoding the line did
-        batch = list(_RUN_LAYOUT.iter_unpack(memoryview(runs).cast('B')[:n * _RUN_LAYOUT.size]))
-        nev = max((r[6] + max(r[5], 0) for r in batch), default=0)
-        raw = memoryview(ctypes.string_at(ev, nev * RECORD_SIZE))   # runs view it: no copies
-        for line, cpu, start, over, excl, status, first in batch:
+        yield list(_RUN_LAYOUT.iter_unpack(memoryview(runs).cast('B')[:n * _RUN_LAYOUT.size])), ev
+        pos += used.value
+
+
+def _batch_events(runs, ev) -> bytes:
+    """A copy of the events a batch decoded, in line order."""
+    return ctypes.string_at(ev, max((r[6] + max(r[5], 0) for r in runs), default=0) * RECORD_SIZE)
+
+
+def decode_lines(texts: list[bytes], seed: int = 0) -> list:
+    """One result per '%E' line of texts (each without its newline):
+    DAMAGED, PUNT, or (line, cpu, start, gap_over, gap_excl, records)."""
+    out = []
+    for runs, ev in _batches(texts, seed):
+        raw = memoryview(_batch_events(runs, ev))       # the runs view it: no copies
+        for line, cpu, start, over, excl, status, first in runs:
             if status < 0:
                 out.append(status)
             else:
                 at = first * RECORD_SIZE
                 out.append((line, cpu, start, over, excl, raw[at:at + status * RECORD_SIZE]))
-        pos += used.value
     return out
+
+
+def scan_lines(texts: list[bytes], seed: int = 0) -> list:
+    """decode_lines() without keeping the events: DAMAGED, PUNT, or
+    (line, cpu, start, gap_over, gap_excl, count) per line."""
+    out = []
+    for at in range(0, len(texts), BATCH_RUNS):     # no copy of the whole log's lines
+        for runs, _ in _batches(texts[at:at + BATCH_RUNS], seed):
+            out += [r[5] if r[5] < 0 else r[:5] + (r[5],) for r in runs]
+    return out
+
+
+def decode_records(texts: list[bytes], seed: int = 0) -> bytes:
+    """The records of lines known to decode (scan_lines said so), joined
+    in line order; by the reference decoder when the library is not
+    loaded (BT_PURE_PYTHON=1 after the parse, as tests do)."""
+    if _load() is None:
+        from .dumpfmt import _decode_event_line_py      # it imports this module
+        return b''.join(e.raw() for t in texts for e in _decode_event_line_py(t, seed).events)
+    parts = []
+    for runs, ev in _batches(texts, seed):
+        if any(r[5] < 0 for r in runs):
+            raise ValueError('an event line that decoded before did not decode again')
+        parts.append(_batch_events(runs, ev))
+    return parts[0] if len(parts) == 1 else b''.join(parts)
+
+
+SEQ_MASK = (1 << 32) - 1      # a record's seq is a u32
+WINDOW_EVENTS = 1 << 12      # events per window of LineSource: 128 KiB of records
+
+
+class LineSource:
+    """One CPU's events as the intact event lines they arrived in, decoded
+    again when asked for: the parse keeps about 6 bytes of log per event
+    rather than a 32-byte record, and no more than one CPU's records (or
+    a window of each CPU's, for the timeline's merge) are ever decoded at
+    once. runs: its lines in seq order, each with .count and either its
+    .text (to decode with its .seed) or, decoded another way, .records."""
+
+    def __init__(self, runs):
+        self.runs = runs
+        self.count = sum(r.count for r in runs)
+
+    def records(self) -> bytes:
+        """All its records (a new copy each time)."""
+        return self._decode(self.runs)
+
+    def seq_facts(self) -> tuple[int, int, bool]:
+        """(first seq, last seq, consecutive) of its records, from its
+        lines' headers alone (a line's events have seqs start, start + 1,
+        ... as u32): consecutive as bt_scan judges it, a wrap past
+        2^32 - 1 being a break. Needs at least one event."""
+        first = end = None
+        consecutive = True
+        for r in self.runs:
+            if not r.count:
+                continue
+            seq = r.start & SEQ_MASK
+            consecutive &= seq + r.count - 1 <= SEQ_MASK and end in (None, seq)
+            first = seq if first is None else first
+            end = seq + r.count
+        return first, (end - 1) & SEQ_MASK, consecutive
+
+    def windows(self, events: int = WINDOW_EVENTS):
+        """Its records, a run of whole lines of about `events` at a time."""
+        group, n = [], 0
+        for r in self.runs:
+            group.append(r)
+            n += r.count
+            if n >= events:
+                yield self._decode(group)
+                group, n = [], 0
+        if group:
+            yield self._decode(group)
+
+    def _decode(self, runs) -> bytes:
+        parts, texts, seed = [], [], None
+        for r in runs:
+            if r.records is None and r.seed == seed:
+                texts.append(r.text)
+                continue
+            if texts:
+                parts.append(decode_records(texts, seed))
+            texts, seed = ([], None) if r.records is not None else ([r.text], r.seed)
+            if r.records is not None:
+                parts.append(r.records)
+        if texts:
+            parts.append(decode_records(texts, seed))
+        return parts[0] if len(parts) == 1 else b''.join(parts)
+
+
+class _Whole:
+    """Records already in memory, read like a LineSource."""
+
+    def __init__(self, records: bytes):
+        self.data, self.count = records, len(records) // RECORD_SIZE
+
+    def records(self) -> bytes:
+        return self.data
+
+    def windows(self):
+        yield self.data
 
 
 # ---- timeline order and CSV rows, from records ---------------------------------
@@ -194,7 +320,8 @@ class _Scan(ctypes.Structure):
 
 class _Src(ctypes.Structure):
     _fields_ = [('ev', ctypes.c_void_p), ('order', ctypes.c_void_p), ('n', ctypes.c_uint64),
-                ('at', ctypes.c_uint64), ('base', ctypes.c_uint64)]
+                ('at', ctypes.c_uint64), ('base', ctypes.c_uint64), ('lo', ctypes.c_uint64),
+                ('hi', ctypes.c_uint64)]
 
 
 class _Head(ctypes.Structure):
@@ -203,7 +330,7 @@ class _Head(ctypes.Structure):
 
 class _KMerge(ctypes.Structure):
     _fields_ = [('src', ctypes.POINTER(_Src)), ('heap', ctypes.POINTER(_Head)),
-                ('nheap', ctypes.c_uint64)]
+                ('nheap', ctypes.c_uint64), ('starved', ctypes.c_uint64)]
 
 
 _kmerge_lib = None
@@ -228,6 +355,8 @@ def _declare_kmerge(lib):
     lib.bt_kmerge_next.restype = ctypes.c_size_t
     lib.bt_kmerge_next.argtypes = [ctypes.POINTER(_KMerge), ctypes.c_void_p, ctypes.c_void_p,
                                    ctypes.c_size_t]
+    lib.bt_kmerge_refill.restype = None
+    lib.bt_kmerge_refill.argtypes = [ctypes.POINTER(_KMerge), ctypes.c_uint64]
 
 
 def _addr(data) -> int:
@@ -239,26 +368,28 @@ MERGE_CHUNK = 1 << 15        # events per chunk of Merge.chunks(): 1 MiB of reco
 
 
 class Merge:
-    """The events of several CPUs' records (one bytes object per CPU, ring
-    order) in timeline order, as Dump.events() sorts them, merged in C
-    (src/host/kmerge.c) a chunk at a time: nothing of the size of the
-    whole dump is built beyond the CPUs' records, only an index array per
-    CPU whose own records are out of order.
+    """The events of several CPUs (ring order each) in timeline order, as
+    Dump.events() sorts them, merged in C (src/host/kmerge.c) a chunk at a
+    time. A CPU is given as its records (bytes) or as a LineSource, which
+    the merge reads a window at a time: beyond the chunk, memory holds a
+    window per CPU, and whole only the CPUs whose records are out of TSC
+    order (with their index array).
 
-        m = Merge([c.records for c in dump.cpus])
+        m = Merge([c.record_source() for c in dump.cpus])
         m.count, m.first_tsc, m.last_tsc, m.types   # found in one pass
         for buf, n in m.chunks(): ...               # n records at buf (reused)
     """
 
-    def __init__(self, parts: list[bytes]):
+    def __init__(self, parts: list):
         lib = _klib()
-        self.parts = parts
-        self._orders = []
+        self.parts = [p if hasattr(p, 'windows') else _Whole(p) for p in parts]
+        self._whole = []             # per part: (records, order) when out of order
         scan = _Scan()
         lib.bt_scan_init(ctypes.byref(scan))
-        for p in parts:
-            lib.bt_scan(_addr(p), len(p) // RECORD_SIZE, ctypes.byref(scan))
-            self._orders.append(None if scan.sorted else self._order_of(p))
+        for p in self.parts:
+            rec = p.records()
+            lib.bt_scan(_addr(rec), len(rec) // RECORD_SIZE, ctypes.byref(scan))
+            self._whole.append(None if scan.sorted else (rec, self._order_of(rec)))
         self.count = scan.events
         self.first_tsc = scan.min_tsc if self.count else 0
         self.last_tsc = scan.max_tsc if self.count else 0
@@ -276,35 +407,60 @@ class Merge:
         _load().bt_merge_order(part, n, order, tmp)
         return order
 
-    def _start(self):
-        """A fresh struct bt_kmerge over the parts (and what it points to)."""
-        srcs = (_Src * max(1, len(self.parts)))()
-        base = 0
-        for s, p, order in zip(srcs, self.parts, self._orders):
-            s.ev, s.n, s.base = _addr(p), len(p) // RECORD_SIZE, base
-            s.order = ctypes.addressof(order) if order is not None else None
+    def _run(self, size: int, out=None, idx=None):
+        """bt_kmerge_next over the parts, loading each CPU's next window
+        when the merge stops for it: yields n after each call that gave n
+        events, written to out (reused) or at idx[given so far]."""
+        lib, nparts = _klib(), len(self.parts)
+        srcs, heap, m = (_Src * max(1, nparts))(), (_Head * max(1, nparts))(), _KMerge()
+        held, feeds, base = [None] * nparts, [None] * nparts, 0
+        for k, (s, p, whole) in enumerate(zip(srcs, self.parts, self._whole)):
+            s.n, s.base = p.count, base
             base += s.n
-        heap = (_Head * max(1, len(self.parts)))()
-        m = _KMerge()
-        _klib().bt_kmerge_init(ctypes.byref(m), srcs, len(self.parts), heap)
-        m.keep = (srcs, heap, self)
-        return m
+            if whole is not None:
+                held[k] = whole
+                s.ev, s.order, s.hi = _addr(whole[0]), ctypes.addressof(whole[1]), s.n
+            elif s.n:
+                feeds[k] = p.windows()
+                self._next_window(s, feeds[k], held, k)
+        lib.bt_kmerge_init(ctypes.byref(m), srcs, nparts, heap)
+        given, step = 0, ctypes.sizeof(ctypes.c_uint64)
+        while True:
+            n = lib.bt_kmerge_next(ctypes.byref(m), out, idx + given * step if idx else None,
+                                   size)
+            given += n
+            if n:
+                yield n
+            if m.starved:
+                k = m.starved - 1
+                self._next_window(srcs[k], feeds[k], held, k)
+                lib.bt_kmerge_refill(ctypes.byref(m), k)
+            elif not n:
+                return
+
+    @staticmethod
+    def _next_window(s, feed, held, k):
+        """Source s (part k) gets its next window from feed, from its at."""
+        win = next(feed, b'')
+        held[k] = win                         # alive while C reads it
+        s.lo, s.hi = s.hi, s.hi + len(win) // RECORD_SIZE
+        if s.hi == s.lo or s.lo != s.at:
+            raise ValueError(f'CPU source {k}: its records ran out at {s.at} of {s.n}')
+        s.ev = _addr(win)
 
     def chunks(self, size: int = MERGE_CHUNK):
         """Yields (buffer, n): the next n records in timeline order at the
         start of buffer, a ctypes buffer reused for every chunk."""
-        m, buf = self._start(), ctypes.create_string_buffer(size * RECORD_SIZE)
-        while True:
-            n = _klib().bt_kmerge_next(ctypes.byref(m), buf, None, size)
-            if not n:
-                return
+        buf = ctypes.create_string_buffer(size * RECORD_SIZE)
+        for n in self._run(size, out=buf):
             yield buf, n
 
     def order(self) -> memoryview:
         """Each event's index among all CPUs' records (CPU after CPU), in
         timeline order: a memoryview of u64."""
         idx = (ctypes.c_uint64 * max(1, self.count))()
-        _klib().bt_kmerge_next(ctypes.byref(self._start()), None, idx, self.count)
+        for _ in self._run(MERGE_CHUNK, idx=ctypes.addressof(idx)):
+            pass
         return memoryview(idx).cast('B').cast('Q')[:self.count]
 
     def records(self) -> bytes:
@@ -435,16 +591,19 @@ def may_have_holes(c) -> bool:
     """False when CPU c's records show it lacks nothing that has a place
     in its sequence (consecutive seqs, matching the summary's first and
     last): then btlib.losses.holes(c) is [] without building its events."""
-    if c.records is None or c.__dict__.get('_events') is not None:
+    if not c.compiled():
         return True
-    if not c.records:
+    if not c.count:
         return False
-    seqs = memoryview(c.records).cast('I')[SEQ_WORD::RECORD_WORDS]
-    if c.first_seq not in (None, seqs[0]) or c.last_seq not in (None, seqs[-1]):
-        return True
-    scan = _Scan()
-    _klib().bt_scan(_addr(c.records), len(c.records) // RECORD_SIZE, ctypes.byref(scan))
-    return not scan.consecutive
+    if c.records is None:
+        first, last, consecutive = c.source.seq_facts()      # no decoding
+    else:
+        seqs = memoryview(c.records).cast('I')[SEQ_WORD::RECORD_WORDS]
+        first, last = seqs[0], seqs[-1]
+        scan = _Scan()
+        _klib().bt_scan(_addr(c.records), c.count, ctypes.byref(scan))
+        consecutive = scan.consecutive
+    return c.first_seq not in (None, first) or c.last_seq not in (None, last) or not consecutive
 
 
 # ---- Chrome JSON records, one CPU at a time ------------------------------------

@@ -126,45 +126,64 @@ class CpuInfo:
     # decoder (btlib.fastdecode) made them: CpuInfo(events=None, records=...)
     # builds `events` only on first use. Assigning `events` drops them.
     records: bytes | None = field(default=None, repr=False, compare=False)
+    # Or, from the log parser, the lines they came in (a fastdecode.LineSource),
+    # decoded each time they are asked for: packed() and record_source().
+    source: object = field(default=None, repr=False, compare=False)
 
     def __post_init__(self, dropped):
         self.refused += max(0, dropped - self.excluded - self.refused)
+        if self.__dict__.get('_events') is not None:
+            self.source = None   # events given (dataclasses.replace too): they are the CPU's
+
+    def compiled(self) -> bool:
+        """Its events are records (or lines to decode into records), not
+        yet Event objects: the compiled decoder's form."""
+        return self.__dict__.get('_events') is None and (
+            self.records is not None or self.source is not None)
 
     def packed(self) -> bytes | None:
         """The records of `events` as they are now (the list may have been
-        changed in place once built), or None without `records`."""
+        changed in place once built), or None when they never were
+        records. From a source, a fresh decode: keep it no longer than
+        needed (a CPU at a time is all a dump's size allows)."""
         events = self.__dict__.get('_events')
-        if self.records is None or events is None:
-            return self.records
-        return b''.join(e.raw() for e in events)
+        if self.records is None and self.source is None:
+            return None
+        if events is not None:
+            return b''.join(e.raw() for e in events)
+        return self.records if self.records is not None else self.source.records()
+
+    def record_source(self):
+        """What a fastdecode.Merge reads: the source, the records, or None."""
+        if self.compiled() and self.source is not None:
+            return self.source
+        return self.packed()
 
     def seqs(self) -> list[int]:
         """The sequence numbers of `events`, in order, without building
         Event objects (what finding a CPU's holes needs)."""
-        events = self.__dict__.get('_events')
-        if events is None and self.records is not None:
-            return memoryview(self.records).cast('I')[SEQ_WORD::RECORD_WORDS].tolist()
-        return [e.seq for e in events or ()]
+        if self.compiled():
+            return memoryview(self.packed()).cast('I')[SEQ_WORD::RECORD_WORDS].tolist()
+        return [e.seq for e in self.__dict__.get('_events') or ()]
 
     @property
     def count(self) -> int:
         """len(events), without building Event objects."""
-        events = self.__dict__.get('_events')
-        if events is None and self.records is not None:
-            return len(self.records) // RECORD_SIZE
-        return len(events or ())
+        if self.compiled():
+            return self.source.count if self.records is None else len(self.records) // RECORD_SIZE
+        return len(self.__dict__.get('_events') or ())
 
 
 def _cpu_events(self) -> list[Event]:
     events = self.__dict__.get('_events')
     if events is None:
-        events = self.__dict__['_events'] = events_of(self.__dict__.get('records') or b'')
+        events = self.__dict__['_events'] = events_of(self.packed() or b'')
     return events
 
 
 def _set_cpu_events(self, events):
     self.__dict__['_events'] = events
-    self.__dict__['records'] = None
+    self.__dict__['records'] = self.__dict__['source'] = None
 
 
 CpuInfo.events = property(_cpu_events, _set_cpu_events)
@@ -223,9 +242,9 @@ class Dump:
     def merged(self):
         """The CPUs' records in events()' order, merged in C a chunk at a
         time (a btlib.fastdecode.Merge), or None unless every CPU came
-        from the compiled decoder (CpuInfo.records)."""
+        from the compiled decoder (CpuInfo.records or .source)."""
         from .fastdecode import Merge, available     # it imports this module
-        parts = [c.packed() for c in self.cpus]
+        parts = [c.record_source() for c in self.cpus]
         if any(p is None for p in parts) or not available():   # (a dump without CPUs)
             return None
         return Merge(parts)

@@ -138,7 +138,8 @@ class _Dist(ctypes.Structure):                  # struct bt_dist
 
 
 class _Cpu(ctypes.Structure):                   # struct bt_cpu_stats
-    _fields_ = [('max_tsc', ctypes.c_uint64), ('period', _Dist)]
+    _fields_ = [('max_tsc', ctypes.c_uint64), ('first_tsc', ctypes.c_uint64),
+                ('last_tsc', ctypes.c_uint64), ('period', _Dist)]
 
 
 STATS_TYPES = 1 << 16                           # stats.h BT_STATS_TYPES
@@ -147,11 +148,15 @@ NO_GROUP = 0xFFFF
 
 def _stats_lib():
     lib = compiled()
-    if lib is not None and lib.bt_stats.argtypes is None:
-        lib.bt_stats.restype = ctypes.c_int
-        lib.bt_stats.argtypes = [ctypes.POINTER(_In), ctypes.c_void_p, ctypes.c_void_p,
-                                 ctypes.c_size_t, ctypes.c_void_p, ctypes.POINTER(_Cpu),
-                                 ctypes.POINTER(_Dist)]
+    if lib is not None and lib.bt_stats_start.argtypes is None:
+        lib.bt_stats_start.restype = ctypes.c_void_p
+        lib.bt_stats_start.argtypes = [ctypes.POINTER(_In), ctypes.c_void_p, ctypes.c_size_t,
+                                       ctypes.c_void_p]
+        lib.bt_stats_cpu.restype = None
+        lib.bt_stats_cpu.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p,
+                                     ctypes.c_size_t, ctypes.POINTER(_Cpu)]
+        lib.bt_stats_finish.restype = ctypes.c_int
+        lib.bt_stats_finish.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Dist)]
     return lib
 
 
@@ -179,12 +184,13 @@ def _type_table(tl, names):
 
 
 def native_figures(tl):
-    """(type counts, [max tsc per CPU], {base name: durations Distribution},
-    {cpu: timer periods Distribution or None}) computed in C, or None
-    without the compiled core or without every CPU's records."""
+    """(type counts, [(max, first, last) tsc per CPU], {base name:
+    durations Distribution}, {cpu: timer periods Distribution or None})
+    computed in C, a CPU's records at a time, or None without the compiled
+    core or without every CPU's records."""
     lib = _stats_lib()
-    parts = [c.packed() if hasattr(c, 'packed') else None for c in tl.dump.cpus]
-    if lib is None or any(p is None for p in parts):
+    cpus = tl.dump.cpus
+    if lib is None or not all(getattr(c, 'compiled', lambda: False)() for c in cpus):
         return None
     names = sorted({tl.views[t].base for t, (kind, _) in roles(tl).items()
                     if kind == 'begin' and 0 <= t < STATS_TYPES})
@@ -192,37 +198,47 @@ def native_figures(tl):
         return None
     rtable, nroles = role_table(tl)
     ttable, ntypes = _type_table(tl, names)
-    ncpu = len(parts)
-    ptrs = (ctypes.c_void_p * max(1, ncpu))(
-        *[ctypes.cast(ctypes.c_char_p(p), ctypes.c_void_p).value for p in parts])
-    sizes = (ctypes.c_size_t * max(1, ncpu))(*[len(p) // RECORD.size for p in parts])
+    ncpu = len(cpus)
+    sizes = (ctypes.c_size_t * max(1, ncpu))(*[c.count for c in cpus])
     counts = (ctypes.c_uint64 * STATS_TYPES)()
-    cpus = (_Cpu * max(1, ncpu))()
+    out = (_Cpu * max(1, ncpu))()
     groups = (_Dist * max(1, len(names)))()
     spec = _In(rtable, nroles, ttable, ntypes, len(names))
-    if lib.bt_stats(ctypes.byref(spec), ptrs, sizes, ncpu, counts, cpus, groups) != 0:
+    run = lib.bt_stats_start(ctypes.byref(spec), sizes, ncpu, counts)
+    if not run:
+        return None
+    for k, c in enumerate(cpus):
+        rec = c.packed()                 # one CPU's records in memory at a time
+        lib.bt_stats_cpu(run, k, rec, len(rec) // RECORD.size, ctypes.byref(out[k]))
+    if lib.bt_stats_finish(run, groups) != 0:
         return None
     flat = memoryview(counts).cast('B').cast('Q').tolist()
     type_n = dict(compress(enumerate(flat), flat))
     durations = {name: _distribution(groups[g]) for g, name in enumerate(names)
                  if groups[g].count}
-    periods = {c.cpu: _distribution(cpus[k].period) for k, c in enumerate(tl.dump.cpus)}
-    return type_n, [cpus[k].max_tsc for k in range(ncpu)], durations, periods
+    periods = {c.cpu: _distribution(out[k].period) for k, c in enumerate(cpus)}
+    tscs = [(out[k].max_tsc, out[k].first_tsc, out[k].last_tsc) for k in range(ncpu)]
+    return type_n, tscs, durations, periods
 
 
-def _figures(tl, columns):
+def _figures(tl):
     """(type counts, the dump's last TSC, {base name: durations
-    Distribution}, {cpu: timer periods Distribution or None}), in C when
-    native_figures can, else in Python."""
+    Distribution}, {cpu: timer periods Distribution or None}, [(events,
+    newest - oldest TSC) per CPU]), in C when native_figures can, else in
+    Python."""
     native = native_figures(tl)
     if native is not None:
-        counts, maxima, durations, periods = native
-        last = max((m for m, (tscs, _) in zip(maxima, columns) if len(tscs)), default=tl.t0)
-        return counts, last, durations, periods
+        counts, tscs, durations, periods = native
+        n = [c.count for c in tl.dump.cpus]
+        last = max((m for k, (m, _, _) in zip(n, tscs) if k), default=tl.t0)
+        spans = [(k, b - a if k else 0) for k, (_, a, b) in zip(n, tscs)]
+        return counts, last, durations, periods, spans
+    columns = _columns(tl)
     last = max((max(tscs) for tscs, _ in columns if len(tscs)), default=tl.t0)
     durations = {name: distribution(v) for name, v in pair_durations(tl, columns).items()}
     periods = {cpu: distribution(v) for cpu, v in timer_periods(tl, columns).items()}
-    return type_counts(tl, columns), last, durations, periods
+    spans = [(len(tscs), tscs[-1] - tscs[0] if len(tscs) else 0) for tscs, _ in columns]
+    return type_counts(tl, columns), last, durations, periods, spans
 
 
 def _fmt_rate(r):
@@ -241,16 +257,14 @@ DIST_HEADERS = ['N', 'MIN_TICKS', 'MEDIAN_TICKS', 'P99_TICKS', 'MAX_TICKS',
 def report_lines(tl):
     """The whole --stats report as a list of lines."""
     dump, hz = tl.dump, tl.hz
-    columns = _columns(tl)              # made once, from records where possible
-    counts, last, durations, periods = _figures(tl, columns)
+    counts, last, durations, periods, spans = _figures(tl)
     span = last - tl.t0 if tl.count else 0
     lines = [f'dump {dump.index}: {len(dump.cpus)} CPUs, {tl.count} events '
              f'over {span / hz:.6f} s (tsc_hz={dump.tsc_hz})', '', 'per CPU']
     missing = dump.missing_events()
     rows = []
-    for c, (tscs, _) in zip(dump.cpus, columns):
+    for c, (n, cspan) in zip(dump.cpus, spans):
         m = missing.get(c.cpu, {})
-        n, cspan = len(tscs), tscs[-1] - tscs[0] if tscs else 0
         rows.append([c.cpu, c.apic_id if c.apic_id >= 0 else '-', n, _fmt_rate(rate(n, cspan, hz))]
                     + [m.get(k, 0) for k in LOSS_KINDS + DEPRECATED_KINDS])
     lines += format_table(['CPU', 'APIC', 'EVENTS', 'EVENTS/S']

@@ -355,17 +355,45 @@ class BothPaths(unittest.TestCase):
             with mock.patch.object(fastdecode, '_load', lambda: None):
                 python = dumpfmt.parse_log(log)
             with self.subTest(log=i):
-                self.assertTrue(all(c.records is not None for d in native for c in d.cpus
-                                    if c.count), 'the native path was not used')
-                self.assertTrue(all(c.records is None for d in python for c in d.cpus))
+                self.assertTrue(all(c.compiled() for d in native for c in d.cpus if c.count),
+                                'the native path was not used')
+                self.assertTrue(not any(c.compiled() for d in python for c in d.cpus))
                 # holes from the records' seqs (no Event built) as from the events'
                 self.assertEqual([[(c.seqs(), losses.holes(c)) for c in d.cpus] for d in native],
                                  [[(c.seqs(), losses.holes(c)) for c in d.cpus] for d in python])
-                self.assertTrue(all(c.__dict__.get('_events') is None for d in native
-                                    for c in d.cpus if c.records is not None),
+                self.assertTrue(all(c.compiled() for d in native for c in d.cpus if c.count),
                                 'seqs() built Event objects')
+                for c in (c for d in native for c in d.cpus if c.source and c.count):
+                    self.assertEqual(c.source.seq_facts(), seq_facts(c.seqs()))
+                # the lines a CPU keeps decode to the records the parse checked
+                self.assertEqual([[c.packed() or b'' for c in d.cpus] for d in native],
+                                 [[b''.join(e.raw() for e in c.events) for c in d.cpus]
+                                  for d in python])
                 self.assertEqual(native, python)
                 self.assertEqual([d.events() for d in native], [d.events() for d in python])
+
+
+def seq_facts(seqs):
+    """(first, last, consecutive) of a CPU's seqs, as bt_scan judges them."""
+    return seqs[0], seqs[-1], all(b == a + 1 for a, b in zip(seqs, seqs[1:]))
+
+
+class SeqFacts(unittest.TestCase):
+    """LineSource.seq_facts() from line headers alone, against the seqs
+    the lines' events would have: contiguous lines, holes, seqs over
+    2^32 (a u32 in the record) and a wrap inside a line or between two."""
+
+    def test_against_the_seqs(self):
+        top = 1 << 32
+        cases = [[(0, 5)], [(0, 5), (5, 3)], [(0, 5), (6, 3)], [(0, 5), (0, 0), (5, 1)],
+                 [(top - 2, 2)], [(top - 2, 3)], [(top - 2, 2), (top, 2)],
+                 [(3 * top + 7, 4), (3 * top + 11, 1)], [(10, 2), (4, 3)]]
+        for runs in cases:
+            with self.subTest(runs=runs):
+                src = fastdecode.LineSource([mock.Mock(start=s, count=n, records=None)
+                                             for s, n in runs])
+                seqs = [(s + i) % top for s, n in runs for i in range(n)]
+                self.assertEqual(src.seq_facts(), seq_facts(seqs))
 
 
 def packed_copy(dump):
