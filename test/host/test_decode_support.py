@@ -64,6 +64,18 @@ def generate(*args):
     return log, [data[i:i + RECORD.size] for i in range(0, len(data), RECORD.size)]
 
 
+def flip_bits(log, rnd, most):
+    """A copy of log with 1 to most-1 bits flipped inside its first dump
+    (DUMP BEGIN up to DUMP END; line ends kept): lines go damaged."""
+    start, end = log.index(b'DUMP BEGIN'), log.index(b'DUMP END')
+    bad = bytearray(log)
+    for _ in range(rnd.randrange(1, most)):
+        at = rnd.randrange(start, end)
+        if bad[at] != 0x0A:
+            bad[at] ^= 1 << rnd.randrange(7)
+    return bytes(bad)
+
+
 def csv_records(stdout):
     """decode -f csv output as 32-byte records (the exact kernel layout)."""
     rows = list(csv.DictReader(io.StringIO(stdout.decode())))

@@ -25,7 +25,7 @@ from unittest import mock
 import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__)))
-from test_decode_support import FIXTURES, REPO, generate   # noqa: E402
+from test_decode_support import FIXTURES, REPO, flip_bits, generate   # noqa: E402
 
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
 from btlib import dumpfmt, fastdecode, losses              # noqa: E402
@@ -333,15 +333,7 @@ class BothPaths(unittest.TestCase):
         logs = [read(p) for p in sorted(glob.glob(os.path.join(FIXTURES, '*.log')))]
         mixed = generate('cpus=3', 'events=900', 'cap=512', 'workload=mixed', 'seed=8')[0]
         rnd = random.Random(5)
-        start, end = mixed.index(b'DUMP BEGIN'), mixed.index(b'DUMP END')
-        damaged = []
-        for _ in range(40):
-            bad = bytearray(mixed)
-            for _ in range(rnd.randrange(1, 6)):
-                at = rnd.randrange(start, end)
-                if bad[at] != 0x0A:
-                    bad[at] ^= 1 << rnd.randrange(7)
-            damaged.append(bytes(bad))
+        damaged = [flip_bits(mixed, rnd, 6) for _ in range(40)]
         lines = mixed.split(b'\n')
         damaged.append(b'\n'.join(lines[:len(lines) // 2]))                  # truncated
         damaged.append(b'\n'.join(lines[::2]))                               # every other line

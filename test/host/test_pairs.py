@@ -23,7 +23,7 @@ from btlib import dumpfmt, fastdecode                     # noqa: E402
 from btlib.model import CpuInfo, Dump, Event, EventType   # noqa: E402
 from btlib.pairs import MAX_DEPTH, match_cpu, match_records   # noqa: E402
 from btlib.timeline import Timeline                       # noqa: E402
-from test_decode_support import generate, require_compiled_core   # noqa: E402
+from test_decode_support import flip_bits, generate, require_compiled_core   # noqa: E402
 
 WB, WE, TB, TE, ODD_B, ODD_E = 16, 17, 3, 4, 40, 41
 
@@ -63,16 +63,7 @@ def comparison_logs(*gen_dump_args, damaged=10, seed=7):
     of each of those with a few bits flipped inside the dump."""
     made = [generate(*args)[0] for args in gen_dump_args]
     rnd = random.Random(seed)
-    bad_logs = []
-    for log in made:
-        start, end = log.index(b'DUMP BEGIN'), log.index(b'DUMP END')
-        for _ in range(damaged):                 # damaged lines: events go missing
-            bad = bytearray(log)
-            for _ in range(rnd.randrange(1, 8)):
-                at = rnd.randrange(start, end)
-                if bad[at] != 0x0A:
-                    bad[at] ^= 1 << rnd.randrange(7)
-            bad_logs.append(bytes(bad))
+    bad_logs = [flip_bits(log, rnd, 8) for log in made for _ in range(damaged)]
     fixtures = [p.read_bytes() for p in sorted((ROOT / 'test' / 'fixtures').glob('*.log'))]
     return fixtures + made + bad_logs
 
