@@ -38,7 +38,7 @@ from operator import attrgetter, lt
 
 from . import fastdecode
 from .losses import holes, unplaced
-from .model import RECORD, signed_args
+from .model import RECORD, seqs_of, signed_args
 from .timeline import PHASE_ARG, identifier
 
 CTF_MAGIC = 0xC1FC1FC1
@@ -250,22 +250,23 @@ def _stream_packets(uid_bytes, cpu, tscs, body, lead, cuts, tail):
 
 
 def _cpu_events(c):
-    """(TSCs, body(i, j)) of CPU c: from its packed records in C when it
-    has them, else from its events."""
+    """(TSCs, body(i, j), seqs for the hole search) of CPU c: from its
+    packed records in C when it has them (seqs () when
+    fastdecode.may_have_holes says it has none), else from its events."""
     packed = c.packed()
     if packed is None or not fastdecode.available():
         events = _cpu_records(c)
         return (list(map(_TSC, events)), lambda i, j: b''.join(
-            starmap(EVENT.pack, map(_EVENT_FIELDS, events[i:j]))))
+            starmap(EVENT.pack, map(_EVENT_FIELDS, events[i:j]))), [e.seq for e in events])
     data = fastdecode.ctf_events(packed)
     return (memoryview(packed).cast('Q')[::RECORD_QWORDS].tolist(),
-            lambda i, j: data[i * EVENT.size:j * EVENT.size])
+            lambda i, j: data[i * EVENT.size:j * EVENT.size],
+            seqs_of(packed) if fastdecode.may_have_holes(c) else ())
 
 
 def _cpu_streams(uid_bytes, c):
     """{file name: [packets]} for CPU c (one name unless its TSC went back)."""
-    tscs, body = _cpu_events(c)
-    seqs = c.seqs()
+    tscs, body, seqs = _cpu_events(c)
     lost_before = unplaced(c, seqs)
     if not tscs:
         return {stream_name(c.cpu): [_packet(uid_bytes, c.cpu, b'', 0, 0, 0),

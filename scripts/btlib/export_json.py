@@ -28,7 +28,7 @@ import json
 from . import fastdecode
 from .argfmt import JS_EXACT, make_formatter
 from .losses import hole_causes
-from .model import RECORD_SIZE, Event
+from .model import RECORD_SIZE, Event, seqs_of
 from .pairs import match_cpu, role_table, roles
 from .timeline import LOST_NAME, NS_PER_S, TIMER_EVENT, us_text
 
@@ -180,7 +180,7 @@ def _lost_marks(w, cpu, records):
         return []
     last = len(records) // RECORD_SIZE - 1
     at = {}
-    for i, first, count, cause in hole_causes(cpu):
+    for i, first, count, cause in hole_causes(cpu, seqs_of(records)):
         k = min(i, last) * RECORD_SIZE
         ev = Event.from_raw(records[k:k + RECORD_SIZE])
         at.setdefault(i, []).append(w.lost(ev, first, count, cause))

@@ -154,8 +154,9 @@ class CpuInfo:
         return self.records if self.records is not None else self.source.records()
 
     def record_source(self):
-        """What a fastdecode.Merge reads: the source, the records, or None."""
-        if self.compiled() and self.source is not None:
+        """What a fastdecode.Merge reads: the source, the records, or None
+        (records, when given, win over a source, as in packed())."""
+        if self.compiled() and self.records is None:
             return self.source
         return self.packed()
 
@@ -163,7 +164,7 @@ class CpuInfo:
         """The sequence numbers of `events`, in order, without building
         Event objects (what finding a CPU's holes needs)."""
         if self.compiled():
-            return memoryview(self.packed()).cast('I')[SEQ_WORD::RECORD_WORDS].tolist()
+            return seqs_of(self.packed())
         return [e.seq for e in self.__dict__.get('_events') or ()]
 
     @property
@@ -197,6 +198,11 @@ MISSING_KINDS = ('overwritten', 'excluded', 'damaged', 'unexplained')
 # The names these had before the glossary, kept for one release as keys of
 # missing_events() and as the last columns of `decode --stats`.
 DEPRECATED_KINDS = ('dropped', 'seq_gaps')
+
+
+def seqs_of(records: bytes) -> list[int]:
+    """The seqs of packed 32-byte records, in order."""
+    return memoryview(records).cast('I')[SEQ_WORD::RECORD_WORDS].tolist()
 
 
 def events_of(records: bytes) -> list[Event]:

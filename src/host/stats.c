@@ -238,8 +238,10 @@ struct bt_stats_run *bt_stats_start(const struct bt_stats_in *in, const size_t *
         return NULL;
     }
     memset(type_counts, 0, BT_STATS_TYPES * sizeof *type_counts);
-    *r = (struct bt_stats_run){ .in = in, .type_counts = type_counts, .n = n, .ncpus = ncpus,
-                                .s = *s };
+    r->in = in;
+    r->type_counts = type_counts;
+    r->n = n;
+    r->ncpus = ncpus;
     return r;
 }
 
