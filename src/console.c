@@ -1,8 +1,6 @@
-/* console.c — serialised kernel output to the UART and the screen. */
+/* console.c — serialised kernel output to the registered sinks. */
 #include "console.h"
 #include "format.h"
-#include "screen.h"
-#include "serial.h"
 #include "spinlock.h"
 #include "percpu.h"
 
@@ -16,6 +14,20 @@
 #define DEPTH_ONE    (1ull << 32)
 #define FREE         ((uint64_t)NO_OWNER)
 static volatile uint64_t ownership = FREE;
+
+/* Written at boot by the boot CPU only, before the CPUs that print start. */
+static struct { console_sink_fn write; unsigned flags; } sinks[CONSOLE_SINKS_MAX];
+static unsigned n_sinks;
+
+bool console_add_sink(console_sink_fn write, unsigned flags)
+{
+    if (n_sinks == CONSOLE_SINKS_MAX)
+        return false;
+    sinks[n_sinks].write = write;
+    sinks[n_sinks].flags = flags;
+    n_sinks++;
+    return true;
+}
 
 /* No cli: a CPU waiting here keeps its interrupts as they were, and the
  * holder (a dump streaming for seconds) keeps taking its own. */
@@ -53,13 +65,15 @@ void console_unlock_all(void)
 
 void console_write_locked(const char *s, unsigned long n)
 {
-    serial_write(s, n);
-    screen_write(s, n);             /* text buffer only: drawn later (screen.h) */
+    for (unsigned i = 0; i < n_sinks; i++)
+        sinks[i].write(s, n);
 }
 
-void console_write_uart_locked(const char *s, unsigned long n)
+void console_write_dump_locked(const char *s, unsigned long n)
 {
-    serial_write(s, n);
+    for (unsigned i = 0; i < n_sinks; i++)
+        if (sinks[i].flags & CONSOLE_DUMP_LINES)
+            sinks[i].write(s, n);
 }
 
 int kprintf(const char *fmt, ...)

@@ -1,5 +1,11 @@
-/* console.h — kernel text output: the serial console plus the screen
- * console (screen.h) when GRUB handed over a display.
+/* console.h — kernel text output, to every sink registered with it.
+ *
+ * The console owns no device: a driver that can show text (the UART,
+ * serial.h; the screen, screen.h) is registered by kmain as a sink, and
+ * every line goes to each sink in the order they were added. A sink that
+ * takes a dump's encoded lines (CONSOLE_DUMP_LINES: a wire to the host)
+ * also gets console_write_dump_locked()'s bytes; the others (the screen)
+ * show the dump's progress instead (status.h).
  *
  * kprintf() formats a whole line into a buffer and writes it under the
  * console lock, so lines from different CPUs never interleave mid-line.
@@ -14,7 +20,20 @@
  * Exceptions are the one exception: they print, nested if need be. */
 #ifndef CONSOLE_H
 #define CONSOLE_H
+#include <stdbool.h>
 #include <stdint.h>
+
+#define CONSOLE_SINKS_MAX  4
+#define CONSOLE_DUMP_LINES 1u         /* the sink carries dumps to the host */
+
+/* A sink's write: raw bytes (printable ASCII and '\n'), under the console
+ * lock; it must not print, block without a bound or take another lock
+ * that a printing CPU may hold. */
+typedef void (*console_sink_fn)(const char *s, unsigned long n);
+
+/* Add a sink (flags: CONSOLE_DUMP_LINES or 0). False, and nothing added,
+ * when CONSOLE_SINKS_MAX are registered already. Boot CPU, at boot. */
+bool console_add_sink(console_sink_fn write, unsigned flags);
 
 int  kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -26,8 +45,7 @@ void console_unlock(void);
 void console_unlock_all(void);
 /* Write raw bytes; the caller holds the console lock. */
 void console_write_locked(const char *s, unsigned long n);
-/* The same to the UART only: a dump's encoded lines, whose progress the
- * screen shows instead (status.h). */
-void console_write_uart_locked(const char *s, unsigned long n);
+/* A dump's encoded lines: to the sinks that carry dumps only. */
+void console_write_dump_locked(const char *s, unsigned long n);
 
 #endif

@@ -60,6 +60,7 @@ static __attribute__((noreturn)) void idle(void);
 void kmain(uint32_t magic, const void *info)
 {
     percpu_install(0);                      /* GS_BASE -> cpus[0] first */
+    console_add_sink(serial_write, CONSOLE_DUMP_LINES); /* the UART keeps boot text */
     uptime_mark_boot();                     /* uptime counts from here */
     boot_phase(TRACE_PHASE_ENTRY, 0);       /* buffered until the ring exists */
     read_boot_info(magic, info);            /* multiboot2 tags, copied out */
@@ -136,7 +137,9 @@ static void read_boot_info(uint32_t magic, const void *info)
 static void console_setup(void)
 {
     uartsel_early(&cfg);                    /* the rest once ACPI and PCI are up */
-    screen_init(&mb.fb);
+    if (screen_init(&mb.fb))
+        console_add_sink(screen_write, 0);  /* shows a dump's progress, not its lines */
+    status_update();                        /* the status rows, drawn with the boot text */
     kprintf("\nbaretrace: booted by %s (%s), cmdline \"%s\"\n",
             mb.loader[0] ? mb.loader : "unknown loader", mb.efi ? "UEFI" : "BIOS", mb.cmdline);
     for (unsigned i = 0; i < cfg.warning_count; i++)
@@ -237,7 +240,7 @@ static __attribute__((noreturn)) void idle(void)
         if (this_cpu()->index == exception_keys_cpu()) {   /* the BSP, unless it faulted */
             hotkey_poll();                  /* serial and PS/2 keys */
             autodump_poll();                /* trace.dump_after= */
-            screen_poll();                  /* redraw the screen, a few times a second */
+            status_poll();                  /* redraw the screen, a few times a second */
         }
         irq_disable();                      /* a wake-up IPI now ends the hlt below */
         workload_poll();                    /* jobs posted to this CPU (perf/oncpu.h) */

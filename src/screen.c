@@ -8,7 +8,6 @@
 #include "kstring.h"
 #include "mmio.h"
 #include "spinlock.h"
-#include "status.h"
 #include "tsc.h"
 
 #define MAX_COLS   256              /* wider displays keep a blank margin */
@@ -42,6 +41,7 @@ static char log[LOG_LINES][MAX_COLS];
 static volatile uint64_t log_line;  /* lines started so far (the current one) */
 static uint32_t log_x;
 
+static char status_rows[SCREEN_STATUS_ROWS][MAX_COLS];  /* pushed by status.c */
 static char want[MAX_ROWS][MAX_COLS];   /* drawer only */
 static char drawn[MAX_ROWS][MAX_COLS];  /* what the glass shows */
 static struct spinlock draw_lock;
@@ -88,11 +88,11 @@ static bool init_fb(const struct mb2_framebuffer *f)
     return rows > SCREEN_STATUS_ROWS + 1 && cols >= 20;
 }
 
-void screen_init(const struct mb2_framebuffer *f)
+bool screen_init(const struct mb2_framebuffer *f)
 {
     fbinfo = *f;
     if (!f->present)
-        return;
+        return false;
     bool ok = false;
     if (f->type == MB2_FB_EGA_TEXT)
         ok = init_ega(f);
@@ -101,16 +101,18 @@ void screen_init(const struct mb2_framebuffer *f)
     else
         kprintf("screen: indexed-colour framebuffer; no screen console\n");
     if (!ok)
-        return;
+        return false;
     cols = cols > MAX_COLS ? MAX_COLS : cols;
     rows = rows > MAX_ROWS ? MAX_ROWS : rows;
     backend = f->type == MB2_FB_EGA_TEXT ? EGA_TEXT : FRAMEBUFFER;
     memset(log, ' ', sizeof log);
+    memset(status_rows, ' ', sizeof status_rows);
     map_framebuffer();
     assume_blank();
     spin_lock(&draw_lock);
     draw_changes();                 /* the status rows, and text as it comes */
     spin_unlock(&draw_lock);
+    return true;
 }
 
 /* Until the first full redraw after boot, draw only what is not blank: a
@@ -167,9 +169,19 @@ void screen_write(const char *s, unsigned long n)
 
 /* ---- drawing (draw_lock held) -------------------------------------------- */
 
+void screen_set_status(unsigned row, const char *text)
+{
+    if (backend == NONE || row >= SCREEN_STATUS_ROWS)
+        return;
+    unsigned i = 0;
+    for (; i < cols && text[i]; i++)
+        status_rows[row][i] = text[i];
+    memset(status_rows[row] + i, ' ', cols - i);
+}
+
 static void compose(void)
 {
-    status_compose(want[0], want[1], cols);
+    memcpy(want, status_rows, sizeof status_rows);
     uint32_t text_rows = rows - SCREEN_STATUS_ROWS;
     uint64_t last = log_line;
     uint64_t first = last + 1 >= text_rows ? last + 1 - text_rows : 0;
@@ -255,10 +267,14 @@ static void draw_now(void)
     spin_unlock(&draw_lock);
 }
 
+bool screen_due(void)
+{
+    return backend != NONE && (!live || rdtsc() - last_draw >= tsc_hz() / SCREEN_HZ);
+}
+
 void screen_refresh(void)
 {
-    uint64_t period = tsc_hz() / SCREEN_HZ;
-    if (backend != NONE && (!live || rdtsc() - last_draw >= period))
+    if (screen_due())
         draw_now();
 }
 

@@ -1,7 +1,7 @@
 /* screen.h — the screen console: whatever display GRUB handed over (a
  * direct-colour framebuffer at 32, 24 or 16 bpp, or EGA text) shows a
- * status area (status.h) on its top rows and, below it, the newest lines
- * of everything the console printed.
+ * status area on its top rows (their text is pushed by status.h) and,
+ * below it, the newest lines of everything the console printed.
  *
  * Where drawing happens (and where it never does):
  * - screen_write() (console.c's write path, under the console lock) only
@@ -28,16 +28,22 @@
 #define SCREEN_HZ          4          /* redraws per second, at most */
 #define SCREEN_STATUS_ROWS 2
 
-/* Take over the display GRUB described (nothing happens without one). A
- * framebuffer that cannot be mapped yet (above 4 GiB before the memory
- * allocator runs) is mapped at the first draw after boot. */
-void screen_init(const struct mb2_framebuffer *fb);
+/* Take over the display GRUB described; false (and nothing happens)
+ * without one that can show text. A framebuffer that cannot be mapped yet
+ * (above 4 GiB before the memory allocator runs) is mapped at the first
+ * draw after boot. */
+bool screen_init(const struct mb2_framebuffer *fb);
 /* Append console text (printable ASCII, '\n', '\r', '\b'); cheap. */
 void screen_write(const char *s, unsigned long n);
 /* The idle loop's call: redraw what changed, if a redraw is due; the
  * first time, also print what the first full redraw cost. */
 void screen_poll(void);
-/* The same without printing anything (for the dump's line sink). */
+/* The same without printing anything (for the dump's progress). */
 void screen_refresh(void);
+/* A redraw would happen now (the last one is 1/SCREEN_HZ s old). */
+bool screen_due(void);
+/* Set status row `row` (< SCREEN_STATUS_ROWS) to text, cut to the screen's
+ * width and padded with spaces; shown at the next redraw. */
+void screen_set_status(unsigned row, const char *text);
 
 #endif

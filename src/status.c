@@ -1,6 +1,5 @@
 /* status.c — the status rows' text and the dump progress they show. */
 #include "status.h"
-#include <stdbool.h>
 #include "format.h"
 #include "kstring.h"
 #include "percpu.h"
@@ -14,48 +13,24 @@
 
 enum dump_state { DUMP_NONE, DUMP_SENDING, DUMP_DONE };
 
-/* Progress of the current (or last) dump, parsed from its own lines. */
+/* Progress of the current (or last) dump, as the dump reports it. */
 static struct {
     enum dump_state state;
     uint64_t no, events_total, events_sent, lines;
 } dump;
 
-/* The value of " key=" (or "key=" at the start) in s[0..n), or 0. */
-static uint64_t field(const char *s, unsigned long n, const char *key)
+void status_dump_progress(uint32_t dump_no, uint64_t lines, uint64_t events_sent,
+                          uint64_t events_total, bool done)
 {
-    unsigned long k = strlen(key);
-    for (unsigned long i = 0; i + k + 1 < n; i++) {
-        if ((i && s[i - 1] != ' ') || strncmp(s + i, key, k) || s[i + k] != '=')
-            continue;
-        uint64_t v = 0;
-        for (i += k + 1; i < n && s[i] >= '0' && s[i] <= '9'; i++)
-            v = v * 10 + (uint64_t)(s[i] - '0');
-        return v;
+    dump.state = done ? DUMP_DONE : DUMP_SENDING;
+    dump.no = dump_no;
+    dump.lines = lines;
+    dump.events_sent = events_sent;
+    dump.events_total = events_total;
+    if (screen_due()) {             /* compose only what the screen will draw now */
+        status_update();
+        screen_refresh();
     }
-    return 0;
-}
-
-static bool starts(const char *s, unsigned long n, const char *word)
-{
-    unsigned long k = strlen(word);
-    return n >= k && !strncmp(s, word, k);
-}
-
-void status_dump_line(const char *s, unsigned long n)
-{
-    if (starts(s, n, "DUMP BEGIN")) {
-        dump.state = DUMP_SENDING;
-        dump.no = field(s, n, "dump");
-        dump.events_total = field(s, n, "events");
-        dump.events_sent = dump.lines = 0;
-    } else if (starts(s, n, "%C")) {
-        dump.events_sent += field(s, n, "sent");   /* one CPU's events are out */
-    } else if (starts(s, n, "DUMP END")) {
-        dump.state = DUMP_DONE;
-        dump.events_sent = field(s, n, "events");
-    }
-    dump.lines++;
-    screen_refresh();
 }
 
 static void (*count_events)(uint64_t *recorded, uint64_t *overwritten);
@@ -96,20 +71,18 @@ static void dump_row(char *row, unsigned size)
                   "  h help");
 }
 
-/* Copy a NUL-terminated row into a fixed-width cell row. */
-static void pad(char *dst, const char *src, unsigned cols)
-{
-    unsigned i = 0;
-    for (; i < cols && src[i]; i++)
-        dst[i] = src[i];
-    memset(dst + i, ' ', cols - i);
-}
-
-void status_compose(char *row0, char *row1, unsigned cols)
+void status_update(void)
 {
     char text[ROW_MAX];
     header(text, sizeof text);
-    pad(row0, text, cols);
+    screen_set_status(0, text);
     dump_row(text, sizeof text);
-    pad(row1, text, cols);
+    screen_set_status(1, text);
+}
+
+void status_poll(void)
+{
+    if (screen_due())
+        status_update();
+    screen_poll();
 }

@@ -8,20 +8,26 @@
  * (a few loads per CPU, a few times a second; slightly stale is fine).
  * overwritten is recorded minus ring capacity: what a dump now would lack.
  *
- * The dump's line sink (trace/dump.c) hands every encoded line to
- * status_dump_line() instead of the screen: the screen shows the dump's
- * progress, the UART carries its lines. */
+ * Status sits above the screen and pushes the rows to it (screen.h): the
+ * idle loop calls status_poll(), and the dump (trace/dump.c) reports where
+ * it stands after every line through status_dump_progress(): the screen
+ * shows the dump's progress, the wire carries its lines. */
 #ifndef STATUS_H
 #define STATUS_H
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Where the header's event counts come from (kmain installs
- * rings_event_counts: status sits below trace/, so it is handed the
- * function instead of calling up). Until then the counts show 0. */
+ * rings_event_counts: the rings' bookkeeping is the recorder's, so status
+ * is handed the function). Until then the counts show 0. */
 void status_set_counter(void (*counts)(uint64_t *recorded, uint64_t *overwritten));
-/* Fill row0 and row1 (cols characters each, space-padded, no NUL). */
-void status_compose(char *row0, char *row1, unsigned cols);
-/* One encoded dump line was sent (DUMP BEGIN ... DUMP END); may redraw. */
-void status_dump_line(const char *s, unsigned long n);
+/* Compose both rows and hand them to the screen (no drawing). */
+void status_update(void);
+/* The idle loop's call: status_update(), then let the screen redraw. */
+void status_poll(void);
+/* A dump sent a line: where it stands (every CPU may call this while it
+ * holds the console lock); may redraw. */
+void status_dump_progress(uint32_t dump_no, uint64_t lines, uint64_t events_sent,
+                          uint64_t events_total, bool done);
 
 #endif

@@ -23,8 +23,12 @@ void dump_set_facts(const struct dump_facts *f) { facts = *f; }
 static void to_console(void *ctx, const char *s, size_t n)
 {
     (void)ctx;
-    console_write_uart_locked(s, n);    /* the lines go to the UART only */
-    status_dump_line(s, n);             /* the screen shows progress */
+    console_write_dump_locked(s, n);    /* the lines go to the wire only */
+}
+
+static void to_status(const struct dump_progress *p)
+{
+    status_dump_progress(p->dump_no, p->lines, p->events_sent, p->events_total, p->done);
 }
 
 /* The stick is written by the boot CPU only, and never from a fault or
@@ -38,7 +42,7 @@ static bool stick_ok(const struct dump_request *rq)
 static uint64_t encode(const struct dump_meta *meta, struct ring *const rings[], unsigned n,
                        bool stick)
 {
-    struct dump_sink sink = { to_console, NULL };
+    struct dump_sink sink = { to_console, NULL, to_status };  /* the screen shows progress */
     dumpstick_open(&sink, stick);       /* trace.dump_to=: the boot stick too */
     console_lock();
     uint64_t events = dump_encode(&sink, meta, rings, n);

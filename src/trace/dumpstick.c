@@ -87,7 +87,7 @@ void dumpstick_open(struct dump_sink *sink, bool on_boot_cpu)
     if (!to_stick)
         return;
     console_sink = *sink;
-    *sink = (struct dump_sink){ tee, NULL };
+    *sink = (struct dump_sink){ tee, NULL, sink->progress };
 }
 
 void dumpstick_close(void)

@@ -38,7 +38,8 @@ struct enc {
     const struct dump_sink *sink;
     uint32_t seed;               /* CRC start of every line: 0 for DUMP BEGIN */
     uint32_t line_no;            /* of the line being built */
-    uint64_t events;
+    uint64_t events;             /* in the lines sent, and in the one being built */
+    struct dump_progress done;   /* what the sink has been told */
     char     text[DUMP_LINE_MAX + 2];
     unsigned len;
     char     tag[3];
@@ -78,6 +79,10 @@ static void emit(struct enc *e, const char *s, unsigned n)
 {
     e->sink->write(e->sink->ctx, s, n);
     e->line_no++;
+    e->done.lines = e->line_no;
+    e->done.events_sent = e->events;   /* a line is sent before the next one's first event */
+    if (e->sink->progress)
+        e->sink->progress(&e->done);
 }
 
 /* ---- text lines ------------------------------------------------------------ */
@@ -253,6 +258,7 @@ static void put_header(struct enc *e, const struct dump_meta *m,
     for (unsigned i = 0; i < ncpus; i++)
         if (rings[i])
             held += ring_held(rings[i]);
+    e->done = (struct dump_progress){ m->dump_no, 0, 0, held, false };
     tl_begin(e, NULL, "DUMP BEGIN");
     tl_put_u64(e, "v", DUMP_FORMAT_VERSION);
     tl_put_u64(e, "dump", m->dump_no);
@@ -415,6 +421,7 @@ uint64_t dump_encode(const struct dump_sink *sink, const struct dump_meta *meta,
     tl_put_num(&e, "nonce", meta->nonce, true);
     tl_put_u64(&e, "events", e.events);
     tl_put_u64(&e, "lines", e.line_no + 1);
+    e.done.done = true;
     tl_end(&e);
     return e.events;
 }

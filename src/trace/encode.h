@@ -21,17 +21,27 @@
 #define TRACE_ENCODE_H
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdbool.h>
 #include <stddef.h>
 #include "trace/ring.h"
 
 #define DUMP_FORMAT_VERSION 2
 #define DUMP_LINE_MAX       200   /* characters per line, before the "\n" */
 
-/* Where lines go: write(ctx, s, n) sends n bytes (one whole line). */
+/* Where a dump stands, reported after each line it sends. */
+struct dump_progress {
+    uint32_t dump_no;
+    uint32_t lines;               /* sent so far, DUMP BEGIN included */
+    uint64_t events_sent;         /* in the event lines sent so far */
+    uint64_t events_total;        /* what the rings held at DUMP BEGIN */
+    bool     done;                /* DUMP END is out */
+};
+
+/* Where lines go: write(ctx, s, n) sends n bytes (one whole line); then
+ * progress (when not NULL) is told where the dump stands. */
 struct dump_sink {
     void (*write)(void *ctx, const char *s, size_t n);
     void *ctx;
+    void (*progress)(const struct dump_progress *p);
 };
 
 /* One free-form metadata item: key=str, or key=num (decimal) when str is
