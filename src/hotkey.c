@@ -12,7 +12,7 @@
 #include "trace/prevboot.h"
 #include "trace/table.h"
 #include "trace/trace.h"
-#include "usb/hid.h"
+#include "usb/usbstack.h"
 
 #define POLL_BUDGET 64                /* keys handled per wake-up */
 
@@ -111,7 +111,7 @@ void hotkey_poll(void)
             continue;
         }
         uint8_t usage, mods;
-        c = hid_key_poll(&usage, &mods);
+        c = usb_key_poll(&usage, &mods);
         if (c < 0)
             return;
         trace(USB_KEY, usage, mods);

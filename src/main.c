@@ -36,7 +36,7 @@
 #include "trace/rings.h"
 #include "trace/snapshot.h"
 #include "trace/trace.h"
-#include "usb/xhci.h"
+#include "usb/usbstack.h"
 
 #define MB2_INFO_MAX      (1u << 20)
 #define WARP_CHECK_US     20000
@@ -85,7 +85,7 @@ void kmain(uint32_t magic, const void *info)
     tsc_init();                             /* TSC frequency, invariance */
     boot_phase(TRACE_PHASE_TSC_CALIBRATED, tsc_hz());
     timer_init(cfg.timer_hz);               /* LAPIC timer calibrated on the TSC */
-    xhci_init_all();                        /* USB: before the APs (see usb/xhci.h) */
+    usb_init();                             /* USB: before the APs (see usb/xhci.h) */
     boot_phase(TRACE_PHASE_SMP_START, 0);
     smp_start(&madt, cpu_limit(), &smp, ap_online); /* INIT/SIPI/SIPI, bounded wait */
     boot_phase(TRACE_PHASE_SMP_DONE, smp.online);

@@ -1,6 +1,7 @@
 /* hid.c — boot-protocol keyboard driver on an interrupt IN endpoint. */
 #include "usb/hid.h"
 #include "usb/hidmap.h"
+#include "usb/say.h"
 #include "usb/xfer.h"
 #include "usb/xhci_hw.h"
 #include "mem.h"
@@ -122,12 +123,15 @@ static void recover(void)
     }
 }
 
+bool hid_key_waiting(void)
+{
+    return keyq_head != keyq_tail;
+}
+
 int hid_key_poll(uint8_t *usage, uint8_t *mods)
 {
-    if (keyq_head == keyq_tail) {
-        xhci_poll_all();
+    if (keyq_head == keyq_tail)
         recover();
-    }
     if (keyq_head == keyq_tail)
         return -1;
     struct hid_key k = keyq[keyq_tail++ % KEYQ_SIZE];

@@ -8,6 +8,7 @@
  * failing is named and dropped; the others go on. */
 #ifndef USB_HID_H
 #define USB_HID_H
+#include <stdbool.h>
 #include <stdint.h>
 #include "usb/usbdev.h"
 
@@ -16,9 +17,12 @@
 
 void hid_attach(struct usb_dev *d, const struct usb_cfg_info *cfg,
                 const struct usb_if_info *iface);
-/* Next key pressed on any USB keyboard: its ASCII (0 = not a hotkey, to
+/* A key is queued (the controllers' events already taken). */
+bool hid_key_waiting(void);
+/* Next queued key of any USB keyboard: its ASCII (0 = not a hotkey, to
  * be counted as ignored), with *usage and *mods from the report; -1 when
- * none is waiting. Polls the controllers first (boot CPU only). */
+ * none is waiting. With none queued, first brings back keyboards whose
+ * endpoint halted. Boot CPU only (usbstack.h polls the controllers). */
 int  hid_key_poll(uint8_t *usage, uint8_t *mods);
 
 #endif

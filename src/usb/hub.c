@@ -1,5 +1,6 @@
 /* hub.c — hub class requests: descriptor, port power, port reset. */
 #include "usb/hub.h"
+#include "usb/say.h"
 #include "usb/xfer.h"
 #include "usb/xhci_hw.h"
 #include "mem.h"
@@ -64,8 +65,10 @@ static uint8_t reset_port(struct usb_dev *d, uint8_t port)
     return st & PS_LOW_SPEED ? SPEED_LOW : st & PS_HIGH_SPEED ? SPEED_HIGH : SPEED_FULL;
 }
 
-void hub_attach(struct usb_dev *d, const struct usb_cfg_info *cfg)
+void hub_attach(struct usb_dev *d, const struct usb_cfg_info *cfg,
+                const struct usb_if_info *iface)
 {
+    (void)iface;
     struct hub *h = mem_alloc(sizeof *h, 64);
     if (!h) {
         usb_say(d, "out of memory; hub skipped");

@@ -7,6 +7,9 @@
 #define USB_HUB_H
 #include "usb/usbdev.h"
 
-void hub_attach(struct usb_dev *d, const struct usb_cfg_info *cfg);
+/* The class driver's attach (usb.h); iface is not used: a hub is bound by
+ * its device class or its interface alike. */
+void hub_attach(struct usb_dev *d, const struct usb_cfg_info *cfg,
+                const struct usb_if_info *iface);
 
 #endif

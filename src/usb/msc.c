@@ -1,5 +1,6 @@
 /* msc.c — Bulk-Only mass storage on xHCI bulk endpoints. */
 #include "usb/msc.h"
+#include "usb/say.h"
 #include "usb/xfer.h"
 #include "blockdev.h"
 #include "format.h"

@@ -2,15 +2,12 @@
  * (xHCI §4.3.2-4.3.5, USB 2.0 §9.1.2). */
 #include "usb/usbdev.h"
 #include "usb/ctx.h"
-#include "usb/hid.h"
-#include "usb/hub.h"
-#include "usb/msc.h"
+#include "usb/say.h"
 #include "usb/xfer.h"
 #include "usb/xhci_hw.h"
 #include "console.h"
 #include "format.h"
 #include "mem.h"
-#include <stdarg.h>
 
 #define DEV_DESC_LEN      18
 #define CONFIG_MAX        512         /* configuration descriptor bytes read */
@@ -18,27 +15,6 @@
 #define MPS0_HIGH         64
 #define MPS0_SUPER        512
 #define ROUTE_PORT_MAX    15          /* a route string nibble */
-
-const char *usb_speed_name(uint8_t speed)
-{
-    switch (speed) {
-    case SPEED_FULL:  return "full speed";
-    case SPEED_LOW:   return "low speed";
-    case SPEED_HIGH:  return "high speed";
-    case SPEED_SUPER: return "super speed";
-    default:          return "super speed plus";
-    }
-}
-
-void usb_say(const struct usb_dev *d, const char *fmt, ...)
-{
-    char msg[160];
-    va_list ap;
-    va_start(ap, fmt);
-    kvsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    kprintf("usb: %s: %s\n", d->where, msg);
-}
 
 static uint16_t default_mps0(uint8_t speed)
 {
@@ -128,6 +104,15 @@ static bool read_device(struct usb_dev *d, uint8_t *buf)
     return false;
 }
 
+static const struct usb_class_driver *drivers;
+static unsigned n_drivers;
+
+void usb_set_class_drivers(const struct usb_class_driver *table, unsigned n)
+{
+    drivers = table;
+    n_drivers = n;
+}
+
 static bool read_config(struct usb_dev *d, uint8_t *buf, struct usb_cfg_info *cfg)
 {
     const char *why = "";
@@ -148,16 +133,16 @@ static bool read_config(struct usb_dev *d, uint8_t *buf, struct usb_cfg_info *cf
 
 static void bind(struct usb_dev *d, uint8_t dev_class, const struct usb_cfg_info *cfg)
 {
-    const struct usb_if_info *i;
-    if (dev_class == USB_CLASS_HUB || usb_find_if(cfg, USB_CLASS_HUB, -1, -1))
-        hub_attach(d, cfg);
-    else if ((i = usb_find_if(cfg, USB_CLASS_HID, HID_SUBCLASS_BOOT, HID_PROTO_KEYBOARD)))
-        hid_attach(d, cfg, i);
-    else if ((i = usb_find_if(cfg, USB_CLASS_MSC, -1, -1)))
-        msc_attach(d, cfg, i);
-    else
-        usb_say(d, "device %04x:%04x (class %02x, first interface %02x): no driver; left alone",
-                d->vendor, d->product, dev_class, cfg->n_ifs ? cfg->ifs[0].cls : 0);
+    for (unsigned k = 0; k < n_drivers; k++) {
+        const struct usb_class_driver *drv = &drivers[k];
+        const struct usb_if_info *i = usb_find_if(cfg, drv->cls, drv->sub, drv->proto);
+        if (i || (drv->by_device_class && dev_class == drv->cls)) {
+            drv->attach(d, cfg, i);
+            return;
+        }
+    }
+    usb_say(d, "device %04x:%04x (class %02x, first interface %02x): no driver; left alone",
+            d->vendor, d->product, dev_class, cfg->n_ifs ? cfg->ifs[0].cls : 0);
 }
 
 struct usb_dev *usb_attach(struct xhci *hc, struct usb_dev *parent, uint8_t port,

@@ -2,6 +2,7 @@
  * (xHCI §4.11.2). */
 #include "usb/xfer.h"
 #include "usb/ctx.h"
+#include "usb/say.h"
 #include "usb/xhci_hw.h"
 
 #define SETUP_LEN        8

@@ -12,7 +12,7 @@
  * transfer events of endpoints that a driver owns asynchronously (a
  * keyboard's interrupt IN) go to that device's handler; Port Status
  * Change events mark the root port for xhci_poll_all. The boot CPU
- * polls every controller from hotkey_poll (xhci_poll_all).
+ * polls every controller when it reads keys (usbstack.h: xhci_poll_all).
  *
  * Call xhci_init_all() after tsc_init() and before the APs start: sizing
  * a BAR changes the machine's memory map, and QEMU 7.2 under multi-
