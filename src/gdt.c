@@ -1,7 +1,6 @@
 /* gdt.c — per-CPU GDT + 64-bit TSS (Intel SDM vol. 3 §3.4.5, §8.7). */
 #include "gdt.h"
 #include "percpu.h"
-#include "kstring.h"
 
 #define IST_STACK_SIZE 4096
 #define GDT_ENTRIES    5               /* null, code, data, TSS (2 slots) */
@@ -33,7 +32,7 @@ static uint64_t tss_low(uint64_t base, uint32_t limit)
 void gdt_init_cpu(uint32_t index)
 {
     struct cpu_tables *t = &tables[index];
-    memset(&t->tss, 0, sizeof t->tss);
+    t->tss = (struct tss64){ 0 };
     for (int i = 0; i < 3; i++)
         t->tss.ist[i] = (uint64_t)(uintptr_t)(t->ist_stacks[i] + IST_STACK_SIZE);
     t->tss.iomap_base = sizeof t->tss;           /* no I/O permission map */

@@ -95,7 +95,7 @@ void kmain(uint32_t magic, const void *info)
     trace(TSC_WARP, tsc_sync_warp_cpu(), tsc_sync_worst_warp());
     timer_start_cpu();                      /* BSP ticks too */
     boot_phase(TRACE_PHASE_TIMER_START, timer_hz());
-    rings_keep_facts();                     /* TSC rate, APIC ids for the next boot */
+    rings_keep_facts(tsc_hz());             /* TSC rate, APIC ids for the next boot */
     hotkey_init();                          /* PS/2 keyboard, if any */
     inputpoll_set(hotkey_poll);             /* keys read inside long workloads */
     dumpstick_init(cfg.dump_to);            /* trace.dump_to=: dumps to the boot stick too */

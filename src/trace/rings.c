@@ -5,7 +5,6 @@
 #include "kstring.h"
 #include "mem.h"
 #include "percpu.h"
-#include "tsc.h"
 #include "trace/persist.h"
 #include "trace/trace.h"
 
@@ -83,11 +82,11 @@ void rings_event_counts(uint64_t *recorded, uint64_t *overwritten)
     }
 }
 
-void rings_keep_facts(void)
+void rings_keep_facts(uint64_t tsc_hz)
 {
     if (!keep)
         return;
-    keep->tsc_hz = tsc_hz();
+    keep->tsc_hz = tsc_hz;
     for (uint32_t i = 0; i < keep->ncpus && i < MAX_CPUS; i++)
         keep->apic_ids[i] = cpus[i].apic_id;
     persist_seal(keep);

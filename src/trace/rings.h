@@ -24,7 +24,7 @@
  * smaller rings (and says so) when memory is short. False if none fit. */
 bool         rings_init(uint32_t capacity, uint32_t ncpus, uint64_t boot);
 /* Record the TSC rate and APIC ids in the region's header (after SMP). */
-void         rings_keep_facts(void);
+void         rings_keep_facts(uint64_t tsc_hz);
 uint32_t     rings_capacity(void);
 /* Point the calling CPU's gs:8 at its ring (CPU `index`). */
 void         rings_attach(uint32_t index);
