@@ -322,7 +322,7 @@ int main(int argc, char **argv)
     if (o.noise)
         noise_before();
     struct out out = { o.crlf != 0, 0, 0 };
-    struct dump_sink sink = { sink_write, &out };
+    struct dump_sink sink = { sink_write, &out, NULL };
     struct dump_extra extras[] = {
         { "invariant_tsc", NULL, 1 }, { "tsc_warp", NULL, 37 },
         { "uptime_tsc", NULL, 123456789012ULL }, { "source", "gen_dump", 0 },

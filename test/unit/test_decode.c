@@ -61,7 +61,7 @@ static void encode_ring(void)
         ring_write(&ring, tsc, type, (uint8_t)(rnd() % 9 ? 0 : rnd()), a0, a1);
         written[i] = slots[i % CAP];
     }
-    struct dump_sink sink = { keep_line, NULL };
+    struct dump_sink sink = { keep_line, NULL, NULL };
     struct dump_meta meta = { .dump_no = DUMP_NO, .tsc_hz = 1000000, .nonce = NONCE };
     dump_encode(&sink, &meta, rings, 1);
 }

@@ -60,7 +60,7 @@ static const char *dump_text = "DUMP BEGIN v=1 dump=1\n%M 1 x=1\nDUMP END dump=1
 /* One dump as dump.c runs it: open, lines through the sink, close. */
 static void one_dump_on(bool boot_cpu)
 {
-    struct dump_sink sink = { to_serial, NULL };
+    struct dump_sink sink = { to_serial, NULL, NULL };
     said_len = serial_len = 0;
     said[0] = 0;
     dumpstick_open(&sink, boot_cpu);

@@ -233,12 +233,30 @@ static struct ring *const ring_ptrs[NCPUS] = {
 
 static uint32_t apic_ids[NCPUS] = { 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30 };
 
+/* What the sink's progress callback was told (struct dump_progress). */
+static struct {
+    unsigned calls, done_calls, rises, bad_steps;
+    struct dump_progress last;
+} prog;
+
+static void on_progress(const struct dump_progress *p)
+{
+    if (prog.calls && (p->lines != prog.last.lines + 1 || p->events_sent < prog.last.events_sent ||
+                       prog.last.done || p->events_total != prog.last.events_total))
+        prog.bad_steps++;
+    prog.rises += prog.calls && p->events_sent > prog.last.events_sent;
+    prog.done_calls += p->done;
+    prog.last = *p;
+    prog.calls++;
+}
+
 static uint64_t encode(struct capture *cap, struct ring *const *r, unsigned n,
                        const struct dump_extra *extras, unsigned nextras)
 {
-    struct dump_sink sink = { capture_write, cap };
+    struct dump_sink sink = { capture_write, cap, on_progress };
     struct dump_meta meta = { DUMP_NO, 2400000000ULL, apic_ids, extras, nextras, NONCE, false };
     memset(cap, 0, sizeof *cap);
+    memset(&prog, 0, sizeof prog);
     return dump_encode(&sink, &meta, r, n);
 }
 
@@ -257,6 +275,16 @@ static void check_structure(const struct capture *cap, uint64_t events)
     CHECK_EQ(s.not_clean, 0);
     CHECK_EQ(cap->partial, 0);              /* whole lines only */
     CHECK_EQ(cap->writes, s.lines);         /* streamed one line per write */
+    /* Progress: told after every line, events only growing, done once at
+     * DUMP END, the total what the rings held. */
+    CHECK_EQ(prog.calls, s.lines);
+    CHECK_EQ(prog.last.lines, s.lines);
+    CHECK_EQ(prog.bad_steps, 0);
+    CHECK_EQ(prog.done_calls, 1);
+    CHECK(prog.last.done);
+    CHECK_EQ(prog.last.dump_no, DUMP_NO);
+    CHECK_EQ(prog.last.events_sent, events);
+    CHECK_EQ(prog.last.events_total, events);
 }
 
 /* ---- tests ---------------------------------------------------------------- */
@@ -281,6 +309,7 @@ static void test_default_workload_size(void)
     printf("default workload: %llu events, %zu bytes (+%u CRs), %.2f bytes/event\n",
            (unsigned long long)events, cap.len, s.lines, per_event);
     CHECK(per_event <= MAX_BYTES_PER_EVENT);
+    CHECK(prog.rises > 4 * NCPUS);              /* it moves by lines, not a CPU at a time */
     CHECK(strstr(cap.buf, "%C ") != NULL);
     CHECK(strstr(cap.buf, " cpu=3 apic=6 cap=4096 base=0 head=6001 recorded=6001 "
                           "overwritten=1904 excluded=0 refused=0 sent=4097 first=0 "
@@ -344,7 +373,8 @@ static void test_previous_boot(void)
     struct ring *r[1] = { &rings[0] };
     struct capture cap;
     memset(&cap, 0, sizeof cap);
-    struct dump_sink sink = { capture_write, &cap };
+    memset(&prog, 0, sizeof prog);
+    struct dump_sink sink = { capture_write, &cap, on_progress };
     struct dump_meta meta = { DUMP_NO, 0, NULL, NULL, 0, NONCE, true };
     dump_encode(&sink, &meta, r, 1);
     check_structure(&cap, 0);
