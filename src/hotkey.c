@@ -1,6 +1,7 @@
 /* hotkey.c — read input bytes and run the command each key names. */
 #include "hotkey.h"
 #include "console.h"
+#include "format.h"
 #include "keyboard.h"
 #include "serial.h"
 #include "perf/summary.h"
@@ -24,64 +25,59 @@ void hotkey_init(void)
     kbd_present = keyboard_init();
 }
 
+static void key_dump(void)     { dump_all(); }
+static void key_print(void)    { table_print_newest(); }
+static void key_toggle(void)   { control_toggle(); }
+static void key_clear(void)    { control_clear(stats_clear); }   /* the timer statistics too */
+static void key_stats(void)    { summary_print(ignored); }
+static void key_mask(void)     { maskprompt_open(); }
+static void key_previous(void) { prevboot_dump(); }
+
+static const struct hotkey {
+    char key, also;                   /* also: a second key, or 0 */
+    enum hotkey_action action;
+    void (*verb)(void);
+    const char *help;
+} keys[] = {
+#define HOTKEY(id, key, also, NAME, verb, help, doc) { key, also, HK_##NAME, verb, help },
+#include "hotkeys.def"
+#undef HOTKEY
+};
+#define NKEYS (sizeof keys / sizeof keys[0])
+
 void hotkey_help(void)
 {
     workload_help();                  /* first: "keys:" ends the help */
-    kprintf("keys: d dump rings | p newest events | t tracing on/off | c clear | "
-            "s statistics | m trace mask | l previous boot's dump | h ? help\n");
+    char line[256];
+    size_t at = 0;
+    for (unsigned i = 0; i < NKEYS && at < sizeof line; i++) {
+        const struct hotkey *k = &keys[i];
+        char also[3] = { k->also ? ' ' : 0, k->also, 0 };
+        at += (size_t)ksnprintf(line + at, sizeof line - at, "%s%c%s %s", i ? " | " : "",
+                                k->key, also, k->help);
+    }
+    kprintf("keys: %s\n", line);
 }
 
-static enum hotkey_action action_of(int key)
+static const struct hotkey *key_of(int key)
 {
-    switch (key) {
-    case 'd': return HK_DUMP;
-    case 'p': return HK_PRINT;
-    case 't': return HK_TOGGLE;
-    case 'c': return HK_CLEAR;
-    case 's': return HK_STATS;
-    case 'h': case '?': return HK_HELP;
-    case 'm': return HK_MASK;
-    case 'l': return HK_PREVIOUS;
-    default:  return workload_has_key(key) ? HK_WORKLOAD : HK_IGNORED;
-    }
+    for (unsigned i = 0; i < NKEYS; i++)
+        if (key && (keys[i].key == key || keys[i].also == key))
+            return &keys[i];
+    return NULL;
 }
 
 static void run(int key)
 {
-    enum hotkey_action a = action_of(key);
+    const struct hotkey *k = key_of(key);
+    enum hotkey_action a = k ? k->action : workload_has_key(key) ? HK_WORKLOAD : HK_IGNORED;
     trace(HOTKEY, (uint64_t)key, a);
-    switch (a) {
-    case HK_DUMP:
-        dump_all();
-        break;
-    case HK_PRINT:
-        table_print_newest();
-        break;
-    case HK_TOGGLE:
-        control_toggle();
-        break;
-    case HK_CLEAR:
-        control_clear(stats_clear);   /* the timer statistics too */
-        break;
-    case HK_STATS:
-        summary_print(ignored);
-        break;
-    case HK_HELP:
-        hotkey_help();
-        break;
-    case HK_MASK:
-        maskprompt_open();
-        break;
-    case HK_PREVIOUS:
-        prevboot_dump();
-        break;
-    case HK_WORKLOAD:
-        workload_key(key);           /* runs from the idle loop (perf/workload.h) */
-        break;
-    case HK_IGNORED:
+    if (k)
+        k->verb();
+    else if (a == HK_WORKLOAD)
+        workload_key(key);            /* runs from the idle loop (perf/workload.h) */
+    else
         ignored++;
-        break;
-    }
 }
 
 /* One input byte: to the mask prompt while it is open, else a hotkey. */

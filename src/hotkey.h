@@ -1,12 +1,11 @@
 /* hotkey.h — single-key commands on COM1, the PS/2 keyboard and USB
- * keyboards (usb/hid.h).
+ * keyboards (usb/usbstack.h).
  *
- *   d  dump every CPU's ring (machine format)   p  newest events, readable
- *   t  tracing on/off                           c  clear rings and counters
- *   s  statistics summary                       h ? this list
- *   m  traced categories (a one-line prompt, trace/maskprompt.h)
- *   digits  start a workload: the keys of trace/workloads.def (perf/
- *        workload.h; the help's `workloads:` line lists them)
+ * The keys are the rows of hotkeys.def (d dump, p newest events, t
+ * tracing on/off, c clear, s statistics, m traced categories, l the
+ * previous boot's dump, h ? help); digits start a workload: the keys of
+ * trace/workloads.def (perf/workload.h; the help's `workloads:` line
+ * lists them).
  *
  * Any other byte is counted as ignored (and traced as input); bursts of
  * junk, held keys and keys pressed during a dump are all safe. The BSP
@@ -15,11 +14,13 @@
 #define HOTKEY_H
 #include <stdint.h>
 
+/* The action a HOTKEY event records (its second argument). */
 enum hotkey_action {
-    HK_IGNORED, HK_DUMP, HK_PRINT, HK_TOGGLE, HK_CLEAR, HK_STATS, HK_HELP,
-    HK_WORKLOAD,                       /* start a workload */
-    HK_MASK,                           /* open the category prompt */
-    HK_PREVIOUS,                       /* dump the previous boot's rings */
+    HK_IGNORED  = 0,                   /* no command: counted, shown by s */
+    HK_WORKLOAD = 7,                   /* start a workload */
+#define HOTKEY(id, key, also, NAME, verb, help, doc) HK_##NAME = id,
+#include "hotkeys.def"
+#undef HOTKEY
 };
 
 void     hotkey_init(void);

@@ -1,5 +1,6 @@
-"""docs/events.md is up to date with src/trace/events.def (and the table of
-docs/workloads.md with src/trace/workloads.def), and the tables the doc
+"""docs/events.md is up to date with src/trace/events.def (the table of
+docs/workloads.md with src/trace/workloads.def, the README's hotkey table
+with src/hotkeys.def), and the tables the doc
 generator reads are the ones the kernel's encoder puts in dumps (%T with
 pair=, %W).
 
@@ -21,6 +22,8 @@ DEF = ROOT / 'src' / 'trace' / 'events.def'
 DOC = ROOT / 'docs' / 'events.md'
 WDEF = ROOT / 'src' / 'trace' / 'workloads.def'
 WDOC = ROOT / 'docs' / 'workloads.md'
+HDEF = ROOT / 'src' / 'hotkeys.def'
+README = ROOT / 'README.md'
 sys.path.insert(0, str(ROOT / 'scripts'))
 
 from btlib.dumpfmt import parse_log  # noqa: E402
@@ -100,6 +103,39 @@ class EventDocs(unittest.TestCase):
                 with self.assertRaises(gen.TableError) as ctx:
                     gen.parse_workloads(bad, events)
                 self.assertIn(message, str(ctx.exception))
+
+    def test_bad_hotkey_tables_are_refused_clearly(self):
+        gen = load_script()
+        text = HDEF.read_text()
+        cases = {
+            "key 'd' is used twice": text.replace("HOTKEY(2, 'p'", "HOTKEY(2, 'd'"),
+            'id 1 is used twice': text.replace("HOTKEY(2, 'p'", "HOTKEY(1, 'p'"),
+            'id 7 is WORKLOAD': text.replace("HOTKEY(9, 'l'", "HOTKEY(7, 'l'"),
+            'a HOTKEY row this script cannot read': text.replace("HOTKEY(3, 't', 0,", "HOTKEY(3, t, 0,"),
+        }
+        for message, bad in cases.items():
+            with self.subTest(message):
+                with self.assertRaises(gen.TableError) as ctx:
+                    gen.parse_hotkeys(bad)
+                self.assertIn(message, str(ctx.exception))
+
+    def test_hotkey_table_is_the_readme_s(self):
+        gen = load_script()
+        keys = gen.parse_hotkeys(HDEF.read_text())
+        self.assertEqual([k.keys for k in keys][-1], ('h', '?'))
+        self.assertIn(gen.render_hotkeys(keys), README.read_text())
+        with tempfile.TemporaryDirectory() as tmp:
+            changed, readme = Path(tmp) / 'hotkeys.def', Path(tmp) / 'README.md'
+            changed.write_text(HDEF.read_text().replace('"list the keys"', '"list every key"'))
+            readme.write_text(README.read_text())
+            r = run('--check', '--hotkeys-def', str(changed), '--hotkeys-out', str(readme),
+                    '--workloads-out', str(WDOC))
+            self.assertEqual(r.returncode, 1)
+            self.assertIn('README.md is out of date', r.stderr)
+            r = run('--hotkeys-def', str(changed), '--hotkeys-out', str(readme),
+                    '--workloads-out', str(readme), '--out', str(Path(tmp) / 'events.md'))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("| `h`, `?` | list every key |", readme.read_text())
 
     def test_check_notices_a_workload_change(self):
         with tempfile.TemporaryDirectory() as tmp:
