@@ -1,5 +1,7 @@
 /* madt.c — MADT parsing (ACPI 6.5 §5.2.12). */
 #include "madt.h"
+#include "bytes.h"
+#include "bytes.h"
 #include "kstring.h"
 
 #define SDT_HEADER_LEN    36
@@ -14,9 +16,6 @@
 
 #define LAPIC_ENABLED        1u
 #define LAPIC_ONLINE_CAPABLE 2u
-
-static uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
 static void add_cpu(struct madt_info *out, uint32_t apic_id, uint32_t uid, uint32_t flags, bool x2)
 {
@@ -35,12 +34,12 @@ static void add_cpu(struct madt_info *out, uint32_t apic_id, uint32_t uid, uint3
 bool madt_parse(const uint8_t *t, size_t len, struct madt_info *out, const char **why)
 {
     memset(out, 0, sizeof *out);
-    if (len < MADT_ENTRIES_OFF || memcmp(t, "APIC", 4) || rd32(t + 4) != len) {
+    if (len < MADT_ENTRIES_OFF || memcmp(t, "APIC", 4) || le32(t + 4) != len) {
         *why = "MADT header is malformed";
         return false;
     }
-    out->lapic_addr = rd32(t + SDT_HEADER_LEN);
-    out->pcat_compat = rd32(t + SDT_HEADER_LEN + 4) & MADT_FLAG_PCAT;
+    out->lapic_addr = le32(t + SDT_HEADER_LEN);
+    out->pcat_compat = le32(t + SDT_HEADER_LEN + 4) & MADT_FLAG_PCAT;
     for (size_t off = MADT_ENTRIES_OFF; off < len;) {
         if (off + 2 > len || t[off + 1] < 2 || off + t[off + 1] > len) {
             *why = "an MADT entry overruns the table";
@@ -49,17 +48,17 @@ bool madt_parse(const uint8_t *t, size_t len, struct madt_info *out, const char 
         const uint8_t *e = t + off;
         uint8_t type = e[0], elen = e[1];
         if (type == TYPE_LAPIC && elen >= 8)
-            add_cpu(out, e[3], e[2], rd32(e + 4), false);
+            add_cpu(out, e[3], e[2], le32(e + 4), false);
         else if (type == TYPE_X2APIC && elen >= 16)
-            add_cpu(out, rd32(e + 4), rd32(e + 12), rd32(e + 8), true);
+            add_cpu(out, le32(e + 4), le32(e + 12), le32(e + 8), true);
         else if (type == TYPE_LAPIC_OVERRIDE && elen >= 12)
-            out->lapic_addr = rd64(e + 4);
+            out->lapic_addr = le64(e + 4);
         else if (type == TYPE_IOAPIC && elen >= 12 && out->ioapics < MADT_MAX_IOAPICS)
-            out->ioapic[out->ioapics++] = (struct madt_ioapic){ e[2], rd32(e + 4), rd32(e + 8) };
+            out->ioapic[out->ioapics++] = (struct madt_ioapic){ e[2], le32(e + 4), le32(e + 8) };
         else if (type == TYPE_OVERRIDE && elen >= 10 && e[2] == 0 &&
                  out->overrides < MADT_MAX_OVERRIDES)
             out->override[out->overrides++] =
-                (struct madt_override){ e[3], rd32(e + 4), (uint16_t)(e[8] | e[9] << 8) };
+                (struct madt_override){ e[3], le32(e + 4), le16(e + 8) };
         off += elen;
     }
     return true;

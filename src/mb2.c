@@ -1,5 +1,6 @@
 /* mb2.c — multiboot2 tag walk (Multiboot2 specification §3.6). */
 #include "mb2.h"
+#include "bytes.h"
 #include "kstring.h"
 
 #define TAG_END          0
@@ -17,20 +18,6 @@
 
 struct tag { uint32_t type, size; };
 
-static uint32_t rd32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
 static void copy_string(char *dst, size_t cap, const uint8_t *src, size_t n, bool *trunc)
 {
     size_t i = 0;
@@ -45,7 +32,7 @@ static void copy_string(char *dst, size_t cap, const uint8_t *src, size_t n, boo
 
 static void parse_mmap(const uint8_t *t, uint32_t size, struct mb2_info *out)
 {
-    uint32_t entry_size = rd32(t + 8);
+    uint32_t entry_size = le32(t + 8);
     if (entry_size < 24)
         return;
     for (uint32_t off = 16; off + entry_size <= size; off += entry_size) {
@@ -54,9 +41,9 @@ static void parse_mmap(const uint8_t *t, uint32_t size, struct mb2_info *out)
             return;
         }
         struct mb2_mmap_entry *e = &out->mmap[out->mmap_count++];
-        e->base = rd64(t + off);
-        e->len = rd64(t + off + 8);
-        e->type = rd32(t + off + 16);
+        e->base = le64(t + off);
+        e->len = le64(t + off + 8);
+        e->type = le32(t + off + 16);
     }
 }
 
@@ -83,10 +70,10 @@ static void parse_fb(const uint8_t *t, uint32_t size, struct mb2_info *out)
     struct mb2_framebuffer *fb = &out->fb;
     if (size < FB_COMMON_SIZE)
         return;
-    fb->addr = rd64(t + 8);
-    fb->pitch = rd32(t + 16);
-    fb->width = rd32(t + 20);
-    fb->height = rd32(t + 24);
+    fb->addr = le64(t + 8);
+    fb->pitch = le32(t + 16);
+    fb->width = le32(t + 20);
+    fb->height = le32(t + 24);
     fb->bpp = t[28];
     fb->type = t[29];
     if (fb->type == MB2_FB_RGB) {
@@ -139,14 +126,14 @@ bool mb2_parse(const void *info, size_t max_size, struct mb2_info *out, const ch
         *why = "boot information pointer is null or misaligned";
         return false;
     }
-    uint32_t total = rd32(base);
+    uint32_t total = le32(base);
     if (total < 16 || total > max_size) {
         *why = "boot information has an implausible size";
         return false;
     }
     out->total_size = total;
     for (uint32_t off = 8; off + sizeof(struct tag) <= total;) {
-        uint32_t type = rd32(base + off), size = rd32(base + off + 4);
+        uint32_t type = le32(base + off), size = le32(base + off + 4);
         if (type == TAG_END)
             return true;
         if (size < 8 || off + size > total) {

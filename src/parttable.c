@@ -1,5 +1,6 @@
 /* parttable.c — MBR and GPT, just enough to find one partition by type. */
 #include "parttable.h"
+#include "bytes.h"
 #include "kstring.h"
 #include "trace/crc32.h"
 
@@ -12,13 +13,6 @@
 #define GPT_MIN_HEADER     92
 #define GPT_MIN_ENTRY      128
 #define GPT_MAX_ENTRIES    1024          /* the spec's minimum array is 128 */
-
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p) { return le32(p) | (uint64_t)le32(p + 4) << 32; }
 
 static bool fits(uint64_t first, uint64_t count, uint64_t disk)
 {

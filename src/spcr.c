@@ -2,6 +2,7 @@
  * Table", revision 4; ACPI 6.5 §5.2.3.2 for the Generic Address
  * Structure). */
 #include "spcr.h"
+#include "bytes.h"
 #include "format.h"
 #include "kstring.h"
 
@@ -28,16 +29,6 @@
 #define ISA_IRQS           16
 
 static const uint16_t com_ports[4] = { 0x3F8, 0x2F8, 0x3E8, 0x2E8 };
-
-static uint32_t le32(const uint8_t *p)
-{
-    return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-    return le32(p) | (uint64_t)le32(p + 4) << 32;
-}
 
 static bool header_ok(const uint8_t *t, size_t len, const char **why)
 {

@@ -1,6 +1,7 @@
 /* dumparea.c — the dump area's on-disk layout: header check, ring scan,
  * record writing (dumparea.h has the layout and the write order). */
 #include "trace/dumparea.h"
+#include "bytes.h"
 #include "kstring.h"
 #include "trace/crc32.h"
 
@@ -16,41 +17,22 @@
 
 const struct part_type dumparea_part_type = { DUMPAREA_MBR_TYPE, DUMPAREA_GPT_TYPE };
 
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (unsigned i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-    put32(p, (uint32_t)v);
-    put32(p + 4, (uint32_t)(v >> 32));
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const uint8_t *p) { return get32(p) | (uint64_t)get32(p + 4) << 32; }
-
-static void seal(uint8_t *s) { put32(s + OFF_CRC, crc32_update(0, s, OFF_CRC)); }
+static void seal(uint8_t *s) { put_le32(s + OFF_CRC, crc32_update(0, s, OFF_CRC)); }
 
 static bool sealed(const uint8_t *s, const char *magic)
 {
-    return !memcmp(s, magic, 8) && get32(s + OFF_LAYOUT) == DUMPAREA_LAYOUT &&
-           get32(s + OFF_CRC) == crc32_update(0, s, OFF_CRC);
+    return !memcmp(s, magic, 8) && le32(s + OFF_LAYOUT) == DUMPAREA_LAYOUT &&
+           le32(s + OFF_CRC) == crc32_update(0, s, OFF_CRC);
 }
 
 void dumparea_format(uint8_t s[DUMPAREA_SECTOR], uint64_t sectors, uint64_t build_id)
 {
     memset(s, 0, DUMPAREA_SECTOR);
     memcpy(s, DUMPAREA_AREA_MAGIC, 8);
-    put32(s + OFF_LAYOUT, DUMPAREA_LAYOUT);
-    put32(s + OFF_WORD, DUMPAREA_SECTOR);
-    put64(s + OFF_ID, build_id);
-    put64(s + OFF_SECTORS, sectors);
+    put_le32(s + OFF_LAYOUT, DUMPAREA_LAYOUT);
+    put_le32(s + OFF_WORD, DUMPAREA_SECTOR);
+    put_le64(s + OFF_ID, build_id);
+    put_le64(s + OFF_SECTORS, sectors);
     seal(s);
     memcpy(s + DUMPAREA_HDR_BYTES, AREA_NOTE, sizeof AREA_NOTE - 1);
 }
@@ -78,13 +60,13 @@ static void scan_sector(struct dumparea *a, const uint8_t *s, uint64_t idx, uint
     if (!sealed(s, DUMPAREA_REC_MAGIC))
         return;
     a->records++;
-    uint64_t seq = get64(s + OFF_ID);
+    uint64_t seq = le64(s + OFF_ID);
     if (*best && seq < a->seq)
         return;
     *best = 1;
     a->seq = seq + 1;
-    a->next = get32(s + OFF_WORD) == DUMPAREA_OPEN ? idx
-                                                   : (idx + 1 + get32(s + OFF_DATA)) % a->ring;
+    a->next = le32(s + OFF_WORD) == DUMPAREA_OPEN ? idx
+                                                   : (idx + 1 + le32(s + OFF_DATA)) % a->ring;
 }
 
 static int scan(struct dumparea *a)
@@ -109,9 +91,9 @@ static const char *check_header(const uint8_t *s, uint64_t sectors, uint64_t bui
         return "no dump area signature in its first sector";
     if (!sealed(s, DUMPAREA_AREA_MAGIC))
         return "dump area header of another layout, or damaged (CRC)";
-    if (get32(s + OFF_WORD) != DUMPAREA_SECTOR || get64(s + OFF_SECTORS) != sectors)
+    if (le32(s + OFF_WORD) != DUMPAREA_SECTOR || le64(s + OFF_SECTORS) != sectors)
         return "dump area header does not match the partition's size";
-    if (get64(s + OFF_ID) != build_id)
+    if (le64(s + OFF_ID) != build_id)
         return "dump area of another build (build id differs)";
     return NULL;
 }
@@ -146,13 +128,13 @@ static void header(struct dumparea *a, uint8_t *s, enum dumparea_state state)
 {
     memset(s, 0, DUMPAREA_SECTOR);
     memcpy(s, DUMPAREA_REC_MAGIC, 8);
-    put32(s + OFF_LAYOUT, DUMPAREA_LAYOUT);
-    put32(s + OFF_WORD, state);
-    put64(s + OFF_ID, a->seq);
-    put64(s + OFF_SECTORS, a->build_id);
-    put32(s + OFF_TEXT_LEN, (uint32_t)a->text_len);
-    put32(s + OFF_DATA, a->data_sectors);
-    put32(s + OFF_TEXT_CRC, a->text_crc);
+    put_le32(s + OFF_LAYOUT, DUMPAREA_LAYOUT);
+    put_le32(s + OFF_WORD, state);
+    put_le64(s + OFF_ID, a->seq);
+    put_le64(s + OFF_SECTORS, a->build_id);
+    put_le32(s + OFF_TEXT_LEN, (uint32_t)a->text_len);
+    put_le32(s + OFF_DATA, a->data_sectors);
+    put_le32(s + OFF_TEXT_CRC, a->text_crc);
     seal(s);
 }
 

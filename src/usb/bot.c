@@ -1,22 +1,12 @@
 /* bot.c — Bulk-Only Transport: CBW, data, CSW and recovery. */
 #include "usb/bot.h"
+#include "bytes.h"
 
 #define CBW_SIGNATURE   0x43425355u  /* "USBC" */
 #define CSW_SIGNATURE   0x53425355u  /* "USBS" */
 #define CBW_FLAG_IN     0x80
 #define CSW_PASSED      0
 #define CSW_FAILED      1
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 const char *bot_status_name(enum bot_status s)
 {
@@ -42,9 +32,9 @@ static void build_cbw(struct bot *b, const uint8_t *cdb, uint8_t cdb_len, bool i
     uint8_t *w = b->cbw;
     for (int i = 0; i < BOT_CBW_LEN; i++)
         w[i] = 0;
-    put32(w, CBW_SIGNATURE);
-    put32(w + 4, ++b->tag);
-    put32(w + 8, len);
+    put_le32(w, CBW_SIGNATURE);
+    put_le32(w + 4, ++b->tag);
+    put_le32(w + 8, len);
     w[12] = in ? CBW_FLAG_IN : 0;
     w[13] = b->lun;
     w[14] = cdb_len;
@@ -90,12 +80,12 @@ enum bot_status bot_command(struct bot *b, const uint8_t *cdb, uint8_t cdb_len, 
         return BOT_TRANSPORT_ERROR;
     }
     const uint8_t *s = b->csw;
-    if (got != BOT_CSW_LEN || get32(s) != CSW_SIGNATURE || get32(s + 4) != b->tag ||
+    if (got != BOT_CSW_LEN || le32(s) != CSW_SIGNATURE || le32(s + 4) != b->tag ||
         s[12] > CSW_FAILED) {
         reset_recovery(b);                   /* not valid/meaningful, or phase error */
         return BOT_PHASE_ERROR;
     }
-    uint32_t res = get32(s + 8);
+    uint32_t res = le32(s + 8);
     *residue = res <= len ? res : len;
     return s[12] == CSW_PASSED ? BOT_PASSED : BOT_FAILED;
 }

@@ -1,5 +1,6 @@
 /* desc.c — configuration descriptor parsing. */
 #include "usb/desc.h"
+#include "bytes.h"
 
 #define CFG_HEADER_LEN  9
 #define IF_DESC_LEN     9
@@ -14,7 +15,7 @@ static void add_endpoint(struct usb_if_info *i, const uint8_t *p)
     struct usb_ep_info *e = &i->ep[i->n_eps++];
     e->addr = p[2];
     e->attr = p[3];
-    e->mps = (uint16_t)((p[4] | p[5] << 8) & 0x7FF);
+    e->mps = (uint16_t)(le16(p + 4) & 0x7FF);
     e->interval = p[6];
 }
 

@@ -1,5 +1,6 @@
 /* hub.c — hub class requests: descriptor, port power, port reset. */
 #include "usb/hub.h"
+#include "bytes.h"
 #include "usb/say.h"
 #include "usb/xfer.h"
 #include "usb/xhci_hw.h"
@@ -42,8 +43,7 @@ static uint32_t port_status(struct usb_dev *d, uint8_t port)
     uint8_t *st = ((struct hub *)d->drv)->status;
     if (usb_control(d, HUB_REQ_IN, REQ_GET_STATUS, 0, port, st, 4, NULL) != USB_OK)
         return 0;
-    return (uint32_t)st[0] | (uint32_t)st[1] << 8 | (uint32_t)st[2] << 16 |
-           (uint32_t)st[3] << 24;
+    return le32(st);
 }
 
 /* PORT_RESET, wait for C_PORT_RESET, clear the change bits: the speed of

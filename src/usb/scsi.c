@@ -1,5 +1,6 @@
 /* scsi.c — SCSI block commands with sense handling, over BOT. */
 #include "usb/scsi.h"
+#include "bytes.h"
 #include <stddef.h>
 
 #define OP_TEST_UNIT_READY  0x00
@@ -19,19 +20,6 @@
 #define SENSE_FIXED         0x70      /* response codes 0x70/0x71 */
 #define SENSE_DESC          0x72      /* 0x72/0x73 */
 #define MAX_BLOCK_SIZE      4096
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 const char *scsi_error_name(int err)
 {

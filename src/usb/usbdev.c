@@ -1,6 +1,7 @@
 /* usbdev.c — enumerate one device: slot, address, descriptors, driver
  * (xHCI §4.3.2-4.3.5, USB 2.0 §9.1.2). */
 #include "usb/usbdev.h"
+#include "bytes.h"
 #include "usb/ctx.h"
 #include "usb/say.h"
 #include "usb/xfer.h"
@@ -120,7 +121,7 @@ static bool read_config(struct usb_dev *d, uint8_t *buf, struct usb_cfg_info *cf
         usb_say(d, "configuration descriptor unreadable; device skipped");
         return false;
     }
-    uint16_t total = (uint16_t)(buf[2] | buf[3] << 8);
+    uint16_t total = le16(buf + 2);
     if (total > CONFIG_MAX)
         total = CONFIG_MAX;
     if (usb_get_descriptor(d, USB_DESC_CONFIG, 0, buf, total) != USB_OK ||
@@ -162,8 +163,8 @@ struct usb_dev *usb_attach(struct xhci *hc, struct usb_dev *parent, uint8_t port
         return d->slot ? d : NULL;
     if (!read_device(d, buf))
         return d;
-    d->vendor = (uint16_t)(buf[8] | buf[9] << 8);
-    d->product = (uint16_t)(buf[10] | buf[11] << 8);
+    d->vendor = le16(buf + 8);
+    d->product = le16(buf + 10);
     uint8_t dev_class = buf[4];
     if (read_config(d, buf, cfg))
         bind(d, dev_class, cfg);

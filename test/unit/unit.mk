@@ -12,6 +12,7 @@ UNIT_SRCS_kassert := src/kassert.c src/format.c
 UNIT_SRCS_tscmath := src/tscmath.c
 UNIT_SRCS_scancode := src/scancode.c
 UNIT_SRCS_median := src/median.c
+UNIT_SRCS_bytes :=
 # perf/ (workloads and the benchmark): the pure parts
 UNIT_SRCS_wlargs := src/perf/wlargs.c src/format.c
 UNIT_SRCS_stresssum :=
