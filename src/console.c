@@ -1,6 +1,7 @@
 /* console.c — serialised kernel output to the registered sinks. */
 #include "console.h"
 #include "format.h"
+#include "kassert.h"
 #include "spinlock.h"
 #include "percpu.h"
 
@@ -49,6 +50,8 @@ void console_lock(void)
 
 void console_unlock(void)
 {
+    /* Only the holder unlocks: anyone else would free another CPU's lines. */
+    kassert((uint32_t)__atomic_load_n(&ownership, __ATOMIC_RELAXED) == this_cpu_index());
     if (__atomic_load_n(&ownership, __ATOMIC_RELAXED) >> 32 > 1)
         __atomic_sub_fetch(&ownership, DEPTH_ONE, __ATOMIC_RELEASE);
     else

@@ -10,7 +10,20 @@ int kassert_format(char *buf, size_t cap, uint32_t cpu, const char *file, unsign
     return ksnprintf(buf, cap, "KASSERT cpu=%u %s:%u: %s", cpu, file, line, expr);
 }
 
-#ifndef HOST_BUILD
+#ifdef HOST_BUILD
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Host tools and tests built of kernel files: report and abort. Weak, so
+ * that a test of kassert itself (test_kassert.c) can catch the call. */
+__attribute__((weak)) void kassert_fail(const char *file, unsigned line, const char *expr)
+{
+    char text[KASSERT_LINE_MAX];
+    kassert_format(text, sizeof text, 0, file, line, expr);
+    fprintf(stderr, "%s\n", text);
+    abort();
+}
+#else
 #include "console.h"
 #include "cpu.h"
 #include "percpu.h"

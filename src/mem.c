@@ -1,5 +1,6 @@
 /* mem.c — bump allocation from the memory map, around reserved ranges. */
 #include "mem.h"
+#include "kassert.h"
 #include "kstring.h"
 
 #define MIB            0x100000ull
@@ -61,6 +62,7 @@ static uint64_t align_up(uint64_t v, uint64_t align)
 
 void *mem_alloc(size_t size, size_t align)
 {
+    kassert(align && !(align & (align - 1)));    /* align_up needs a power of two */
     for (; map && region < map->mmap_count; region++, cursor = 0) {
         const struct mb2_mmap_entry *e = &map->mmap[region];
         if (e->type != MB2_MEM_AVAILABLE)
@@ -72,6 +74,7 @@ void *mem_alloc(size_t size, size_t align)
             cursor = start + size;
             available -= size;
             memset((void *)(uintptr_t)start, 0, size);
+            kassert(!(start & (align - 1)));     /* DMA rings and pages rely on it */
             return (void *)(uintptr_t)start;
         }
     }

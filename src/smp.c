@@ -26,6 +26,7 @@
 #include "lapic.h"
 #include "mem.h"
 #include "percpu.h"
+#include "kassert.h"
 #include "kstring.h"
 #include "tsc.h"
 
@@ -241,6 +242,7 @@ void ap_main(void)
     if (idx <= 0 || !__atomic_compare_exchange_n(&state[idx], &expect, CPU_ONLINE, false,
                                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         cpu_park();                      /* not wanted, or given up on */
+    kassert((uint32_t)idx < MAX_CPUS);   /* slots never exceed cpus[] */
     percpu_install((uint32_t)idx);
     cpus[idx].apic_id = apic_ids[idx];
     cpus[idx].online = 1;

@@ -10,7 +10,8 @@ TOOLCFLAGS         = $(filter-out -Itest/unit,$(HOSTCFLAGS))
 DUMP_ENCODER_SRCS := src/trace/encode.c src/trace/schema.c src/trace/predict.c src/trace/ring.c \
                      src/trace/trace.c src/trace/crc32.c src/trace/dumpid.c src/format.c
 GEN_DUMP_SRCS     := tools/gen_dump.c $(DUMP_ENCODER_SRCS)
-GEN_STICK_SRCS    := tools/gen_stick.c src/trace/dumparea.c src/parttable.c src/trace/crc32.c
+GEN_STICK_SRCS    := tools/gen_stick.c src/trace/dumparea.c src/parttable.c src/trace/crc32.c \
+                     src/kassert.c src/format.c
 TOOLS             := $(BUILD)/tools/gen_dump $(BUILD)/tools/gen_stick
 
 $(BUILD)/tools/gen_dump: $(GEN_DUMP_SRCS) $(wildcard src/trace/*.h src/trace/*.def) | check-tools

@@ -2,6 +2,7 @@
  * record writing (dumparea.h has the layout and the write order). */
 #include "trace/dumparea.h"
 #include "bytes.h"
+#include "kassert.h"
 #include "kstring.h"
 #include "trace/crc32.h"
 
@@ -13,6 +14,10 @@
 #define OFF_DATA     36
 #define OFF_TEXT_CRC 40
 #define OFF_CRC      (DUMPAREA_HDR_BYTES - 4)
+/* The header is read back by the next boot and by scripts/decode
+ * (btlib/dumparea.py): every field before the CRC, inside one sector. */
+_Static_assert(OFF_TEXT_CRC + 4 <= OFF_CRC, "dump-area header fields end before its CRC");
+_Static_assert(DUMPAREA_HDR_BYTES <= DUMPAREA_SECTOR, "dump-area header fits its sector");
 #define AREA_NOTE    "baretrace dump area: read it with scripts/decode (docs/host-tools.md)"
 
 const struct part_type dumparea_part_type = { DUMPAREA_MBR_TYPE, DUMPAREA_GPT_TYPE };
@@ -42,8 +47,9 @@ static int put(struct dumparea *a, uint64_t idx, uint32_t n, const void *buf)
 {
     if (a->err)
         return a->err;
-    if (idx >= a->ring || n > a->ring - idx)
-        return a->err = BLOCKDEV_ERANGE;
+    /* Inside this partition's ring: a write past it would land on the
+     * user's other partitions (the indices are this file's arithmetic). */
+    kassert(idx < a->ring && n <= a->ring - idx);
     a->err = a->dev->write(a->dev, a->first + 1 + idx, n, buf);
     return a->err;
 }

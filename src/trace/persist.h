@@ -18,6 +18,7 @@
 #ifndef TRACE_PERSIST_H
 #define TRACE_PERSIST_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "trace/ring.h"
 
@@ -42,6 +43,14 @@ struct persist_header {
     uint32_t crc;                  /* this header with crc = 0 */
     uint32_t pad;
 };
+
+/* The next boot reads this header from memory this boot wrote: its layout
+ * is the format (PERSIST_VERSION), so it must not move silently. */
+_Static_assert(offsetof(struct persist_header, apic_ids) == 72, "persist_header: 72 bytes of facts");
+_Static_assert(offsetof(struct persist_header, crc) == 72 + 8 * PERSIST_MAX_CPUS,
+               "persist_header: the APIC ids and ring CRCs, then crc");
+_Static_assert(sizeof(struct persist_header) == 80 + 8 * PERSIST_MAX_CPUS,
+               "persist_header: crc and pad end it");
 
 enum persist_verdict {
     PERSIST_OK,

@@ -2,6 +2,7 @@
 #include "trace/rings.h"
 #include "console.h"
 #include "cpu.h"
+#include "kassert.h"
 #include "kstring.h"
 #include "mem.h"
 #include "percpu.h"
@@ -96,6 +97,7 @@ void rings_keep_facts(uint64_t tsc_hz)
 
 void rings_attach(uint32_t index)
 {
+    kassert(index < MAX_CPUS);           /* a CPU index names a cpus[] slot */
     struct ring *r = rings_of(index);
     this_cpu()->ring = r;
     uint32_t want = TRACE_ENABLE | (1u << TRACE_CAT_BOOT);

@@ -8,6 +8,25 @@
 #define CSW_PASSED      0
 #define CSW_FAILED      1
 
+/* Field offsets of the Command Block Wrapper and the Command Status
+ * Wrapper (BOT 1.0 §5.1, §5.2): dCBWSignature, dCBWTag,
+ * dCBWDataTransferLength, bmCBWFlags, bCBWLUN, bCBWCBLength, CBWCB;
+ * dCSWSignature, dCSWTag, dCSWDataResidue, bCSWStatus. The device checks
+ * the CBW's exact length: the wire layout must add up. */
+#define CBW_SIG         0
+#define CBW_TAG         4
+#define CBW_LEN         8
+#define CBW_FLAGS       12
+#define CBW_LUN         13
+#define CBW_CB_LEN      14
+#define CBW_CB          15
+#define CSW_SIG         0
+#define CSW_TAG         4
+#define CSW_RESIDUE     8
+#define CSW_STATUS      12
+_Static_assert(CBW_CB + BOT_CDB_MAX == BOT_CBW_LEN, "CBW: 15 bytes, then a 16-byte CDB");
+_Static_assert(CSW_STATUS + 1 == BOT_CSW_LEN, "CSW: 13 bytes, bCSWStatus last");
+
 const char *bot_status_name(enum bot_status s)
 {
     switch (s) {
@@ -32,14 +51,14 @@ static void build_cbw(struct bot *b, const uint8_t *cdb, uint8_t cdb_len, bool i
     uint8_t *w = b->cbw;
     for (int i = 0; i < BOT_CBW_LEN; i++)
         w[i] = 0;
-    put_le32(w, CBW_SIGNATURE);
-    put_le32(w + 4, ++b->tag);
-    put_le32(w + 8, len);
-    w[12] = in ? CBW_FLAG_IN : 0;
-    w[13] = b->lun;
-    w[14] = cdb_len;
+    put_le32(w + CBW_SIG, CBW_SIGNATURE);
+    put_le32(w + CBW_TAG, ++b->tag);
+    put_le32(w + CBW_LEN, len);
+    w[CBW_FLAGS] = in ? CBW_FLAG_IN : 0;
+    w[CBW_LUN] = b->lun;
+    w[CBW_CB_LEN] = cdb_len;
     for (int i = 0; i < cdb_len; i++)
-        w[15 + i] = cdb[i];
+        w[CBW_CB + i] = cdb[i];
 }
 
 /* Read the CSW; on a STALL clear the IN pipe and try once more. */
@@ -80,12 +99,12 @@ enum bot_status bot_command(struct bot *b, const uint8_t *cdb, uint8_t cdb_len, 
         return BOT_TRANSPORT_ERROR;
     }
     const uint8_t *s = b->csw;
-    if (got != BOT_CSW_LEN || le32(s) != CSW_SIGNATURE || le32(s + 4) != b->tag ||
-        s[12] > CSW_FAILED) {
+    if (got != BOT_CSW_LEN || le32(s + CSW_SIG) != CSW_SIGNATURE || le32(s + CSW_TAG) != b->tag ||
+        s[CSW_STATUS] > CSW_FAILED) {
         reset_recovery(b);                   /* not valid/meaningful, or phase error */
         return BOT_PHASE_ERROR;
     }
-    uint32_t res = le32(s + 8);
+    uint32_t res = le32(s + CSW_RESIDUE);
     *residue = res <= len ? res : len;
-    return s[12] == CSW_PASSED ? BOT_PASSED : BOT_FAILED;
+    return s[CSW_STATUS] == CSW_PASSED ? BOT_PASSED : BOT_FAILED;
 }

@@ -35,6 +35,7 @@ int usb_ep_reset(struct usb_dev *d, uint8_t dci)
                               TRB_TYPE(TRB_SET_TR_DEQ) | TRB_SLOT(d->slot) | TRB_EP(dci), NULL);
         if (cc != CC_SUCCESS)
             return USB_EERROR;
+        trb_ring_drained(d->ring[dci]);
     }
     return USB_OK;
 }

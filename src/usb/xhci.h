@@ -56,6 +56,7 @@ struct xhci {
     volatile struct trb *events;
     uint32_t ev_deq, ev_cycle;
     struct xhci_wait wait;
+    bool     waiting;                 /* a synchronous wait is in progress */
     struct usb_dev *dev[XHCI_MAX_SLOTS + 1];  /* by slot ID */
     bool     dead;
 };

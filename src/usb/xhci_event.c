@@ -5,6 +5,7 @@
 #include "usb/xhci_hw.h"
 #include "console.h"
 #include "cpu.h"
+#include "kassert.h"
 #include "mem.h"
 #include "tsc.h"
 
@@ -60,6 +61,8 @@ static void transfer_event(struct xhci *hc, const volatile struct trb *ev)
     uint8_t cc = (uint8_t)(ev->status >> 24);
     uint32_t residual = ev->status & 0xFFFFFF;
     struct usb_dev *d = slot <= XHCI_MAX_SLOTS ? hc->dev[slot] : NULL;
+    if (d && d->ring[dci])
+        trb_ring_consumed(d->ring[dci], ev->param);   /* the TRBs up to it are free */
     if (d && d->on_transfer && (d->async_dcis & (1u << dci))) {
         d->on_transfer(d, dci, cc, residual);
         return;
@@ -76,6 +79,7 @@ static void transfer_event(struct xhci *hc, const volatile struct trb *ev)
 static void command_event(struct xhci *hc, const volatile struct trb *ev)
 {
     struct xhci_wait *w = &hc->wait;
+    trb_ring_consumed(&hc->cmd, ev->param);
     if (!w->done && !w->dci && ev->param == w->trb) {
         w->cc = (uint8_t)(ev->status >> 24);
         w->slot_out = (uint8_t)(ev->control >> 24);
@@ -114,16 +118,27 @@ void xhci_poll(struct xhci *hc)
              (uint64_t)(uintptr_t)&hc->events[hc->ev_deq] | ERDP_EHB);
 }
 
+/* Wait for hc->wait to complete. One wait at a time per controller: the
+ * event handlers it polls (a keyboard's report) must not start another
+ * (they defer their commands: hid.c's recover). */
 static int wait_done(struct xhci *hc, uint32_t timeout_us)
 {
+    kassert(!hc->waiting);
+    hc->waiting = true;
     uint64_t end = rdtsc() + tsc_from_us(timeout_us);
-    while (!hc->wait.done && !hc->dead) {
+    int cc = -1;
+    while (!hc->dead) {
         xhci_poll(hc);
-        if (!hc->wait.done && rdtsc() > end)
-            return -1;
+        if (hc->wait.done) {
+            cc = hc->wait.cc;
+            break;
+        }
+        if (rdtsc() > end)
+            break;
         cpu_relax();
     }
-    return hc->wait.done ? hc->wait.cc : -1;
+    hc->waiting = false;
+    return cc;
 }
 
 int xhci_command(struct xhci *hc, uint64_t param, uint32_t control, uint8_t *slot_out)

@@ -22,9 +22,9 @@ UNIT_SRCS_fbdraw := src/fbdraw.c src/font8x16.c
 UNIT_SRCS_spcr := src/spcr.c src/format.c
 UNIT_SRCS_uartpci := src/uartpci.c src/format.c
 # the boot stick's dump area (#9 part 4): layout and partition tables
-UNIT_SRCS_dumparea := src/trace/dumparea.c src/trace/crc32.c
-UNIT_SRCS_parttable := src/parttable.c src/trace/dumparea.c src/trace/crc32.c
-UNIT_SRCS_dumpstick := src/trace/dumpstick.c src/blockdev.c src/parttable.c src/trace/dumparea.c src/trace/crc32.c
+UNIT_SRCS_dumparea := src/trace/dumparea.c src/trace/crc32.c src/kassert.c src/format.c
+UNIT_SRCS_parttable := src/parttable.c src/trace/dumparea.c src/trace/crc32.c src/kassert.c src/format.c
+UNIT_SRCS_dumpstick := src/trace/dumpstick.c src/blockdev.c src/parttable.c src/trace/dumparea.c src/trace/crc32.c src/kassert.c src/format.c
 # the trace region kept across a warm reset: layout and validation
 UNIT_SRCS_persist := src/trace/persist.c src/trace/ring.c src/trace/trace.c src/trace/crc32.c
 # usb/: the pure parts of the USB stack
