@@ -1,7 +1,7 @@
 ; isr.asm — one entry stub per interrupt vector, all funnelled into
 ; interrupt_dispatch(struct int_frame *). Vectors that push a CPU error
 ; code (8, 10-14, 17, 21, 29, 30) keep it; the others push 0 so every
-; frame has the same layout (src/idt.h: struct int_frame).
+; frame has the same layout (src/arch/idt.h: struct int_frame).
 
 extern interrupt_dispatch
 global isr_table

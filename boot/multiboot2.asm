@@ -1,6 +1,6 @@
 ; multiboot2.asm — the header GRUB looks for in the first 32 KiB of the image.
 ; One optional request: a framebuffer (Multiboot2 spec 3.1.10), on which the
-; kernel draws its own text (src/screen.c). Without it GRUB on BIOS always
+; kernel draws its own text (src/console/screen.c). Without it GRUB on BIOS always
 ; leaves EGA text mode. GRUB's multiboot2 command turns the preferred size
 ; into gfxpayload="1024x768x32,1024x768,auto" (the first mode the card or
 ; the UEFI GOP has); an entry that sets gfxpayload after that command

@@ -1,17 +1,17 @@
 /* hotkey.c — read input bytes and run the command each key names. */
 #include "hotkey.h"
-#include "console.h"
-#include "format.h"
-#include "keyboard.h"
-#include "serial.h"
-#include "perf/summary.h"
-#include "stats.h"
-#include "perf/workload.h"
-#include "trace/control.h"
-#include "trace/dump.h"
-#include "trace/maskprompt.h"
-#include "trace/prevboot.h"
-#include "trace/table.h"
+#include "lib/kprintf.h"
+#include "lib/format.h"
+#include "dev/keyboard.h"
+#include "console/serial.h"
+#include "lab/summary.h"
+#include "time/stats.h"
+#include "lab/workload.h"
+#include "recorder/control.h"
+#include "recorder/dump.h"
+#include "maskprompt.h"
+#include "recorder/prevboot.h"
+#include "recorder/table.h"
 #include "trace/trace.h"
 #include "usb/usbstack.h"
 
@@ -75,7 +75,7 @@ static void run(int key)
     if (k)
         k->verb();
     else if (a == HK_WORKLOAD)
-        workload_key(key);            /* runs from the idle loop (perf/workload.h) */
+        workload_key(key);            /* runs from the idle loop (lab/workload.h) */
     else
         ignored++;
 }

@@ -34,7 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "trace/encode.h"
+#include "recorder/encode.h"
 #include "trace/trace.h"
 
 #define MAX_EVENTS (1ULL << 26)     /* per CPU: keeps the shadow copy in memory */

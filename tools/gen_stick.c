@@ -1,4 +1,4 @@
-/* gen_stick — the real dump-area code (src/trace/dumparea.c, parttable.c)
+/* gen_stick — the real dump-area code (src/recorder/dumparea.c, parttable.c)
  * on files, for the build and the host tests:
  *
  *   gen_stick --format AREA SECTORS BUILD_ID
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ramdisk.h"
-#include "trace/dumparea.h"
+#include "recorder/dumparea.h"
 
 static int fail(const char *what, const char *detail)
 {

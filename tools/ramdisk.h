@@ -5,7 +5,7 @@
 #define RAMDISK_H
 #include <stdlib.h>
 #include <string.h>
-#include "blockdev.h"
+#include "dev/blockdev.h"
 
 struct ramdisk {
     struct blockdev dev;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Lay src/ out by role (issue 17): git mv every kernel file into the folder
-of its role, move the host decoder's C out of src/ (src/host/ -> decoder/),
+of its role, move the host decoder's C out of src/ (decoder/ -> decoder/),
 and rewrite every #include and every path that names a moved file.
 
 No logic changes: only file names and the text that names them. Run once
@@ -85,7 +85,7 @@ def rewrite_includes(text, names):
 
 
 def rewrite_paths(text, table):
-    """Whole paths (src/..., or a folder-qualified name such as trace/dump.c
+    """Whole paths (src/..., or a folder-qualified name such as recorder/dump.c
     as comments and docs write them) of moved files, and moved folders."""
     def sub(m):
         token = m.group(0)

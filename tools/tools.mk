@@ -7,19 +7,19 @@
 # input. (The ISO's dump area is formatted by an optimised build of
 # gen_stick, $(BUILD)/host/gen_stick, in the GNUmakefile.)
 TOOLCFLAGS         = $(filter-out -Itest/unit,$(HOSTCFLAGS))
-DUMP_ENCODER_SRCS := src/trace/encode.c src/trace/schema.c src/trace/predict.c src/trace/ring.c \
-                     src/trace/trace.c src/trace/crc32.c src/trace/dumpid.c src/format.c
+DUMP_ENCODER_SRCS := src/recorder/encode.c src/recorder/schema.c src/recorder/predict.c src/trace/ring.c \
+                     src/trace/trace.c src/lib/crc32.c src/recorder/dumpid.c src/lib/format.c
 GEN_DUMP_SRCS     := tools/gen_dump.c $(DUMP_ENCODER_SRCS)
-GEN_STICK_SRCS    := tools/gen_stick.c src/trace/dumparea.c src/parttable.c src/trace/crc32.c \
-                     src/kassert.c src/format.c
+GEN_STICK_SRCS    := tools/gen_stick.c src/recorder/dumparea.c src/dev/parttable.c src/lib/crc32.c \
+                     src/lib/kassert.c src/lib/format.c
 TOOLS             := $(BUILD)/tools/gen_dump $(BUILD)/tools/gen_stick
 
-$(BUILD)/tools/gen_dump: $(GEN_DUMP_SRCS) $(wildcard src/trace/*.h src/trace/*.def) | check-tools
+$(BUILD)/tools/gen_dump: $(GEN_DUMP_SRCS) $(wildcard src/trace/*.h src/trace/*.def src/recorder/*.h src/recorder/*.def) | check-tools
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@"
 	@$(CC) $(TOOLCFLAGS) -o $@ $(GEN_DUMP_SRCS)
 
-$(BUILD)/tools/gen_stick: $(GEN_STICK_SRCS) tools/ramdisk.h $(wildcard src/*.h src/trace/*.h) | check-tools
+$(BUILD)/tools/gen_stick: $(GEN_STICK_SRCS) tools/ramdisk.h $(wildcard src/*/*.h) | check-tools
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@"
 	@$(CC) $(TOOLCFLAGS) -o $@ $(GEN_STICK_SRCS)

@@ -1,4 +1,4 @@
-"""The dump area of a baretrace stick or image (src/trace/dumparea.h).
+"""The dump area of a baretrace stick or image (src/recorder/dumparea.h).
 
 A partition of GPT type 9959f0ad-520d-4cc9-af15-49236bba6d09 (or MBR type
 0x7F) holds an area header in its first sector and then a ring of records:

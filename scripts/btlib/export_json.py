@@ -18,7 +18,7 @@ Layout (see docs/host-tools.md):
 The top-level object also carries `otherData` with the dump's header.
 
 With the compiled core (btlib.fastdecode) each CPU's records are paired
-and written in C (src/host/jsonout.c) from tables prepared here once per
+and written in C (decoder/jsonout.c) from tables prepared here once per
 type; _cpu_records() is the same output in pure Python (BT_PURE_PYTHON=1),
 and test_json_native.py compares the two byte for byte.
 """
@@ -149,7 +149,7 @@ def _cpu_records(w, tl, cpu, timer_id):
     return out, len(unmatched)
 
 
-# ---- the same records, written in C (src/host/jsonout.c) ----------------------
+# ---- the same records, written in C (decoder/jsonout.c) ----------------------
 
 def _c_fields(fields, signed):
     """[(JSON key, value index, is_phase, signed)] for fastdecode.json_writer."""

@@ -1,4 +1,4 @@
-"""The compiled event-line decoder (src/host/decode.c), through ctypes.
+"""The compiled event-line decoder (decoder/decode.c), through ctypes.
 
     from btlib import fastdecode
     if fastdecode.available():
@@ -369,7 +369,7 @@ MERGE_CHUNK = 1 << 15        # events per chunk of Merge.chunks(): 1 MiB of reco
 
 class Merge:
     """The events of several CPUs (ring order each) in timeline order, as
-    Dump.events() sorts them, merged in C (src/host/kmerge.c) a chunk at a
+    Dump.events() sorts them, merged in C (decoder/kmerge.c) a chunk at a
     time. A CPU is given as its records (bytes) or as a LineSource, which
     the merge reads a window at a time: beyond the chunk, memory holds a
     window per CPU, and whole only the CPUs whose records are out of TSC

@@ -10,11 +10,11 @@ closes the innermost open BEGIN of its pair with its a0, and the BEGINs
 above that one (whose ENDs never arrived: overwritten, damaged or still
 running at dump time) are reported as unmatched rather than drawn as
 overlapping slices.  This is the kernel's rule too (the `s` summary,
-src/trace/pairing.c; docs/dump-format.md, "BEGIN/END pairs"), so both
+src/recorder/pairing.c; docs/dump-format.md, "BEGIN/END pairs"), so both
 count the same pairs in the same rings.
 
 With the compiled decoder (btlib.fastdecode) the rule runs in C, the
-kernel's own src/trace/pairing.c through src/host/pairs.c:
+kernel's own src/recorder/pairing.c through decoder/pairs.c:
 match_records() pairs a CPU's packed records there, and match_cpu() does
 when it is given records instead of Event objects. BT_PURE_PYTHON=1 (or
 no library) runs the Python rule below, with the same results.
@@ -129,9 +129,9 @@ def _match_packed(tl, records):
     return slices, [ev[i] for i in unmatched]
 
 
-# ---- the compiled rule (src/host/pairs.c) --------------------------------------
+# ---- the compiled rule (decoder/pairs.c) --------------------------------------
 
-class _Role(ctypes.Structure):                  # trace/pairing.h struct pairing_role
+class _Role(ctypes.Structure):                  # recorder/pairing.h struct pairing_role
     _fields_ = [('key', ctypes.c_uint32), ('kind', ctypes.c_uint8)]
 
 

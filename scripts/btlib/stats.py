@@ -13,7 +13,7 @@ values (the median of an even count is the lower middle value), so every
 number printed is one that was measured.
 
 With the compiled decoder, when every CPU's events are packed records,
-the counts, periods and durations come from src/host/stats.c in one pass
+the counts, periods and durations come from decoder/stats.c in one pass
 over the records (the kernel's pairing.c pairs them); the Python below is
 the reference it must equal, and what BT_PURE_PYTHON=1 runs.
 """
@@ -120,7 +120,7 @@ def type_counts(tl, columns=None):
     return dict(counts)
 
 
-# ---- the same numbers from src/host/stats.c -------------------------------------
+# ---- the same numbers from decoder/stats.c -------------------------------------
 
 class _Type(ctypes.Structure):                  # stats.h struct bt_stats_type
     _fields_ = [('group', ctypes.c_uint16), ('timer', ctypes.c_uint8)]

@@ -1,4 +1,4 @@
-"""Workload results (src/perf/, docs/workloads.md) recovered from a dump.
+"""Workload results (src/lab/, docs/workloads.md) recovered from a dump.
 
 The kernel records every workload result as a WORK trace event, so any
 dump taken after a run carries it.  This module finds the runs in a
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from .model import Dump, Event, as_signed
 
 # For dumps without %W lines only: a0 of WORKLOAD_BEGIN/END and the result
-# events as src/trace/workloads.def declared them when %W was introduced.
+# events as src/recorder/workloads.def declared them when %W was introduced.
 WORKLOAD_IDS = {1: 'hwlat', 2: 'ipi', 3: 'c2c', 4: 'tsc', 5: 'timer', 6: 'stress', 7: 'bench'}
 
 # result event name -> the workload it belongs to
@@ -47,7 +47,7 @@ STRESS_FLAGS_MAX = 255               # flags saturate here: the count check stop
 
 
 
-# ---- stress checksum (src/perf/stresssum.h) --------------------------------
+# ---- stress checksum (src/lab/stresssum.h) --------------------------------
 
 def _mix(x: int) -> int:
     x ^= x >> 30

@@ -1,7 +1,7 @@
 /* persist.c — layout, sealing and validation of the reset-surviving
  * trace region (persist.h). */
 #include "trace/persist.h"
-#include "trace/crc32.h"
+#include "lib/crc32.h"
 
 #define SEQ_LIMIT (1ull << 48)     /* more events than a ring can record in years */
 

@@ -1,11 +1,11 @@
 /* rings.c — ring memory and the early boot-phase buffer. */
 #include "trace/rings.h"
-#include "console.h"
-#include "cpu.h"
-#include "kassert.h"
-#include "kstring.h"
-#include "mem.h"
-#include "percpu.h"
+#include "lib/kprintf.h"
+#include "arch/cpu.h"
+#include "lib/kassert.h"
+#include "lib/kstring.h"
+#include "mm/mem.h"
+#include "arch/percpu.h"
 #include "trace/persist.h"
 #include "trace/trace.h"
 

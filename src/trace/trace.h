@@ -41,7 +41,7 @@ extern uint32_t trace_mask;
 extern _Thread_local struct ring *trace_host_ring;
 static inline struct ring *trace_cur_ring(void) { return trace_host_ring; }
 #else
-#include "percpu.h"
+#include "arch/percpu.h"
 static inline struct ring *trace_cur_ring(void) { return this_cpu_ring(); }
 #endif
 

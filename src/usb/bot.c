@@ -1,6 +1,6 @@
 /* bot.c — Bulk-Only Transport: CBW, data, CSW and recovery. */
 #include "usb/bot.h"
-#include "bytes.h"
+#include "lib/bytes.h"
 
 #define CBW_SIGNATURE   0x43425355u  /* "USBC" */
 #define CSW_SIGNATURE   0x53425355u  /* "USBS" */

@@ -1,8 +1,8 @@
 /* ctx.c — filling xHCI input contexts and reading device contexts. */
 #include "usb/ctx.h"
 #include "usb/xhci_hw.h"
-#include "kstring.h"
-#include "mem.h"
+#include "lib/kstring.h"
+#include "mm/mem.h"
 
 #define CTX_ENTRIES   32              /* slot + 31 endpoints */
 #define CTX_ALIGN     64

@@ -1,6 +1,6 @@
 /* desc.c — configuration descriptor parsing. */
 #include "usb/desc.h"
-#include "bytes.h"
+#include "lib/bytes.h"
 
 #define CFG_HEADER_LEN  9
 #define IF_DESC_LEN     9

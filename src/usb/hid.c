@@ -4,7 +4,7 @@
 #include "usb/say.h"
 #include "usb/xfer.h"
 #include "usb/xhci_hw.h"
-#include "mem.h"
+#include "mm/mem.h"
 
 #define HID_MAX_KBDS        8
 #define KEYQ_SIZE           32          /* power of two */

@@ -1,11 +1,11 @@
 /* hub.c — hub class requests: descriptor, port power, port reset. */
 #include "usb/hub.h"
-#include "bytes.h"
+#include "lib/bytes.h"
 #include "usb/say.h"
 #include "usb/xfer.h"
 #include "usb/xhci_hw.h"
-#include "mem.h"
-#include "tsc.h"
+#include "mm/mem.h"
+#include "time/tsc.h"
 
 #define HUB_MAX_DEPTH       5           /* tiers below the root (USB 2.0 §4.1.1) */
 #define HUB_DESC_MIN        7

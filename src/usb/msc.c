@@ -2,11 +2,11 @@
 #include "usb/msc.h"
 #include "usb/say.h"
 #include "usb/xfer.h"
-#include "blockdev.h"
-#include "format.h"
-#include "kstring.h"
-#include "mem.h"
-#include "tsc.h"
+#include "dev/blockdev.h"
+#include "lib/format.h"
+#include "lib/kstring.h"
+#include "mm/mem.h"
+#include "time/tsc.h"
 
 #define MSC_SUBCLASS_SCSI   0x06
 #define MSC_PROTO_BOT       0x50

@@ -1,8 +1,8 @@
 /* say.c — console lines about USB devices (say.h). */
 #include "usb/say.h"
 #include "usb/xhci_hw.h"
-#include "console.h"
-#include "format.h"
+#include "lib/kprintf.h"
+#include "lib/format.h"
 #include <stdarg.h>
 
 const char *usb_speed_name(uint8_t speed)

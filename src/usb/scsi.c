@@ -1,6 +1,6 @@
 /* scsi.c — SCSI block commands with sense handling, over BOT. */
 #include "usb/scsi.h"
-#include "bytes.h"
+#include "lib/bytes.h"
 #include <stddef.h>
 
 #define OP_TEST_UNIT_READY  0x00

@@ -1,9 +1,9 @@
 /* trb.c — TRB producer rings with a cycle-toggling Link TRB. */
 #include "usb/trb.h"
 #include "usb/xhci_hw.h"
-#include "cpu.h"
-#include "kassert.h"
-#include "mem.h"
+#include "arch/cpu.h"
+#include "lib/kassert.h"
+#include "mm/mem.h"
 
 #define RING_ALIGN 4096
 

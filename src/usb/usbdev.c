@@ -1,14 +1,14 @@
 /* usbdev.c — enumerate one device: slot, address, descriptors, driver
  * (xHCI §4.3.2-4.3.5, USB 2.0 §9.1.2). */
 #include "usb/usbdev.h"
-#include "bytes.h"
+#include "lib/bytes.h"
 #include "usb/ctx.h"
 #include "usb/say.h"
 #include "usb/xfer.h"
 #include "usb/xhci_hw.h"
-#include "console.h"
-#include "format.h"
-#include "mem.h"
+#include "lib/kprintf.h"
+#include "lib/format.h"
+#include "mm/mem.h"
 
 #define DEV_DESC_LEN      18
 #define CONFIG_MAX        512         /* configuration descriptor bytes read */

@@ -3,11 +3,11 @@
 #include "usb/xhci.h"
 #include "usb/usbdev.h"
 #include "usb/xhci_hw.h"
-#include "console.h"
-#include "format.h"
-#include "mem.h"
-#include "mmio.h"
-#include "tsc.h"
+#include "lib/kprintf.h"
+#include "lib/format.h"
+#include "mm/mem.h"
+#include "mm/mmio.h"
+#include "time/tsc.h"
 
 #define PCI_CLASS_SERIAL_BUS 0x0C
 #define PCI_SUBCLASS_USB     0x03

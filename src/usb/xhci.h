@@ -22,7 +22,7 @@
 #define USB_XHCI_H
 #include <stdbool.h>
 #include <stdint.h>
-#include "pci.h"
+#include "dev/pci.h"
 #include "usb/trb.h"
 
 #define XHCI_MAX_CTRL   4

@@ -3,11 +3,11 @@
 #include "usb/xhci.h"
 #include "usb/usbdev.h"
 #include "usb/xhci_hw.h"
-#include "console.h"
-#include "cpu.h"
-#include "kassert.h"
-#include "mem.h"
-#include "tsc.h"
+#include "lib/kprintf.h"
+#include "arch/cpu.h"
+#include "lib/kassert.h"
+#include "mm/mem.h"
+#include "time/tsc.h"
 
 #define EVENT_RING_SIZE   256
 #define EVENTS_PER_POLL   64         /* bound one drain; the rest waits a tick */

@@ -1,7 +1,7 @@
 """The screen console: what a PC without a serial cable shows.
 
 Pictures come from QMP `screendump` (PPM) and are read back as text with
-the kernel's own font, parsed at test time from src/font8x16.c (the only
+the kernel's own font, parsed at test time from src/console/font8x16.c (the only
 copy of the glyphs): every 8x16 cell of the picture is turned into ink /
 no ink and looked up in that table, so a test sees exactly the characters
 the kernel drew, at the place it drew them. The EGA text screen is drawn

@@ -1,4 +1,4 @@
-"""Snapshots without shadow memory (src/trace/snapshot.c): the rings fit,
+"""Snapshots without shadow memory (src/recorder/snapshot.c): the rings fit,
 their shadows do not, so every reader pauses tracing on the live rings
 until it is done, and gives tracing back afterwards.
 

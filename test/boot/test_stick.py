@@ -4,7 +4,7 @@ then decode the image: it must hold both dumps, oldest first, each with
 exactly the events the serial console got.
 
 That needs the USB mass-storage driver (src/usb/msc.c) to register the
-stick as a struct blockdev (src/blockdev.h); until it does those tests
+stick as a struct blockdev (src/dev/blockdev.h); until it does those tests
 skip and say so. What
 runs today: with no stick, trace.dump_to=stick still delivers the dump on
 the serial console and says why, and a bad trace.dump_to value warns.

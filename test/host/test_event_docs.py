@@ -1,5 +1,5 @@
 """docs/events.md is up to date with src/trace/events.def (the table of
-docs/workloads.md with src/trace/workloads.def, the README's hotkey table
+docs/workloads.md with src/recorder/workloads.def, the README's hotkey table
 with src/hotkeys.def), and the tables the doc
 generator reads are the ones the kernel's encoder puts in dumps (%T with
 pair=, %W).
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / 'scripts' / 'gen-event-docs'
 DEF = ROOT / 'src' / 'trace' / 'events.def'
 DOC = ROOT / 'docs' / 'events.md'
-WDEF = ROOT / 'src' / 'trace' / 'workloads.def'
+WDEF = ROOT / 'src' / 'recorder' / 'workloads.def'
 WDOC = ROOT / 'docs' / 'workloads.md'
 HDEF = ROOT / 'src' / 'hotkeys.def'
 README = ROOT / 'README.md'

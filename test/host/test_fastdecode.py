@@ -1,4 +1,4 @@
-"""The compiled event-line core (src/host/decode.c) against the reference.
+"""The compiled event-line core (decoder/decode.c) against the reference.
 
 btlib.fastdecode must return, for every '%E' line, exactly what the
 reference decoder in btlib.dumpfmt returns: the same header and the same

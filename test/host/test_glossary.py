@@ -42,10 +42,10 @@ def glossary_words():
 
 
 def sources():
-    """Every text file of src/ and scripts/, the docs and the README (relative paths)."""
+    """Every text file of src/, decoder/ and scripts/, the docs and the README (relative paths)."""
     out = ['README.md'] + [f'docs/{n}' for n in sorted(os.listdir(os.path.join(REPO, 'docs')))
                            if n.endswith('.md')]
-    for top in ('src', 'scripts'):
+    for top in ('src', 'decoder', 'scripts'):
         for root, _, files in os.walk(os.path.join(REPO, top)):
             for n in files:
                 if n.endswith(('.c', '.h', '.def', '.py', '.asm')) or '.' not in n:
@@ -68,7 +68,7 @@ class GlossaryWords(unittest.TestCase):
         snap = re.search(r'struct ring_snap \{(.*?)\n\};', read('src/trace/ring.h'), re.S).group(1)
         names = set(re.findall(r'\b(\w+)[,;]', snap))
         self.assertLessEqual({'sent', 'overwritten', 'excluded', 'refused'}, names)
-        sent = dict(re.findall(r'tl_put_u64\(e, "(\w+)", s->(\w+)\)', read('src/trace/encode.c')))
+        sent = dict(re.findall(r'tl_put_u64\(e, "(\w+)", s->(\w+)\)', read('src/recorder/encode.c')))
         for word in ('sent', 'overwritten', 'excluded', 'refused'):
             self.assertEqual(sent.get(word), word, f'%C {word}= comes from ring_snap.{word}')
 

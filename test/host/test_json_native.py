@@ -1,4 +1,4 @@
-"""The JSON export written in C (src/host/jsonout.c) against the pure-Python
+"""The JSON export written in C (decoder/jsonout.c) against the pure-Python
 writer (export_json._cpu_records), byte for byte.
 
 On workload dumps (gen_dump's timer and mixed workloads, wrapped rings,

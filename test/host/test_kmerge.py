@@ -1,4 +1,4 @@
-"""The timeline merge in bounded memory (src/host/kmerge.c, fastdecode.Merge).
+"""The timeline merge in bounded memory (decoder/kmerge.c, fastdecode.Merge).
 
 The k-way merge must give exactly the order of Python's stable sort of
 all CPUs' events (CPU after CPU) by (tsc, cpu, seq), which Dump.events()

@@ -9,7 +9,7 @@ trace/ or perf/ is not, nor is any include of perf/ from outside it but
 by the two dispatchers, main (the table of contents) and hotkey (keys to
 workloads and the summary): the kernel below them needs nothing of the
 measurement lab (the boot TSC's median and the tick statistics live in
-src/median.c and src/stats.c)."""
+src/lib/median.c and src/time/stats.c)."""
 
 import os
 import re
@@ -22,7 +22,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
 def module(path, root=SRC):
-    """src/trace/dump.c -> trace/dump"""
+    """src/recorder/dump.c -> trace/dump"""
     return os.path.splitext(os.path.relpath(path, root))[0]
 
 

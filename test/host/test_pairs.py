@@ -1,7 +1,7 @@
 """btlib.pairs: BEGIN/END partners from the dump's pair= and the one
 nesting rule the kernel's `s` summary uses too (docs/dump-format.md,
 "BEGIN/END pairs"); test_workloads.Schema compares both on a real dump.
-The rule runs in Python and in C (the kernel's src/trace/pairing.c in
+The rule runs in Python and in C (the kernel's src/recorder/pairing.c in
 libbtdecode.so): NativeRule compares the two on fixtures, gen_dump dumps,
 damaged logs and adversarial orders.
 

@@ -1,5 +1,5 @@
-"""decode --stats: the numbers computed in C from records (src/host/stats.c,
-pairing by the kernel's src/trace/pairing.c) against the Python reference
+"""decode --stats: the numbers computed in C from records (decoder/stats.c,
+pairing by the kernel's src/recorder/pairing.c) against the Python reference
 in btlib.stats, on real-kernel fixtures, gen_dump dumps, damaged logs and
 adversarial rings (TSCs going backwards, 64-bit extremes, orphans, depth
 overflow, END before BEGIN, shared base names, dumps without pair=), and

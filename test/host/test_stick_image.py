@@ -2,7 +2,7 @@
 
 The images get a real partition table (GPT with a protective MBR, or a
 plain MBR) made here, an area header and dumps written by build/tools/gen_stick,
-which runs src/trace/dumparea.c and src/parttable.c on the file: the dumps
+which runs src/recorder/dumparea.c and src/dev/parttable.c on the file: the dumps
 are the real kernel captures in test/fixtures/. A last check reads the
 partition table of build/baretrace.iso when it has been built.
 """

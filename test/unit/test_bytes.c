@@ -1,5 +1,5 @@
 /* test_bytes.c — the byte-order readers and writers of bytes.h. */
-#include "bytes.h"
+#include "lib/bytes.h"
 #include "check.h"
 
 int main(void)

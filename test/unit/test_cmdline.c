@@ -1,7 +1,7 @@
 /* test_cmdline.c — kernel command-line parsing and its warnings. */
 #include <string.h>
 #include "check.h"
-#include "cmdline.h"
+#include "firmware/cmdline.h"
 
 static int warned(const struct boot_config *c, const char *needle)
 {

@@ -1,4 +1,4 @@
-/* test_decode.c — the host decoder core (src/host/decode.c, merge.c)
+/* test_decode.c — the host decoder core (decoder/decode.c, merge.c)
  * under the sanitizers: the real encoder's event lines decode back to the
  * exact events written into the ring, and mutated lines (bit flips,
  * cuts, CRC-valid garbage) are rejected or decoded without one read out
@@ -6,11 +6,11 @@
  * test/host/test_fastdecode.py. */
 #include <stdlib.h>
 #include <string.h>
-#include "host/decode.h"
-#include "host/merge.h"
-#include "trace/crc32.h"
-#include "trace/dumpid.h"
-#include "trace/encode.h"
+#include "decoder/decode.h"
+#include "decoder/merge.h"
+#include "lib/crc32.h"
+#include "recorder/dumpid.h"
+#include "recorder/encode.h"
 #include "trace/trace.h"
 #include "check.h"
 

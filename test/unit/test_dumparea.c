@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include "check.h"
 #include "ramdisk.h"
-#include "trace/crc32.h"
-#include "trace/dumparea.h"
+#include "lib/crc32.h"
+#include "recorder/dumparea.h"
 
 #define DISK   400
 #define FIRST  100

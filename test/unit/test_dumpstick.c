@@ -6,12 +6,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include "check.h"
-#include "cmdline.h"
+#include "firmware/cmdline.h"
 #include "buildid.h"
 #include "ramdisk.h"
-#include "trace/crc32.h"
-#include "trace/dumparea.h"
-#include "trace/dumpstick.h"
+#include "lib/crc32.h"
+#include "recorder/dumparea.h"
+#include "recorder/dumpstick.h"
 
 #define DISK  600
 #define FIRST 100

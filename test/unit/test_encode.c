@@ -5,8 +5,8 @@
  * end to end by test/host/test_dumpfmt.py. */
 #include <stdlib.h>
 #include <string.h>
-#include "trace/encode.h"
-#include "trace/crc32.h"
+#include "recorder/encode.h"
+#include "lib/crc32.h"
 #include "trace/trace.h"
 #include "check.h"
 

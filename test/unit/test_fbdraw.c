@@ -3,8 +3,8 @@
 #include <string.h>
 #include <stdint.h>
 #include "check.h"
-#include "fbdraw.h"
-#include "font.h"
+#include "console/fbdraw.h"
+#include "console/font.h"
 
 #define W 21
 #define H 37

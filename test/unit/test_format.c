@@ -3,7 +3,7 @@
 #include <string.h>
 #include <stdint.h>
 #include "check.h"
-#include "format.h"
+#include "lib/format.h"
 
 #define SAME(...)                                                   \
     do {                                                            \

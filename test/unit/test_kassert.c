@@ -6,7 +6,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include "check.h"
-#include "kassert.h"
+#include "lib/kassert.h"
 
 static jmp_buf back;
 static const char *got_file, *got_expr;
@@ -24,8 +24,8 @@ void kassert_fail(const char *file, unsigned line, const char *expr)
 static void format_line(void)
 {
     char buf[160];
-    int n = kassert_format(buf, sizeof buf, 3, "src/trace/snapshot.c", 88, "used <= capacity");
-    CHECK(!strcmp(buf, "KASSERT cpu=3 src/trace/snapshot.c:88: used <= capacity"));
+    int n = kassert_format(buf, sizeof buf, 3, "src/recorder/snapshot.c", 88, "used <= capacity");
+    CHECK(!strcmp(buf, "KASSERT cpu=3 src/recorder/snapshot.c:88: used <= capacity"));
     CHECK_EQ(n, strlen(buf));
     char small[16];
     n = kassert_format(small, sizeof small, 12, "a.c", 1, "x");

@@ -1,4 +1,4 @@
-/* test_kmerge.c — the chunked k-way merge (src/host/kmerge.c) under the
+/* test_kmerge.c — the chunked k-way merge (decoder/kmerge.c) under the
  * sanitizers: for random rings (ties across CPUs, rings out of order,
  * empty ones) it must hand out exactly the order bt_merge_order() gives
  * the CPUs' records joined CPU after CPU (merge.h's stable order), at any
@@ -9,8 +9,8 @@
  * with Python's sort is test/host/test_kmerge.py. */
 #include <stdlib.h>
 #include <string.h>
-#include "host/kmerge.h"
-#include "host/merge.h"
+#include "decoder/kmerge.h"
+#include "decoder/merge.h"
 #include "check.h"
 
 #define MAX_CPUS_HERE 9

@@ -2,7 +2,7 @@
 #include <string.h>
 #include <stdint.h>
 #include "check.h"
-#include "madt.h"
+#include "firmware/madt.h"
 
 static uint8_t t[1024];
 static size_t len;

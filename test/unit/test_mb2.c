@@ -2,7 +2,7 @@
 #include <string.h>
 #include <stdint.h>
 #include "check.h"
-#include "mb2.h"
+#include "firmware/mb2.h"
 
 static uint8_t info[4096] __attribute__((aligned(8)));
 static uint32_t off;

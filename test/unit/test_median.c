@@ -1,6 +1,6 @@
-/* test_median.c — sort_u64 and median_u64 (src/median.c). */
+/* test_median.c — sort_u64 and median_u64 (src/lib/median.c). */
 #include <stdlib.h>
-#include "median.h"
+#include "lib/median.h"
 #include "check.h"
 
 static int cmp(const void *a, const void *b)

@@ -1,9 +1,9 @@
-/* test_pairing.c — the one BEGIN/END nesting rule (trace/pairing.h), with
+/* test_pairing.c — the one BEGIN/END nesting rule (recorder/pairing.h), with
  * the kernel's roles (events.def) and with a table as the host builds one
  * from a dump; the cases test/host/test_pairs.py gives btlib.pairs too. */
 #include "check.h"
-#include "trace/pairing.h"
-#include "trace/schema.h"
+#include "recorder/pairing.h"
+#include "recorder/schema.h"
 #include "trace/trace.h"
 
 enum { WB = TRACE_EV_WORKLOAD_BEGIN, WE = TRACE_EV_WORKLOAD_END,

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "parttable.h"
-#include "trace/crc32.h"
-#include "trace/dumparea.h"
+#include "dev/parttable.h"
+#include "lib/crc32.h"
+#include "recorder/dumparea.h"
 
 #define DISK 2048
 static uint8_t disk[DISK * 512];

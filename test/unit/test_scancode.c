@@ -2,7 +2,7 @@
  * and Ctrl/Alt (left and E0-prefixed right) turning keys into ignored
  * combinations. */
 #include "check.h"
-#include "scancode.h"
+#include "dev/scancode.h"
 
 #define C 0x2E       /* make code of c */
 #define D 0x20       /* d */

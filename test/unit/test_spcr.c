@@ -2,7 +2,7 @@
 #include <string.h>
 #include <stdint.h>
 #include "check.h"
-#include "spcr.h"
+#include "console/spcr.h"
 
 static uint8_t t[128];
 

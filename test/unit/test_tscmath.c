@@ -3,7 +3,7 @@
  * CPUID 0x15/0x16 crystal ratios, the hypervisor leaf, the 0.5 %
  * cross-check tolerance. */
 #include "check.h"
-#include "tscmath.h"
+#include "time/tscmath.h"
 
 #define GHZ2_3 2300000000ull
 

@@ -1,7 +1,7 @@
 /* test_uartpci.c — PCI serial controllers: class check and BAR choice. */
 #include <string.h>
 #include "check.h"
-#include "uartpci.h"
+#include "console/uartpci.h"
 
 static void test_class(void)
 {

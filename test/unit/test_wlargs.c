@@ -1,6 +1,6 @@
-/* test_wlargs.c — workload= text: NAME[:KEY=VALUE,...] (src/perf/wlargs.c). */
+/* test_wlargs.c — workload= text: NAME[:KEY=VALUE,...] (src/lab/wlargs.c). */
 #include <string.h>
-#include "perf/wlargs.h"
+#include "lab/wlargs.h"
 #include "check.h"
 
 static const struct wl_param params[] = {

@@ -1,0 +1,29 @@
+/* pairs.h — one CPU's BEGIN/END slices, for the host decoder.
+ *
+ * The kernel's nesting rule itself (recorder/pairing.c, built into
+ * libbtdecode.so beside this file) applied to a dump's records, with the
+ * roles the dump's %T lines give (scripts/btlib/pairs.py builds them):
+ * exactly what btlib.pairs.match_cpu returns, as indices.
+ *
+ *     size_t ns = bt_pair_cpu(roles, nroles, ev, n, begins, ends, unmatched, &nu);
+ *     slice k: BEGIN ev[begins[k]], END ev[ends[k]], k in BEGIN order;
+ *     unmatched[0..nu): the BEGINs and ENDs left without a partner, in
+ *     ring order. */
+#ifndef HOST_PAIRS_H
+#define HOST_PAIRS_H
+#include <stddef.h>
+#include <stdint.h>
+#include "recorder/pairing.h"
+
+/* The most events one call takes (their indices must fit a u32 below
+ * the scratch marks). */
+#define BT_PAIR_MAX_EVENTS 0xFFFFFFF0u
+
+/* ev[0..n): one CPU's records, ring order (n <= BT_PAIR_MAX_EVENTS).
+ * begins and ends hold n / 2 indices each, unmatched n (it is also the
+ * scratch). Returns the number of slices; *nunmatched gets the rest. */
+size_t bt_pair_cpu(const struct pairing_role *roles, uint32_t nroles,
+                   const struct trace_event *ev, size_t n, uint32_t *begins, uint32_t *ends,
+                   uint32_t *unmatched, size_t *nunmatched);
+
+#endif

@@ -1,0 +1,88 @@
+/* status.c — the status rows' text and the dump progress they show. */
+#include "console/status.h"
+#include "lib/format.h"
+#include "lib/kstring.h"
+#include "arch/percpu.h"
+#include "console/screen.h"
+#include "time/tsc.h"
+#include "arch/cpu.h"
+#include "time/uptime.h"
+#include "trace/trace.h"
+
+#define ROW_MAX 256
+
+enum dump_state { DUMP_NONE, DUMP_SENDING, DUMP_DONE };
+
+/* Progress of the current (or last) dump, as the dump reports it. */
+static struct {
+    enum dump_state state;
+    uint64_t no, events_total, events_sent, lines;
+} dump;
+
+void status_dump_progress(uint32_t dump_no, uint64_t lines, uint64_t events_sent,
+                          uint64_t events_total, bool done)
+{
+    dump.state = done ? DUMP_DONE : DUMP_SENDING;
+    dump.no = dump_no;
+    dump.lines = lines;
+    dump.events_sent = events_sent;
+    dump.events_total = events_total;
+    if (screen_due()) {             /* compose only what the screen will draw now */
+        status_update();
+        screen_refresh();
+    }
+}
+
+static void (*count_events)(uint64_t *recorded, uint64_t *overwritten);
+
+void status_set_counter(void (*counts)(uint64_t *recorded, uint64_t *overwritten))
+{
+    count_events = counts;
+}
+
+static const char *tracing_word(void)
+{
+    uint32_t m = trace_get_mask();
+    return m & TRACE_ENABLE ? "on" : m & TRACE_PAUSED ? "paused" : "off";
+}
+
+static void header(char *row, unsigned size)
+{
+    uint64_t hz = tsc_hz(), up = hz ? (rdtsc() - uptime_boot_tsc()) / hz : 0;
+    uint64_t recorded = 0, overwritten = 0;
+    if (count_events)
+        count_events(&recorded, &overwritten);
+    ksnprintf(row, size, " baretrace  cpus %u  up %lu:%02lu:%02lu  tracing %s  events %lu"
+              "  overwritten %lu", cpus_online, up / 3600, up / 60 % 60, up % 60, tracing_word(),
+              recorded, overwritten);
+}
+
+static void dump_row(char *row, unsigned size)
+{
+    uint64_t pct = dump.events_total ? dump.events_sent * 100 / dump.events_total : 0;
+    if (dump.state == DUMP_SENDING)
+        ksnprintf(row, size, " dump %lu: sending on the UART, %lu lines, %lu%% of %lu events",
+                  dump.no, dump.lines, pct > 100 ? 100 : pct, dump.events_total);
+    else if (dump.state == DUMP_DONE)
+        ksnprintf(row, size, " dump %lu: done, %lu lines, %lu events  |  keys: d dump  p newest"
+                  "  s stats  t tracing  h help", dump.no, dump.lines, dump.events_sent);
+    else
+        ksnprintf(row, size, " no dump yet  |  keys: d dump  p newest  s stats  t tracing"
+                  "  h help");
+}
+
+void status_update(void)
+{
+    char text[ROW_MAX];
+    header(text, sizeof text);
+    screen_set_status(0, text);
+    dump_row(text, sizeof text);
+    screen_set_status(1, text);
+}
+
+void status_poll(void)
+{
+    if (screen_due())
+        status_update();
+    screen_poll();
+}

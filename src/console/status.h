@@ -1,0 +1,33 @@
+/* status.h — the screen's status area (SCREEN_STATUS_ROWS rows on top),
+ * in the spirit of memtest86+'s header: what the machine is doing now.
+ *
+ *   baretrace  cpus 4  up 0:01:23  tracing on  events 123456  overwritten 0
+ *   dump 2: sending, 1234 lines, 40% of 65536 events   (or the last dump)
+ *
+ * Counters come from the rings' own head/base words, read without a pause
+ * (a few loads per CPU, a few times a second; slightly stale is fine).
+ * overwritten is recorded minus ring capacity: what a dump now would lack.
+ *
+ * Status sits above the screen and pushes the rows to it (screen.h): the
+ * idle loop calls status_poll(), and the dump (recorder/dump.c) reports where
+ * it stands after every line through status_dump_progress(): the screen
+ * shows the dump's progress, the wire carries its lines. */
+#ifndef STATUS_H
+#define STATUS_H
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Where the header's event counts come from (kmain installs
+ * rings_event_counts: the rings' bookkeeping is the recorder's, so status
+ * is handed the function). Until then the counts show 0. */
+void status_set_counter(void (*counts)(uint64_t *recorded, uint64_t *overwritten));
+/* Compose both rows and hand them to the screen (no drawing). */
+void status_update(void);
+/* The idle loop's call: status_update(), then let the screen redraw. */
+void status_poll(void);
+/* A dump sent a line: where it stands (every CPU may call this while it
+ * holds the console lock); may redraw. */
+void status_dump_progress(uint32_t dump_no, uint64_t lines, uint64_t events_sent,
+                          uint64_t events_total, bool done);
+
+#endif

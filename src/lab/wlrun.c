@@ -1,0 +1,44 @@
+/* wlrun.c — the current run's number and per-CPU part (wlrun.h). */
+#include "lab/wlrun.h"
+#include "time/tsc.h"
+#include "trace/trace.h"
+
+static uint32_t runs;
+static uint8_t  current_id;
+
+uint32_t wlrun_start(uint8_t id)
+{
+    current_id = id;
+    return ++runs;
+}
+
+uint32_t workload_run_number(void) { return runs; }
+
+int64_t workload_ns(int64_t ticks)
+{
+    uint64_t hz = tsc_hz();
+    if (!hz)
+        return 0;
+    uint64_t mag = ticks < 0 ? (uint64_t)-ticks : (uint64_t)ticks;
+    /* Split to keep mag * 1e9 from overflowing for long intervals. */
+    uint64_t ns = mag / hz * 1000000000ull + mag % hz * 1000000000ull / hz;
+    return ticks < 0 ? -(int64_t)ns : (int64_t)ns;
+}
+
+/* The current workload_all job. Static, not on the boot CPU's stack: a
+ * CPU left out as lost may still read it after workload_all returned. */
+static struct part { oncpu_fn fn; void *arg; } part;
+
+static void part_entry(uint32_t cpu, void *arg)
+{
+    (void)arg;
+    trace(WORKLOAD_BEGIN, current_id, runs);
+    part.fn(cpu, part.arg);
+    trace(WORKLOAD_END, current_id, runs);
+}
+
+unsigned workload_all(oncpu_fn fn, void *arg, uint64_t timeout_tsc, bool *ran)
+{
+    part = (struct part){ fn, arg };
+    return oncpu_all(part_entry, NULL, timeout_tsc, ran);
+}

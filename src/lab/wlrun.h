@@ -1,0 +1,23 @@
+/* wlrun.h — what a running workload uses (lab/workload.h includes it):
+ * the current run's number, its per-CPU part bracketed by
+ * WORKLOAD_BEGIN/END, and ns from TSC ticks.
+ *
+ * Below the workload table (workload.c) and the workloads themselves, so
+ * that the table calls the workloads and the workloads call this, not the
+ * table: no circle inside perf/. */
+#ifndef PERF_WLRUN_H
+#define PERF_WLRUN_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "lab/oncpu.h"
+
+/* workload.c, as a run of workload `id` starts: returns its run number. */
+uint32_t wlrun_start(uint8_t id);
+
+uint32_t workload_run_number(void);
+/* oncpu_all inside per-CPU WORKLOAD_BEGIN/END events of the current run. */
+unsigned workload_all(oncpu_fn fn, void *arg, uint64_t timeout_tsc, bool *ran);
+/* ns from TSC ticks (signed), for summaries. */
+int64_t  workload_ns(int64_t ticks);
+
+#endif

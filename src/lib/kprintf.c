@@ -1,0 +1,95 @@
+/* console.c — serialised kernel output to the registered sinks. */
+#include "lib/kprintf.h"
+#include "lib/format.h"
+#include "lib/kassert.h"
+#include "arch/spinlock.h"
+#include "arch/percpu.h"
+
+#define LINE_MAX_LEN 512
+#define NO_OWNER     0xFFFFFFFFu
+
+/* Console ownership, one word so that taking it is one compare-exchange:
+ * the owner's CPU index in the low half, the nesting depth in the high
+ * half. Only the owner (and a fault nested on it, which finishes before
+ * the code it interrupted resumes) changes a held word. */
+#define DEPTH_ONE    (1ull << 32)
+#define FREE         ((uint64_t)NO_OWNER)
+static volatile uint64_t ownership = FREE;
+
+/* Written at boot by the boot CPU only, before the CPUs that print start. */
+static struct { console_sink_fn write; unsigned flags; } sinks[CONSOLE_SINKS_MAX];
+static unsigned n_sinks;
+
+bool console_add_sink(console_sink_fn write, unsigned flags)
+{
+    if (n_sinks == CONSOLE_SINKS_MAX)
+        return false;
+    sinks[n_sinks].write = write;
+    sinks[n_sinks].flags = flags;
+    n_sinks++;
+    return true;
+}
+
+/* No cli: a CPU waiting here keeps its interrupts as they were, and the
+ * holder (a dump streaming for seconds) keeps taking its own. */
+void console_lock(void)
+{
+    uint32_t cpu = this_cpu_index();
+    for (;;) {
+        uint64_t cur = __atomic_load_n(&ownership, __ATOMIC_ACQUIRE);
+        if ((uint32_t)cur == cpu) {     /* a fault while printing: go on */
+            __atomic_add_fetch(&ownership, DEPTH_ONE, __ATOMIC_RELAXED);
+            return;
+        }
+        if (cur == FREE && __atomic_compare_exchange_n(&ownership, &cur, cpu | DEPTH_ONE, false,
+                                                       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            return;
+        cpu_relax();
+    }
+}
+
+void console_unlock(void)
+{
+    /* Only the holder unlocks: anyone else would free another CPU's lines. */
+    kassert((uint32_t)__atomic_load_n(&ownership, __ATOMIC_RELAXED) == this_cpu_index());
+    if (__atomic_load_n(&ownership, __ATOMIC_RELAXED) >> 32 > 1)
+        __atomic_sub_fetch(&ownership, DEPTH_ONE, __ATOMIC_RELEASE);
+    else
+        __atomic_store_n(&ownership, FREE, __ATOMIC_RELEASE);
+}
+
+/* Drop every nested hold this CPU has (a dump abandoned by a fault). */
+void console_unlock_all(void)
+{
+    uint64_t cur = __atomic_load_n(&ownership, __ATOMIC_ACQUIRE);
+    if ((uint32_t)cur == this_cpu_index())
+        __atomic_store_n(&ownership, FREE, __ATOMIC_RELEASE);
+}
+
+void console_write_locked(const char *s, unsigned long n)
+{
+    for (unsigned i = 0; i < n_sinks; i++)
+        sinks[i].write(s, n);
+}
+
+void console_write_dump_locked(const char *s, unsigned long n)
+{
+    for (unsigned i = 0; i < n_sinks; i++)
+        if (sinks[i].flags & CONSOLE_DUMP_LINES)
+            sinks[i].write(s, n);
+}
+
+int kprintf(const char *fmt, ...)
+{
+    char line[LINE_MAX_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = kvsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n >= (int)sizeof line)
+        n = sizeof line - 1;
+    console_lock();
+    console_write_locked(line, (unsigned long)n);
+    console_unlock();
+    return n;
+}

@@ -1,0 +1,111 @@
+/* dump.c — encode a snapshot of every ring to the console port (and the stick). */
+#include "recorder/dump.h"
+#include "lib/kprintf.h"
+#include "arch/cpu.h"
+#include "arch/percpu.h"
+#include "console/serial.h"
+#include "console/status.h"
+#include "time/tsc.h"
+#include "time/uptime.h"
+#include "recorder/dumpstick.h"
+#include "recorder/encode.h"
+#include "recorder/dumpid.h"
+#include "trace/rings.h"
+#include "recorder/snapshot.h"
+#include "trace/trace.h"
+
+static struct dump_facts facts;
+static uint32_t dumps;
+
+void dump_set_facts(const struct dump_facts *f) { facts = *f; }
+
+
+static void to_console(void *ctx, const char *s, size_t n)
+{
+    (void)ctx;
+    console_write_dump_locked(s, n);    /* the lines go to the wire only */
+}
+
+static void to_status(const struct dump_progress *p)
+{
+    status_dump_progress(p->dump_no, p->lines, p->events_sent, p->events_total, p->done);
+}
+
+/* The stick is written by the boot CPU only, and never from a fault or
+ * NMI: that CPU may have been stopped inside the USB driver, which is not
+ * re-entrant. Those dumps go to the console port alone. */
+static bool stick_ok(const struct dump_request *rq)
+{
+    return this_cpu_index() == 0 && rq->fault_cpu < 0;   /* fault and NMI dumps name a CPU */
+}
+
+static uint64_t encode(const struct dump_meta *meta, struct ring *const rings[], unsigned n,
+                       bool stick)
+{
+    struct dump_sink sink = { to_console, NULL, to_status };  /* the screen shows progress */
+    dumpstick_open(&sink, stick);       /* trace.dump_to=: the boot stick too */
+    console_lock();
+    uint64_t events = dump_encode(&sink, meta, rings, n);
+    console_unlock();
+    dumpstick_close();
+    return events;
+}
+
+uint64_t dump_run(const struct dump_request *rq)
+{
+    uint32_t no = ++dumps;
+    if (!rq->quiet)
+        trace(DUMP_BEGIN, no, 0);
+    struct snapshot f;
+    if (!snapshot_take(&f))
+        return 0;
+    uint32_t apic[MAX_CPUS];
+    for (unsigned i = 0; i < f.n; i++)
+        apic[i] = cpus[i].apic_id;
+    bool fault = rq->fault_cpu >= 0;
+    const struct dump_extra extras[] = {
+        { "fw", facts.fw, 0 },            { "found", NULL, facts.found },
+        { "parked", NULL, facts.parked }, { "failed", NULL, facts.failed },
+        { "online", NULL, cpus_online },  { "tsc_src", facts.tsc_src, 0 },
+        { "invariant_tsc", NULL, (uint64_t)facts.invariant_tsc },
+        { "tsc_warp", NULL, facts.tsc_warp }, { "timer_hz", NULL, facts.timer_hz },
+        { "uptime_tsc", NULL, rdtsc() - uptime_boot_tsc() }, { "capacity", NULL, rings_capacity() },
+        { "serial_overruns", NULL, serial_overruns() },
+        { "serial_tx_dropped", NULL, serial_tx_dropped() },
+        { "no_ring_events", NULL, trace_no_ring_count() },
+        { "snapshot", f.copied ? "copy" : "paused", 0 },
+        { "trigger", rq->trigger, 0 },
+        { fault ? "fault_cpu" : NULL, NULL, (uint64_t)rq->fault_cpu },
+        { fault ? "fault_vector" : NULL, NULL, rq->fault_vector },
+        { f.silent[0] ? "silent_cpus" : NULL, f.silent, 0 },
+        { f.busy[0] ? "busy_cpus" : NULL, f.busy, 0 },
+    };
+    const struct dump_meta meta = { no, tsc_hz(), apic, extras, sizeof extras / sizeof extras[0],
+                                    boot_nonce(), false };
+    uint64_t events = encode(&meta, f.rings, f.n, stick_ok(rq));
+    snapshot_release(&f);
+    if (!rq->quiet)
+        trace(DUMP_END, no, events);
+    return events;
+}
+
+uint64_t dump_all(void)
+{
+    const struct dump_request rq = { "key", -1, 0, false };
+    return dump_run(&rq);
+}
+
+uint64_t dump_rings_of_previous_boot(struct ring *const rings[], unsigned n, uint64_t hz,
+                                     const uint32_t *apic_ids, const struct dump_extra *extras,
+                                     unsigned nextras)
+{
+    if (!snapshot_claim(SNAPSHOT_CLAIM_US))
+        return 0;
+    uint32_t no = ++dumps;
+    trace(DUMP_BEGIN, no, 0);
+    const struct dump_meta meta = { no, hz, apic_ids, extras, nextras, boot_nonce(), true };
+    uint64_t events = encode(&meta, rings, n, this_cpu_index() == 0);
+    snapshot_unclaim();
+    trace(DUMP_END, no, events);
+    return events;
+}

@@ -1,0 +1,50 @@
+/* table.c — print the newest events of every CPU, oldest first. */
+#include "recorder/table.h"
+#include "lib/kprintf.h"
+#include "time/tsc.h"
+#include "time/uptime.h"
+#include "recorder/snapshot.h"
+#include "trace/trace.h"
+
+static void print_args(const struct trace_event_info *info, const struct trace_event *e)
+{
+    if (info && e->type == TRACE_EV_BOOT_PHASE && trace_phase_name((unsigned)e->a0)) {
+        kprintf("phase=%s value=%lu\n", trace_phase_name((unsigned)e->a0), e->a1);
+        return;
+    }
+    const char *n0 = info && info->arg0[0] ? info->arg0 : "a0";
+    const char *n1 = info && info->arg1[0] ? info->arg1 : "a1";
+    unsigned sig = info ? info->signed_args : 0;
+    kprintf(sig & TRACE_ARG0_SIGNED ? "%s=%ld " : "%s=%lu ", n0, e->a0);
+    kprintf(sig & TRACE_ARG1_SIGNED ? "%s=%ld\n" : "%s=%lu\n", n1, e->a1);
+}
+
+static void print_cpu(uint32_t cpu, struct ring *r)
+{
+    struct trace_event last[TABLE_NEWEST], ev;
+    uint64_t seq, n = 0;
+    struct ring_snap s;
+    ring_snap_begin(&s, r);
+    while (ring_snap_next(&s, &ev, &seq))
+        last[n++ % TABLE_NEWEST] = ev;
+    uint64_t shown = n < TABLE_NEWEST ? n : TABLE_NEWEST;
+    for (uint64_t i = n - shown; i < n; i++) {
+        const struct trace_event *e = &last[i % TABLE_NEWEST];
+        const struct trace_event_info *info = trace_event_info(e->type);
+        kprintf("%3u %10u %14lu us  %-16s ", cpu, e->seq, tsc_to_us(e->tsc - uptime_boot_tsc()),
+                info ? info->name : "?");
+        print_args(info, e);
+    }
+}
+
+void table_print_newest(void)
+{
+    struct snapshot f;
+    if (!snapshot_take(&f))
+        return;
+    kprintf("cpu        seq      since boot     event            args\n");
+    for (uint32_t i = 0; i < f.n; i++)
+        if (f.rings[i])
+            print_cpu(i, f.rings[i]);
+    snapshot_release(&f);
+}

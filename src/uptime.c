@@ -1,9 +1,0 @@
-/* uptime.c — the boot TSC. */
-#include "uptime.h"
-#include "cpu.h"
-
-static uint64_t boot_tsc;
-
-void uptime_mark_boot(void) { boot_tsc = rdtsc(); }
-
-uint64_t uptime_boot_tsc(void) { return boot_tsc; }
