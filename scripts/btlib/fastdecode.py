@@ -13,15 +13,18 @@ was decoded in, not a copy (decode_line: bytes); see events_of().
 
 A line answered PUNT holds something only the reference decoder judges
 exactly (a varint over 64 bits, '=' in its base64, an over-long line):
-decode that one line with dumpfmt's Python code.
+decode_event_line() decodes that one line with dumpfmt's Python code.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import struct
 
+from . import dumpfmt
+from .dumpfmt import Damaged, Run
 from .model import RECORD_SIZE, RECORD_WORDS, SEQ_WORD, events_of   # noqa: F401 (events_of: for callers)
 from .outsink import byte_sink
 
@@ -178,14 +181,84 @@ def decode_records(texts: list[bytes], seed: int = 0) -> bytes:
     in line order; by the reference decoder when the library is not
     loaded (BT_PURE_PYTHON=1 after the parse, as tests do)."""
     if _load() is None:
-        from .dumpfmt import _decode_event_line_py      # it imports this module
-        return b''.join(e.raw() for t in texts for e in _decode_event_line_py(t, seed).events)
+        return b''.join(e.raw() for t in texts
+                        for e in dumpfmt.decode_event_line_py(t, seed).events)
     parts = []
     for runs, ev in _batches(texts, seed):
         if any(r[5] < 0 for r in runs):
             raise ValueError('an event line that decoded before did not decode again')
         parts.append(_batch_events(runs, ev))
     return parts[0] if len(parts) == 1 else b''.join(parts)
+
+
+class LineRun(Run):
+    """An event line the batch decoder checked and counted: its events are
+    decoded again from its text when they are wanted."""
+    __slots__ = ()
+
+    @property
+    def events(self):
+        if self._events is None:
+            self._events = events_of(self.records if self.records is not None else
+                                     decode_records([self.text], self.seed))
+        return self._events
+
+
+# Event lines decoded ahead, in one batch per seed (a ctypes call per line
+# costs more than decoding it): {seed: {text: LineRun or status}}. The
+# batch keeps no events, only each line's header and count: a CPU's lines
+# are decoded again, a CPU at a time, when its events are read
+# (LineSource), so the parse holds the log, not the records.
+_PREFETCHED: dict[int, dict] = {}
+_NOTHING: dict = {}
+
+
+@contextlib.contextmanager
+def prefetched(raws: list[bytes]):
+    """While it lasts, decode_event_line() finds the event lines of raws
+    (a log's lines) decoded ahead, in batches, each with the seed of the
+    DUMP BEGIN before it; a line the batch missed (one that needed
+    cleaning, or belongs to another dump's seed) is decoded on its own."""
+    try:
+        if available():
+            groups: dict[int, list[bytes]] = {}
+            seed = 0
+            for raw in raws:
+                if raw.startswith(b'%E'):
+                    groups.setdefault(seed, []).append(raw)
+                elif b'DUMP BEGIN' in raw:
+                    seed = dumpfmt.begin_seed(raw)
+            for seed, texts in groups.items():
+                _PREFETCHED[seed] = {text: _scanned_run(res, text, seed) for text, res in
+                                     zip(texts, scan_lines(texts, seed))}
+        yield
+    finally:
+        _PREFETCHED.clear()
+
+
+def _scanned_run(res, text: bytes, seed: int) -> LineRun | int:
+    """A scan_lines result as a LineRun (its text kept to decode again),
+    or its status."""
+    return res if isinstance(res, int) else LineRun(*res[:5], None, None, res[5], text, seed)
+
+
+def decode_event_line(text: bytes, seed: int = 0) -> Run:
+    """One event line, by the compiled core when it is there (the same
+    result: test_fastdecode), else by dumpfmt.decode_event_line_py; raises
+    dumpfmt.Damaged."""
+    run = _PREFETCHED.get(seed, _NOTHING).get(text)
+    if run is None:
+        if not available():
+            return dumpfmt.decode_event_line_py(text, seed)
+        res = decode_line(text, seed)
+        run = res if isinstance(res, int) else Run(*res[:5], None, res[5])
+    if not isinstance(run, int):
+        return run
+    if run == DAMAGED:
+        raise Damaged
+    run = dumpfmt.decode_event_line_py(text, seed)          # PUNT
+    run.records = b''.join(e.raw() for e in run.events)
+    return run
 
 
 SEQ_MASK = (1 << 32) - 1      # a record's seq is a u32
@@ -468,8 +541,8 @@ class Merge:
         return b''.join(ctypes.string_at(buf, n * RECORD_SIZE) for buf, n in self.chunks())
 
 
-def _table(views: dict, phases: dict, t0: int, hz: int, name_of):
-    """The struct bt_csv of views (each type's name column: name_of(view))
+def _table(views: dict, phases: dict, t0: int, hz: int, names: dict):
+    """The struct bt_csv of views (each type's name column: names[type])
     and the size one row's args can take, or None when something does not
     fit csvout.c."""
     order = sorted(views)
@@ -481,7 +554,7 @@ def _table(views: dict, phases: dict, t0: int, hz: int, name_of):
         if not 0 <= tid < 65536 or len(v.fields) > 2:
             return None
         index[tid] = k
-        name = name_of(v).encode()
+        name = names[tid].encode()
         t.name = name
         labels = [(' ' if j else '') + f'{n}=' for j, (n, _, _) in enumerate(v.fields)]
         for j, (_, i, is_phase) in enumerate(v.fields):
@@ -526,13 +599,12 @@ def _rows(fn, ctx, row_max: int):
     return write
 
 
-def csv_writer(views: dict, phases: dict, t0: int, hz: int):
+def csv_writer(views: dict, phases: dict, t0: int, hz: int, names: dict):
     """A function (records, out) that writes the CSV rows of records (a
     Merge or bytes of records) to out, a text stream opened with
     newline='' or a binary one, or None when some name is too long for
-    csvout.c."""
-    from .export_csv import csv_field          # one definition of the quoting (a cycle)
-    ctx = _table(views, phases, t0, hz, lambda v: csv_field(v.name))
+    csvout.c. names: {type: its name column, quoted}."""
+    ctx = _table(views, phases, t0, hz, names)
     return None if ctx is None else _rows(_load().bt_csv_rows, ctx, ctx.row_max)
 
 
@@ -558,7 +630,7 @@ def text_writer(views: dict, phases: dict, t0: int, hz: int, heads: dict, int_w:
     records (heads: {type: its name column}; before/after: {(cpu, seq):
     marker text after the time and CPU}), or None when something does not
     fit textout.c."""
-    ctx = _table(views, phases, t0, hz, lambda v: heads[v.id])
+    ctx = _table(views, phases, t0, hz, heads)
     keys = sorted(set(before) | set(after))
     if ctx is None or not 0 <= int_w < 4096 or not all(
             0 <= c < U64_LIMIT and 0 <= q < U64_LIMIT for c, q in keys):

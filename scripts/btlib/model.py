@@ -1,6 +1,6 @@
 """The decoded form of a baretrace dump: what every host tool works on.
 
-`btlib.dumpfmt.parse_log()` turns a serial log into a list of `Dump`s made
+`btlib.dumplog.parse_log()` turns a serial log into a list of `Dump`s made
 of these classes.  Nothing here knows the wire format; see
 docs/dump-format.md for that.
 
@@ -236,24 +236,11 @@ class Dump:
     workloads: dict[int, Workload] = field(default_factory=dict)  # id -> %W; {} before %W
 
     def events(self) -> list[Event]:
-        """All CPUs' events merged by (tsc, cpu, seq)."""
-        m = self.merged()
-        if m is not None:             # the CPUs' own Event objects, reordered
-            flat = [e for c in self.cpus for e in c.events]
-            return list(map(flat.__getitem__, m.order()))
+        """All CPUs' events merged by (tsc, cpu, seq), sorted in Python
+        (timeline.merged_events() is the same list, merged in C when it can)."""
         merged = [e for c in self.cpus for e in c.events]
         merged.sort(key=_merge_key)
         return merged
-
-    def merged(self):
-        """The CPUs' records in events()' order, merged in C a chunk at a
-        time (a btlib.fastdecode.Merge), or None unless every CPU came
-        from the compiled decoder (CpuInfo.records or .source)."""
-        from .fastdecode import Merge, available     # it imports this module
-        parts = [c.record_source() for c in self.cpus]
-        if any(p is None for p in parts) or not available():   # (a dump without CPUs)
-            return None
-        return Merge(parts)
 
     def cpu(self, n: int) -> CpuInfo | None:
         """The CpuInfo of dense CPU number n, or None."""

@@ -131,7 +131,7 @@ def _match_packed(tl, records):
 
 # ---- the compiled rule (src/host/pairs.c) --------------------------------------
 
-class _Role(ctypes.Structure):                  # trace/pairing.h struct pairing_role
+class PairingRole(ctypes.Structure):                  # trace/pairing.h struct pairing_role
     _fields_ = [('key', ctypes.c_uint32), ('kind', ctypes.c_uint8)]
 
 
@@ -152,7 +152,7 @@ def compiled():
         lib = ctypes.CDLL(fastdecode.LIB_PATH)
         u32p = ctypes.POINTER(ctypes.c_uint32)
         lib.bt_pair_cpu.restype = ctypes.c_size_t
-        lib.bt_pair_cpu.argtypes = [ctypes.POINTER(_Role), ctypes.c_uint32, ctypes.c_char_p,
+        lib.bt_pair_cpu.argtypes = [ctypes.POINTER(PairingRole), ctypes.c_uint32, ctypes.c_char_p,
                                     ctypes.c_size_t, u32p, u32p, u32p,
                                     ctypes.POINTER(ctypes.c_size_t)]
         _lib = lib
@@ -167,7 +167,7 @@ def role_table(tl):
         role = {t: r for t, r in roles(tl).items() if 0 <= t < TYPE_LIMIT and r[0] != 'instant'}
         keys = {}
         n = max(role, default=-1) + 1
-        table = (_Role * max(1, n))()
+        table = (PairingRole * max(1, n))()
         for t, (kind, key) in role.items():
             code = keys.setdefault(key, len(keys))
             table[t].key, table[t].kind = code, KIND_CODE[kind]

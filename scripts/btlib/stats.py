@@ -26,7 +26,7 @@ from itertools import compress, repeat
 
 from .losses import LOSS_KINDS
 from .model import DEPRECATED_KINDS, RECORD
-from .pairs import _Role, compiled, match_cpu, role_table, roles
+from .pairs import PairingRole, compiled, match_cpu, role_table, roles
 from .tables import format_table
 from .timeline import TIMER_EVENT
 
@@ -127,7 +127,7 @@ class _Type(ctypes.Structure):                  # stats.h struct bt_stats_type
 
 
 class _In(ctypes.Structure):                    # struct bt_stats_in
-    _fields_ = [('roles', ctypes.POINTER(_Role)), ('nroles', ctypes.c_uint32),
+    _fields_ = [('roles', ctypes.POINTER(PairingRole)), ('nroles', ctypes.c_uint32),
                 ('types', ctypes.POINTER(_Type)), ('ntypes', ctypes.c_uint32),
                 ('ngroups', ctypes.c_uint32)]
 

@@ -13,6 +13,7 @@ they are shown as UNKNOWN_<id> with both raw arguments, and counted.
 import re
 from operator import attrgetter, sub
 
+from . import fastdecode
 from .argfmt import make_formatter
 from .model import signed_args
 
@@ -58,6 +59,26 @@ class TypeView:
         self.json = make_formatter(self.fields, phases, 'json', self.signed)
 
 
+def merged(dump):
+    """The CPUs' records in Dump.events()' order, merged in C a chunk at a
+    time (a fastdecode.Merge), or None unless every CPU came from the
+    compiled decoder (CpuInfo.records or .source) and it is in use."""
+    parts = [c.record_source() for c in dump.cpus]
+    if any(p is None for p in parts) or not fastdecode.available():   # (a dump without CPUs)
+        return None
+    return fastdecode.Merge(parts)
+
+
+def merged_events(dump, merge=None):
+    """dump.events(): the CPUs' own Event objects, in the order the C merge
+    (merge, or merged(dump)) gives, else as Dump.events() sorts them."""
+    merge = merge or merged(dump)
+    if merge is None:
+        return dump.events()
+    flat = [e for c in dump.cpus for e in c.events]
+    return list(map(flat.__getitem__, merge.order()))
+
+
 class Timeline:
     """One dump's events merged by TSC, with time and naming helpers."""
 
@@ -67,7 +88,7 @@ class Timeline:
         # order a chunk at a time (`merge`, a fastdecode.Merge); Event
         # objects of the whole timeline (`events`) are made only when
         # something asks for them.
-        self.merge = dump.merged()
+        self.merge = merged(dump)
         self._events = None
         if self.merge is None:
             self._events = dump.events()
@@ -91,8 +112,7 @@ class Timeline:
     def events(self):
         """The merged events, oldest first (built on first use)."""
         if self._events is None:
-            flat = [e for c in self.dump.cpus for e in c.events]
-            self._events = list(map(flat.__getitem__, self.merge.order()))
+            self._events = merged_events(self.dump, self.merge)
         return self._events
 
     # ---- time ---------------------------------------------------------

@@ -4,7 +4,7 @@ The kernel records every workload result as a WORK trace event, so any
 dump taken after a run carries it.  This module finds the runs in a
 decoded dump and turns their events into plain, JSON-ready results:
 
-    from btlib.dumpfmt import parse_log
+    from btlib.dumplog import parse_log
     from btlib import workloads
     dump = parse_log(open('serial.log', 'rb').read())[-1]
     for run in workloads.runs(dump):
@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass, field
 
 from .model import Dump, Event, as_signed
+from .timeline import merged_events
 
 # For dumps without %W lines only: a0 of WORKLOAD_BEGIN/END and the result
 # events as src/trace/workloads.def declared them when %W was introduced.
@@ -107,7 +108,7 @@ def runs(dump: Dump) -> list[Run]:
     begin, end = ids.get('WORKLOAD_BEGIN'), ids.get('WORKLOAD_END')
     bounds: dict[tuple[str, int], list] = {}          # (name, number) -> [begin, end]
     results: list[Event] = []
-    for e in dump.events():
+    for e in merged_events(dump):
         if e.type in (begin, end) and e.a0 in workload_ids:
             b = bounds.setdefault((workload_ids[e.a0], e.a1), [None, None])
             if e.type == begin:

@@ -23,7 +23,7 @@ WDEF = ROOT / 'src' / 'trace' / 'workloads.def'
 WDOC = ROOT / 'docs' / 'workloads.md'
 sys.path.insert(0, str(ROOT / 'scripts'))
 
-from btlib.dumpfmt import parse_log  # noqa: E402
+from btlib.dumplog import parse_log  # noqa: E402
 
 
 def load_script():

@@ -28,13 +28,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__)))
 from test_decode_support import FIXTURES, REPO, flip_bits, generate   # noqa: E402
 
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
-from btlib import dumpfmt, fastdecode, losses              # noqa: E402
-from btlib.export_csv import write_csv                      # noqa: E402
+from btlib import dumpfmt, dumplog, fastdecode, losses             # noqa: E402
+from btlib.export_csv import csv_field, write_csv           # noqa: E402
 from btlib.export_ctf import write_ctf                      # noqa: E402
 from btlib.export_text import write_text                    # noqa: E402
 from btlib.stats import write_stats                         # noqa: E402
 from btlib.model import CpuInfo, Dump, Event, EventType     # noqa: E402
-from btlib.timeline import Timeline                         # noqa: E402
+from btlib.timeline import Timeline, merged_events          # noqa: E402
 
 V2_SEED = zlib.crc32(bytes.fromhex('0123456789abcdef') + (7).to_bytes(4, 'little'))
 MAX_PUNT_SHARE = 0.1       # punts are for pathological lines only (over-long varints)
@@ -54,12 +54,12 @@ def reference(text, seed):
         if seed and not _REFERENCE_TAKES_SEED:
             text = _reseal(text, seed)
         run = (_REFERENCE(text, seed) if seed and _REFERENCE_TAKES_SEED else _REFERENCE(text))
-    except dumpfmt._Damaged:
+    except dumpfmt.Damaged:
         return fastdecode.DAMAGED
     return (run.line, run.cpu, run.start, run.gap_over, run.gap_excl, run.events)
 
 
-_REFERENCE = dumpfmt._decode_event_line_py
+_REFERENCE = dumpfmt.decode_event_line_py
 _REFERENCE_TAKES_SEED = len(inspect.signature(_REFERENCE).parameters) > 1
 
 
@@ -72,7 +72,7 @@ def _reseal(text, seed):
     except (binascii.Error, ValueError):
         return text
     if len(raw) < 5 or zlib.crc32(raw[:-4], seed) != int.from_bytes(raw[-4:], 'little'):
-        raise dumpfmt._Damaged
+        raise dumpfmt.Damaged
     return line_of(raw[:-4])
 
 
@@ -84,8 +84,8 @@ def read(path):
 def event_lines(log):
     """[(text, seed)]: every '%E' line with the seed of the DUMP BEGIN before it."""
     out, seed = [], 0
-    for raw in dumpfmt._NEWLINE.split(log):
-        text = dumpfmt._clean(raw)
+    for raw in dumpfmt.NEWLINE.split(log):
+        text = dumpfmt.clean(raw)
         if text.startswith(b'%E'):
             out.append((text, seed))
         elif b'DUMP BEGIN' in text and hasattr(dumpfmt, 'begin_seed'):
@@ -284,7 +284,8 @@ class TimelineAndCsv(unittest.TestCase):
         self.assertEqual(merged, b''.join(e.raw() for e in tl.events))
         ref = io.StringIO(newline='')
         write_csv(tl, ref)
-        write = fastdecode.csv_writer(tl.views, tl.phases, tl.t0, tl.hz)
+        names = {t: csv_field(v.name) for t, v in tl.views.items()}
+        write = fastdecode.csv_writer(tl.views, tl.phases, tl.t0, tl.hz, names)
         self.assertIsNotNone(write)
         out = io.StringIO(newline='')
         out.write(ref.getvalue().split('\n', 1)[0] + '\n')
@@ -297,7 +298,7 @@ class TimelineAndCsv(unittest.TestCase):
         logs.append(generate('cpus=3', 'events=3000', 'cap=1024', 'workload=mixed', 'seed=4')[0])
         logs.append(generate('cpus=4', 'events=2000', 'cap=4096')[0])
         for i, log in enumerate(logs):
-            for d in dumpfmt.parse_log(log):
+            for d in dumplog.parse_log(log):
                 with self.subTest(log=i, dump=d.index):
                     self.check(d)
 
@@ -322,7 +323,7 @@ class TimelineAndCsv(unittest.TestCase):
         views = Timeline(Dump(index=0, header={}, version=1, tsc_hz=1, cpus=[], types={
             1: EventType(1, 'N', 'x', 'instant', ('p' * 3000, ''))}, phases={}, complete=True,
             end_events=0, damaged_lines=0, missing_lines=0, warnings=[])).views
-        self.assertIsNone(fastdecode.csv_writer(views, {}, 0, 1))
+        self.assertIsNone(fastdecode.csv_writer(views, {}, 0, 1, {1: 'N'}))
 
 
 class BothPaths(unittest.TestCase):
@@ -343,9 +344,9 @@ class BothPaths(unittest.TestCase):
 
     def test_native_and_python_agree(self):
         for i, log in enumerate(self.logs()):
-            native = dumpfmt.parse_log(log)
+            native = dumplog.parse_log(log)
             with mock.patch.object(fastdecode, '_load', lambda: None):
-                python = dumpfmt.parse_log(log)
+                python = dumplog.parse_log(log)
             with self.subTest(log=i):
                 self.assertTrue(all(c.compiled() for d in native for c in d.cpus if c.count),
                                 'the native path was not used')
@@ -362,7 +363,7 @@ class BothPaths(unittest.TestCase):
                                  [[b''.join(e.raw() for e in c.events) for c in d.cpus]
                                   for d in python])
                 self.assertEqual(native, python)
-                self.assertEqual([d.events() for d in native], [d.events() for d in python])
+                self.assertEqual([merged_events(d) for d in native], [merged_events(d) for d in python])
 
 
 def seq_facts(seqs):
@@ -432,7 +433,7 @@ class NativeWriters(unittest.TestCase):
     def test_logs(self):
         lost = 0
         for i, log in enumerate(BothPaths.logs(None)):
-            for d in dumpfmt.parse_log(log):
+            for d in dumplog.parse_log(log):
                 self.compare(d, f'log {i} dump {d.index}')
                 lost += exported(write_text, d).count('*LOST*')
         self.assertGreater(lost, 10, 'the logs must show LOST markers')
@@ -441,7 +442,7 @@ class NativeWriters(unittest.TestCase):
         """--stats from packed records builds no Event objects and prints
         what it prints from Events."""
         for i, log in enumerate(BothPaths.logs(None)):
-            for d in dumpfmt.parse_log(log):
+            for d in dumplog.parse_log(log):
                 with self.subTest(log=i, dump=d.index):
                     packed = packed_copy(d)
                     out = io.StringIO()
@@ -469,7 +470,7 @@ class NativeWriters(unittest.TestCase):
         def spy(records):
             calls.append(len(records))
             return real(records)
-        dumps = [d for log in BothPaths.logs(None) for d in dumpfmt.parse_log(log)]
+        dumps = [d for log in BothPaths.logs(None) for d in dumplog.parse_log(log)]
         for i, d in enumerate(dumps):
             with self.subTest(dump=i):
                 with mock.patch.object(fastdecode, 'ctf_events', spy):

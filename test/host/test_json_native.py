@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 sys.path.insert(0, str(ROOT / 'test' / 'host'))
 
-from btlib import dumpfmt, export_json, fastdecode           # noqa: E402
+from btlib import dumplog, export_json, fastdecode           # noqa: E402
 from btlib.model import CpuInfo, Dump, Event, EventType      # noqa: E402
 from btlib.timeline import TIMER_EVENT, Timeline             # noqa: E402
 from test_decode_support import DECODE, generate, require_compiled_core   # noqa: E402
@@ -161,7 +161,7 @@ class NativeJson(unittest.TestCase):
             ('cpus=1', 'events=400', 'cap=512', 'previous=1', 'tsc_hz=0', 'seed=6'))]
         text = ''
         for i, log in enumerate(logs):
-            for d in dumpfmt.parse_log(log):
+            for d in dumplog.parse_log(log):
                 text += self.same(d, f'log {i} dump {d.index}')
         for what in ('"ph":"X"', '"ph":"C"', '*LOST*', '"unmatched":true', '"0x'):
             self.assertIn(what, text)
@@ -172,7 +172,7 @@ class NativeJson(unittest.TestCase):
                  generate('cpus=2', 'events=500', 'cap=512', 'workload=mixed', 'seed=2')[0]]
         for n in range(30):
             log = damaged(bases[n % 2], rnd)
-            for d in dumpfmt.parse_log(log):
+            for d in dumplog.parse_log(log):
                 self.same(d, f'trial {n} dump {d.index}')
 
     def test_built_dumps(self):

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 sys.path.insert(0, str(ROOT / 'test' / 'host'))
 
-from btlib import dumpfmt, fastdecode                     # noqa: E402
+from btlib import dumplog, fastdecode                     # noqa: E402
 from btlib.model import CpuInfo, Dump, Event, EventType   # noqa: E402
 from btlib.pairs import MAX_DEPTH, match_cpu, match_records   # noqa: E402
 from btlib.timeline import Timeline                       # noqa: E402
@@ -156,7 +156,7 @@ class NativeRule(unittest.TestCase):
                                ['cpus=2', 'events=900', 'cap=512', 'workload=mixed', 'seed=8'])
         halves = 0
         for i, log in enumerate(logs):
-            for d in dumpfmt.parse_log(log):
+            for d in dumplog.parse_log(log):
                 tl = Timeline(d)
                 for c in d.cpus:
                     s, u = self.same(tl, c.events, f'log {i} dump {d.index} cpu {c.cpu}')

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 sys.path.insert(0, str(ROOT / 'test' / 'host'))
 
-from btlib import dumpfmt, fastdecode, stats               # noqa: E402
+from btlib import dumplog, fastdecode, stats               # noqa: E402
 from btlib.model import CpuInfo, Dump, Event, EventType    # noqa: E402
 from btlib.pairs import MAX_DEPTH                          # noqa: E402
 from btlib.timeline import Timeline                        # noqa: E402
@@ -99,7 +99,7 @@ class NativeStats(unittest.TestCase):
                                damaged=8, seed=3)
         pairs = 0
         for i, log in enumerate(logs):
-            for d in dumpfmt.parse_log(log):
+            for d in dumplog.parse_log(log):
                 pairs += self.same(d, f'log {i} dump {d.index}').count('IRQ_TIMER ')
         self.assertGreater(pairs, 5, 'the logs must have BEGIN/END durations')
 
