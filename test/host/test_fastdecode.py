@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__)))
 from test_decode_support import FIXTURES, REPO, flip_bits, generate   # noqa: E402
 
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
-from btlib import dumpfmt, dumplog, fastdecode, losses             # noqa: E402
+from btlib import dumpfmt, dumplog, fastdecode, losses, native            # noqa: E402
 from btlib.export_csv import csv_field, write_csv           # noqa: E402
 from btlib.export_ctf import write_ctf                      # noqa: E402
 from btlib.export_text import write_text                    # noqa: E402
@@ -44,7 +44,7 @@ def setUpModule():
     subprocess.run(['make', '-s', '-C', REPO, 'build/host/libbtdecode.so'],
                    capture_output=True, timeout=300)
     if not fastdecode.available():
-        raise AssertionError(f'{fastdecode.LIB_PATH} did not build or load: '
+        raise AssertionError(f'{native.LIB_PATH} did not build or load: '
                              'the compiled decoder must be tested')
 
 
@@ -345,7 +345,7 @@ class BothPaths(unittest.TestCase):
     def test_native_and_python_agree(self):
         for i, log in enumerate(self.logs()):
             native = dumplog.parse_log(log)
-            with mock.patch.object(fastdecode, '_load', lambda: None):
+            with mock.patch.object(fastdecode, 'available', lambda: False):
                 python = dumplog.parse_log(log)
             with self.subTest(log=i):
                 self.assertTrue(all(c.compiled() for d in native for c in d.cpus if c.count),
@@ -404,7 +404,7 @@ def exported(writer, dump, native=True):
     if native:
         writer(Timeline(packed_copy(dump)), out)
     else:
-        with mock.patch.object(fastdecode, '_load', lambda: None):
+        with mock.patch.object(fastdecode, 'available', lambda: False):
             writer(Timeline(dataclasses.replace(dump, cpus=[
                 dataclasses.replace(c, events=list(c.events), records=None)
                 for c in dump.cpus])), out)

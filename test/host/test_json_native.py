@@ -48,7 +48,7 @@ def both(dump):
     assert export_json._native_writer(w, tl, timer) is not None, 'the C writer is not used'
     native = io.StringIO(newline='')
     n_native = export_json.write_json(tl, native)
-    with mock.patch.object(fastdecode, '_load', lambda: None):     # BT_PURE_PYTHON=1
+    with mock.patch.object(fastdecode, 'available', lambda: False):     # BT_PURE_PYTHON=1
         tl = Timeline(dump)
         python = io.StringIO(newline='')
         n_python = export_json.write_json(tl, python)

@@ -118,7 +118,7 @@ class MergeOrder(unittest.TestCase):
             with self.subTest(label):
                 native = dump_of(rings, records=True)
                 self.assertIsNotNone(merged(native), 'the C merge was not used')
-                with mock.patch.object(fastdecode, '_load', lambda: None):
+                with mock.patch.object(fastdecode, 'available', lambda: False):
                     python = merged_events(dump_of(rings, records=False))
                 self.assertEqual(merged_events(native), python)
 
@@ -155,7 +155,7 @@ class Writers(unittest.TestCase):
         for label, rings in cases.items():
             for name, writer in (('csv', write_csv), ('text', write_text)):
                 with self.subTest(label, writer=name):
-                    with mock.patch.object(fastdecode, '_load', lambda: None):
+                    with mock.patch.object(fastdecode, 'available', lambda: False):
                         ref, ref_binary = io.StringIO(newline=''), Trickle()
                         writer(Timeline(dump_of(rings, records=False)), ref)
                         writer(Timeline(dump_of(rings, records=False)), ref_binary)
