@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 
-from .dumpfmt import (FORMAT_VERSION, MAX_CPUS, SEQ_MASK, VERSIONS, Damaged, Run, id_seed,
-                      int_field, text_fields)
+from .dumpfmt import (FORMAT_VERSION, MAX_CPUS, VERSIONS, Damaged, Run, id_seed, int_field,
+                      text_fields)
 from .fastdecode import LineSource, decode_event_line
-from .model import KINDS, CpuInfo, Dump, EventType, Workload
+from .model import KINDS, SEQ_MASK, CpuInfo, Dump, EventType, Workload
 
 # A line shaped like a dump line (whatever its CRC): '%X <n> ... *CCCCCCCC'
 # or '%E<base64>'. Several of them make a dump worth reporting even when

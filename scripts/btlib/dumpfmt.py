@@ -17,7 +17,7 @@ import binascii
 import re
 import zlib
 
-from .model import RECORD, Event, U64_MASK, events_of
+from .model import RECORD, SEQ_MASK, Event, U64_MASK, events_of
 
 FORMAT_VERSION = 2           # the newest format this decoder reads
 VERSIONS = (1, 2)            # the formats it reads
@@ -26,7 +26,6 @@ MAX_CPUS = 256               # the record's cpu field is one byte
 ANSI = re.compile(rb'\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])')
 NEWLINE = re.compile(rb'\r\n|\r|\n')       # a lone CR ends a line too, as on a terminal
 TEXT_LINE = re.compile(rb'(.*) \*([0-9A-F]{8})\Z', re.S)
-SEQ_MASK = 0xFFFFFFFF
 NONCE = re.compile(r'[0-9A-F]{16}')
 
 
@@ -62,9 +61,12 @@ BEGIN_MARK = Marker(b'DUMP BEGIN ', rb' ?v=\d+ dump=\d+ .* \*\S{8}\Z')
 END_MARK = Marker(b'DUMP END ', rb' ?dump=\d+ .*events=\d+ .* \*\S{8}\Z')
 READY = re.compile(rb'(?:^|\s)READY cpus=')       # a (re)booted kernel's READY line
 
-# event header byte (docs/dump-format.md, "Event lines")
+# event header byte (docs/dump-format.md, "Event lines"; trace/predict.h, the
+# encoder's, and test_wire_constants keep them equal)
 EV_TYPE, EV_FLAGS, EV_A0, EV_A1, EV_TSC_MORE = 0x01, 0x02, 0x04, 0x08, 0x80
-PRED_SLOTS = 16
+EV_TSC_SHIFT, EV_TSC_LOW = 4, 7       # bits 4-6: the low 3 bits of the tsc residual
+PRED_SLOTS = 16                      # per-type predictor state, by type % 16
+_TSC_LOW_BITS = EV_TSC_LOW.bit_length()
 
 
 class Damaged(Exception):
@@ -253,7 +255,8 @@ def decode_event_line_py(text: bytes, seed: int = 0) -> Run:
 
 
 def _decode_events(buf: bytes, pos: int, cpu: int, seq: int, tsc: int) -> list[Event]:
-    """The events of one line; mirrors pred_encode/pred_update in encode.c.
+    """The events of one line; mirrors pred_encode/pred_update in
+    src/trace/predict.c (the encoder's predictor).
 
     Per-type state (slot = type % 16): [type, gap, a0, a0d, a1, a1d, next]
     with next = -1 until some type has followed this one. Varints of one
@@ -282,14 +285,14 @@ def _decode_events(buf: bytes, pos: int, cpu: int, seq: int, tsc: int) -> list[E
             pos += 1
         else:
             flags = 0
-        zz = (hdr >> 4) & 7
+        zz = (hdr >> EV_TSC_SHIFT) & EV_TSC_LOW
         if hdr & EV_TSC_MORE:
             b = buf[pos]
             if b < 0x80:
                 pos += 1
             else:
                 b, pos = _varint(buf, pos)
-            zz |= b << 3
+            zz |= b << _TSC_LOW_BITS
         s = slots[typ % PRED_SLOTS]
         if s is not None and s[0] != typ:
             s = None

@@ -27,7 +27,7 @@ import struct
 
 from . import dumpfmt, native
 from .dumpfmt import Damaged, Run
-from .model import RECORD_SIZE, RECORD_WORDS, SEQ_WORD, events_of   # noqa: F401 (events_of: for callers)
+from .model import RECORD_SIZE, RECORD_WORDS, SEQ_MASK, SEQ_WORD, events_of   # noqa: F401 (events_of: for callers)
 from .outsink import byte_sink
 
 DISABLE_ENV = 'BT_PURE_PYTHON'
@@ -230,7 +230,6 @@ def decode_event_line(text: bytes, seed: int = 0) -> Run:
     return run
 
 
-SEQ_MASK = (1 << 32) - 1      # a record's seq is a u32
 WINDOW_EVENTS = 1 << 12      # events per window of LineSource: 128 KiB of records
 
 

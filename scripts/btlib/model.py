@@ -6,7 +6,7 @@ docs/dump-format.md for that.
 
 Sequence numbers: each CPU numbers its events 0, 1, 2, ... as it reserves
 them; the 32-byte record keeps the low 32 bits (`Event.seq`, `first_seq`,
-`last_seq` are those u32 values, so compare them modulo 2**32).
+`last_seq` are those u32 values, so compare them modulo SEQ_MODULUS).
 
 The words for what happened to an event are those of the glossary in
 docs/dump-format.md ("Glossary"); each is one CpuInfo field.  Every seq a
@@ -35,7 +35,8 @@ from dataclasses import InitVar, dataclass, field
 RECORD = struct.Struct('<QIHBBQQ')
 RECORD_SIZE = RECORD.size            # 32
 SEQ_WORD, RECORD_WORDS = 2, RECORD_SIZE // 4      # a record's seq: its 3rd u32
-SEQ_MOD = 1 << 32                    # Event.seq is the record's u32
+SEQ_MODULUS = 1 << 32                # Event.seq is the record's u32: seqs compare modulo this
+SEQ_MASK = SEQ_MODULUS - 1
 U64_MASK = (1 << 64) - 1
 
 KINDS = ('instant', 'begin', 'end')

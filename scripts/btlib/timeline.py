@@ -15,12 +15,11 @@ from operator import attrgetter, sub
 
 from . import fastdecode
 from .argfmt import make_formatter
-from .model import signed_args
+from .model import SEQ_MODULUS, signed_args
 
 NS_PER_S = 1_000_000_000
 # Used only when a dump does not say its TSC rate: times then read as ticks.
 NOMINAL_HZ = NS_PER_S
-SEQ_MOD = 1 << 32          # sequence numbers are u32 in the ring records
 PHASE_ARG = 'phase'        # an argument with this name holds a boot phase
 RAW_ARG_NAMES = ('a0', 'a1')
 TIMER_EVENT = 'IRQ_TIMER_BEGIN'   # one per local APIC timer tick
@@ -166,9 +165,9 @@ def seq_holes_in(seqs):
     if steps.count(1) == len(steps):             # no Python step per event
         return
     for i, step in enumerate(steps, 1):
-        step %= SEQ_MOD
-        if 1 < step < SEQ_MOD // 2:
-            yield i, (seqs[i - 1] + 1) % SEQ_MOD, step - 1
+        step %= SEQ_MODULUS
+        if 1 < step < SEQ_MODULUS // 2:
+            yield i, (seqs[i - 1] + 1) % SEQ_MODULUS, step - 1
 
 
 seq_gaps = seq_holes     # deprecated name (one release): "unexplained" is the glossary's

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .model import Dump, Event, as_signed
+from .model import SEQ_MODULUS, Dump, Event, as_signed
 from .timeline import merged_events
 
 # For dumps without %W lines only: a0 of WORKLOAD_BEGIN/END and the result
@@ -392,7 +392,7 @@ def _check_cpu(out: StressCheck, di: int, dump: Dump, c, sources: set, seen: dic
     last: dict[int, tuple[int, int]] = {}      # source type -> (index in events, a0)
     prev_seq = None
     for i, e in enumerate(c.events):
-        contiguous = prev_seq is not None and (e.seq - prev_seq) % (1 << 32) == 1
+        contiguous = prev_seq is not None and (e.seq - prev_seq) % SEQ_MODULUS == 1
         if not contiguous:
             last.clear()                 # a hole: neighbours across it are not comparable
         prev_seq = e.seq

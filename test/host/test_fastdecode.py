@@ -11,7 +11,6 @@ can judge, with format v1's seed (0) and a v2 seed.
 """
 
 import binascii
-import dataclasses
 import glob
 import io
 import inspect
@@ -26,6 +25,8 @@ import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__)))
 from test_decode_support import FIXTURES, REPO, flip_bits, generate   # noqa: E402
+import oracle                                                        # noqa: E402
+from oracle import exported, packed_copy                             # noqa: E402
 
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
 from btlib import dumpfmt, dumplog, fastdecode, losses, native            # noqa: E402
@@ -345,7 +346,7 @@ class BothPaths(unittest.TestCase):
     def test_native_and_python_agree(self):
         for i, log in enumerate(self.logs()):
             native = dumplog.parse_log(log)
-            with mock.patch.object(fastdecode, 'available', lambda: False):
+            with oracle.reference_path():
                 python = dumplog.parse_log(log)
             with self.subTest(log=i):
                 self.assertTrue(all(c.compiled() for d in native for c in d.cpus if c.count),
@@ -389,43 +390,21 @@ class SeqFacts(unittest.TestCase):
                 self.assertEqual(src.seq_facts(), seq_facts(seqs))
 
 
-def packed_copy(dump):
-    """dump with every CPU's events as packed records (the compiled
-    decoder's form), whatever form they had."""
-    cpus = [dataclasses.replace(c, events=None, records=b''.join(e.raw() for e in c.events))
-            for c in dump.cpus]
-    return dataclasses.replace(dump, cpus=cpus)
-
-
-def exported(writer, dump, native=True):
-    """writer's output for dump, from the records in C (native) or from
-    Event objects in Python."""
-    out = io.StringIO(newline='')
-    if native:
-        writer(Timeline(packed_copy(dump)), out)
-    else:
-        with mock.patch.object(fastdecode, 'available', lambda: False):
-            writer(Timeline(dataclasses.replace(dump, cpus=[
-                dataclasses.replace(c, events=list(c.events), records=None)
-                for c in dump.cpus])), out)
-    return out.getvalue()
-
-
 class NativeWriters(unittest.TestCase):
     """Each exporter written in C from records against its Python code, on
     the fixtures, gen_dump dumps, damaged logs and extreme values."""
     WRITERS = {'text': (write_text, 'text_writer')}
 
     def compare(self, dump, label):
-        for name, (writer, native) in self.WRITERS.items():
+        for name, (writer, native_fn) in self.WRITERS.items():
             made = []
-            real = getattr(fastdecode, native)
+            real = getattr(fastdecode, native_fn)
 
             def spy(*args, **kw):
                 made.append(real(*args, **kw))
                 return made[-1]
             with self.subTest(dump=label, writer=name):
-                with mock.patch.object(fastdecode, native, spy):
+                with mock.patch.object(fastdecode, native_fn, spy):
                     got = exported(writer, dump)
                 self.assertTrue(made and None not in made, f'the native {name} writer was not used')
                 self.assertEqual(got, exported(writer, dump, native=False))

@@ -20,10 +20,10 @@ import subprocess
 import sys
 import tempfile
 import unittest
-from unittest import mock
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__)))
 from test_decode_support import DECODE, REPO, generate      # noqa: E402
+import oracle                                               # noqa: E402
 from test_fastdecode import setUpModule     # noqa: E402,F401 (builds and requires the C core)
 
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
@@ -118,7 +118,7 @@ class MergeOrder(unittest.TestCase):
             with self.subTest(label):
                 native = dump_of(rings, records=True)
                 self.assertIsNotNone(merged(native), 'the C merge was not used')
-                with mock.patch.object(fastdecode, 'available', lambda: False):
+                with oracle.reference_path():
                     python = merged_events(dump_of(rings, records=False))
                 self.assertEqual(merged_events(native), python)
 
@@ -155,7 +155,7 @@ class Writers(unittest.TestCase):
         for label, rings in cases.items():
             for name, writer in (('csv', write_csv), ('text', write_text)):
                 with self.subTest(label, writer=name):
-                    with mock.patch.object(fastdecode, 'available', lambda: False):
+                    with oracle.reference_path():
                         ref, ref_binary = io.StringIO(newline=''), Trickle()
                         writer(Timeline(dump_of(rings, records=False)), ref)
                         writer(Timeline(dump_of(rings, records=False)), ref_binary)
