@@ -3,7 +3,6 @@
 #include "decoder/csvout.h"
 #include "decoder/putnum.h"
 
-#define ARGS_MAX 2048            /* one row's args text, before quoting */
 
 static const char *phase_name(const struct bt_csv *c, uint64_t v)
 {
@@ -57,7 +56,7 @@ static char *put_field(char *p, const char *s, size_t n)
 static char *row(const struct bt_csv *c, const struct trace_event *ev, char *p)
 {
     const struct bt_csv_type *t = &c->types[c->type_index[ev->type]];
-    char args[ARGS_MAX];
+    char args[BT_CSV_ARGS_MAX];
     p = bt_put_u64(p, ev->cpu);
     *p++ = ',';
     p = bt_put_u64(p, ev->seq);

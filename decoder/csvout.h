@@ -15,6 +15,7 @@
 #include "trace/event.h"
 
 #define BT_CSV_FIELDS 2
+#define BT_CSV_ARGS_MAX 2048    /* one row's args text, before quoting */
 
 /* How one event type is shown. */
 struct bt_csv_type {

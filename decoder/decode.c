@@ -6,8 +6,7 @@
 #include "lib/crc32.h"
 #include "recorder/predict.h"
 
-#define LINE_MAX_CHARS 4096      /* longer lines (never sent) go to the reference */
-#define PAYLOAD_MAX    (LINE_MAX_CHARS / 4 * 3 + 3)
+#define PAYLOAD_MAX    (BT_LINE_MAX_CHARS / 4 * 3 + 3)
 #define CRC_BYTES      4
 #define HEAD_FIELDS    6         /* line, cpu, start, gap_over, gap_excl, tsc */
 #define CPU_LIMIT      255
@@ -166,7 +165,7 @@ static int32_t status_of(int vi)
 /* The payload after base64 and the CRC check: its length, or a status. */
 static int payload(const uint8_t *text, size_t len, uint32_t seed, uint8_t *buf)
 {
-    if (len > LINE_MAX_CHARS)
+    if (len > BT_LINE_MAX_CHARS)
         return BT_PUNT;
     int n = b64_decode(text + 2, len - 2, buf);
     if (n < 0)

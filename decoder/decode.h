@@ -29,6 +29,7 @@
 
 #define BT_DAMAGED (-1)          /* the line cannot be trusted: no events */
 #define BT_PUNT    (-2)          /* decode this line with the reference decoder */
+#define BT_LINE_MAX_CHARS 4096   /* longer lines (never sent) go to the reference */
 
 /* Every event takes at least one payload byte, and 4 base64 characters
  * carry 3 bytes: a line of n characters holds fewer than n events. */

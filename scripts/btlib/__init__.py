@@ -1,6 +1,15 @@
 """btlib: host-side library of baretrace (Python 3 standard library only).
 
-model    the decoded dump: Dump, CpuInfo, Event, EventType
-dumpfmt  parse_log(bytes) -> [Dump]: finds and decodes dumps in a serial log
-Other modules (capture, exporters, QEMU helpers) build on these two.
+Layers, each importing only those before it (test_btlib_layering):
+
+model       the decoded dump: Dump, CpuInfo, Event, EventType
+dumpfmt     the dump format's words: versions, line marks, CRCs, fields,
+            the reference decoder of one event line
+native      libbtdecode.so through ctypes: the one handle, its functions
+            and structs in one table, checked against the library's own (abi.c)
+fastdecode  the compiled decoder's operations (event lines, the merge,
+            rows in C), and available(): whether they are used
+dumpbuild, dumplog   a log into dumps: dumplog.parse_log(bytes) -> [Dump]
+timeline    the merged timeline every exporter shares
+losses, pairs, stats, export_*, workloads ...   what the tools print
 """

@@ -9,7 +9,7 @@ markers inside a line rather than trusting the stream to be clean.
 
 import re
 
-from . import dumpfmt
+from . import dumpfmt, fastdecode
 
 LINE_END = re.compile(rb'[\r\n]')
 MAX_LINE = 1 << 16           # a "line" longer than this is noise: drop it
@@ -25,8 +25,8 @@ def events_in(line, seed=0):
     """How many events an intact '%E' line carries (0 when damaged); seed:
     its dump's (dumpfmt.begin_seed)."""
     try:
-        return len(dumpfmt._decode_event_line(line, seed).events)
-    except dumpfmt._Damaged:
+        return fastdecode.decode_event_line(line, seed).count
+    except dumpfmt.Damaged:
         return 0
 
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 
-from .dumpfmt import (FORMAT_VERSION, MAX_CPUS, VERSIONS, _SEQ_MASK, _Damaged, _Run,
-                      _decode_event_line, _id_seed, _int, _text_fields)
-from .fastdecode import LineSource
-from .model import KINDS, CpuInfo, Dump, EventType, Workload
+from .dumpfmt import (FORMAT_VERSION, MAX_CPUS, VERSIONS, Damaged, Run, id_seed, int_field,
+                      text_fields)
+from .fastdecode import LineSource, decode_event_line
+from .model import KINDS, SEQ_MASK, CpuInfo, Dump, EventType, Workload
 
 # A line shaped like a dump line (whatever its CRC): '%X <n> ... *CCCCCCCC'
 # or '%E<base64>'. Several of them make a dump worth reporting even when
@@ -53,7 +53,7 @@ class DumpBuilder:
         self.type_fields: dict[int, dict[str, str]] = {}
         self.workload_fields: dict[int, dict[str, str]] = {}
         self.summaries: dict[int, dict[str, str]] = {}
-        self.runs: list[_Run] = []
+        self.runs: list[Run] = []
         self.rejected: set[int] = set()
         self.unknown_tags: set[str] = set()
         self.unattributed, self.unattributed_cpus = 0, []
@@ -71,28 +71,28 @@ class DumpBuilder:
                                  'its header is decoded; update btlib')
 
     def _header(self, begin: dict[str, str]):
-        self.version = _int(begin.get('v'))
+        self.version = int_field(begin.get('v'))
         if self.version == 1:
             self.seed = 0
         elif self.version == 2:
-            self.seed = _id_seed(begin)
+            self.seed = id_seed(begin)
             if self.seed is None:
                 self.warnings.append('DUMP BEGIN v=2 states no valid dump id (dump=, nonce=)')
 
     # -- lines ----------------------------------------------------------------
 
     def _parse(self, text: bytes, seed: int):
-        """(line number, content) of a line checked against seed, or _Damaged."""
+        """(line number, content) of a line checked against seed, or Damaged."""
         try:
             if text.startswith(b'%E'):
-                run = _decode_event_line(text, seed)
+                run = decode_event_line(text, seed)
                 return run.line, run
-            tag, line, fields = _text_fields(text, seed)
+            tag, line, fields = text_fields(text, seed)
             return line, (tag, fields)
-        except _Damaged:
+        except Damaged:
             raise
         except (UnicodeDecodeError, ValueError):
-            raise _Damaged from None
+            raise Damaged from None
 
     def add(self, text: bytes):
         """One '%...' line while this dump is open."""
@@ -103,7 +103,7 @@ class DumpBuilder:
             return
         try:
             line, content = self._parse(text, self.seed)
-        except _Damaged:
+        except Damaged:
             self.bad += 1
             self.foreign.append(text)
             return
@@ -130,7 +130,7 @@ class DumpBuilder:
         for text in self.pending:
             try:
                 self._parse(text, seed)
-            except _Damaged:
+            except Damaged:
                 continue
             out.append(text)
         return out
@@ -151,7 +151,7 @@ class DumpBuilder:
         for text in self.foreign:
             try:
                 self._parse(text, seed)
-            except _Damaged:
+            except Damaged:
                 mine.append(text)
                 continue
             theirs.append(text)
@@ -218,7 +218,7 @@ class DumpBuilder:
         if self.unknown_tags:
             self.warnings.append('lines of unknown kind ignored (newer format?): %'
                                  + ' %'.join(sorted(self.unknown_tags)))
-        end_events = _int(self.end.get('events')) if self.end else None
+        end_events = int_field(self.end.get('events')) if self.end else None
         decoded = sum(c.count for c in cpus)
         self._unattributed(cpus, end_events)
         truncated = self.end is None
@@ -232,7 +232,7 @@ class DumpBuilder:
                     and damaged_lines == 0 and missing_lines == 0
                     and all(c.summary_seen for c in cpus))
         return Dump(index=index, header=header, version=self.version or 0,
-                    tsc_hz=_int(header.get('tsc_hz')) or 0, cpus=cpus, types=types,
+                    tsc_hz=int_field(header.get('tsc_hz')) or 0, cpus=cpus, types=types,
                     phases=self.phases, complete=complete, end_events=end_events,
                     damaged_lines=damaged_lines, missing_lines=missing_lines,
                     warnings=self.warnings, categories=self.categories,
@@ -246,7 +246,7 @@ class DumpBuilder:
         contradict their CPU's counters line are rejected."""
         for line in sorted(self.lines):
             content = self.lines[line][1]
-            if isinstance(content, _Run):
+            if isinstance(content, Run):
                 self.runs.append(content)
             else:
                 self._add_text(*content)
@@ -264,7 +264,7 @@ class DumpBuilder:
         self.runs = kept
 
     def _add_text(self, tag: bytes, fields: dict[str, str]):
-        type_id, cpu = _int(fields.get('id')), _int(fields.get('cpu'))
+        type_id, cpu = int_field(fields.get('id')), int_field(fields.get('cpu'))
         if tag == b'M':
             self.meta.update(fields)
         elif tag == b'K':
@@ -306,7 +306,7 @@ class DumpBuilder:
         if self.begin_state == 'ok':
             good.add(0)
         if self.end is not None:
-            lines = _int(self.end.get('lines'))
+            lines = int_field(self.end.get('lines'))
             if lines:
                 good.add(lines - 1)
         return good
@@ -315,7 +315,7 @@ class DumpBuilder:
         """(damaged, missing) lines: every line number that never arrived
         intact is one or the other; damaged ones arrived unreadable."""
         good = self._good()
-        expected = _int(self.end.get('lines')) if self.end else None
+        expected = int_field(self.end.get('lines')) if self.end else None
         if expected is None:
             expected = max(good | self.conflicts, default=-1) + 1
             if self.end_damaged:
@@ -331,10 +331,10 @@ class DumpBuilder:
         return damaged, missing
 
     def _cpus(self) -> list[CpuInfo]:
-        by_cpu: dict[int, list[_Run]] = {}
+        by_cpu: dict[int, list[Run]] = {}
         for run in self.runs:
             by_cpu.setdefault(run.cpu, []).append(run)
-        count = _int((self.begin or {}).get('cpus'))
+        count = int_field((self.begin or {}).get('cpus'))
         if count is not None and count > MAX_CPUS:
             self.warnings.append(f'DUMP BEGIN says cpus={count}, more than a dump can hold '
                                  f'({MAX_CPUS}); only CPUs with data are listed')
@@ -344,7 +344,7 @@ class DumpBuilder:
             self.warnings.append(f'events or counters for CPUs beyond cpus={count}')
         return [self._cpu(c, by_cpu.get(c, [])) for c in sorted(known)]
 
-    def _cpu(self, cpu: int, runs: list[_Run]) -> CpuInfo:
+    def _cpu(self, cpu: int, runs: list[Run]) -> CpuInfo:
         runs.sort(key=lambda r: r.start)
         kept, last = [], None
         for run in runs:
@@ -360,7 +360,7 @@ class DumpBuilder:
             info.source = LineSource(kept)                # compiled decoder: decoded on demand
         else:
             info.events = [e for r in kept for e in r.events]
-        if s is not None and _int(s.get('sent')) is not None:
+        if s is not None and int_field(s.get('sent')) is not None:
             self._account_with_summary(info, s)
         else:
             self._account_best_known(info, runs)
@@ -370,16 +370,16 @@ class DumpBuilder:
 
     def _account_with_summary(self, c: CpuInfo, s: dict[str, str]):
         """Exact figures: the kernel's counters against what arrived."""
-        get = lambda k: _int(s.get(k)) or 0          # noqa: E731
+        get = lambda k: int_field(s.get(k)) or 0          # noqa: E731
         c.summary_seen = True
-        apic = _int(s.get('apic'))
+        apic = int_field(s.get('apic'))
         c.apic_id = apic if apic is not None else -1
         c.capacity, c.recorded = get('cap'), get('recorded')
         c.overwritten, c.excluded, c.refused = get('overwritten'), get('excluded'), get('refused')
         c.sent, c.pinned = get('sent'), get('pinned')
-        first, last = _int(s.get('first')), _int(s.get('last'))
-        c.first_seq = first & _SEQ_MASK if first is not None else None
-        c.last_seq = last & _SEQ_MASK if last is not None else None
+        first, last = int_field(s.get('first')), int_field(s.get('last'))
+        c.first_seq = first & SEQ_MASK if first is not None else None
+        c.last_seq = last & SEQ_MASK if last is not None else None
         decoded = c.count
         if decoded > c.sent:
             self.warnings.append(f'cpu {c.cpu}: {decoded} events arrived but the kernel sent {c.sent}')
@@ -393,7 +393,7 @@ class DumpBuilder:
                                  f'overwritten + {c.excluded} excluded is off by {gaps}')
         c.unexplained = max(0, gaps)
 
-    def _account_best_known(self, c: CpuInfo, runs: list[_Run]):
+    def _account_best_known(self, c: CpuInfo, runs: list[Run]):
         """No counters line: what the event lines' own gap fields tell."""
         if self.summaries.get(c.cpu) is not None or runs:
             self.warnings.append(f'cpu {c.cpu}: counters line lost: its loss figures are lower bounds')
@@ -443,10 +443,10 @@ class DumpBuilder:
 def _seq_bounds(s: dict[str, str]) -> tuple:
     """A counters line's figures that bound its CPU's seqs (see
     _contradiction), read once per CPU rather than once per line."""
-    return tuple(_int(s.get(k)) for k in ('sent', 'base', 'head', 'first', 'last'))
+    return tuple(int_field(s.get(k)) for k in ('sent', 'base', 'head', 'first', 'last'))
 
 
-def _contradiction(run: _Run, bounds: tuple | None) -> str | None:
+def _contradiction(run: Run, bounds: tuple | None) -> str | None:
     """Why an event line cannot be this CPU's, per its counters line
     (its _seq_bounds)."""
     if bounds is None:
@@ -472,7 +472,7 @@ def _event_type(i: int, f: dict[str, str]) -> EventType:
     else:
         args = tuple('' if f[k] == '-' else f[k] for k in ('a0', 'a1'))
     signed = set(f.get('signed', '-').split(','))
-    pair = _int(f.get('pair')) if kind in ('begin', 'end') else None
+    pair = int_field(f.get('pair')) if kind in ('begin', 'end') else None
     return EventType(id=i, name=f'DAMAGED_TYPE_{i}' if damaged else f['name'],
                      category=f.get('cat', ''), kind=kind if kind in KINDS else 'instant',
                      args=args, description=f.get('desc', ''), pinned=f.get('pin') == '1',

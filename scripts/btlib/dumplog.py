@@ -1,5 +1,16 @@
 """Split a serial log into dumps (docs/dump-format.md, section 7).
 
+    from btlib.dumplog import parse_log
+    for dump in parse_log(open('serial.log', 'rb').read()):
+        print(dump.index, dump.complete, dump.warnings)
+
+parse_log() never raises on bad input. It finds every dump among console
+noise (GRUB output, ANSI escapes, NULs, other kernel lines, CR LF), checks
+the CRC-32 of every line (dumpfmt) and decodes each intact line on its
+own: a damaged or missing line costs only its own events, which are
+counted (CpuInfo.damaged, Dump.damaged_lines / missing_lines) and
+described in Dump.warnings, and is never turned into a wrong event.
+
 A line holding DUMP BEGIN (even damaged) opens a dump and closes any open
 one, as a READY line (a new boot) does; DUMP END closes it; '%' lines go
 to the open dump, which checks them against its id; anything else is
@@ -9,10 +20,33 @@ failed the open dump's checks but pass its own.
 
 from __future__ import annotations
 
+import gc
+
+from . import fastdecode
 from .dumpbuild import DumpBuilder
-from .dumpfmt import (_BEGIN_MARK, _END_MARK, _READY, _TEXT_LINE, FORMAT_VERSION, _Damaged,
-                      _begin_fields, _clean, _end_fields, _guess_seed, _int)
+from .dumpfmt import (BEGIN_MARK, END_MARK, FORMAT_VERSION, NEWLINE, READY, TEXT_LINE, Damaged,
+                      begin_fields, clean, end_fields, guess_seed, int_field)
 from .model import Dump
+
+
+def parse_log(data: bytes) -> list[Dump]:
+    """Every dump found in a serial log, in log order (see module doc)."""
+    log = LogParser()
+    raws = NEWLINE.split(data)
+    del data                     # the caller's may be the only other copy: the lines are one
+    # The parse builds a few objects per line and keeps them all: it makes
+    # no reference cycles, and the collector's passes over them would cost
+    # a quarter of its time.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        with fastdecode.prefetched(raws):
+            for raw in raws:
+                log.feed(raw)
+            return log.finish()
+    finally:
+        if collecting:
+            gc.enable()
 
 
 class LogParser:
@@ -36,30 +70,30 @@ class LogParser:
             self.dumps.append(builder.build(len(self.dumps)))
 
     def feed(self, raw: bytes):
-        line = _clean(raw)
+        line = clean(raw)
         if line.startswith(b'%'):
             if self.cur is None:
                 self.cur = DumpBuilder(None, 'lost')
             self.cur.add(line)
             return
-        at = _BEGIN_MARK.find(line)
+        at = BEGIN_MARK.find(line)
         if at >= 0:
             self._begin(line[at:])
             return
-        at = _END_MARK.find(line)
+        at = END_MARK.find(line)
         if at >= 0:
             self._end(line[at:])
             return
-        if _READY.search(line):
+        if READY.search(line):
             self._close()
         elif self.cur is not None and line:
             self.cur.noise += 1
 
     def _begin(self, text: bytes):
         try:
-            fields = _begin_fields(text)
-        except _Damaged:
-            guess = _guess_seed(text)
+            fields = begin_fields(text)
+        except Damaged:
+            guess = guess_seed(text)
             if self.cur is not None and guess is not None and guess == self.cur.seed \
                     and not self.cur.lines:
                 self.cur.bad += 1          # a damaged copy of the open dump's BEGIN
@@ -75,10 +109,10 @@ class LogParser:
 
     def _end(self, text: bytes):
         try:
-            fields, seed = _end_fields(text)
-        except _Damaged:
+            fields, seed = end_fields(text)
+        except Damaged:
             if self.cur is None:
-                if _TEXT_LINE.match(text):      # shaped like one: say it was seen
+                if TEXT_LINE.match(text):      # shaped like one: say it was seen
                     self.dumps.append(_orphan_end(len(self.dumps), None, True))
             else:
                 self._close(None, True)
@@ -106,7 +140,7 @@ class LogParser:
 
 def _orphan_end(index: int, fields, damaged: bool) -> Dump:
     """A DUMP END whose dump never showed: report it rather than hide it."""
-    events = _int(fields.get('events')) if fields else None
+    events = int_field(fields.get('events')) if fields else None
     return Dump(index=index, header=dict(fields or {}), version=FORMAT_VERSION, tsc_hz=0, cpus=[],
                 types={}, phases={}, complete=False, end_events=events,
                 damaged_lines=1 if damaged else 0, missing_lines=0,

@@ -41,13 +41,13 @@ def write_csv(tl, out):
     newline='', or a binary stream (outsink: the same bytes)."""
     write = text_sink(out)
     write(','.join(COLUMNS) + '\n')
+    names = {t: csv_field(v.name) for t, v in tl.views.items()}
     if tl.merge is not None:
-        rows = fastdecode.csv_writer(tl.views, tl.phases, tl.t0, tl.hz)
+        rows = fastdecode.csv_writer(tl.views, tl.phases, tl.t0, tl.hz, names)
         if rows is not None:          # the same rows, written in C from the records
             rows(tl.merge, out)
             return
     t0, hz = tl.t0, tl.hz
-    names = {t: csv_field(v.name) for t, v in tl.views.items()}
     args = {t: v.text for t, v in tl.views.items()}
     chunk = []
     for ev in tl.events:

@@ -5,107 +5,79 @@
         for res in fastdecode.decode_lines([b'%E...', ...], seed=0):
             ...   # DAMAGED, PUNT or (line, cpu, start, gap_over, gap_excl, records)
 
-`make` builds build/host/libbtdecode.so; without it (or with the
-environment variable BT_PURE_PYTHON=1) available() is False and btlib.dumpfmt
-decodes in pure Python, with the same results. `records` holds 32-byte
+`make` builds build/host/libbtdecode.so (btlib.native: the handle, the
+declarations and their check); without it, or with the environment
+variable BT_PURE_PYTHON=1, available() is False and the callers take the
+reference path in pure Python, with the same results: available() is the
+one place that decides. `records` holds 32-byte
 event records (btlib.model.RECORD): a memoryview into the batch the line
 was decoded in, not a copy (decode_line: bytes); see events_of().
 
 A line answered PUNT holds something only the reference decoder judges
 exactly (a varint over 64 bits, '=' in its base64, an over-long line):
-decode that one line with dumpfmt's Python code.
+decode_event_line() decodes that one line with dumpfmt's Python code.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import struct
 
-from .model import RECORD_SIZE, RECORD_WORDS, SEQ_WORD, events_of   # noqa: F401 (events_of: for callers)
+from . import dumpfmt, native
+from .dumpfmt import Damaged, Run
+from .model import RECORD_SIZE, RECORD_WORDS, SEQ_MASK, SEQ_WORD, events_of   # noqa: F401 (events_of: for callers)
 from .outsink import byte_sink
 
-LIB_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.realpath(__file__)))), 'build', 'host', 'libbtdecode.so')
 DISABLE_ENV = 'BT_PURE_PYTHON'
 
-DAMAGED, PUNT = -1, -2              # decode.h: BT_DAMAGED, BT_PUNT
+DAMAGED, PUNT = -1, -2           # decode_line()'s verdicts (the library's are translated)
 BATCH_RUNS = 8192
 BATCH_EVENTS = 1 << 16           # 2 MiB of scratch records per bt_decode_lines call
 
-
-class _Run(ctypes.Structure):
-    _fields_ = [('line', ctypes.c_uint64), ('cpu', ctypes.c_uint64),
-                ('start', ctypes.c_uint64), ('gap_over', ctypes.c_uint64),
-                ('gap_excl', ctypes.c_uint64), ('status', ctypes.c_int32),
-                ('first', ctypes.c_uint32)]
-
-
-_RUN_LAYOUT = struct.Struct('<5QiI')          # struct bt_run, as _Run
-assert _RUN_LAYOUT.size == ctypes.sizeof(_Run)
-
-
-_lib = None
-_tried = False
-
-
-def _load():
-    global _lib, _tried
-    if not _tried:
-        _tried = True
-        if os.environ.get(DISABLE_ENV) != '1':
-            try:
-                lib = ctypes.CDLL(LIB_PATH)
-            except OSError:
-                lib = None
-            if lib is not None:
-                f = lib.bt_decode_lines
-                f.restype = ctypes.c_size_t
-                f.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint32,
-                              ctypes.POINTER(_Run), ctypes.c_size_t, ctypes.c_void_p,
-                              ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]
-                lib.bt_decode_line.restype = ctypes.c_int32
-                lib.bt_decode_line.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint32,
-                                               ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
-                lib.bt_merge_order.restype = None
-                lib.bt_merge_order.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p,
-                                               ctypes.c_void_p]
-                lib.bt_gather.restype = None
-                lib.bt_gather.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t,
-                                          ctypes.c_void_p]
-                for rows in (lib.bt_csv_rows, lib.bt_text_rows):
-                    rows.restype = ctypes.c_size_t
-                    rows.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
-                                     ctypes.c_void_p, ctypes.c_size_t,
-                                     ctypes.POINTER(ctypes.c_size_t)]
-                lib.bt_ctf_events.restype = None
-                lib.bt_ctf_events.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p]
-                _lib = lib
-    return _lib
+_CRun, _Scan, _Src, _Head, _KMerge = (native.S[t] for t in (
+    'bt_run', 'bt_scan', 'bt_kmerge_src', 'bt_kmerge_head', 'bt_kmerge'))
+_CsvType, _Phase, _Csv, _Marker, _Text = (native.S[t] for t in (
+    'bt_csv_type', 'bt_phase', 'bt_csv', 'bt_marker', 'bt_text'))
+_JsonFmt, _JsonPair, _JsonMark, _Json, _JsonCpu = (native.S[t] for t in (
+    'bt_json_fmt', 'bt_json_pair', 'bt_json_mark', 'bt_json', 'bt_json_cpu'))
+_RUN_LAYOUT = struct.Struct('<5QiI')          # struct bt_run, read in one C loop
+assert _RUN_LAYOUT.size == ctypes.sizeof(_CRun)
 
 
 def available() -> bool:
-    """True when the compiled core is loaded (and not disabled)."""
-    return _load() is not None
+    """Whether the compiled path is used: the library loads (a stale one
+    raises native.AbiError) and BT_PURE_PYTHON=1 is not set. Every caller
+    that has two paths asks this (tests switch it off here)."""
+    return os.environ.get(DISABLE_ENV) != '1' and native.available()
 
 
-_one_run = _Run()
+def _verdict(status: int) -> int:
+    """The library's status of a line that gave no events, as DAMAGED or PUNT."""
+    if status == native.const('BT_DAMAGED'):
+        return DAMAGED
+    if status == native.const('BT_PUNT'):
+        return PUNT
+    raise ValueError(f'{native.LIB_NAME}: line status {status}')
+
+
+_one_run = _CRun()
 _one_run_ref = ctypes.byref(_one_run)
 _one_ev = None
-LINE_EVENTS_MAX = 4096             # decode.c punts longer lines: fewer events than this
 
 
 def decode_line(text: bytes, seed: int = 0):
     """decode_lines() for one line: DAMAGED, PUNT or the tuple."""
     global _one_ev
-    lib = _load()
+    lib = native.lib()
+    most = native.const('BT_LINE_MAX_CHARS')      # longer lines are punted: fewer events
     if _one_ev is None:
-        _one_ev = ctypes.create_string_buffer(LINE_EVENTS_MAX * RECORD_SIZE)
+        _one_ev = ctypes.create_string_buffer(most * RECORD_SIZE)
     r = _one_run
-    n = lib.bt_decode_line(text, len(text), seed & 0xFFFFFFFF, _one_run_ref, _one_ev,
-                           LINE_EVENTS_MAX)
+    n = lib.bt_decode_line(text, len(text), seed & 0xFFFFFFFF, _one_run_ref, _one_ev, most)
     if n < 0:
-        return n
+        return _verdict(n)
     return (r.line, r.cpu, r.start, r.gap_over, r.gap_excl,
             ctypes.string_at(_one_ev, n * RECORD_SIZE))
 
@@ -126,10 +98,10 @@ def _batches(texts: list[bytes], seed: int):
     """bt_decode_lines over texts, a batch at a time: yields (runs, ev),
     runs as (line, cpu, start, gap_over, gap_excl, status, first) tuples
     and ev the batch's events (scratch: read them before the next)."""
-    lib = _load()
+    lib = native.lib()
     buf = b'\n'.join(texts) + b'\n'
     base = _addr(buf)                        # buf stays alive
-    runs = (_Run * BATCH_RUNS)()
+    runs = (_CRun * BATCH_RUNS)()
     room = min(BATCH_EVENTS, len(buf))       # a line holds fewer events than bytes
     ev = _scratch(room * RECORD_SIZE)
     used = ctypes.c_size_t()
@@ -156,7 +128,7 @@ def decode_lines(texts: list[bytes], seed: int = 0) -> list:
         raw = memoryview(_batch_events(runs, ev))       # the runs view it: no copies
         for line, cpu, start, over, excl, status, first in runs:
             if status < 0:
-                out.append(status)
+                out.append(_verdict(status))
             else:
                 at = first * RECORD_SIZE
                 out.append((line, cpu, start, over, excl, raw[at:at + status * RECORD_SIZE]))
@@ -169,7 +141,7 @@ def scan_lines(texts: list[bytes], seed: int = 0) -> list:
     out = []
     for at in range(0, len(texts), BATCH_RUNS):     # no copy of the whole log's lines
         for runs, _ in _batches(texts[at:at + BATCH_RUNS], seed):
-            out += [r[5] if r[5] < 0 else r[:5] + (r[5],) for r in runs]
+            out += [_verdict(r[5]) if r[5] < 0 else r[:5] + (r[5],) for r in runs]
     return out
 
 
@@ -177,9 +149,9 @@ def decode_records(texts: list[bytes], seed: int = 0) -> bytes:
     """The records of lines known to decode (scan_lines said so), joined
     in line order; by the reference decoder when the library is not
     loaded (BT_PURE_PYTHON=1 after the parse, as tests do)."""
-    if _load() is None:
-        from .dumpfmt import _decode_event_line_py      # it imports this module
-        return b''.join(e.raw() for t in texts for e in _decode_event_line_py(t, seed).events)
+    if not available():
+        return b''.join(e.raw() for t in texts
+                        for e in dumpfmt.decode_event_line_py(t, seed).events)
     parts = []
     for runs, ev in _batches(texts, seed):
         if any(r[5] < 0 for r in runs):
@@ -188,7 +160,76 @@ def decode_records(texts: list[bytes], seed: int = 0) -> bytes:
     return parts[0] if len(parts) == 1 else b''.join(parts)
 
 
-SEQ_MASK = (1 << 32) - 1      # a record's seq is a u32
+class LineRun(Run):
+    """An event line the batch decoder checked and counted: its events are
+    decoded again from its text when they are wanted."""
+    __slots__ = ()
+
+    @property
+    def events(self):
+        if self._events is None:
+            self._events = events_of(self.records if self.records is not None else
+                                     decode_records([self.text], self.seed))
+        return self._events
+
+
+# Event lines decoded ahead, in one batch per seed (a ctypes call per line
+# costs more than decoding it): {seed: {text: LineRun or status}}. The
+# batch keeps no events, only each line's header and count: a CPU's lines
+# are decoded again, a CPU at a time, when its events are read
+# (LineSource), so the parse holds the log, not the records.
+_PREFETCHED: dict[int, dict] = {}
+_NOTHING: dict = {}
+
+
+@contextlib.contextmanager
+def prefetched(raws: list[bytes]):
+    """While it lasts, decode_event_line() finds the event lines of raws
+    (a log's lines) decoded ahead, in batches, each with the seed of the
+    DUMP BEGIN before it; a line the batch missed (one that needed
+    cleaning, or belongs to another dump's seed) is decoded on its own."""
+    try:
+        if available():
+            groups: dict[int, list[bytes]] = {}
+            seed = 0
+            for raw in raws:
+                if raw.startswith(b'%E'):
+                    groups.setdefault(seed, []).append(raw)
+                elif b'DUMP BEGIN' in raw:
+                    seed = dumpfmt.begin_seed(raw)
+            for seed, texts in groups.items():
+                _PREFETCHED[seed] = {text: _scanned_run(res, text, seed) for text, res in
+                                     zip(texts, scan_lines(texts, seed))}
+        yield
+    finally:
+        _PREFETCHED.clear()
+
+
+def _scanned_run(res, text: bytes, seed: int) -> LineRun | int:
+    """A scan_lines result as a LineRun (its text kept to decode again),
+    or its status."""
+    return res if isinstance(res, int) else LineRun(*res[:5], None, None, res[5], text, seed)
+
+
+def decode_event_line(text: bytes, seed: int = 0) -> Run:
+    """One event line, by the compiled core when it is there (the same
+    result: test_fastdecode), else by dumpfmt.decode_event_line_py; raises
+    dumpfmt.Damaged."""
+    run = _PREFETCHED.get(seed, _NOTHING).get(text)
+    if run is None:
+        if not available():
+            return dumpfmt.decode_event_line_py(text, seed)
+        res = decode_line(text, seed)
+        run = res if isinstance(res, int) else Run(*res[:5], None, res[5])
+    if not isinstance(run, int):
+        return run
+    if run == DAMAGED:
+        raise Damaged
+    run = dumpfmt.decode_event_line_py(text, seed)          # PUNT
+    run.records = b''.join(e.raw() for e in run.events)
+    return run
+
+
 WINDOW_EVENTS = 1 << 12      # events per window of LineSource: 128 KiB of records
 
 
@@ -267,23 +308,12 @@ class _Whole:
 
 # ---- timeline order and CSV rows, from records ---------------------------------
 
-class _CsvType(ctypes.Structure):
-    _fields_ = [('name', ctypes.c_char_p), ('label', ctypes.c_char_p * 2),
-                ('nfields', ctypes.c_uint32), ('arg', ctypes.c_uint8 * 2),
-                ('phase', ctypes.c_uint8 * 2), ('sgn', ctypes.c_uint8 * 2)]
 
 
-class _Phase(ctypes.Structure):
-    _fields_ = [('value', ctypes.c_uint64), ('name', ctypes.c_char_p)]
 
 
-class _Csv(ctypes.Structure):
-    _fields_ = [('types', ctypes.POINTER(_CsvType)), ('type_index', ctypes.POINTER(ctypes.c_uint16)),
-                ('phases', ctypes.POINTER(_Phase)), ('nphases', ctypes.c_size_t),
-                ('t0', ctypes.c_uint64), ('hz', ctypes.c_uint64), ('row_max', ctypes.c_size_t)]
 
 
-CSV_ARGS_MAX = 2048          # csvout.c ARGS_MAX
 CSV_CHUNK = 1 << 20
 U64_LIMIT = 1 << 64
 
@@ -291,7 +321,7 @@ U64_LIMIT = 1 << 64
 def merge_order(records: bytes) -> memoryview:
     """Indices of records (CPU by CPU) in timeline order: (tsc, cpu, seq),
     stable, as a memoryview of u32."""
-    lib = _load()
+    lib = native.lib()
     n = len(records) // RECORD_SIZE
     order = (ctypes.c_uint32 * max(1, n))()
     tmp = (ctypes.c_uint32 * max(1, n))()
@@ -302,7 +332,7 @@ def merge_order(records: bytes) -> memoryview:
 def gather(records: bytes, order: memoryview) -> bytes:
     """records reordered: the k-th is records' order[k]-th."""
     out = ctypes.create_string_buffer(max(1, len(records)))
-    _load().bt_gather(records, order.obj, len(order), out)
+    native.lib().bt_gather(records, order.obj, len(order), out)
     return out.raw[:len(records)]
 
 
@@ -312,51 +342,12 @@ def sort_records(records: bytes) -> bytes:
     return gather(records, merge_order(records))
 
 
-class _Scan(ctypes.Structure):
-    _fields_ = [('min_tsc', ctypes.c_uint64), ('max_tsc', ctypes.c_uint64),
-                ('events', ctypes.c_uint64), ('sorted', ctypes.c_uint32),
-                ('consecutive', ctypes.c_uint32), ('types', ctypes.c_uint8 * 65536)]
 
 
-class _Src(ctypes.Structure):
-    _fields_ = [('ev', ctypes.c_void_p), ('order', ctypes.c_void_p), ('n', ctypes.c_uint64),
-                ('at', ctypes.c_uint64), ('base', ctypes.c_uint64), ('lo', ctypes.c_uint64),
-                ('hi', ctypes.c_uint64)]
 
 
-class _Head(ctypes.Structure):
-    _fields_ = [('tsc', ctypes.c_uint64), ('key', ctypes.c_uint64), ('src', ctypes.c_uint64)]
 
 
-class _KMerge(ctypes.Structure):
-    _fields_ = [('src', ctypes.POINTER(_Src)), ('heap', ctypes.POINTER(_Head)),
-                ('nheap', ctypes.c_uint64), ('starved', ctypes.c_uint64)]
-
-
-_kmerge_lib = None
-
-
-def _klib():
-    """The library, its k-way merge functions declared (on first use)."""
-    global _kmerge_lib
-    if _kmerge_lib is None:
-        lib = _load()
-        _declare_kmerge(lib)
-        _kmerge_lib = lib
-    return _kmerge_lib
-
-
-def _declare_kmerge(lib):
-    lib.bt_scan_init.restype = lib.bt_scan.restype = lib.bt_kmerge_init.restype = None
-    lib.bt_scan_init.argtypes = [ctypes.POINTER(_Scan)]
-    lib.bt_scan.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(_Scan)]
-    lib.bt_kmerge_init.argtypes = [ctypes.POINTER(_KMerge), ctypes.POINTER(_Src),
-                                   ctypes.c_size_t, ctypes.POINTER(_Head)]
-    lib.bt_kmerge_next.restype = ctypes.c_size_t
-    lib.bt_kmerge_next.argtypes = [ctypes.POINTER(_KMerge), ctypes.c_void_p, ctypes.c_void_p,
-                                   ctypes.c_size_t]
-    lib.bt_kmerge_refill.restype = None
-    lib.bt_kmerge_refill.argtypes = [ctypes.POINTER(_KMerge), ctypes.c_uint64]
 
 
 def _addr(data) -> int:
@@ -381,7 +372,7 @@ class Merge:
     """
 
     def __init__(self, parts: list):
-        lib = _klib()
+        lib = native.lib()
         self.parts = [p if hasattr(p, 'windows') else _Whole(p) for p in parts]
         self._whole = []             # per part: (records, order) when out of order
         scan = _Scan()
@@ -404,14 +395,14 @@ class Merge:
         """The timeline order of one CPU's records (stable: ring order on ties)."""
         n = len(part) // RECORD_SIZE
         order, tmp = (ctypes.c_uint32 * n)(), (ctypes.c_uint32 * n)()
-        _load().bt_merge_order(part, n, order, tmp)
+        native.lib().bt_merge_order(part, n, order, tmp)
         return order
 
     def _run(self, size: int, out=None, idx=None):
         """bt_kmerge_next over the parts, loading each CPU's next window
         when the merge stops for it: yields n after each call that gave n
         events, written to out (reused) or at idx[given so far]."""
-        lib, nparts = _klib(), len(self.parts)
+        lib, nparts = native.lib(), len(self.parts)
         srcs, heap, m = (_Src * max(1, nparts))(), (_Head * max(1, nparts))(), _KMerge()
         held, feeds, base = [None] * nparts, [None] * nparts, 0
         for k, (s, p, whole) in enumerate(zip(srcs, self.parts, self._whole)):
@@ -468,8 +459,8 @@ class Merge:
         return b''.join(ctypes.string_at(buf, n * RECORD_SIZE) for buf, n in self.chunks())
 
 
-def _table(views: dict, phases: dict, t0: int, hz: int, name_of):
-    """The struct bt_csv of views (each type's name column: name_of(view))
+def _table(views: dict, phases: dict, t0: int, hz: int, names: dict):
+    """The struct bt_csv of views (each type's name column: names[type])
     and the size one row's args can take, or None when something does not
     fit csvout.c."""
     order = sorted(views)
@@ -481,7 +472,7 @@ def _table(views: dict, phases: dict, t0: int, hz: int, name_of):
         if not 0 <= tid < 65536 or len(v.fields) > 2:
             return None
         index[tid] = k
-        name = name_of(v).encode()
+        name = names[tid].encode()
         t.name = name
         labels = [(' ' if j else '') + f'{n}=' for j, (n, _, _) in enumerate(v.fields)]
         for j, (_, i, is_phase) in enumerate(v.fields):
@@ -495,7 +486,8 @@ def _table(views: dict, phases: dict, t0: int, hz: int, name_of):
     ph = (_Phase * max(1, len(table)))(*[_Phase(k, n) for k, n in table])
     phase_len = max((len(n) for _, n in table), default=0)
     args_max = longest + 2 * (phase_len + 20) + 2
-    if args_max > CSV_ARGS_MAX or not 0 <= t0 < U64_LIMIT or not 0 < hz < U64_LIMIT:
+    if (args_max > native.const('BT_CSV_ARGS_MAX') or not 0 <= t0 < U64_LIMIT
+            or not 0 < hz < U64_LIMIT):
         return None
     ctx = _Csv(ctypes_types, index, ph, len(table), t0, hz, 300 + 2 * args_max + longest)
     ctx.keep = (ctypes_types, index, ph, table)
@@ -526,27 +518,19 @@ def _rows(fn, ctx, row_max: int):
     return write
 
 
-def csv_writer(views: dict, phases: dict, t0: int, hz: int):
+def csv_writer(views: dict, phases: dict, t0: int, hz: int, names: dict):
     """A function (records, out) that writes the CSV rows of records (a
     Merge or bytes of records) to out, a text stream opened with
     newline='' or a binary one, or None when some name is too long for
-    csvout.c."""
-    from .export_csv import csv_field          # one definition of the quoting (a cycle)
-    ctx = _table(views, phases, t0, hz, lambda v: csv_field(v.name))
-    return None if ctx is None else _rows(_load().bt_csv_rows, ctx, ctx.row_max)
+    csvout.c. names: {type: its name column, quoted}."""
+    ctx = _table(views, phases, t0, hz, names)
+    return None if ctx is None else _rows(native.lib().bt_csv_rows, ctx, ctx.row_max)
 
 
 # ---- text rows, from records ------------------------------------------------
 
-class _Marker(ctypes.Structure):
-    _fields_ = [('cpu', ctypes.c_uint64), ('seq', ctypes.c_uint64),
-                ('before', ctypes.c_char_p), ('after', ctypes.c_char_p)]
 
 
-class _Text(ctypes.Structure):
-    _fields_ = [('table', ctypes.POINTER(_Csv)), ('markers', ctypes.POINTER(_Marker)),
-                ('nmarkers', ctypes.c_size_t), ('int_w', ctypes.c_uint32),
-                ('row_max', ctypes.c_size_t)]
 
 
 TEXT_TIME_MAX = 64           # a time and CPU column's bytes beyond int_w
@@ -558,7 +542,7 @@ def text_writer(views: dict, phases: dict, t0: int, hz: int, heads: dict, int_w:
     records (heads: {type: its name column}; before/after: {(cpu, seq):
     marker text after the time and CPU}), or None when something does not
     fit textout.c."""
-    ctx = _table(views, phases, t0, hz, lambda v: heads[v.id])
+    ctx = _table(views, phases, t0, hz, heads)
     keys = sorted(set(before) | set(after))
     if ctx is None or not 0 <= int_w < 4096 or not all(
             0 <= c < U64_LIMIT and 0 <= q < U64_LIMIT for c, q in keys):
@@ -571,18 +555,15 @@ def text_writer(views: dict, phases: dict, t0: int, hz: int, heads: dict, int_w:
     row_max = 3 * (int_w + TEXT_TIME_MAX) + ctx.row_max + 2 * mark_max
     x = _Text(ctypes.pointer(ctx), arr, len(keys), int_w, row_max)
     x.keep = (ctx, arr, texts)
-    return _rows(_load().bt_text_rows, x, row_max)
-
-
-CTF_EVENT_SIZE = 31          # ctfout.h BT_CTF_EVENT_SIZE: export_ctf.EVENT.size
+    return _rows(native.lib().bt_text_rows, x, row_max)
 
 
 def ctf_events(records: bytes) -> bytes:
     """The CTF stream bytes of records' events (export_ctf.EVENT each)."""
-    n = len(records) // RECORD_SIZE
-    out = ctypes.create_string_buffer(max(1, n * CTF_EVENT_SIZE))
-    _load().bt_ctf_events(records, n, out)
-    return out.raw[:n * CTF_EVENT_SIZE]
+    n, size = len(records) // RECORD_SIZE, native.const('BT_CTF_EVENT_SIZE')
+    out = ctypes.create_string_buffer(max(1, n * size))
+    native.lib().bt_ctf_events(records, n, out)
+    return out.raw[:n * size]
 
 
 
@@ -601,48 +582,28 @@ def may_have_holes(c) -> bool:
         seqs = memoryview(c.records).cast('I')[SEQ_WORD::RECORD_WORDS]
         first, last = seqs[0], seqs[-1]
         scan = _Scan()
-        _klib().bt_scan(_addr(c.records), c.count, ctypes.byref(scan))
+        native.lib().bt_scan(_addr(c.records), c.count, ctypes.byref(scan))
         consecutive = scan.consecutive
     return c.first_seq not in (None, first) or c.last_seq not in (None, last) or not consecutive
 
 
 # ---- Chrome JSON records, one CPU at a time ------------------------------------
 
-JSON_FIELDS = 4              # jsonout.h BT_JSON_FIELDS
-TYPE_LIMIT = 1 << 16         # a record's type is a u16
+JSON_FIELDS = native.JSON_FIELDS
+TYPE_LIMIT = native.TYPE_LIMIT
 JSON_NO_TIMER = TYPE_LIMIT   # jsonout.h: a timer type above 0xffff is none
 JSON_VALUE_MAX = 24          # the longest value: '"-0x8000000000000000"'
 JSON_EVENT_MAX = 400         # one event's records beyond its head, labels and values
 
 
-class _JsonFmt(ctypes.Structure):
-    _fields_ = [('head', ctypes.c_char_p), ('label', ctypes.c_char_p * JSON_FIELDS),
-                ('nfields', ctypes.c_uint32), ('arg', ctypes.c_uint8 * JSON_FIELDS),
-                ('phase', ctypes.c_uint8 * JSON_FIELDS), ('sgn', ctypes.c_uint8 * JSON_FIELDS)]
 
 
-class _JsonPair(ctypes.Structure):
-    _fields_ = [('begin', ctypes.c_uint32), ('end', ctypes.c_uint32), ('fmt', ctypes.c_uint32)]
 
 
-class _JsonMark(ctypes.Structure):
-    _fields_ = [('at', ctypes.c_uint64), ('text', ctypes.c_char_p)]
 
 
-class _Json(ctypes.Structure):
-    _fields_ = [('fmts', ctypes.POINTER(_JsonFmt)), ('type_index', ctypes.POINTER(ctypes.c_uint16)),
-                ('pairs', ctypes.POINTER(_JsonPair)), ('npairs', ctypes.c_size_t),
-                ('phases', ctypes.POINTER(_Phase)), ('nphases', ctypes.c_size_t),
-                ('t0', ctypes.c_uint64), ('hz', ctypes.c_uint64), ('timer', ctypes.c_uint32),
-                ('row_max', ctypes.c_size_t)]
 
 
-class _JsonCpu(ctypes.Structure):
-    _fields_ = [('ev', ctypes.c_void_p), ('n', ctypes.c_size_t),
-                ('role', ctypes.POINTER(ctypes.c_uint32)), ('marks', ctypes.POINTER(_JsonMark)),
-                ('nmarks', ctypes.c_size_t), ('cpu', ctypes.c_uint64), ('at', ctypes.c_size_t),
-                ('mark_at', ctypes.c_size_t), ('prev_tick', ctypes.c_uint64),
-                ('have_tick', ctypes.c_uint32)]
 
 
 def _json_fmt(head: str, fields) -> tuple[_JsonFmt, int]:
@@ -685,19 +646,6 @@ def _json_table(instants: dict, slices: dict, phases: dict, t0: int, hz: int, ti
     return ctx
 
 
-def _json_lib():
-    """The library, with jsonout.h's functions declared."""
-    lib = _load()
-    if lib.bt_json_rows.restype is not ctypes.c_size_t:
-        lib.bt_json_pair.restype = ctypes.c_long
-        lib.bt_json_pair.argtypes = [ctypes.POINTER(_Json), ctypes.POINTER(_JsonCpu),
-                                     ctypes.c_void_p, ctypes.c_uint32]
-        lib.bt_json_rows.restype = ctypes.c_size_t
-        lib.bt_json_rows.argtypes = [ctypes.POINTER(_Json), ctypes.POINTER(_JsonCpu),
-                                     ctypes.c_void_p, ctypes.c_size_t]
-    return lib
-
-
 def json_writer(instants: dict, slices: dict, phases: dict, t0: int, hz: int, timer, roles):
     """A function (records, cpu, marks, out) that writes one CPU's records
     (export_json._cpu_records) to text stream out and returns its unmatched
@@ -712,7 +660,7 @@ def json_writer(instants: dict, slices: dict, phases: dict, t0: int, hz: int, ti
     ctx = _json_table(instants, slices, phases, t0, hz, timer)
     if ctx is None:
         return None
-    lib = _json_lib()
+    lib = native.lib()
     ref = ctypes.byref(ctx)
 
     def write(records: bytes, cpu: int, marks, out) -> int:

@@ -9,9 +9,9 @@ worse than a ring that wrapped), and into the positions CTF needs for its
 events_discarded counts (missing + refused).
 """
 
-from .model import MISSING_KINDS
+from .model import MISSING_KINDS, SEQ_MODULUS
 from .tables import format_table
-from .timeline import SEQ_MOD, seq_holes_in
+from .timeline import seq_holes_in
 
 LOSS_KINDS = MISSING_KINDS + ('refused',)      # the loss table's columns, in order
 KIND_WORDS = {'overwritten': 'overwritten (ring wrapped)',
@@ -85,8 +85,8 @@ def hole_causes(c, seqs=None):
 
 def _ahead(a, b):
     """How far seq b is after seq a (u32), or 0 if it is not after it."""
-    step = (b - a) % SEQ_MOD
-    return step if step < SEQ_MOD // 2 else 0
+    step = (b - a) % SEQ_MODULUS
+    return step if step < SEQ_MODULUS // 2 else 0
 
 
 def holes(c, seqs=None):
@@ -103,7 +103,7 @@ def holes(c, seqs=None):
         out.append((0, c.first_seq, _ahead(c.first_seq, seqs[0])))
     out += list(seq_holes_in(seqs))
     if c.last_seq is not None and _ahead(seqs[-1], c.last_seq):
-        out.append((len(seqs), (seqs[-1] + 1) % SEQ_MOD, _ahead(seqs[-1], c.last_seq)))
+        out.append((len(seqs), (seqs[-1] + 1) % SEQ_MODULUS, _ahead(seqs[-1], c.last_seq)))
     return out
 
 

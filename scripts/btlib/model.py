@@ -1,12 +1,12 @@
 """The decoded form of a baretrace dump: what every host tool works on.
 
-`btlib.dumpfmt.parse_log()` turns a serial log into a list of `Dump`s made
+`btlib.dumplog.parse_log()` turns a serial log into a list of `Dump`s made
 of these classes.  Nothing here knows the wire format; see
 docs/dump-format.md for that.
 
 Sequence numbers: each CPU numbers its events 0, 1, 2, ... as it reserves
 them; the 32-byte record keeps the low 32 bits (`Event.seq`, `first_seq`,
-`last_seq` are those u32 values, so compare them modulo 2**32).
+`last_seq` are those u32 values, so compare them modulo SEQ_MODULUS).
 
 The words for what happened to an event are those of the glossary in
 docs/dump-format.md ("Glossary"); each is one CpuInfo field.  Every seq a
@@ -35,7 +35,8 @@ from dataclasses import InitVar, dataclass, field
 RECORD = struct.Struct('<QIHBBQQ')
 RECORD_SIZE = RECORD.size            # 32
 SEQ_WORD, RECORD_WORDS = 2, RECORD_SIZE // 4      # a record's seq: its 3rd u32
-SEQ_MOD = 1 << 32                    # Event.seq is the record's u32
+SEQ_MODULUS = 1 << 32                # Event.seq is the record's u32: seqs compare modulo this
+SEQ_MASK = SEQ_MODULUS - 1
 U64_MASK = (1 << 64) - 1
 
 KINDS = ('instant', 'begin', 'end')
@@ -236,24 +237,11 @@ class Dump:
     workloads: dict[int, Workload] = field(default_factory=dict)  # id -> %W; {} before %W
 
     def events(self) -> list[Event]:
-        """All CPUs' events merged by (tsc, cpu, seq)."""
-        m = self.merged()
-        if m is not None:             # the CPUs' own Event objects, reordered
-            flat = [e for c in self.cpus for e in c.events]
-            return list(map(flat.__getitem__, m.order()))
+        """All CPUs' events merged by (tsc, cpu, seq), sorted in Python
+        (timeline.merged_events() is the same list, merged in C when it can)."""
         merged = [e for c in self.cpus for e in c.events]
         merged.sort(key=_merge_key)
         return merged
-
-    def merged(self):
-        """The CPUs' records in events()' order, merged in C a chunk at a
-        time (a btlib.fastdecode.Merge), or None unless every CPU came
-        from the compiled decoder (CpuInfo.records or .source)."""
-        from .fastdecode import Merge, available     # it imports this module
-        parts = [c.record_source() for c in self.cpus]
-        if any(p is None for p in parts) or not available():   # (a dump without CPUs)
-            return None
-        return Merge(parts)
 
     def cpu(self, n: int) -> CpuInfo | None:
         """The CpuInfo of dense CPU number n, or None."""

@@ -13,7 +13,7 @@ overlapping slices.  This is the kernel's rule too (the `s` summary,
 src/recorder/pairing.c; docs/dump-format.md, "BEGIN/END pairs"), so both
 count the same pairs in the same rings.
 
-With the compiled decoder (btlib.fastdecode) the rule runs in C, the
+With the compiled decoder (btlib.fastdecode.available()) the rule runs in C, the
 kernel's own src/recorder/pairing.c through decoder/pairs.c:
 match_records() pairs a CPU's packed records there, and match_cpu() does
 when it is given records instead of Event objects. BT_PURE_PYTHON=1 (or
@@ -24,7 +24,7 @@ import ctypes
 import weakref
 from dataclasses import dataclass
 
-from . import fastdecode
+from . import fastdecode, native
 from .model import RECORD_SIZE, events_of
 
 # Deeper than any real nesting (an IRQ inside work inside a dump): past it
@@ -131,32 +131,15 @@ def _match_packed(tl, records):
 
 # ---- the compiled rule (decoder/pairs.c) --------------------------------------
 
-class _Role(ctypes.Structure):                  # recorder/pairing.h struct pairing_role
-    _fields_ = [('key', ctypes.c_uint32), ('kind', ctypes.c_uint8)]
+PairingRole = native.S['pairing_role']           # recorder/pairing.h struct pairing_role
+TYPE_LIMIT = native.TYPE_LIMIT
 
-
-KIND_CODE = {'instant': 0, 'begin': 1, 'end': 2}    # enum trace_kind
-TYPE_LIMIT = 1 << 16                                # a record's type is a u16
-MAX_EVENTS = 0xFFFFFFF0                             # pairs.h BT_PAIR_MAX_EVENTS
-
-_lib = None
 _tables = weakref.WeakKeyDictionary()           # Timeline -> its role table
 
 
 def compiled():
-    """libbtdecode.so with bt_pair_cpu's signature, or None without it."""
-    global _lib
-    if not fastdecode.available():             # (checked each time: tests switch it off)
-        return None
-    if _lib is None:
-        lib = ctypes.CDLL(fastdecode.LIB_PATH)
-        u32p = ctypes.POINTER(ctypes.c_uint32)
-        lib.bt_pair_cpu.restype = ctypes.c_size_t
-        lib.bt_pair_cpu.argtypes = [ctypes.POINTER(_Role), ctypes.c_uint32, ctypes.c_char_p,
-                                    ctypes.c_size_t, u32p, u32p, u32p,
-                                    ctypes.POINTER(ctypes.c_size_t)]
-        _lib = lib
-    return _lib
+    """The library when the compiled path is in use (fastdecode.available()), else None."""
+    return native.lib() if fastdecode.available() else None
 
 
 def role_table(tl):
@@ -167,10 +150,11 @@ def role_table(tl):
         role = {t: r for t, r in roles(tl).items() if 0 <= t < TYPE_LIMIT and r[0] != 'instant'}
         keys = {}
         n = max(role, default=-1) + 1
-        table = (_Role * max(1, n))()
+        table = (PairingRole * max(1, n))()
+        kinds = {k: native.const('TRACE_KIND_' + k.upper()) for k in ('instant', 'begin', 'end')}
         for t, (kind, key) in role.items():
             code = keys.setdefault(key, len(keys))
-            table[t].key, table[t].kind = code, KIND_CODE[kind]
+            table[t].key, table[t].kind = code, kinds[kind]
         table = _tables[tl] = (table, n)
     return table
 
@@ -181,7 +165,7 @@ def match_records(tl, records):
     unmatched as indices in ring order; None without the compiled core."""
     lib = compiled()
     n = len(records) // RECORD_SIZE
-    if lib is None or n > MAX_EVENTS:
+    if lib is None or n > native.const('BT_PAIR_MAX_EVENTS'):
         return None
     table, ntypes = role_table(tl)
     half = n // 2

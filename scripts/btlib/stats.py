@@ -24,9 +24,10 @@ from collections import Counter, namedtuple
 from dataclasses import dataclass
 from itertools import compress, repeat
 
+from . import native
 from .losses import LOSS_KINDS
 from .model import DEPRECATED_KINDS, RECORD
-from .pairs import _Role, compiled, match_cpu, role_table, roles
+from .pairs import compiled, match_cpu, role_table, roles
 from .tables import format_table
 from .timeline import TIMER_EVENT
 
@@ -122,42 +123,8 @@ def type_counts(tl, columns=None):
 
 # ---- the same numbers from decoder/stats.c -------------------------------------
 
-class _Type(ctypes.Structure):                  # stats.h struct bt_stats_type
-    _fields_ = [('group', ctypes.c_uint16), ('timer', ctypes.c_uint8)]
-
-
-class _In(ctypes.Structure):                    # struct bt_stats_in
-    _fields_ = [('roles', ctypes.POINTER(_Role)), ('nroles', ctypes.c_uint32),
-                ('types', ctypes.POINTER(_Type)), ('ntypes', ctypes.c_uint32),
-                ('ngroups', ctypes.c_uint32)]
-
-
-class _Dist(ctypes.Structure):                  # struct bt_dist
-    _fields_ = [('count', ctypes.c_uint64), ('value', ctypes.c_uint64 * 4),
-                ('negative', ctypes.c_uint8 * 4)]
-
-
-class _Cpu(ctypes.Structure):                   # struct bt_cpu_stats
-    _fields_ = [('max_tsc', ctypes.c_uint64), ('first_tsc', ctypes.c_uint64),
-                ('last_tsc', ctypes.c_uint64), ('period', _Dist)]
-
-
-STATS_TYPES = 1 << 16                           # stats.h BT_STATS_TYPES
-NO_GROUP = 0xFFFF
-
-
-def _stats_lib():
-    lib = compiled()
-    if lib is not None and lib.bt_stats_start.argtypes is None:
-        lib.bt_stats_start.restype = ctypes.c_void_p
-        lib.bt_stats_start.argtypes = [ctypes.POINTER(_In), ctypes.c_void_p, ctypes.c_size_t,
-                                       ctypes.c_void_p]
-        lib.bt_stats_cpu.restype = None
-        lib.bt_stats_cpu.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p,
-                                     ctypes.c_size_t, ctypes.POINTER(_Cpu)]
-        lib.bt_stats_finish.restype = ctypes.c_int
-        lib.bt_stats_finish.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Dist)]
-    return lib
+_Type, _In, _Dist, _Cpu = (native.S[t] for t in (
+    'bt_stats_type', 'bt_stats_in', 'bt_dist', 'bt_cpu_stats'))
 
 
 def _distribution(d):
@@ -168,18 +135,19 @@ def _distribution(d):
     return Distribution(d.count, *v)
 
 
-def _type_table(tl, names):
-    """struct bt_stats_type by type: each BEGIN's group (its base name's
-    index in names) and the timer event's mark."""
+def _type_table(tl, names, types_max, no_group):
+    """struct bt_stats_type by type (below types_max): each BEGIN's group
+    (its base name's index in names, else no_group) and the timer event's
+    mark."""
     role = roles(tl)
     timer = {t.id for t in tl.types.values() if t.name == TIMER_EVENT}
     group = {t: names.index(tl.views[t].base) for t, (kind, _) in role.items()
-             if kind == 'begin' and 0 <= t < STATS_TYPES}
-    marked = {t for t in timer if 0 <= t < STATS_TYPES} | set(group)
+             if kind == 'begin' and 0 <= t < types_max}
+    marked = {t for t in timer if 0 <= t < types_max} | set(group)
     n = max(marked, default=-1) + 1
     table = (_Type * max(1, n))()
     for t in marked:
-        table[t].group, table[t].timer = group.get(t, NO_GROUP), t in timer
+        table[t].group, table[t].timer = group.get(t, no_group), t in timer
     return table, n
 
 
@@ -188,19 +156,20 @@ def native_figures(tl):
     durations Distribution}, {cpu: timer periods Distribution or None})
     computed in C, a CPU's records at a time, or None without the compiled
     core or without every CPU's records."""
-    lib = _stats_lib()
+    lib = compiled()
     cpus = tl.dump.cpus
     if lib is None or not all(getattr(c, 'compiled', lambda: False)() for c in cpus):
         return None
+    types_max, no_group = native.const('BT_STATS_TYPES'), native.const('BT_STATS_NO_GROUP')
     names = sorted({tl.views[t].base for t, (kind, _) in roles(tl).items()
-                    if kind == 'begin' and 0 <= t < STATS_TYPES})
-    if len(names) >= NO_GROUP:
+                    if kind == 'begin' and 0 <= t < types_max})
+    if len(names) >= no_group:
         return None
     rtable, nroles = role_table(tl)
-    ttable, ntypes = _type_table(tl, names)
+    ttable, ntypes = _type_table(tl, names, types_max, no_group)
     ncpu = len(cpus)
     sizes = (ctypes.c_size_t * max(1, ncpu))(*[c.count for c in cpus])
-    counts = (ctypes.c_uint64 * STATS_TYPES)()
+    counts = (ctypes.c_uint64 * types_max)()
     out = (_Cpu * max(1, ncpu))()
     groups = (_Dist * max(1, len(names)))()
     spec = _In(rtable, nroles, ttable, ntypes, len(names))

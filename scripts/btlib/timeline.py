@@ -13,13 +13,13 @@ they are shown as UNKNOWN_<id> with both raw arguments, and counted.
 import re
 from operator import attrgetter, sub
 
+from . import fastdecode
 from .argfmt import make_formatter
-from .model import signed_args
+from .model import SEQ_MODULUS, signed_args
 
 NS_PER_S = 1_000_000_000
 # Used only when a dump does not say its TSC rate: times then read as ticks.
 NOMINAL_HZ = NS_PER_S
-SEQ_MOD = 1 << 32          # sequence numbers are u32 in the ring records
 PHASE_ARG = 'phase'        # an argument with this name holds a boot phase
 RAW_ARG_NAMES = ('a0', 'a1')
 TIMER_EVENT = 'IRQ_TIMER_BEGIN'   # one per local APIC timer tick
@@ -58,6 +58,26 @@ class TypeView:
         self.json = make_formatter(self.fields, phases, 'json', self.signed)
 
 
+def merged(dump):
+    """The CPUs' records in Dump.events()' order, merged in C a chunk at a
+    time (a fastdecode.Merge), or None unless every CPU came from the
+    compiled decoder (CpuInfo.records or .source) and it is in use."""
+    parts = [c.record_source() for c in dump.cpus]
+    if any(p is None for p in parts) or not fastdecode.available():   # (a dump without CPUs)
+        return None
+    return fastdecode.Merge(parts)
+
+
+def merged_events(dump, merge=None):
+    """dump.events(): the CPUs' own Event objects, in the order the C merge
+    (merge, or merged(dump)) gives, else as Dump.events() sorts them."""
+    merge = merge or merged(dump)
+    if merge is None:
+        return dump.events()
+    flat = [e for c in dump.cpus for e in c.events]
+    return list(map(flat.__getitem__, merge.order()))
+
+
 class Timeline:
     """One dump's events merged by TSC, with time and naming helpers."""
 
@@ -67,7 +87,7 @@ class Timeline:
         # order a chunk at a time (`merge`, a fastdecode.Merge); Event
         # objects of the whole timeline (`events`) are made only when
         # something asks for them.
-        self.merge = dump.merged()
+        self.merge = merged(dump)
         self._events = None
         if self.merge is None:
             self._events = dump.events()
@@ -91,8 +111,7 @@ class Timeline:
     def events(self):
         """The merged events, oldest first (built on first use)."""
         if self._events is None:
-            flat = [e for c in self.dump.cpus for e in c.events]
-            self._events = list(map(flat.__getitem__, self.merge.order()))
+            self._events = merged_events(self.dump, self.merge)
         return self._events
 
     # ---- time ---------------------------------------------------------
@@ -146,9 +165,9 @@ def seq_holes_in(seqs):
     if steps.count(1) == len(steps):             # no Python step per event
         return
     for i, step in enumerate(steps, 1):
-        step %= SEQ_MOD
-        if 1 < step < SEQ_MOD // 2:
-            yield i, (seqs[i - 1] + 1) % SEQ_MOD, step - 1
+        step %= SEQ_MODULUS
+        if 1 < step < SEQ_MODULUS // 2:
+            yield i, (seqs[i - 1] + 1) % SEQ_MODULUS, step - 1
 
 
 seq_gaps = seq_holes     # deprecated name (one release): "unexplained" is the glossary's

@@ -4,7 +4,7 @@ The kernel records every workload result as a WORK trace event, so any
 dump taken after a run carries it.  This module finds the runs in a
 decoded dump and turns their events into plain, JSON-ready results:
 
-    from btlib.dumpfmt import parse_log
+    from btlib.dumplog import parse_log
     from btlib import workloads
     dump = parse_log(open('serial.log', 'rb').read())[-1]
     for run in workloads.runs(dump):
@@ -27,7 +27,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .model import Dump, Event, as_signed
+from .model import SEQ_MODULUS, Dump, Event, as_signed
+from .timeline import merged_events
 
 # For dumps without %W lines only: a0 of WORKLOAD_BEGIN/END and the result
 # events as src/recorder/workloads.def declared them when %W was introduced.
@@ -107,7 +108,7 @@ def runs(dump: Dump) -> list[Run]:
     begin, end = ids.get('WORKLOAD_BEGIN'), ids.get('WORKLOAD_END')
     bounds: dict[tuple[str, int], list] = {}          # (name, number) -> [begin, end]
     results: list[Event] = []
-    for e in dump.events():
+    for e in merged_events(dump):
         if e.type in (begin, end) and e.a0 in workload_ids:
             b = bounds.setdefault((workload_ids[e.a0], e.a1), [None, None])
             if e.type == begin:
@@ -391,7 +392,7 @@ def _check_cpu(out: StressCheck, di: int, dump: Dump, c, sources: set, seen: dic
     last: dict[int, tuple[int, int]] = {}      # source type -> (index in events, a0)
     prev_seq = None
     for i, e in enumerate(c.events):
-        contiguous = prev_seq is not None and (e.seq - prev_seq) % (1 << 32) == 1
+        contiguous = prev_seq is not None and (e.seq - prev_seq) % SEQ_MODULUS == 1
         if not contiguous:
             last.clear()                 # a hole: neighbours across it are not comparable
         prev_seq = e.seq

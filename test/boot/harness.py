@@ -25,7 +25,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.realpath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
-from btlib import dumpfmt, qemu  # noqa: E402
+from btlib import dumplog, qemu  # noqa: E402
 
 ISO = os.environ.get("BT_ISO", os.path.join(REPO, "build", "baretrace.iso"))
 LOG_DIR = os.path.join(REPO, "build", "test-logs")
@@ -302,7 +302,7 @@ class Machine:
         else:
             self.send(key.encode())
         self.wait_for(rb"^DUMP END[^\r\n]*\r?\n", timeout, start=start)
-        dumps = dumpfmt.parse_log(self.output()[start:])
+        dumps = dumplog.parse_log(self.output()[start:])
         if not dumps:
             self.fail(f"no dump after the key {key!r}")
         return dumps[-1]

@@ -18,7 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
 from harness import Machine                     # noqa: E402
-from btlib import dumpfmt                       # noqa: E402
+from btlib import dumplog                       # noqa: E402
 from btlib.model import as_signed               # noqa: E402
 
 DUMP_TIMEOUT_S = 120
@@ -47,7 +47,7 @@ class DumpKeepsTicking(unittest.TestCase):
         start = len(m.output())
         m.send(b"d")
         m.wait_for(rb"^DUMP END[^\r\n]*\r?\n", DUMP_TIMEOUT_S, start=start)
-        dumps = dumpfmt.parse_log(m.output()[start:])
+        dumps = dumplog.parse_log(m.output()[start:])
         self.assertTrue(dumps and dumps[-1].complete, "dump incomplete")
         return dumps[-1]
 

@@ -18,7 +18,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
 from test_trace import TraceCase, DUMP_TIMEOUT_S, SETTLE_S, event_name  # noqa: E402
-from btlib import dumpfmt                                                # noqa: E402
+from btlib import dumplog                                                # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(HERE))
 DECODE = os.path.join(REPO, "scripts", "decode")
@@ -70,7 +70,7 @@ class FaultCase(TraceCase):
     def wait_dump(self, m, start=0):
         """The next dump the kernel writes by itself, decoded."""
         m.wait_for(DUMP_END, DUMP_TIMEOUT_S, start=start)
-        dumps = dumpfmt.parse_log(m.output()[start:])
+        dumps = dumplog.parse_log(m.output()[start:])
         self.assertTrue(dumps, "no dump")
         return dumps[0]
 
@@ -149,7 +149,7 @@ class FaultDump(FaultCase):
         m.qmp().command("inject-nmi")
         m.wait_for(DUMP_END, DUMP_TIMEOUT_S, start=start)
         m.wait_for(DUMP_END, DUMP_TIMEOUT_S)
-        dumps = dumpfmt.parse_log(m.output()[start:])
+        dumps = dumplog.parse_log(m.output()[start:])
         self.assertEqual([d.header.get("trigger") for d in dumps], ["key", "nmi"])
         for d in dumps:
             self.check_dump(d, online=2)
@@ -247,7 +247,7 @@ class Reset(FaultCase):
         start = len(m.output())
         m.send(b"l")
         m.wait_for(DUMP_END, DUMP_TIMEOUT_S, start=start)
-        prev = dumpfmt.parse_log(m.output()[start:])[-1]
+        prev = dumplog.parse_log(m.output()[start:])[-1]
         self.assertTrue(prev.complete, prev.warnings)
         self.assertEqual(prev.header.get("boot"), "previous")
         self.assertEqual(sum(len(c.events) for c in prev.cpus), int(again[-1]))
@@ -303,7 +303,7 @@ class Reset(FaultCase):
         start = len(m.output())
         m.send(b"l")
         m.wait_for(DUMP_END, DUMP_TIMEOUT_S, start=start)
-        prev = dumpfmt.parse_log(m.output()[start:])[-1]
+        prev = dumplog.parse_log(m.output()[start:])[-1]
         self.check_dump(prev, online=1)
         self.assertEqual(prev.cpus[0].events, [])
         self.assertEqual(prev.cpus[1].excluded, 64)
@@ -326,7 +326,7 @@ class Reset(FaultCase):
         start = len(m.output())
         m.send(b"l")
         m.wait_for(DUMP_END, DUMP_TIMEOUT_S, start=start)
-        prev = dumpfmt.parse_log(m.output()[start:])[-1]
+        prev = dumplog.parse_log(m.output()[start:])[-1]
         self.check_dump(prev, online=2)
         self.assertEqual(prev.header.get("boot"), "previous")
         self.assertEqual(self.last_name(prev, 1), "EXCEPTION")

@@ -21,7 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
 from harness import Machine, ISO, REPO          # noqa: E402
-from btlib import dumpfmt                       # noqa: E402
+from btlib import dumplog                       # noqa: E402
 
 DUMP_TIMEOUT_S = 120
 SETTLE_S = 1.5
@@ -63,7 +63,7 @@ class WithoutStick(StickCase):
         time.sleep(SETTLE_S)
         start = self.press_d(m)
         m.wait_for(r"dumpstick: trace.dump_to=stick but no dump area found", 10, start=start)
-        dumps = dumpfmt.parse_log(m.output()[start:])
+        dumps = dumplog.parse_log(m.output()[start:])
         self.assertEqual(len(dumps), 1)
         self.assertTrue(dumps[0].complete, dumps[0].warnings)
 

@@ -22,7 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
 from harness import Machine                     # noqa: E402
-from btlib import dumpfmt                       # noqa: E402
+from btlib import dumplog                       # noqa: E402
 
 DUMP_TIMEOUT_S = 120           # a dump takes ~1 s; allow for a loaded host
 SETTLE_S = 1.5                 # let the timers tick before dumping
@@ -62,7 +62,7 @@ class TraceCase(unittest.TestCase):
         else:
             m.send(key)
         m.wait_for(rb"^DUMP END[^\r\n]*\r?\n", DUMP_TIMEOUT_S, start=start)
-        dumps = dumpfmt.parse_log(m.output()[start:])
+        dumps = dumplog.parse_log(m.output()[start:])
         self.assertTrue(dumps, "no dump found after the key")
         return dumps[-1]
 
@@ -232,7 +232,7 @@ class Hotkeys(TraceCase):
         deadline = time.time() + 3 * DUMP_TIMEOUT_S
         while m.output()[start:].count(b"DUMP END") < 6 and time.time() < deadline:
             time.sleep(0.5)
-        dumps = dumpfmt.parse_log(m.output()[start:])
+        dumps = dumplog.parse_log(m.output()[start:])
         self.assertEqual(len(dumps), 6, "one dump per d, none lost or merged")
         for d in dumps:
             self.check_dump(d, online=8)

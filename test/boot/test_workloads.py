@@ -28,7 +28,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 
 from harness import Machine                     # noqa: E402
-from btlib import dumpfmt, workloads            # noqa: E402
+from btlib import dumplog, workloads            # noqa: E402
 
 PYTHON = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
 REPORT = os.path.join(REPO, "scripts", "report")
@@ -68,7 +68,7 @@ class WorkloadCase(unittest.TestCase):
         m.send(b"d")
         m.wait_for(DUMP_END, DUMP_TIMEOUT_S, start=start)
         data = m.output()[start:]
-        dumps = dumpfmt.parse_log(data)
+        dumps = dumplog.parse_log(data)
         self.assertTrue(dumps and dumps[-1].complete,
                         f"dump incomplete: {dumps[-1].warnings if dumps else 'none'}")
         return dumps[-1], data

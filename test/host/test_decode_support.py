@@ -47,9 +47,9 @@ def require_compiled_core(what):
     subprocess.run(['make', '-s', '-C', REPO, 'build/host/libbtdecode.so'],
                    capture_output=True, timeout=300)
     sys.path.insert(0, os.path.join(REPO, 'scripts'))
-    from btlib import fastdecode
+    from btlib import fastdecode, native
     if not fastdecode.available():
-        raise AssertionError(f'{fastdecode.LIB_PATH} did not build or load: {what} must be tested')
+        raise AssertionError(f'{native.LIB_PATH} did not build or load: {what} must be tested')
 
 
 def generate(*args):

@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from btlib.dumpfmt import dump_seed, parse_log          # noqa: E402
+from btlib.dumpfmt import dump_seed          # noqa: E402
+from btlib.dumplog import parse_log          # noqa: E402
 from btlib import losses                                # noqa: E402
 from test_decode_support import TempDirTest, decode, generate, loss_table   # noqa: E402
 

@@ -26,7 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 
-from btlib.dumpfmt import dump_seed, parse_log   # noqa: E402
+from btlib.dumpfmt import dump_seed   # noqa: E402
+from btlib.dumplog import parse_log   # noqa: E402
 from btlib.model import RECORD_SIZE, Event  # noqa: E402
 
 GEN = ROOT / 'build' / 'tools' / 'gen_dump'

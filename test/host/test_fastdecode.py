@@ -11,7 +11,6 @@ can judge, with format v1's seed (0) and a v2 seed.
 """
 
 import binascii
-import dataclasses
 import glob
 import io
 import inspect
@@ -26,15 +25,17 @@ import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__)))
 from test_decode_support import FIXTURES, REPO, flip_bits, generate   # noqa: E402
+import oracle                                                        # noqa: E402
+from oracle import exported, packed_copy                             # noqa: E402
 
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
-from btlib import dumpfmt, fastdecode, losses              # noqa: E402
-from btlib.export_csv import write_csv                      # noqa: E402
+from btlib import dumpfmt, dumplog, fastdecode, losses, native            # noqa: E402
+from btlib.export_csv import csv_field, write_csv           # noqa: E402
 from btlib.export_ctf import write_ctf                      # noqa: E402
 from btlib.export_text import write_text                    # noqa: E402
 from btlib.stats import write_stats                         # noqa: E402
 from btlib.model import CpuInfo, Dump, Event, EventType     # noqa: E402
-from btlib.timeline import Timeline                         # noqa: E402
+from btlib.timeline import Timeline, merged_events          # noqa: E402
 
 V2_SEED = zlib.crc32(bytes.fromhex('0123456789abcdef') + (7).to_bytes(4, 'little'))
 MAX_PUNT_SHARE = 0.1       # punts are for pathological lines only (over-long varints)
@@ -44,7 +45,7 @@ def setUpModule():
     subprocess.run(['make', '-s', '-C', REPO, 'build/host/libbtdecode.so'],
                    capture_output=True, timeout=300)
     if not fastdecode.available():
-        raise AssertionError(f'{fastdecode.LIB_PATH} did not build or load: '
+        raise AssertionError(f'{native.LIB_PATH} did not build or load: '
                              'the compiled decoder must be tested')
 
 
@@ -54,12 +55,12 @@ def reference(text, seed):
         if seed and not _REFERENCE_TAKES_SEED:
             text = _reseal(text, seed)
         run = (_REFERENCE(text, seed) if seed and _REFERENCE_TAKES_SEED else _REFERENCE(text))
-    except dumpfmt._Damaged:
+    except dumpfmt.Damaged:
         return fastdecode.DAMAGED
     return (run.line, run.cpu, run.start, run.gap_over, run.gap_excl, run.events)
 
 
-_REFERENCE = dumpfmt._decode_event_line_py
+_REFERENCE = dumpfmt.decode_event_line_py
 _REFERENCE_TAKES_SEED = len(inspect.signature(_REFERENCE).parameters) > 1
 
 
@@ -72,7 +73,7 @@ def _reseal(text, seed):
     except (binascii.Error, ValueError):
         return text
     if len(raw) < 5 or zlib.crc32(raw[:-4], seed) != int.from_bytes(raw[-4:], 'little'):
-        raise dumpfmt._Damaged
+        raise dumpfmt.Damaged
     return line_of(raw[:-4])
 
 
@@ -84,8 +85,8 @@ def read(path):
 def event_lines(log):
     """[(text, seed)]: every '%E' line with the seed of the DUMP BEGIN before it."""
     out, seed = [], 0
-    for raw in dumpfmt._NEWLINE.split(log):
-        text = dumpfmt._clean(raw)
+    for raw in dumpfmt.NEWLINE.split(log):
+        text = dumpfmt.clean(raw)
         if text.startswith(b'%E'):
             out.append((text, seed))
         elif b'DUMP BEGIN' in text and hasattr(dumpfmt, 'begin_seed'):
@@ -284,7 +285,8 @@ class TimelineAndCsv(unittest.TestCase):
         self.assertEqual(merged, b''.join(e.raw() for e in tl.events))
         ref = io.StringIO(newline='')
         write_csv(tl, ref)
-        write = fastdecode.csv_writer(tl.views, tl.phases, tl.t0, tl.hz)
+        names = {t: csv_field(v.name) for t, v in tl.views.items()}
+        write = fastdecode.csv_writer(tl.views, tl.phases, tl.t0, tl.hz, names)
         self.assertIsNotNone(write)
         out = io.StringIO(newline='')
         out.write(ref.getvalue().split('\n', 1)[0] + '\n')
@@ -297,7 +299,7 @@ class TimelineAndCsv(unittest.TestCase):
         logs.append(generate('cpus=3', 'events=3000', 'cap=1024', 'workload=mixed', 'seed=4')[0])
         logs.append(generate('cpus=4', 'events=2000', 'cap=4096')[0])
         for i, log in enumerate(logs):
-            for d in dumpfmt.parse_log(log):
+            for d in dumplog.parse_log(log):
                 with self.subTest(log=i, dump=d.index):
                     self.check(d)
 
@@ -322,7 +324,7 @@ class TimelineAndCsv(unittest.TestCase):
         views = Timeline(Dump(index=0, header={}, version=1, tsc_hz=1, cpus=[], types={
             1: EventType(1, 'N', 'x', 'instant', ('p' * 3000, ''))}, phases={}, complete=True,
             end_events=0, damaged_lines=0, missing_lines=0, warnings=[])).views
-        self.assertIsNone(fastdecode.csv_writer(views, {}, 0, 1))
+        self.assertIsNone(fastdecode.csv_writer(views, {}, 0, 1, {1: 'N'}))
 
 
 class BothPaths(unittest.TestCase):
@@ -343,9 +345,9 @@ class BothPaths(unittest.TestCase):
 
     def test_native_and_python_agree(self):
         for i, log in enumerate(self.logs()):
-            native = dumpfmt.parse_log(log)
-            with mock.patch.object(fastdecode, '_load', lambda: None):
-                python = dumpfmt.parse_log(log)
+            native = dumplog.parse_log(log)
+            with oracle.reference_path():
+                python = dumplog.parse_log(log)
             with self.subTest(log=i):
                 self.assertTrue(all(c.compiled() for d in native for c in d.cpus if c.count),
                                 'the native path was not used')
@@ -362,7 +364,7 @@ class BothPaths(unittest.TestCase):
                                  [[b''.join(e.raw() for e in c.events) for c in d.cpus]
                                   for d in python])
                 self.assertEqual(native, python)
-                self.assertEqual([d.events() for d in native], [d.events() for d in python])
+                self.assertEqual([merged_events(d) for d in native], [merged_events(d) for d in python])
 
 
 def seq_facts(seqs):
@@ -388,43 +390,21 @@ class SeqFacts(unittest.TestCase):
                 self.assertEqual(src.seq_facts(), seq_facts(seqs))
 
 
-def packed_copy(dump):
-    """dump with every CPU's events as packed records (the compiled
-    decoder's form), whatever form they had."""
-    cpus = [dataclasses.replace(c, events=None, records=b''.join(e.raw() for e in c.events))
-            for c in dump.cpus]
-    return dataclasses.replace(dump, cpus=cpus)
-
-
-def exported(writer, dump, native=True):
-    """writer's output for dump, from the records in C (native) or from
-    Event objects in Python."""
-    out = io.StringIO(newline='')
-    if native:
-        writer(Timeline(packed_copy(dump)), out)
-    else:
-        with mock.patch.object(fastdecode, '_load', lambda: None):
-            writer(Timeline(dataclasses.replace(dump, cpus=[
-                dataclasses.replace(c, events=list(c.events), records=None)
-                for c in dump.cpus])), out)
-    return out.getvalue()
-
-
 class NativeWriters(unittest.TestCase):
     """Each exporter written in C from records against its Python code, on
     the fixtures, gen_dump dumps, damaged logs and extreme values."""
     WRITERS = {'text': (write_text, 'text_writer')}
 
     def compare(self, dump, label):
-        for name, (writer, native) in self.WRITERS.items():
+        for name, (writer, native_fn) in self.WRITERS.items():
             made = []
-            real = getattr(fastdecode, native)
+            real = getattr(fastdecode, native_fn)
 
             def spy(*args, **kw):
                 made.append(real(*args, **kw))
                 return made[-1]
             with self.subTest(dump=label, writer=name):
-                with mock.patch.object(fastdecode, native, spy):
+                with mock.patch.object(fastdecode, native_fn, spy):
                     got = exported(writer, dump)
                 self.assertTrue(made and None not in made, f'the native {name} writer was not used')
                 self.assertEqual(got, exported(writer, dump, native=False))
@@ -432,7 +412,7 @@ class NativeWriters(unittest.TestCase):
     def test_logs(self):
         lost = 0
         for i, log in enumerate(BothPaths.logs(None)):
-            for d in dumpfmt.parse_log(log):
+            for d in dumplog.parse_log(log):
                 self.compare(d, f'log {i} dump {d.index}')
                 lost += exported(write_text, d).count('*LOST*')
         self.assertGreater(lost, 10, 'the logs must show LOST markers')
@@ -441,7 +421,7 @@ class NativeWriters(unittest.TestCase):
         """--stats from packed records builds no Event objects and prints
         what it prints from Events."""
         for i, log in enumerate(BothPaths.logs(None)):
-            for d in dumpfmt.parse_log(log):
+            for d in dumplog.parse_log(log):
                 with self.subTest(log=i, dump=d.index):
                     packed = packed_copy(d)
                     out = io.StringIO()
@@ -469,7 +449,7 @@ class NativeWriters(unittest.TestCase):
         def spy(records):
             calls.append(len(records))
             return real(records)
-        dumps = [d for log in BothPaths.logs(None) for d in dumpfmt.parse_log(log)]
+        dumps = [d for log in BothPaths.logs(None) for d in dumplog.parse_log(log)]
         for i, d in enumerate(dumps):
             with self.subTest(dump=i):
                 with mock.patch.object(fastdecode, 'ctf_events', spy):

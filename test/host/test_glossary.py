@@ -15,7 +15,7 @@ import unittest
 from test_decode_support import REPO, decode, generate, loss_table, TempDirTest
 
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
-from btlib import dumpfmt, losses, model, timeline                          # noqa: E402
+from btlib import dumplog, losses, model, timeline                          # noqa: E402
 
 GLOSSARY_DOC = os.path.join(REPO, 'docs', 'dump-format.md')
 # The old names, and the only files that may still say them (as aliases);
@@ -116,7 +116,7 @@ class RefusedAreNotMissing(TempDirTest):
             f.write(self.log)
 
     def test_model(self):
-        d = dumpfmt.parse_log(self.log)[-1]
+        d = dumplog.parse_log(self.log)[-1]
         for c in d.cpus:
             m = d.missing_events()[c.cpu]
             self.assertEqual(c.refused, 2)
@@ -125,7 +125,7 @@ class RefusedAreNotMissing(TempDirTest):
             self.assertEqual(losses.discarded(c), c.recorded - len(c.events) + 2)
 
     def test_decode_says_so(self):
-        d = dumpfmt.parse_log(self.log)[-1]
+        d = dumplog.parse_log(self.log)[-1]
         r = decode(self.path, '-f', 'csv', '-o', os.path.join(self.tmp, 'out.csv'))
         self.assertEqual(r.returncode, 0, r.stderr)
         missing = sum(c.recorded - len(c.events) for c in d.cpus)

@@ -7,30 +7,28 @@ line damages them, and on dumps built event by event for what real dumps
 rarely hold: signed arguments, values at and beyond 2^53, phase names,
 unknown types, unmatched and crossing halves, END before BEGIN, holes at
 both ends, tick periods beyond 2^53 and odd clock rates. Also decode -f
-json against BT_PURE_PYTHON=1 decode -f json.
+json against BT_PURE_PYTHON=1 decode -f json (test_oracle). Both paths
+run through the shared oracle (oracle.py).
 
 Run from the repository root:
     python3 -m unittest discover -s test/host -t . -p 'test_json_native.py'
 """
 
 import io
-import os
 import random
-import subprocess
 import sys
-import tempfile
 import unittest
 from pathlib import Path
-from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 sys.path.insert(0, str(ROOT / 'test' / 'host'))
 
-from btlib import dumpfmt, export_json, fastdecode           # noqa: E402
+from btlib import dumplog, export_json                       # noqa: E402
 from btlib.model import CpuInfo, Dump, Event, EventType      # noqa: E402
 from btlib.timeline import TIMER_EVENT, Timeline             # noqa: E402
-from test_decode_support import DECODE, generate, require_compiled_core   # noqa: E402
+import oracle                                                # noqa: E402
+from test_decode_support import generate, require_compiled_core   # noqa: E402
 
 U64 = 1 << 64
 BIG = (0, 1, 3, (1 << 53) - 1, 1 << 53, (1 << 53) + 1, (1 << 63) - 1, 1 << 63,
@@ -46,13 +44,11 @@ def both(dump):
     w = export_json._Writer(tl)
     timer = next((t.id for t in dump.types.values() if t.name == TIMER_EVENT), None)
     assert export_json._native_writer(w, tl, timer) is not None, 'the C writer is not used'
-    native = io.StringIO(newline='')
-    n_native = export_json.write_json(tl, native)
-    with mock.patch.object(fastdecode, '_load', lambda: None):     # BT_PURE_PYTHON=1
-        tl = Timeline(dump)
-        python = io.StringIO(newline='')
-        n_python = export_json.write_json(tl, python)
-    return (native.getvalue(), n_native), (python.getvalue(), n_python)
+    def run():
+        out = io.StringIO(newline='')
+        n = export_json.write_json(Timeline(dump), out)
+        return out.getvalue(), n
+    return oracle.both(run)
 
 
 def types(with_pairs):
@@ -161,7 +157,7 @@ class NativeJson(unittest.TestCase):
             ('cpus=1', 'events=400', 'cap=512', 'previous=1', 'tsc_hz=0', 'seed=6'))]
         text = ''
         for i, log in enumerate(logs):
-            for d in dumpfmt.parse_log(log):
+            for d in dumplog.parse_log(log):
                 text += self.same(d, f'log {i} dump {d.index}')
         for what in ('"ph":"X"', '"ph":"C"', '*LOST*', '"unmatched":true', '"0x'):
             self.assertIn(what, text)
@@ -172,7 +168,7 @@ class NativeJson(unittest.TestCase):
                  generate('cpus=2', 'events=500', 'cap=512', 'workload=mixed', 'seed=2')[0]]
         for n in range(30):
             log = damaged(bases[n % 2], rnd)
-            for d in dumpfmt.parse_log(log):
+            for d in dumplog.parse_log(log):
                 self.same(d, f'trial {n} dump {d.index}')
 
     def test_built_dumps(self):
@@ -184,21 +180,6 @@ class NativeJson(unittest.TestCase):
         for what in ('"end_x":', '"phase":"EDGE"', '"0x20000000000000"', '"-0x', '.062}',
                      '"unmatched":true', '*LOST*', 'UNKNOWN_300', '\\u00fc', '"ph":"X"'):
             self.assertIn(what, text)
-
-    def test_decode_command_and_pure_python(self):
-        tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(tmp.cleanup)
-        log = os.path.join(tmp.name, 'x.log')
-        with open(log, 'wb') as f:
-            f.write(damaged(generate('cpus=4', 'events=3000', 'cap=2048', 'seed=12')[0],
-                            random.Random(1)))
-        runs = [subprocess.run([sys.executable, DECODE, '-f', 'json', log], capture_output=True,
-                               env=dict(os.environ, BT_PURE_PYTHON=pure), timeout=300)
-                for pure in ('0', '1')]
-        self.assertEqual(runs[0].returncode, runs[1].returncode)
-        self.assertEqual(runs[0].stderr, runs[1].stderr)
-        self.assertEqual(runs[0].stdout, runs[1].stdout)
-        self.assertIn(b'"ph":"X"', runs[0].stdout)
 
 
 if __name__ == '__main__':

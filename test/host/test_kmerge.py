@@ -20,10 +20,10 @@ import subprocess
 import sys
 import tempfile
 import unittest
-from unittest import mock
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__)))
 from test_decode_support import DECODE, REPO, generate      # noqa: E402
+import oracle                                               # noqa: E402
 from test_fastdecode import setUpModule     # noqa: E402,F401 (builds and requires the C core)
 
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
@@ -31,7 +31,7 @@ from btlib import fastdecode                                # noqa: E402
 from btlib.export_csv import write_csv                      # noqa: E402
 from btlib.export_text import write_text                    # noqa: E402
 from btlib.model import CpuInfo, Dump, Event, EventType     # noqa: E402
-from btlib.timeline import Timeline                         # noqa: E402
+from btlib.timeline import Timeline, merged, merged_events  # noqa: E402
 
 TOP = (1 << 64) - 1
 SEQ_TOP = (1 << 32) - 1
@@ -117,10 +117,10 @@ class MergeOrder(unittest.TestCase):
         for label, rings in ADVERSARIAL.items():
             with self.subTest(label):
                 native = dump_of(rings, records=True)
-                self.assertIsNotNone(native.merged(), 'the C merge was not used')
-                with mock.patch.object(fastdecode, '_load', lambda: None):
-                    python = dump_of(rings, records=False).events()
-                self.assertEqual(native.events(), python)
+                self.assertIsNotNone(merged(native), 'the C merge was not used')
+                with oracle.reference_path():
+                    python = merged_events(dump_of(rings, records=False))
+                self.assertEqual(merged_events(native), python)
 
 
 TYPES = {1: EventType(1, 'BOOT_PHASE', 'boot', 'instant', ('phase', '')),
@@ -155,7 +155,7 @@ class Writers(unittest.TestCase):
         for label, rings in cases.items():
             for name, writer in (('csv', write_csv), ('text', write_text)):
                 with self.subTest(label, writer=name):
-                    with mock.patch.object(fastdecode, '_load', lambda: None):
+                    with oracle.reference_path():
                         ref, ref_binary = io.StringIO(newline=''), Trickle()
                         writer(Timeline(dump_of(rings, records=False)), ref)
                         writer(Timeline(dump_of(rings, records=False)), ref_binary)

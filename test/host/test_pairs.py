@@ -13,17 +13,17 @@ import random
 import sys
 import unittest
 from pathlib import Path
-from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 sys.path.insert(0, str(ROOT / 'test' / 'host'))
 
-from btlib import dumpfmt, fastdecode                     # noqa: E402
+from btlib import dumplog                                 # noqa: E402
 from btlib.model import CpuInfo, Dump, Event, EventType   # noqa: E402
 from btlib.pairs import MAX_DEPTH, match_cpu, match_records   # noqa: E402
 from btlib.timeline import Timeline                       # noqa: E402
 from test_decode_support import flip_bits, generate, require_compiled_core   # noqa: E402
+import oracle                                             # noqa: E402
 
 WB, WE, TB, TE, ODD_B, ODD_E = 16, 17, 3, 4, 40, 41
 
@@ -52,7 +52,7 @@ def durations(tl):
 
 def python_rule(tl, events):
     """match_cpu's answer in pure Python, as match_records' indices."""
-    with mock.patch.object(fastdecode, '_load', lambda: None):
+    with oracle.reference_path():
         slices, unmatched = match_cpu(tl, events)
     at = {id(e): i for i, e in enumerate(events)}
     return [(at[id(s.begin)], at[id(s.end)]) for s in slices], [at[id(e)] for e in unmatched]
@@ -156,7 +156,7 @@ class NativeRule(unittest.TestCase):
                                ['cpus=2', 'events=900', 'cap=512', 'workload=mixed', 'seed=8'])
         halves = 0
         for i, log in enumerate(logs):
-            for d in dumpfmt.parse_log(log):
+            for d in dumplog.parse_log(log):
                 tl = Timeline(d)
                 for c in d.cpus:
                     s, u = self.same(tl, c.events, f'log {i} dump {d.index} cpu {c.cpu}')

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 
 from btlib import wlplot, workloads          # noqa: E402
-from btlib.dumpfmt import parse_log          # noqa: E402
+from btlib.dumplog import parse_log          # noqa: E402
 from btlib.model import Workload             # noqa: E402
 
 PYTHON = '/usr/bin/python3' if os.access('/usr/bin/python3', os.X_OK) else sys.executable

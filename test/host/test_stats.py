@@ -2,63 +2,41 @@
 pairing by the kernel's src/recorder/pairing.c) against the Python reference
 in btlib.stats, on real-kernel fixtures, gen_dump dumps, damaged logs and
 adversarial rings (TSCs going backwards, 64-bit extremes, orphans, depth
-overflow, END before BEGIN, shared base names, dumps without pair=), and
-the whole command with and without the library (BT_PURE_PYTHON=1).
+overflow, END before BEGIN, shared base names, dumps without pair=),
+through the shared oracle (oracle.py); the whole command with and without
+the library (BT_PURE_PYTHON=1) is test_oracle's.
 
 Run from the repository root:
     /usr/bin/python3 -m unittest discover -s test/host -t . -p 'test_stats.py'
 """
 
-import dataclasses
 import io
-import os
 import random
-import subprocess
 import sys
-import tempfile
 import unittest
 from pathlib import Path
-from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 sys.path.insert(0, str(ROOT / 'test' / 'host'))
 
-from btlib import dumpfmt, fastdecode, stats               # noqa: E402
+from btlib import dumplog, stats                           # noqa: E402
 from btlib.model import CpuInfo, Dump, Event, EventType    # noqa: E402
 from btlib.pairs import MAX_DEPTH                          # noqa: E402
 from btlib.timeline import Timeline                        # noqa: E402
-from test_decode_support import DECODE, generate, require_compiled_core   # noqa: E402
+from oracle import exported, packed_copy                   # noqa: E402
+from test_decode_support import require_compiled_core     # noqa: E402
 from test_pairs import comparison_logs                     # noqa: E402
 
 TOP = (1 << 64) - 1
 TIMER_B, TIMER_E, WB, WE, XB, X2, XE, X2E, INST = 3, 4, 16, 17, 40, 41, 42, 43, 7
 
 
-def packed(dump):
-    """dump with its CPUs' events as packed records (the compiled decoder's form)."""
-    return dataclasses.replace(dump, cpus=[
-        dataclasses.replace(c, events=None, records=b''.join(e.raw() for e in c.events))
-        for c in dump.cpus])
-
-
-def as_events(dump):
-    return dataclasses.replace(dump, cpus=[
-        dataclasses.replace(c, events=list(c.events), records=None) for c in dump.cpus])
-
-
 def report(dump, native):
     """write_stats' output for dump: from records in C, or in Python."""
-    out = io.StringIO()
-    if native:
-        tl = Timeline(packed(dump))
-        if stats.native_figures(tl) is None:
-            raise AssertionError('the compiled statistics were not used')
-        stats.write_stats(tl, out)
-    else:
-        with mock.patch.object(fastdecode, '_load', lambda: None):
-            stats.write_stats(Timeline(as_events(dump)), out)
-    return out.getvalue()
+    if native and stats.native_figures(Timeline(packed_copy(dump))) is None:
+        raise AssertionError('the compiled statistics were not used')
+    return exported(stats.write_stats, dump, native, out=io.StringIO())
 
 
 def table(with_pairs=True):
@@ -99,7 +77,7 @@ class NativeStats(unittest.TestCase):
                                damaged=8, seed=3)
         pairs = 0
         for i, log in enumerate(logs):
-            for d in dumpfmt.parse_log(log):
+            for d in dumplog.parse_log(log):
                 pairs += self.same(d, f'log {i} dump {d.index}').count('IRQ_TIMER ')
         self.assertGreater(pairs, 5, 'the logs must have BEGIN/END durations')
 
@@ -140,23 +118,6 @@ class NativeStats(unittest.TestCase):
 
     def test_no_cpus(self):
         self.same(dump_of({}, table()), 'no CPUs')
-
-
-class Command(unittest.TestCase):
-    def test_decode_stats_with_and_without_the_library(self):
-        log = generate('cpus=4', 'events=5000', 'cap=4096', 'seed=5')[0]
-        with tempfile.NamedTemporaryFile(suffix='.log') as f:
-            f.write(log)
-            f.flush()
-            runs = []
-            for pure in ('0', '1'):
-                env = dict(os.environ, BT_PURE_PYTHON=pure)
-                runs.append(subprocess.run([sys.executable, DECODE, '--stats', f.name],
-                                           capture_output=True, env=env, timeout=120))
-        native, python = runs
-        self.assertEqual(native.returncode, 0, native.stderr)
-        self.assertEqual((native.stdout, native.stderr), (python.stdout, python.stderr))
-        self.assertIn(b'IRQ_TIMER ', native.stdout)
 
 
 if __name__ == '__main__':

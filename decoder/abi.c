@@ -1,0 +1,121 @@
+/* abi.c — the library's struct layouts and constants, for its callers (abi.h). */
+#include "decoder/abi.h"
+#include "decoder/csvout.h"
+#include "decoder/ctfout.h"
+#include "decoder/decode.h"
+#include "decoder/jsonout.h"
+#include "decoder/kmerge.h"
+#include "decoder/pairs.h"
+#include "decoder/stats.h"
+#include "decoder/textout.h"
+#include "trace/event.h"
+#include "recorder/pairing.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+#define F(s, f)  { #f, offsetof(struct s, f), sizeof(((struct s *)0)->f) }
+#define S(s)     { #s, sizeof(struct s), COUNT(s##_fields), s##_fields }
+
+static const struct bt_abi_field trace_event_fields[] = {
+    F(trace_event, tsc), F(trace_event, seq), F(trace_event, type), F(trace_event, cpu),
+    F(trace_event, flags), F(trace_event, a0), F(trace_event, a1),
+};
+static const struct bt_abi_field bt_run_fields[] = {
+    F(bt_run, line), F(bt_run, cpu), F(bt_run, start), F(bt_run, gap_over),
+    F(bt_run, gap_excl), F(bt_run, status), F(bt_run, first),
+};
+static const struct bt_abi_field bt_csv_type_fields[] = {
+    F(bt_csv_type, name), F(bt_csv_type, label), F(bt_csv_type, nfields),
+    F(bt_csv_type, arg), F(bt_csv_type, phase), F(bt_csv_type, sgn),
+};
+static const struct bt_abi_field bt_phase_fields[] = {
+    F(bt_phase, value), F(bt_phase, name),
+};
+static const struct bt_abi_field bt_csv_fields[] = {
+    F(bt_csv, types), F(bt_csv, type_index), F(bt_csv, phases), F(bt_csv, nphases),
+    F(bt_csv, t0), F(bt_csv, hz), F(bt_csv, row_max),
+};
+static const struct bt_abi_field bt_marker_fields[] = {
+    F(bt_marker, cpu), F(bt_marker, seq), F(bt_marker, before), F(bt_marker, after),
+};
+static const struct bt_abi_field bt_text_fields[] = {
+    F(bt_text, table), F(bt_text, markers), F(bt_text, nmarkers), F(bt_text, int_w),
+    F(bt_text, row_max),
+};
+static const struct bt_abi_field bt_scan_fields[] = {
+    F(bt_scan, min_tsc), F(bt_scan, max_tsc), F(bt_scan, events), F(bt_scan, sorted),
+    F(bt_scan, consecutive), F(bt_scan, types),
+};
+static const struct bt_abi_field bt_kmerge_src_fields[] = {
+    F(bt_kmerge_src, ev), F(bt_kmerge_src, order), F(bt_kmerge_src, n), F(bt_kmerge_src, at),
+    F(bt_kmerge_src, base), F(bt_kmerge_src, lo), F(bt_kmerge_src, hi),
+};
+static const struct bt_abi_field bt_kmerge_head_fields[] = {
+    F(bt_kmerge_head, tsc), F(bt_kmerge_head, key), F(bt_kmerge_head, src),
+};
+static const struct bt_abi_field bt_kmerge_fields[] = {
+    F(bt_kmerge, src), F(bt_kmerge, heap), F(bt_kmerge, nheap), F(bt_kmerge, starved),
+};
+static const struct bt_abi_field bt_json_fmt_fields[] = {
+    F(bt_json_fmt, head), F(bt_json_fmt, label), F(bt_json_fmt, nfields),
+    F(bt_json_fmt, arg), F(bt_json_fmt, phase), F(bt_json_fmt, sgn),
+};
+static const struct bt_abi_field bt_json_pair_fields[] = {
+    F(bt_json_pair, begin), F(bt_json_pair, end), F(bt_json_pair, fmt),
+};
+static const struct bt_abi_field bt_json_mark_fields[] = {
+    F(bt_json_mark, at), F(bt_json_mark, text),
+};
+static const struct bt_abi_field bt_json_fields[] = {
+    F(bt_json, fmts), F(bt_json, type_index), F(bt_json, pairs), F(bt_json, npairs),
+    F(bt_json, phases), F(bt_json, nphases), F(bt_json, t0), F(bt_json, hz),
+    F(bt_json, timer), F(bt_json, row_max),
+};
+static const struct bt_abi_field bt_json_cpu_fields[] = {
+    F(bt_json_cpu, ev), F(bt_json_cpu, n), F(bt_json_cpu, role), F(bt_json_cpu, marks),
+    F(bt_json_cpu, nmarks), F(bt_json_cpu, cpu), F(bt_json_cpu, at), F(bt_json_cpu, mark_at),
+    F(bt_json_cpu, prev_tick), F(bt_json_cpu, have_tick),
+};
+static const struct bt_abi_field pairing_role_fields[] = {
+    F(pairing_role, key), F(pairing_role, kind),
+};
+static const struct bt_abi_field bt_stats_type_fields[] = {
+    F(bt_stats_type, group), F(bt_stats_type, timer),
+};
+static const struct bt_abi_field bt_stats_in_fields[] = {
+    F(bt_stats_in, roles), F(bt_stats_in, nroles), F(bt_stats_in, types),
+    F(bt_stats_in, ntypes), F(bt_stats_in, ngroups),
+};
+static const struct bt_abi_field bt_dist_fields[] = {
+    F(bt_dist, count), F(bt_dist, value), F(bt_dist, negative),
+};
+static const struct bt_abi_field bt_cpu_stats_fields[] = {
+    F(bt_cpu_stats, max_tsc), F(bt_cpu_stats, first_tsc), F(bt_cpu_stats, last_tsc),
+    F(bt_cpu_stats, period),
+};
+
+static const struct bt_abi_struct structs[] = {
+    S(trace_event), S(bt_run), S(bt_csv_type), S(bt_phase), S(bt_csv), S(bt_marker),
+    S(bt_text), S(bt_scan), S(bt_kmerge_src), S(bt_kmerge_head), S(bt_kmerge),
+    S(bt_json_fmt), S(bt_json_pair), S(bt_json_mark), S(bt_json), S(bt_json_cpu),
+    S(pairing_role), S(bt_stats_type), S(bt_stats_in), S(bt_dist), S(bt_cpu_stats),
+};
+
+#define C(name) { #name, (int64_t)(name) }
+static const struct bt_abi_const constants[] = {
+    C(BT_DAMAGED), C(BT_PUNT), C(BT_LINE_MAX_CHARS),
+    C(BT_CSV_FIELDS), C(BT_CSV_ARGS_MAX), C(BT_CTF_EVENT_SIZE), C(BT_JSON_FIELDS),
+    C(BT_PAIR_MAX_EVENTS), C(BT_STATS_TYPES), C(BT_STATS_NO_GROUP), C(BT_DIST_VALUES),
+    C(PAIRING_DEPTH), C(TRACE_KIND_INSTANT), C(TRACE_KIND_BEGIN), C(TRACE_KIND_END),
+};
+
+const struct bt_abi_struct *bt_abi_structs(size_t *n)
+{
+    *n = COUNT(structs);
+    return structs;
+}
+
+const struct bt_abi_const *bt_abi_constants(size_t *n)
+{
+    *n = COUNT(constants);
+    return constants;
+}
