@@ -23,6 +23,10 @@
             kassert_fail(__FILE__, __LINE__, #expr);                    \
     } while (0)
 
+#define KASSERT_LINE_MAX 160
+
+/* The kernel's prints the line and raises #UD (lib/kprintf.c); host
+ * builds report it and abort (lib/kassert.c). */
 __attribute__((noreturn, cold)) void kassert_fail(const char *file, unsigned line,
                                                   const char *expr);
 

@@ -1,4 +1,4 @@
-/* console.h — kernel text output, to every sink registered with it.
+/* kprintf.h — kernel text output, to every sink registered with it.
  *
  * The console owns no device: a driver that can show text (the UART,
  * serial.h; the screen, screen.h) is registered by kmain as a sink, and
@@ -18,8 +18,8 @@
  * print: on the holder's CPU their text would land inside the held block
  * (a handler with something to report counts it for later instead).
  * Exceptions are the one exception: they print, nested if need be. */
-#ifndef CONSOLE_H
-#define CONSOLE_H
+#ifndef LIB_KPRINTF_H
+#define LIB_KPRINTF_H
 #include <stdbool.h>
 #include <stdint.h>
 

@@ -7,7 +7,7 @@
 #ifndef USB_CTX_H
 #define USB_CTX_H
 #include <stdint.h>
-#include "usb/usbdev.h"
+#include "usb/usb.h"
 
 /* Allocate d's input and output contexts and the EP0 ring; false when
  * memory ran out. */

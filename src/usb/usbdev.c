@@ -5,6 +5,7 @@
 #include "usb/ctx.h"
 #include "usb/say.h"
 #include "usb/xfer.h"
+#include "usb/xhci.h"
 #include "usb/xhci_hw.h"
 #include "lib/kprintf.h"
 #include "lib/format.h"

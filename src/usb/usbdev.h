@@ -13,7 +13,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "usb/usb.h"
-#include "usb/xhci.h"
 
 
 /* The class drivers, in the order they are tried (usbstack.c, at boot,

@@ -3,6 +3,7 @@
 #include "usb/hid.h"
 #include "usb/hub.h"
 #include "usb/msc.h"
+#include "usb/roothub.h"
 #include "usb/usbdev.h"
 #include "usb/xhci.h"
 
@@ -18,11 +19,18 @@ void usb_init(void)
 {
     usb_set_class_drivers(class_drivers, sizeof class_drivers / sizeof class_drivers[0]);
     xhci_init_all();
+    for (unsigned i = 0; i < xhci_count(); i++)
+        if (!xhci_controller(i)->dead)
+            roothub_scan(xhci_controller(i));
 }
 
 int usb_key_poll(uint8_t *usage, uint8_t *mods)
 {
-    if (!hid_key_waiting())
-        xhci_poll_all();
+    for (unsigned i = 0; i < xhci_count() && !hid_key_waiting(); i++) {
+        struct xhci *hc = xhci_controller(i);
+        xhci_poll(hc);
+        if (hc->port_changed)
+            roothub_service(hc);
+    }
     return hid_key_poll(usage, mods);
 }

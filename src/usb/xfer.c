@@ -3,6 +3,7 @@
 #include "usb/xfer.h"
 #include "usb/ctx.h"
 #include "usb/say.h"
+#include "usb/xhci.h"
 #include "usb/xhci_hw.h"
 
 #define SETUP_LEN        8

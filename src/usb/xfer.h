@@ -10,7 +10,7 @@
 #ifndef USB_XFER_H
 #define USB_XFER_H
 #include <stdint.h>
-#include "usb/usbdev.h"
+#include "usb/usb.h"
 
 #define USB_OK          0
 #define USB_ESTALL      (-1)          /* the device said STALL */

@@ -1,7 +1,6 @@
-/* xhci.c — find each xHCI, take it from the BIOS, reset and start it, and
- * enumerate its root ports (xHCI §4.2 initialisation, §4.3 ports). */
+/* xhci.c — find each xHCI, take it from the BIOS, reset and start it
+ * (xHCI §4.2 initialisation); its root ports are roothub.c's. */
 #include "usb/xhci.h"
-#include "usb/usbdev.h"
 #include "usb/xhci_hw.h"
 #include "lib/kprintf.h"
 #include "lib/format.h"
@@ -15,9 +14,6 @@
 #define HANDOFF_TIMEOUT_US   1000000  /* BIOS gives up ownership (Linux: 1 s) */
 #define HALT_TIMEOUT_US      100000   /* HCHalted within 16 ms (§5.4.1) */
 #define RESET_TIMEOUT_US     1000000
-#define CONNECT_SETTLE_US    200000   /* devices reconnect after HCRST (debounce 100 ms) */
-#define PORT_RESET_TIMEOUT_US 500000
-#define PORT_SETTLE_US       10000    /* TRSTRCY after reset (USB 2.0 §7.1.7.5) */
 #define XECP_MAX             64       /* capabilities walked, at most */
 #define HCRST_SETTLE_US      1000     /* some Intel hosts hang if read sooner */
 /* Intel 7/8/9-series PCHs route ports to EHCI until the OS switches them
@@ -194,67 +190,6 @@ static bool start(struct xhci *hc)
     return true;
 }
 
-/* Reset a root port that has a device (USB 2: PR, wait for PRC with the
- * port enabled; a USB 3 port enables itself after link training) and
- * return its speed, or 0. */
-static uint8_t reset_port(struct xhci *hc, uint32_t port)
-{
-    uint32_t sc = xhci_portsc(hc, port);
-    if (!(sc & PORTSC_CCS))
-        return 0;
-    if (!(sc & PORTSC_PED) || !hc->usb3[port]) {
-        xhci_set_portsc(hc, port, PORTSC_PR);
-        if (!xhci_wait_reg(reg(hc->op, XHCI_PORTSC(port)), PORTSC_PRC, PORTSC_PRC,
-                           PORT_RESET_TIMEOUT_US))
-            kprintf("usb: %s xhci: port %u: reset does not complete; skipped\n", hc->name,
-                    port);
-        tsc_delay_us(PORT_SETTLE_US);
-    }
-    sc = xhci_portsc(hc, port);
-    xhci_set_portsc(hc, port, sc & PORTSC_CHANGES);
-    if (!(sc & PORTSC_PED))
-        return 0;
-    return (uint8_t)PORTSC_SPEED(sc);
-}
-
-static void scan_ports(struct xhci *hc)
-{
-    if (hc->ppc)
-        for (uint32_t p = 1; p <= hc->ports; p++)
-            xhci_set_portsc(hc, p, PORTSC_PP);
-    tsc_delay_us(CONNECT_SETTLE_US);      /* power, connect debounce, link training */
-    for (uint32_t p = 1; p <= hc->ports && !hc->dead; p++) {
-        uint8_t speed = reset_port(hc, p);
-        if (speed)
-            hc->port_dev[p] = usb_attach(hc, NULL, (uint8_t)p, speed);
-    }
-    xhci_poll(hc);
-    hc->port_changed = 0;                 /* what boot found is handled */
-}
-
-/* A root port changed after boot: forget what left, enumerate what came
- * (devices behind hubs are scanned at boot only). */
-static void service_ports(struct xhci *hc)
-{
-    uint64_t changed = hc->port_changed;
-    hc->port_changed = 0;
-    for (uint32_t p = 1; p <= hc->ports && changed && !hc->dead; p++) {
-        if (!(changed & (1ull << (p - 1))))
-            continue;
-        uint32_t sc = xhci_portsc(hc, p);
-        xhci_set_portsc(hc, p, sc & PORTSC_CHANGES);
-        if (hc->port_dev[p] && !(sc & PORTSC_CCS)) {
-            usb_detach(hc->port_dev[p]);
-            hc->port_dev[p] = NULL;
-        } else if (!hc->port_dev[p] && (sc & PORTSC_CCS)) {
-            tsc_delay_us(PORT_SETTLE_US * 10);   /* connect debounce */
-            uint8_t speed = reset_port(hc, p);
-            if (speed)
-                hc->port_dev[p] = usb_attach(hc, NULL, (uint8_t)p, speed);
-        }
-    }
-}
-
 void xhci_init_all(void)
 {
     const struct pci_func *f;
@@ -268,15 +203,8 @@ void xhci_init_all(void)
             continue;
         kprintf("usb: %s xhci: %u ports, %u slots, %u-byte contexts\n", hc->name, hc->ports,
                 hc->slots, hc->ctx_size);
-        scan_ports(hc);
     }
 }
 
-void xhci_poll_all(void)
-{
-    for (unsigned i = 0; i < n_ctrl; i++) {
-        xhci_poll(&ctrl[i]);
-        if (ctrl[i].port_changed)
-            service_ports(&ctrl[i]);
-    }
-}
+unsigned xhci_count(void) { return n_ctrl; }
+struct xhci *xhci_controller(unsigned i) { return i < n_ctrl ? &ctrl[i] : NULL; }

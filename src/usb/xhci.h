@@ -2,8 +2,8 @@
  * ring and the event ring, all polled (no interrupts).
  *
  * xhci_init_all() finds every PCI function of class 0C/03/30, takes it
- * from the BIOS (USBLEGSUP), resets it, starts it and enumerates what is
- * plugged into its root ports (usbdev.h). Every wait is bounded; a
+ * from the BIOS (USBLEGSUP), resets it and starts it; roothub.h then
+ * enumerates what is plugged into its root ports (usbdev.h). Every wait is bounded; a
  * controller that misbehaves is named on the console ("usb: BB:DD.F
  * xhci: ...") and left alone.
  *
@@ -11,8 +11,8 @@
  * events end the one synchronous wait in progress (struct xhci_wait);
  * transfer events of endpoints that a driver owns asynchronously (a
  * keyboard's interrupt IN) go to that device's handler; Port Status
- * Change events mark the root port for xhci_poll_all. The boot CPU
- * polls every controller when it reads keys (usbstack.h: xhci_poll_all).
+ * Change events mark the root port for roothub_service. The boot CPU
+ * polls every controller when it reads keys (usbstack.h).
  *
  * Call xhci_init_all() after tsc_init() and before the APs start: sizing
  * a BAR changes the machine's memory map, and QEMU 7.2 under multi-
@@ -61,12 +61,11 @@ struct xhci {
     bool     dead;
 };
 
-/* Find, take over, reset and start every xHCI; enumerate their devices. */
+/* Find, take over, reset and start every xHCI (roothub.h enumerates). */
 void xhci_init_all(void);
-/* Drain every live controller's event ring and enumerate (or forget)
- * what was plugged into (or pulled from) a root port since: boot CPU,
- * each tick, never inside another USB call. */
-void xhci_poll_all(void);
+/* The controllers xhci_init_all() found (started or dead). */
+unsigned xhci_count(void);
+struct xhci *xhci_controller(unsigned i);
 
 /* For usbdev/xfer/hub: */
 void xhci_poll(struct xhci *hc);
