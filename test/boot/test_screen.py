@@ -22,7 +22,7 @@ import unittest
 
 from harness import REPO, Machine, scaled
 
-FONT_C = os.path.join(REPO, "src", "font8x16.c")
+FONT_C = os.path.join(REPO, "src", "console", "font8x16.c")
 FONT_FIRST = 32
 CELL_W, CELL_H = 8, 16
 INK_LEVEL = 300          # r+g+b above this is ink (grey/white on black/blue)
