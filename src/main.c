@@ -188,7 +188,6 @@ static void trace_setup(void)
     uint32_t n = madt.enabled && madt.enabled < cpu_limit() ? madt.enabled : cpu_limit();
     if (rings_init(cfg.trace_events, n, prevboot_next_boot()))
         snapshot_init(rings_capacity(), n);      /* shadows: dumps pause for a copy only */
-    status_set_counter(rings_event_counts); /* the screen's event counts */
     rings_attach(0);
 }
 

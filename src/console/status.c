@@ -7,6 +7,7 @@
 #include "time/tsc.h"
 #include "arch/cpu.h"
 #include "time/uptime.h"
+#include "trace/rings.h"
 #include "trace/trace.h"
 
 #define ROW_MAX 256
@@ -33,13 +34,6 @@ void status_dump_progress(uint32_t dump_no, uint64_t lines, uint64_t events_sent
     }
 }
 
-static void (*count_events)(uint64_t *recorded, uint64_t *overwritten);
-
-void status_set_counter(void (*counts)(uint64_t *recorded, uint64_t *overwritten))
-{
-    count_events = counts;
-}
-
 static const char *tracing_word(void)
 {
     uint32_t m = trace_get_mask();
@@ -49,9 +43,8 @@ static const char *tracing_word(void)
 static void header(char *row, unsigned size)
 {
     uint64_t hz = tsc_hz(), up = hz ? (rdtsc() - uptime_boot_tsc()) / hz : 0;
-    uint64_t recorded = 0, overwritten = 0;
-    if (count_events)
-        count_events(&recorded, &overwritten);
+    uint64_t recorded, overwritten;
+    rings_event_counts(&recorded, &overwritten);    /* zeros until the rings exist */
     ksnprintf(row, size, " baretrace  cpus %u  up %lu:%02lu:%02lu  tracing %s  events %lu"
               "  overwritten %lu", cpus_online, up / 3600, up / 60 % 60, up % 60, tracing_word(),
               recorded, overwritten);

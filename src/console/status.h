@@ -17,10 +17,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Where the header's event counts come from (kmain installs
- * rings_event_counts: the rings' bookkeeping is the recorder's, so status
- * is handed the function). Until then the counts show 0. */
-void status_set_counter(void (*counts)(uint64_t *recorded, uint64_t *overwritten));
 /* Compose both rows and hand them to the screen (no drawing). */
 void status_update(void);
 /* The idle loop's call: status_update(), then let the screen redraw. */
