@@ -42,6 +42,14 @@ def run(*args):
 
 
 class EventDocs(unittest.TestCase):
+    def assert_refused(self, gen, cases, parse):
+        """Each bad table (message -> text) raises gen's TableError saying message."""
+        for message, bad in cases.items():
+            with self.subTest(message):
+                with self.assertRaises(gen.TableError) as ctx:
+                    parse(bad)
+                self.assertIn(message, str(ctx.exception))
+
     def test_doc_is_up_to_date(self):
         r = run('--check')
         self.assertEqual(r.returncode, 0, r.stderr + '\n(run scripts/gen-event-docs)')
@@ -80,11 +88,7 @@ class EventDocs(unittest.TestCase):
             'unknown event NOPE_END': text.replace('TRACE_PAIR(DUMP_BEGIN,      DUMP_END)',
                                                    'TRACE_PAIR(DUMP_BEGIN, NOPE_END)'),
         }
-        for message, bad in cases.items():
-            with self.subTest(message):
-                with self.assertRaises(gen.TableError) as ctx:
-                    gen.parse(bad)
-                self.assertIn(message, str(ctx.exception))
+        self.assert_refused(gen, cases, gen.parse)
 
     def test_bad_workload_tables_are_refused_clearly(self):
         gen = load_script()
@@ -98,11 +102,7 @@ class EventDocs(unittest.TestCase):
                                                                 'WORKLOAD(3, CC,'),
             'cannot parse this WORKLOAD': text.replace("'4', \"TSC_DELTA\",", "'4',"),
         }
-        for message, bad in cases.items():
-            with self.subTest(message):
-                with self.assertRaises(gen.TableError) as ctx:
-                    gen.parse_workloads(bad, events)
-                self.assertIn(message, str(ctx.exception))
+        self.assert_refused(gen, cases, lambda bad: gen.parse_workloads(bad, events))
 
     def test_bad_hotkey_tables_are_refused_clearly(self):
         gen = load_script()
@@ -113,11 +113,7 @@ class EventDocs(unittest.TestCase):
             'id 7 is WORKLOAD': text.replace("HOTKEY(9, 'l'", "HOTKEY(7, 'l'"),
             'a HOTKEY row this script cannot read': text.replace("HOTKEY(3, 't', 0,", "HOTKEY(3, t, 0,"),
         }
-        for message, bad in cases.items():
-            with self.subTest(message):
-                with self.assertRaises(gen.TableError) as ctx:
-                    gen.parse_hotkeys(bad)
-                self.assertIn(message, str(ctx.exception))
+        self.assert_refused(gen, cases, gen.parse_hotkeys)
 
     def test_hotkey_table_is_the_readme_s(self):
         gen = load_script()
