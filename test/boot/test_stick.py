@@ -3,11 +3,10 @@ the ISO as a USB stick, press d, stop QEMU, boot it again and dump again,
 then decode the image: it must hold both dumps, oldest first, each with
 exactly the events the serial console got.
 
-That needs the USB mass-storage driver (src/usb/msc.c) to register the
-stick as a struct blockdev (src/dev/blockdev.h); until it does those tests
-skip and say so. What
-runs today: with no stick, trace.dump_to=stick still delivers the dump on
-the serial console and says why, and a bad trace.dump_to value warns.
+The USB mass-storage driver (src/usb/msc.c) registers the stick as a
+struct blockdev (src/dev/blockdev.h). With no stick, trace.dump_to=stick
+still delivers the dump on the serial console and says why, and a bad
+trace.dump_to value warns.
 """
 import os
 import shutil
@@ -26,18 +25,6 @@ from btlib import dumplog                       # noqa: E402
 DUMP_TIMEOUT_S = 120
 SETTLE_S = 1.5
 DECODE = os.path.join(REPO, "scripts", "decode")
-MSC_DRIVER = os.path.join(REPO, "src", "usb", "msc.c")
-NO_DRIVER = ("no USB mass-storage driver registering a struct blockdev in this build "
-             "(src/usb/msc.c calling blockdev_register): the kernel has no block device "
-             "to write its dump area to")
-
-
-def driver_registers_disks():
-    try:
-        with open(MSC_DRIVER, encoding="utf-8") as f:
-            return "blockdev_register" in f.read()
-    except OSError:
-        return False
 
 
 class StickCase(unittest.TestCase):
@@ -68,7 +55,6 @@ class WithoutStick(StickCase):
         self.assertTrue(dumps[0].complete, dumps[0].warnings)
 
 
-@unittest.skipUnless(driver_registers_disks(), NO_DRIVER)
 class OnTheStick(StickCase):
 
     def stick_copy(self):
