@@ -4,7 +4,7 @@
  * below it, the newest lines of everything the console printed.
  *
  * Where drawing happens (and where it never does):
- * - screen_write() (console.c's write path, under the console lock) only
+ * - screen_write() (a console sink: lib/kprintf.c's write path, under the console lock) only
  *   copies characters into the screen's text buffer: a few stores per
  *   byte, no pixel, no scrolling, no lock of its own.
  * - screen_poll() draws: it compares the wanted text with what is on the

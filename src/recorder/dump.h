@@ -8,7 +8,7 @@
  * dump, and the dump says so (snapshot=paused, with busy_cpus= and
  * silent_cpus= when some CPU did not finish or answer).
  * The console is held for the stream so no other text can land inside the
- * dump; holding it does not disable interrupts (console.h), so the boot
+ * dump; holding it does not disable interrupts (lib/kprintf.h), so the boot
  * CPU's timer keeps ticking, on time, through the whole transfer. */
 #ifndef TRACE_DUMP_H
 #define TRACE_DUMP_H

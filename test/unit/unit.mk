@@ -13,7 +13,7 @@ UNIT_SRCS_tscmath := src/time/tscmath.c
 UNIT_SRCS_scancode := src/dev/scancode.c
 UNIT_SRCS_median := src/lib/median.c
 UNIT_SRCS_bytes :=
-# perf/ (workloads and the benchmark): the pure parts
+# lab/ (workloads and the benchmark): the pure parts
 UNIT_SRCS_wlargs := src/lab/wlargs.c src/lib/format.c
 UNIT_SRCS_stresssum :=
 UNIT_SRCS_baselines := src/lab/baselines.c
