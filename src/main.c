@@ -186,7 +186,7 @@ static void trace_setup(void)
     }
     trace_set_mask((cfg.trace_off ? 0 : TRACE_ENABLE) | cats);
     uint32_t n = madt.enabled && madt.enabled < cpu_limit() ? madt.enabled : cpu_limit();
-    if (rings_init(cfg.trace_events, n, prevboot_next_boot()))
+    if (rings_init(cfg.trace_events, n, prevboot_next_boot(), prevboot_kept_bytes()))
         snapshot_init(rings_capacity(), n);      /* shadows: dumps pause for a copy only */
     rings_attach(0);
 }

@@ -55,7 +55,8 @@ void prevboot_find(void)
 {
     mem_each_available(scan_range, NULL);
     if (!prev) {
-        kprintf("trace: no previous boot's trace in memory (cold boot, or memory cleared)\n");
+        kprintf("trace: no previous boot's trace in memory (none after a cold boot; after a "
+                "warm reset, its memory was reused or cleared)\n");
         return;
     }
     mem_reserve(prev->phys, prev->size);
@@ -73,6 +74,7 @@ void prevboot_find(void)
 uint64_t prevboot_next_boot(void) { return prev ? prev->boot + 1 : 1; }
 
 uint64_t prevboot_events(void) { return events; }
+uint64_t prevboot_kept_bytes(void) { return prev ? prev->size : 0; }
 
 uint64_t prevboot_dump(void)
 {

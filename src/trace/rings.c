@@ -11,11 +11,10 @@
 
 #define EARLY_PHASES 16
 /* Where the reset-surviving region goes: 2 MiB-aligned (the next boot
- * looks only there), at or above 32 MiB, clear of what GRUB loads (the
- * kernel and modules near 1-16 MiB) and of the top of memory, where
- * firmware and GRUB's heap allocate downwards. */
+ * looks only there), at or above RINGS_KEEP_FLOOR (32 MiB), clear of what
+ * GRUB loads (the kernel and modules near 1-16 MiB) and of the top of
+ * memory, where firmware and GRUB's heap allocate downwards. */
 #define KEEP_ALIGN   0x200000ull
-#define KEEP_FLOOR   0x2000000ull
 
 static struct persist_header *keep;     /* this boot's region */
 static struct ring *rings;              /* in it: struct ring[ncpus] */
@@ -31,13 +30,13 @@ static unsigned early_count;
 static struct persist_header *place(uint32_t cap, uint32_t ncpus)
 {
     uint64_t size = persist_size(ncpus, cap);
-    uint64_t at = mem_place(size, KEEP_ALIGN, KEEP_FLOOR);
+    uint64_t at = mem_place(size, KEEP_ALIGN, RINGS_KEEP_FLOOR);
     if (!at)
         at = mem_place(size, KEEP_ALIGN, 0);
     return (struct persist_header *)(uintptr_t)at;
 }
 
-bool rings_init(uint32_t cap, uint32_t ncpus, uint64_t boot)
+bool rings_init(uint32_t cap, uint32_t ncpus, uint64_t boot, uint64_t kept_bytes)
 {
     uint32_t want = cap;
     if (ncpus > MAX_CPUS)
@@ -55,8 +54,15 @@ bool rings_init(uint32_t cap, uint32_t ncpus, uint64_t boot)
         kprintf("trace: no memory for %u rings; tracing off\n", ncpus);
         return false;
     }
-    if (cap != want)
+    if (cap != want && kept_bytes)
+        kprintf("trace: trace.events=%u does not fit in memory beside the previous boot's "
+                "kept trace (%lu KiB; l dumps it); using %u\n", want, kept_bytes / 1024, cap);
+    else if (cap != want)
         kprintf("trace: trace.events=%u does not fit in memory; using %u\n", want, cap);
+    if (keep && keep->phys < RINGS_KEEP_FLOOR)
+        kprintf("trace: the rings fit only below %lu MiB (at 0x%lx), which firmware and GRUB "
+                "reuse: a warm reset will not keep them (fewer trace.events or more memory "
+                "would)\n", (uint64_t)(RINGS_KEEP_FLOOR >> 20), keep->phys);
     capacity = cap;
     return true;
 }
@@ -91,8 +97,13 @@ void rings_keep_facts(uint64_t tsc_hz)
     for (uint32_t i = 0; i < keep->ncpus && i < MAX_CPUS; i++)
         keep->apic_ids[i] = cpus[i].apic_id;
     persist_seal(keep);
-    kprintf("trace: rings kept across a warm reset at 0x%lx (%lu KiB, boot %lu)\n",
-            keep->phys, keep->size / 1024, keep->boot);
+    if (keep->phys < RINGS_KEEP_FLOOR)      /* said at rings_init: not kept */
+        kprintf("trace: rings at 0x%lx (%lu KiB, boot %lu), below %lu MiB: not kept across "
+                "a warm reset\n", keep->phys, keep->size / 1024, keep->boot,
+                (uint64_t)(RINGS_KEEP_FLOOR >> 20));
+    else
+        kprintf("trace: rings kept across a warm reset at 0x%lx (%lu KiB, boot %lu)\n",
+                keep->phys, keep->size / 1024, keep->boot);
 }
 
 void rings_attach(uint32_t index)

@@ -19,10 +19,18 @@
 #include <stdint.h>
 #include "trace/ring.h"
 
+/* A kept trace survives a warm reset at or above this address only
+ * (firmware and GRUB reuse memory below it: QEMU's SeaBIOS and OVMF both). */
+#define RINGS_KEEP_FLOOR 0x2000000ull
+
 /* Allocate `capacity` events per CPU for `ncpus` CPUs in a region that
  * survives a warm reset (persist.h), numbered `boot`; falls back to
- * smaller rings (and says so) when memory is short. False if none fit. */
-bool         rings_init(uint32_t capacity, uint32_t ncpus, uint64_t boot);
+ * smaller rings (and says so) when memory is short. `kept_bytes`: memory
+ * the previous boot's trace holds (prevboot.h), named when it is why the
+ * rings shrink. A region that fits only below RINGS_KEEP_FLOOR, where
+ * firmware and GRUB reuse memory at a reset, is used, and the console says
+ * that a warm reset will not keep it. False if none fit. */
+bool         rings_init(uint32_t capacity, uint32_t ncpus, uint64_t boot, uint64_t kept_bytes);
 /* Record the TSC rate and APIC ids in the region's header (after SMP). */
 void         rings_keep_facts(uint64_t tsc_hz);
 uint32_t     rings_capacity(void);

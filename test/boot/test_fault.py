@@ -273,6 +273,36 @@ class Reset(FaultCase):
     def test_reset_keeps_rings_uefi(self):
         self.reset_and_compare("uefi")
 
+    def test_small_memory_says_the_rings_will_not_survive(self):
+        # 64 MiB: 4 rings of 262144 events (32 MiB) fit only below 32 MiB,
+        # which the firmware and GRUB reuse at a reset (issue 22, item 1).
+        m, _ = self.boot(smp=4, mem="64M", cmdline="trace.events=262144", no_reboot=False)
+        self.assertRegex(m.text(), r"trace: the rings fit only below 32 MiB \(at 0x[0-9a-f]+\), "
+                                   r"which firmware and GRUB reuse: a warm reset will not keep them")
+        self.assertRegex(m.text(), r"trace: rings at 0x[0-9a-f]+ \(32784 KiB, boot 1\), below "
+                                   r"32 MiB: not kept across a warm reset")
+        self.assertNotIn("rings kept across a warm reset", m.text())
+        start = len(m.output())
+        m.qmp().command("system_reset")
+        m.wait_for(r"READY [^\r\n]*\r?\n", 180, start=start)
+        after = m.output()[start:].decode(errors="replace")
+        self.assertIn("no previous boot's trace in memory (none after a cold boot; after a "
+                      "warm reset, its memory was reused or cleared)", after)
+        self.assertNotIn("cold boot, or memory cleared", after)
+
+    def test_rings_shrunk_beside_the_kept_trace_say_why(self):
+        # 96 MiB: the first boot's 32 MiB region survives above 32 MiB; the
+        # next boot's rings do not fit beside it and are halved, saying why.
+        m, _ = self.boot(smp=4, mem="96M", cmdline="trace.events=262144", no_reboot=False)
+        self.assertNotRegex(m.text(), r"a warm reset will not keep them")
+        start = len(m.output())
+        m.qmp().command("system_reset")
+        m.wait_for(r"READY [^\r\n]*\r?\n", 180, start=start)
+        after = m.output()[start:].decode(errors="replace")
+        self.assertRegex(after, r"previous boot 1's trace kept at 0x")
+        self.assertRegex(after, r"trace: trace.events=262144 does not fit in memory beside the "
+                                r"previous boot's kept trace \(\d+ KiB; l dumps it\); using \d+")
+
     def test_damaged_memory_is_said_and_left_out(self):
         # Between the two boots, damage the kept region as a firmware might:
         # CPU 0's ring structure and 64 of CPU 1's event slots.
