@@ -31,7 +31,7 @@ QEMU_BIN = "qemu-system-x86_64"
 FIRMWARES = ("bios", "uefi")
 MEDIA = ("cd", "usb")
 ACCELS = ("auto", "kvm", "tcg")
-UARTS = ("isa", "pci")
+UARTS = ("isa", "pci", "com2", "pci2x")
 
 # Split OVMF (code read-only + a variable store) is preferred: it is what a
 # real board has. The variable store is opened with snapshot=on, so each run
@@ -100,9 +100,12 @@ class Options:
     topology: extra -smp settings ("sockets=2,cores=6", "maxcpus=8"); if it
     starts with a CPU count ("12,sockets=2,cores=6") that count wins over
     smp. cmdline: kernel command line, None for grub.cfg's menu.
-    uart: where that serial backend plugs in: "isa" (COM1 at 0x3F8) or
+    uart: where that serial backend plugs in: "isa" (COM1 at 0x3F8),
     "pci" (a pci-serial card and no legacy COM port at all, as on PCs
-    whose only UART is a PCI device).
+    whose only UART is a PCI device), "com2" (COM2 at 0x2F8, with COM1
+    absent: a board with only a COM2 header) or "pci2x" (the second port
+    of a pci-serial-2x card at 00:1c.0, no legacy COM port: console=
+    pci:00:1c.0/1 names it).
     no_reboot: a reset (guest or QMP system_reset) ends QEMU; False lets
     the machine warm-reset with its RAM kept. stick_writable: with media
     "usb", the stick accepts writes (give it a copy of the ISO).
@@ -170,16 +173,24 @@ def oem_string(cmdline):
 
 def serial_args(serial, log=None, uart="isa"):
     """-chardev/-serial (and, for stdio, -mon) arguments for the console
-    UART: COM1, or with uart="pci" a pci-serial card (and no COM port)."""
+    UART: COM1; with uart="pci" a pci-serial card (and no COM port); with
+    "com2" COM2 alone; with "pci2x" port 1 of a two-port card."""
     if uart not in UARTS:
-        raise QemuError(f"unknown uart '{uart}' (want isa or pci)")
+        raise QemuError(f"unknown uart '{uart}' (want {', '.join(UARTS)})")
     argv = _serial_backend(serial, log)
-    if uart == "pci" and "-serial" in argv:
-        at = argv.index("-serial")
-        chardev = argv[at + 1].split(":", 1)[1] if ":" in argv[at + 1] else None
-        argv[at + 1] = "none"
-        if chardev:
-            argv += ["-device", f"pci-serial,chardev={chardev}"]
+    if uart == "isa" or "-serial" not in argv:
+        return argv
+    at = argv.index("-serial")
+    chardev = argv[at + 1].split(":", 1)[1] if ":" in argv[at + 1] else None
+    if uart == "com2":                   # COM1 present but unconnected would answer
+        argv[at:at + 2] = ["-serial", "none", "-serial", argv[at + 1]]
+        return argv
+    argv[at + 1] = "none"
+    if chardev and uart == "pci":
+        argv += ["-device", f"pci-serial,chardev={chardev}"]
+    elif chardev:                        # pci2x: port 0 goes nowhere; at 00:1c.0
+        argv += ["-chardev", "null,id=port0", "-device",
+                 f"pci-serial-2x,chardev1=port0,chardev2={chardev},addr=1c"]
     return argv
 
 

@@ -98,7 +98,7 @@ struct uart_desc serial_legacy(unsigned index, uint32_t baud)
 {
     struct uart_desc u = { .space = UART_IO, .width = 1, .stride = 1, .baud = baud,
                            .isa_irq = SERIAL_NO_IRQ };
-    if (index < 4) {
+    if (index < SERIAL_LEGACY_PORTS) {
         u.base = com_base[index];
         u.isa_irq = com_irq[index];
     }
@@ -148,7 +148,7 @@ bool serial_open(const struct uart_desc *u)
 bool serial_init(unsigned index, uint32_t baud)
 {
     struct uart_desc u = serial_legacy(index, baud);
-    return index < 4 && baud && serial_open(&u);
+    return index < SERIAL_LEGACY_PORTS && baud && serial_open(&u);
 }
 
 static bool same_uart(const struct uart_desc *a, const struct uart_desc *b)

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #define SERIAL_DEFAULT_BAUD 115200
+#define SERIAL_LEGACY_PORTS 4           /* COM1-COM4 */
 #define SERIAL_NO_IRQ       0xFF
 #define SERIAL_NAME_LEN     24
 #define SERIAL_EARLY_BYTES  4096

@@ -13,27 +13,40 @@ bool uartpci_class_ok(uint8_t class, uint8_t subclass, uint8_t prog_if)
     return class == CLASS_COMM && subclass == SUBCLASS_SERIAL && prog_if <= PROG_IF_16950;
 }
 
-static int first_bar(const struct pci_bar bars[UARTPCI_BARS], bool io)
+/* The index of the nth BAR of that kind with 8 registers or more, or -1. */
+static int nth_bar(const struct pci_bar bars[UARTPCI_BARS], bool io, unsigned n)
 {
     for (int i = 0; i < UARTPCI_BARS; i++)
-        if (bars[i].io == io && bars[i].base && bars[i].size >= UART_REGS)
+        if (bars[i].io == io && bars[i].base && bars[i].size >= UART_REGS && !n--)
             return i;
     return -1;
 }
 
 bool uartpci_choose(const struct pci_bar bars[UARTPCI_BARS], uint8_t bus, uint8_t dev,
-                    uint8_t fn, uint32_t baud, struct uart_desc *out, const char **why)
+                    uint8_t fn, unsigned port, uint32_t baud, struct uart_desc *out,
+                    const char **why)
 {
-    int i = first_bar(bars, true);
-    if (i < 0)
-        i = first_bar(bars, false);
+    bool io = nth_bar(bars, true, 0) >= 0;
+    int i = nth_bar(bars, io, 0);
     if (i < 0) {
         *why = "no I/O or memory BAR of 8 registers";
         return false;
     }
-    *out = (struct uart_desc){ .space = bars[i].io ? UART_IO : UART_MMIO, .width = 1,
-                               .stride = 1, .base = bars[i].base, .baud = baud,
+    uint64_t base = bars[i].base + (uint64_t)port * UART_REGS;   /* ports packed in one BAR */
+    if (bars[i].size < (uint64_t)(port + 1) * UART_REGS) {
+        i = nth_bar(bars, io, port);                             /* one BAR per port */
+        if (i < 0) {
+            *why = "the card has no such port";
+            return false;
+        }
+        base = bars[i].base;
+    }
+    *out = (struct uart_desc){ .space = io ? UART_IO : UART_MMIO, .width = 1,
+                               .stride = 1, .base = base, .baud = baud,
                                .isa_irq = SERIAL_NO_IRQ };
-    ksnprintf(out->name, sizeof out->name, "pci:%02x:%02x.%x", bus, dev, fn);
+    if (port)
+        ksnprintf(out->name, sizeof out->name, "pci:%02x:%02x.%x/%u", bus, dev, fn, port);
+    else
+        ksnprintf(out->name, sizeof out->name, "pci:%02x:%02x.%x", bus, dev, fn);
     return true;
 }

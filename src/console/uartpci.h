@@ -21,9 +21,14 @@
 bool uartpci_class_ok(uint8_t class, uint8_t subclass, uint8_t prog_if);
 
 /* From the function's decoded BARs (size 0: unimplemented or unusable),
- * the UART at bus:dev.fn as `out` (name "pci:BB:DD.F", polled input).
- * False, with `*why`, when no BAR fits. */
+ * UART `port` at bus:dev.fn as `out` (name "pci:BB:DD.F", "pci:BB:DD.F/N"
+ * for port N > 0; polled input). Port N of a multi-port card is the Nth
+ * block of 8 registers of the UART BAR when that BAR holds N + 1 of them
+ * (QEMU's pci-serial-2x/4x, many Oxford and MosChip cards), else the
+ * Nth BAR of 8 registers or more (one BAR per port). False, with `*why`,
+ * when no BAR fits. */
 bool uartpci_choose(const struct pci_bar bars[UARTPCI_BARS], uint8_t bus, uint8_t dev,
-                    uint8_t fn, uint32_t baud, struct uart_desc *out, const char **why);
+                    uint8_t fn, unsigned port, uint32_t baud, struct uart_desc *out,
+                    const char **why);
 
 #endif

@@ -89,17 +89,30 @@ static const char *parse_hex(const char *s, unsigned max, char stop, uint64_t *o
     return n ? s : NULL;
 }
 
-/* "BB:DD.F" -> bus, device (< 32), function (< 8); `s` ends at ',' or NUL. */
+/* "BB:DD.F[/N]" -> bus, device (< 32), function (< 8), port N of a
+ * multi-port card (< CMDLINE_PCI_PORTS, default 0); ends at ',' or NUL. */
 static const char *parse_bdf(const char *s, struct boot_config *c)
 {
     uint64_t bus, dev, fn;
+    uint32_t port = 0;
     if (!(s = parse_hex(s, 2, ':', &bus)) || *s != ':' ||
         !(s = parse_hex(s + 1, 2, '.', &dev)) || *s != '.' || dev > 31 ||
-        !(s = parse_hex(s + 1, 1, ',', &fn)) || fn > 7)
+        !(s[1] >= '0' && s[1] <= '7'))
         return NULL;
+    fn = (uint64_t)(s[1] - '0');
+    s += 2;
+    if (*s == '/') {
+        char digits[4] = { 0 };
+        unsigned n = 0;
+        for (s++; *s >= '0' && *s <= '9' && n < sizeof digits - 1; s++)
+            digits[n++] = *s;
+        if (!n || !parse_u32(digits, &port) || port >= CMDLINE_PCI_PORTS)
+            return NULL;
+    }
     c->console_pci_bus = (uint8_t)bus;
     c->console_pci_dev = (uint8_t)dev;
     c->console_pci_fn = (uint8_t)fn;
+    c->console_pci_port = (uint8_t)port;
     return s;
 }
 
@@ -122,7 +135,7 @@ static const char *console_uart(struct boot_config *c, const char *val)
         c->console_pci_any = val[3] != ':';
         return val[3] == ':' ? parse_bdf(val + 4, c) : val + 3;
     }
-    if (!strncmp(val, "mmio,0x", 7) && (val = parse_hex(val + 7, 12, ',', &addr)) && addr) {
+    if (!strncmp(val, "mmio,0x", 7) && (val = parse_hex(val + 7, 12, ',', &addr))) {
         c->console_kind = CONSOLE_MMIO;
         c->console_mmio = addr;
         return val;
@@ -136,8 +149,23 @@ static void opt_console(struct boot_config *cfg, const char *word, const char *v
     uint32_t baud = 115200;
     const char *rest = console_uart(&c, val);
     if (!rest || (*rest && *rest != ',')) {
-        warn(cfg, word, "want auto, ttyS<0-3>, pci[:BB:DD.F] or mmio,0xADDR, then "
+        warn(cfg, word, "want auto, ttyS<0-3>, pci[:BB:DD.F[/N]] or mmio,0xADDR, then "
                         "[,baud]; using auto");
+        cfg->console_kind = CONSOLE_AUTO;
+        return;
+    }
+    if (c.console_kind == CONSOLE_MMIO && !c.console_mmio) {
+        warn(cfg, word, "address 0 is refused (no UART sits at physical address 0); "
+                        "using auto");
+        cfg->console_kind = CONSOLE_AUTO;
+        return;
+    }
+    if (*rest == ',' && c.console_kind != CONSOLE_AUTO && parse_u32(rest + 1, &baud) &&
+        baud && baud < CMDLINE_MIN_BAUD) {
+        char msg[CMDLINE_WARNING_LEN];
+        ksnprintf(msg, sizeof msg, "baud %u is below the lowest rate, %u (16-bit "
+                  "divisor); using auto", baud, CMDLINE_MIN_BAUD);
+        warn(cfg, word, msg);
         cfg->console_kind = CONSOLE_AUTO;
         return;
     }

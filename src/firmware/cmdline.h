@@ -2,9 +2,11 @@
  *
  * Options (space separated; documented in README.md):
  *   console=<uart>               the console UART (auto): auto (ACPI SPCR,
- *                                else COM1, else the first PCI UART),
- *                                ttyS<0-3>[,<baud>], pci[:BB:DD.F][,<baud>],
- *                                mmio,0x<addr>[,<baud>]; baud divides 115200
+ *                                else COM1, else the first PCI UART, else
+ *                                COM2-COM4), ttyS<0-3>[,<baud>],
+ *                                pci[:BB:DD.F[/N]][,<baud>] (port N of a
+ *                                multi-port card), mmio,0x<addr>[,<baud>]
+ *                                (not 0); baud divides 115200, 2 at least
  *   maxcpus=<n>                  run at most n CPUs (1..4096)
  *   nosmp                        run the boot CPU only
  *   timer_hz=<n>                 LAPIC timer rate per CPU (1..10000, 100)
@@ -36,12 +38,18 @@
 
 enum console_kind { CONSOLE_AUTO, CONSOLE_TTYS, CONSOLE_PCI, CONSOLE_MMIO };
 
+#define CMDLINE_PCI_PORTS 16           /* console=pci:BB:DD.F/N: N below this */
+/* 115200 / baud must fit the 16550's 16-bit divisor: 2 is the lowest rate
+ * that divides 115200 (1 would need 115200). */
+#define CMDLINE_MIN_BAUD  2
+
 struct boot_config {
     uint8_t  console_kind;             /* enum console_kind */
     unsigned console_port;             /* CONSOLE_TTYS: 0 = COM1 */
     uint32_t console_baud;             /* CONSOLE_AUTO ignores it for SPCR's own */
     bool     console_pci_any;          /* CONSOLE_PCI: the first one */
     uint8_t  console_pci_bus, console_pci_dev, console_pci_fn;
+    uint8_t  console_pci_port;         /* CONSOLE_PCI: port N of a multi-port card */
     uint64_t console_mmio;             /* CONSOLE_MMIO: physical address */
     unsigned maxcpus;                  /* 0 = no limit */
     bool     nosmp;

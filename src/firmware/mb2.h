@@ -14,7 +14,9 @@
 #define MB2_CMDLINE_MAX      512
 #define MB2_RSDP_MAX         36        /* ACPI 2.0 RSDP size */
 
-enum mb2_mem_type { MB2_MEM_AVAILABLE = 1, MB2_MEM_ACPI_RECLAIMABLE = 3 };
+/* Multiboot2 memory map types (spec 3.6.8): 2 and the rest are reserved. */
+enum mb2_mem_type { MB2_MEM_AVAILABLE = 1, MB2_MEM_ACPI_RECLAIMABLE = 3, MB2_MEM_NVS = 4,
+                    MB2_MEM_BAD = 5 };
 
 struct mb2_mmap_entry { uint64_t base, len; uint32_t type; };
 

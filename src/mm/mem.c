@@ -117,6 +117,18 @@ uint64_t mem_place(uint64_t size, uint64_t align, uint64_t floor)
     return 0;
 }
 
+bool mem_is_ram(uint64_t base, uint64_t size)
+{
+    for (unsigned i = 0; map && i < map->mmap_count; i++) {
+        const struct mb2_mmap_entry *e = &map->mmap[i];
+        bool ram = e->type == MB2_MEM_AVAILABLE || e->type == MB2_MEM_ACPI_RECLAIMABLE ||
+                   e->type == MB2_MEM_NVS || e->type == MB2_MEM_BAD;
+        if (ram && base < e->base + e->len && e->base < base + size)
+            return true;
+    }
+    return false;
+}
+
 bool mem_is_available(uint64_t base, uint64_t size)
 {
     for (unsigned i = 0; map && i < map->mmap_count; i++) {

@@ -35,6 +35,10 @@ uint64_t mem_place(uint64_t size, uint64_t align, uint64_t floor);
 /* Whether [base, base + size) lies inside one AVAILABLE range of the map
  * and the identity-mapped space. */
 bool     mem_is_available(uint64_t base, uint64_t size);
+/* Whether any byte of [base, base + size) is RAM by the memory map
+ * (available, ACPI reclaimable, ACPI NVS or bad memory): never a device's
+ * registers. The kernel, its rings and the kept trace all lie in RAM. */
+bool     mem_is_ram(uint64_t base, uint64_t size);
 /* Calls fn(base, end) for each AVAILABLE range (clipped to the
  * identity-mapped space). */
 void     mem_each_available(void (*fn)(uint64_t base, uint64_t end, void *ctx), void *ctx);

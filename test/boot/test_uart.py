@@ -121,6 +121,46 @@ class PciUart(unittest.TestCase):
                 m.stop()
 
 
+class ConsoleOptions(unittest.TestCase):
+    """console= values that used to mislead or go wrong (issue 22, item 5
+    and item 2)."""
+
+    def boot(self, **options):
+        m = Machine(self.id(), **options)
+        m.start()
+        self.addCleanup(m.stop)
+        return m, m.ready()
+
+    def test_auto_finds_com2(self):
+        # A board with only a COM2 header: auto tries COM2-COM4 last.
+        m, info = self.boot(uart="com2")
+        self.assertEqual(info["console"], "ttyS1")
+        self.assertIn("serial: console ttyS1 (legacy COM port)", m.text())
+        self.assertEqual(kernel_faults(m), [])
+
+    def test_second_port_of_a_two_port_card(self):
+        m, info = self.boot(uart="pci2x", cmdline="console=pci:00:1c.0/1,57600")
+        self.assertEqual(info["console"], "pci:00:1c.0/1")
+        self.assertIn("baretrace: booted by", m.text())   # the early lines, replayed
+        m.send(b"h")
+        m.wait_for(rb"keys: d dump", 30)
+
+    def test_ram_is_not_a_uart(self):
+        # 1 MiB is the kernel's own multiboot2 header: RAM in the memory map.
+        m, info = self.boot(cmdline="console=mmio,0x100000")
+        self.assertEqual(info["console"], "ttyS0")
+        self.assertIn("cmdline: console=mmio,0x100000: that is RAM in the memory map, "
+                      "not a UART; using auto", m.text())
+        self.assertNotIn("mmio:0x100000", m.text())
+
+    def test_messages_say_what_is_wrong(self):
+        m, info = self.boot(cmdline="console=ttyS0,1 console=mmio,0x0")
+        self.assertIn("cmdline: console=ttyS0,1: baud 1 is below the lowest rate, 2", m.text())
+        self.assertIn("cmdline: console=mmio,0x0: address 0 is refused", m.text())
+        self.assertNotIn("no 16550 answers", m.text())
+        self.assertEqual(info["console"], "ttyS0")
+
+
 class NoUart(unittest.TestCase):
     """No serial port at all: READY on the screen, keys from PS/2."""
 

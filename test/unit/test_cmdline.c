@@ -183,7 +183,37 @@ static void test_console(void)
     CHECK_EQ(c.console_baud, 9600);
     cmdline_parse("console=mmio,0x4000000000", &c);
     CHECK_EQ(c.console_mmio, 0x4000000000ull);
+    /* Port N of a multi-port card (issue 22 item 5). */
+    cmdline_parse("console=pci:00:04.0/1,57600", &c);
+    CHECK_EQ(c.console_kind, CONSOLE_PCI);
+    CHECK_EQ(c.console_pci_dev, 4);
+    CHECK_EQ(c.console_pci_port, 1);
+    CHECK_EQ(c.console_baud, 57600);
+    cmdline_parse("console=pci:00:04.2/15", &c);
+    CHECK_EQ(c.console_pci_fn, 2);
+    CHECK_EQ(c.console_pci_port, 15);
+    cmdline_parse("console=pci:00:04.0", &c);
+    CHECK_EQ(c.console_pci_port, 0);
+    cmdline_parse("console=ttyS0,2", &c);              /* the lowest rate */
+    CHECK_EQ(c.console_baud, 2);
     CHECK_EQ(c.warning_count, 0);
+}
+
+/* The messages say what is wrong, not just that the syntax is off. */
+static void test_console_messages(void)
+{
+    struct boot_config c;
+    cmdline_defaults(&c);
+    cmdline_parse("console=ttyS0,1", &c);
+    CHECK(warned(&c, "console=ttyS0,1: baud 1 is below the lowest rate, 2"));
+    CHECK_EQ(c.console_kind, CONSOLE_AUTO);
+    cmdline_defaults(&c);
+    cmdline_parse("console=mmio,0x0", &c);
+    CHECK(warned(&c, "console=mmio,0x0: address 0 is refused"));
+    CHECK_EQ(c.console_kind, CONSOLE_AUTO);
+    cmdline_defaults(&c);
+    cmdline_parse("console=mmio,0x0,9600", &c);
+    CHECK(warned(&c, "address 0 is refused"));
 }
 
 static void test_console_bad(void)
@@ -193,6 +223,8 @@ static void test_console_bad(void)
         "console=pci:000:03.0", "console=pcix", "console=mmio,0x", "console=mmio,0x0",
         "console=mmio,0x1000000000000", "console=mmio,FE030000", "console=mmio,0xFG",
         "console=auto,9600", "console=ttyS0x", "console=", "console=pci,7",
+        "console=ttyS0,1", "console=pci:00:04.0/", "console=pci:00:04.0/16",
+        "console=pci:00:04.0/x", "console=pci:00:04.0/1x", "console=pci/1",
     };
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct boot_config c;
@@ -213,6 +245,7 @@ int main(void)
     test_warnings_cut();
     test_console();
     test_console_bad();
+    test_console_messages();
     test_good();
     test_bad_values_keep_defaults();
     test_edge();
