@@ -78,6 +78,7 @@ void kmain(uint32_t magic, const void *info)
     acpi_setup();                           /* RSDP -> XSDT/RSDT -> MADT */
     boot_phase(TRACE_PHASE_ACPI, madt.enabled);
     pci_scan();                             /* every PCI function, for the drivers */
+    screen_report_adapter(pci_has_class(PCI_CLASS_DISPLAY)); /* no display at all? */
     uartsel_choose(&cfg);                   /* console=: SPCR, COM, PCI or MMIO UART */
     trace_setup();                          /* mask, per-CPU rings, BSP's ring */
     lapic_init(madt.lapic_addr);            /* BSP local APIC */

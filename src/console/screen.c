@@ -98,8 +98,7 @@ bool screen_init(const struct mb2_framebuffer *f)
         ok = init_ega(f);
     else if (f->type == MB2_FB_RGB)
         ok = init_fb(f);
-    else
-        kprintf("screen: indexed-colour framebuffer; no screen console\n");
+    /* else indexed colour: said by screen_report_adapter, once PCI is known */
     if (!ok)
         return false;
     cols = cols > MAX_COLS ? MAX_COLS : cols;
@@ -113,6 +112,17 @@ bool screen_init(const struct mb2_framebuffer *f)
     draw_changes();                 /* the status rows, and text as it comes */
     spin_unlock(&draw_lock);
     return true;
+}
+
+void screen_report_adapter(bool display_adapter)
+{
+    bool indexed = fbinfo.present && fbinfo.type == MB2_FB_INDEXED;
+    if (!display_adapter && (indexed || !fbinfo.present))
+        kprintf("screen: no display (no display adapter on PCI%s); no screen console\n",
+                indexed ? ", though GRUB described one" : "");
+    else if (indexed)
+        kprintf("screen: indexed-colour framebuffer %ux%u %u bpp at 0x%lx; no screen console\n",
+                fbinfo.width, fbinfo.height, fbinfo.bpp, fbinfo.addr);
 }
 
 /* Until the first full redraw after boot, draw only what is not blank: a

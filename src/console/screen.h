@@ -33,6 +33,11 @@
  * (above 4 GiB before the memory allocator runs) is mapped at the first
  * draw after boot. */
 bool screen_init(const struct mb2_framebuffer *fb);
+/* Once PCI is scanned: when the screen is not a console because there is
+ * no display (no PCI display adapter; GRUB on BIOS still describes the
+ * legacy window then) or because GRUB left an indexed-colour mode, say
+ * which. */
+void screen_report_adapter(bool display_adapter);
 /* Append console text (printable ASCII, '\n', '\r', '\b'); cheap. */
 void screen_write(const char *s, unsigned long n);
 /* The idle loop's call: redraw what changed, if a redraw is due; the

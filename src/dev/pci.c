@@ -118,6 +118,14 @@ const struct pci_func *pci_find_class(uint8_t class, uint8_t subclass, int prog_
     return 0;
 }
 
+bool pci_has_class(uint8_t class)
+{
+    for (unsigned i = 0; i < count; i++)
+        if (funcs[i].class == class)
+            return true;
+    return false;
+}
+
 const struct pci_func *pci_find_bdf(uint8_t bus, uint8_t dev, uint8_t fn)
 {
     for (unsigned i = 0; i < count; i++)

@@ -54,6 +54,10 @@ unsigned pci_count(void);
 unsigned pci_truncated(void);
 const struct pci_func *pci_func_at(unsigned i);
 
+#define PCI_CLASS_DISPLAY 0x03
+
+/* Whether any function of that class exists (any subclass). */
+bool pci_has_class(uint8_t class);
 /* The n-th function (0, 1, ...) of a class/subclass (prog_if < 0 = any),
  * or NULL. */
 const struct pci_func *pci_find_class(uint8_t class, uint8_t subclass, int prog_if,

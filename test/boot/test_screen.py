@@ -250,5 +250,23 @@ class NoSerial(ScreenCase):
         self.assertRegex(rows[0], r"^ baretrace  cpus 2 ")
 
 
+class NoDisplay(unittest.TestCase):
+    """-vga none: GRUB on BIOS still describes the legacy window (640x480,
+    1 bpp at 0xA0000); the console says there is no display (issue 22,
+    item 7), not that the mode is indexed colour."""
+
+    def test_no_display(self):
+        for fw, said in (("bios", "no display adapter on PCI, though GRUB described one"),
+                         ("uefi", "no display adapter on PCI")):
+            with self.subTest(fw):
+                m = Machine(self.id() + "." + fw, fw=fw, extra=["-vga", "none"])
+                m.start()
+                self.addCleanup(m.stop)
+                m.ready()
+                self.assertIn(f"screen: no display ({said}); no screen console", m.text())
+                self.assertNotIn("indexed-colour", m.text())
+                m.stop()
+
+
 if __name__ == "__main__":
     unittest.main()
