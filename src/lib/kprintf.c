@@ -48,6 +48,18 @@ void console_lock(void)
     }
 }
 
+bool console_trylock(void)
+{
+    uint32_t cpu = this_cpu_index();
+    uint64_t cur = __atomic_load_n(&ownership, __ATOMIC_ACQUIRE);
+    if ((uint32_t)cur == cpu) {
+        __atomic_add_fetch(&ownership, DEPTH_ONE, __ATOMIC_RELAXED);
+        return true;
+    }
+    return cur == FREE && __atomic_compare_exchange_n(&ownership, &cur, cpu | DEPTH_ONE, false,
+                                                      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
 void console_unlock(void)
 {
     /* Only the holder unlocks: anyone else would free another CPU's lines. */

@@ -38,6 +38,9 @@ bool console_add_sink(console_sink_fn write, unsigned flags);
 int  kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 void console_lock(void);
+/* Take the console only if it is free (or already this CPU's): for code
+ * that must not wait, such as an NMI handler. */
+bool console_trylock(void);
 void console_unlock(void);
 /* Release the lock however deeply this CPU holds it (a fault that cut a
  * dump or a line short, before the CPU parks), leaving the interrupt flag

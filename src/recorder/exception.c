@@ -1,6 +1,7 @@
 /* exception.c — report a CPU exception, dump or freeze the trace, park
  * the CPU; NMIs dump once (exception.h). */
 #include "recorder/exception.h"
+#include "lib/format.h"
 #include "lib/kprintf.h"
 #include "arch/cpu.h"
 #include "arch/percpu.h"
@@ -10,6 +11,7 @@
 #include "trace/trace.h"
 
 #define DUMP_STACK_BYTES 16384
+#define LINE_MAX_NMI     128                    /* the folded NMI's line */
 
 static const char *const names[32] = {
     "#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow",
@@ -32,6 +34,8 @@ static uint8_t dump_stack[DUMP_STACK_BYTES] __attribute__((aligned(16)));
 static struct dump_request request;
 static volatile uint32_t nmi_busy;
 static volatile uint64_t nmi_end_tsc;
+static volatile uint32_t folded_said;
+#define LINE_MAX_NMI 128          /* the burst window's one line is out */
 static volatile uint64_t nmi_tsc[MAX_CPUS];   /* when each CPU last took an NMI */
 static volatile uint32_t keys_cpu;             /* 0 until the boot CPU faults */
 
@@ -131,6 +135,26 @@ static void nmi_gather(uint32_t me_cpu)
             cpu_relax();
 }
 
+/* An NMI within NMI_BURST_MS after an NMI dump ended gives no dump (it
+ * is taken as the same NMI); one line per window says so, so that a
+ * second press of the button is not met with silence. Never while the
+ * NMI's own dump runs (its other CPUs arrive then), never waiting for
+ * the console. */
+static void say_folded(uint32_t cpu, uint64_t rip)
+{
+    uint32_t none = 0;
+    if (__atomic_load_n(&nmi_busy, __ATOMIC_ACQUIRE) || !nmi_end_tsc ||
+        !__atomic_compare_exchange_n(&folded_said, &none, 1, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_RELAXED) ||
+        !console_trylock())
+        return;
+    char line[LINE_MAX_NMI];
+    int n = ksnprintf(line, sizeof line, "NMI cpu=%u rip=%016lx: within %u ms of the last NMI "
+                      "dump, folded into it (no new dump)\n", cpu, rip, NMI_BURST_MS);
+    console_write_locked(line, (unsigned long)(n < (int)sizeof line ? n : (int)sizeof line - 1));
+    console_unlock();
+}
+
 static void nmi(const struct int_frame *f)
 {
     uint32_t cpu = this_cpu()->index;
@@ -138,10 +162,15 @@ static void nmi(const struct int_frame *f)
         return;                         /* a parked CPU records nothing more */
     trace(EXCEPTION, EXC_NMI, f->rip);
     nmi_tsc[cpu] = rdtsc();
-    /* No console output here: the console may be held by a dump for
-     * half a minute, and this CPU must return at once. */
-    if (snapshot_held_here() || !nmi_is_new())
+    /* No console output that waits: the console may be held by a dump
+     * for half a minute, and this CPU must return at once. */
+    if (snapshot_held_here())
         return;                         /* this CPU's own dump carries on */
+    if (!nmi_is_new()) {
+        say_folded(cpu, f->rip);
+        return;
+    }
+    __atomic_store_n(&folded_said, 0, __ATOMIC_RELAXED);
     kprintf("NMI cpu=%u rip=%016lx\n", cpu, f->rip);
     nmi_gather(cpu);
     act(cpu, EXC_NMI, "nmi", false);

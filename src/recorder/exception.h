@@ -20,7 +20,9 @@
  * CPUs have taken it too, then writes one dump (trigger=nmi, same
  * on_fault policy); the others return at once.
  * NMIs within NMI_BURST_MS of the end of that dump are the same NMI seen
- * late, not a new request. */
+ * late, not a new request: no dump, and one console line per window says
+ * that it was folded (printed only if the console is free: an NMI never
+ * waits for it). */
 #ifndef EXCEPTION_H
 #define EXCEPTION_H
 #include <stdint.h>

@@ -137,6 +137,23 @@ class FaultDump(FaultCase):
         self.assertTrue(self.dump(m).complete)
         self.assertEqual(m.faults(), [])
 
+    def test_second_nmi_within_the_window_says_it_was_folded(self):
+        # Issue 22 item 6: a second press inside NMI_BURST_MS gives no dump,
+        # but one line, not silence.
+        m, _ = self.boot(smp=2)
+        time.sleep(SETTLE_S)
+        start = len(m.output())
+        m.qmp().command("inject-nmi")
+        self.wait_dump(m, start)
+        m.qmp().command("inject-nmi")
+        m.wait_for(rb"NMI cpu=\d+ rip=[0-9a-f]+: within 2000 ms of the last NMI dump, folded "
+                   rb"into it \(no new dump\)", 30, start=start)
+        time.sleep(NMI_QUIET_S)
+        out = m.output()[start:]
+        self.assertEqual(out.count(b"folded into it"), 1, "one line for both CPUs")
+        self.assertEqual(out.count(b"DUMP BEGIN"), 1, "no second dump")
+        self.assertTrue(self.dump(m).complete, "keys still work")
+
     def test_nmi_during_a_dump(self):
         # The CPU writing the `d` dump takes the NMI too: it must neither
         # wait for itself nor start a second dump inside its own; another
