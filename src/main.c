@@ -60,7 +60,7 @@ static __attribute__((noreturn)) void idle(void);
 void kmain(uint32_t magic, const void *info)
 {
     percpu_install(0);                      /* GS_BASE -> cpus[0] first */
-    console_add_sink(serial_write, CONSOLE_DUMP_LINES); /* the UART keeps boot text */
+    console_add_sink(serial_write, serial_present, CONSOLE_DUMP_LINES); /* keeps boot text */
     uptime_mark_boot();                     /* uptime counts from here */
     boot_phase(TRACE_PHASE_ENTRY, 0);       /* buffered until the ring exists */
     read_boot_info(magic, info);            /* multiboot2 tags, copied out */
@@ -139,7 +139,7 @@ static void console_setup(void)
 {
     uartsel_early(&cfg);                    /* the rest once ACPI and PCI are up */
     if (screen_init(&mb.fb))
-        console_add_sink(screen_write, 0);  /* shows a dump's progress, not its lines */
+        console_add_sink(screen_write, NULL, 0);  /* a dump's progress, not its lines */
     status_update();                        /* the status rows, drawn with the boot text */
     kprintf("\nbaretrace: booted by %s (%s), cmdline \"%s\"\n",
             mb.loader[0] ? mb.loader : "unknown loader", mb.efi ? "UEFI" : "BIOS", mb.cmdline);

@@ -12,13 +12,22 @@
 
 #define ROW_MAX 256
 
-enum dump_state { DUMP_NONE, DUMP_SENDING, DUMP_DONE };
+enum dump_state { DUMP_NONE, DUMP_SENDING, DUMP_DONE, DUMP_NOWHERE };
 
 /* Progress of the current (or last) dump, as the dump reports it. */
 static struct {
     enum dump_state state;
     uint64_t no, events_total, events_sent, lines;
+    uint32_t nowhere;                   /* dumps that had nowhere to go */
 } dump;
+
+void status_dump_nowhere(uint32_t nowhere)
+{
+    dump.state = DUMP_NOWHERE;
+    dump.nowhere = nowhere;
+    status_update();
+    screen_refresh();
+}
 
 void status_dump_progress(uint32_t dump_no, uint64_t lines, uint64_t events_sent,
                           uint64_t events_total, bool done)
@@ -56,6 +65,9 @@ static void dump_row(char *row, unsigned size)
     if (dump.state == DUMP_SENDING)
         ksnprintf(row, size, " dump %lu: sending on the UART, %lu lines, %lu%% of %lu events",
                   dump.no, dump.lines, pct > 100 ? 100 : pct, dump.events_total);
+    else if (dump.state == DUMP_NOWHERE)
+        ksnprintf(row, size, " dump not sent: no UART and no stick to take it (%u so far)  |  "
+                  "keys: s stats  h help", dump.nowhere);
     else if (dump.state == DUMP_DONE)
         ksnprintf(row, size, " dump %lu: done, %lu lines, %lu events  |  keys: d dump  p newest"
                   "  s stats  t tracing  h help", dump.no, dump.lines, dump.events_sent);

@@ -21,6 +21,9 @@
 void status_update(void);
 /* The idle loop's call: status_update(), then let the screen redraw. */
 void status_poll(void);
+/* A dump was asked for with no UART and no stick to take it (the
+ * `nowhere`th time): the row says so instead of a progress. */
+void status_dump_nowhere(uint32_t nowhere);
 /* A dump sent a line: where it stands (every CPU may call this while it
  * holds the console lock); may redraw. */
 void status_dump_progress(uint32_t dump_no, uint64_t lines, uint64_t events_sent,

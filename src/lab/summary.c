@@ -8,6 +8,7 @@
 #include "time/tsc.h"
 #include "time/stats.h"
 #include "time/uptime.h"
+#include "recorder/dump.h"
 #include "recorder/pairing.h"
 #include "recorder/schema.h"
 #include "recorder/snapshot.h"
@@ -64,6 +65,9 @@ void summary_print(uint64_t ignored_keys)
             cpus_online, tsc_hz(),
             trace_get_mask() & (TRACE_ENABLE | TRACE_PAUSED) ? "on" : "off", ignored_keys,
             serial_overruns(), serial_tx_dropped(), serial_irqs());
+    if (dump_nowhere_count())
+        kprintf("stats: %u dumps asked for had nowhere to go (no UART answered, no stick with "
+                "a dump area): nothing was sent\n", dump_nowhere_count());
     kprintf("cpu  apic   recorded overwritten excluded refused    rate  tick-handler min/avg/max"
             "  late avg/max (TSC ticks)\n");
     for (uint32_t i = 0; i < f.n; i++)

@@ -17,17 +17,30 @@
 static volatile uint64_t ownership = FREE;
 
 /* Written at boot by the boot CPU only, before the CPUs that print start. */
-static struct { console_sink_fn write; unsigned flags; } sinks[CONSOLE_SINKS_MAX];
+static struct {
+    console_sink_fn write;
+    console_present_fn present;
+    unsigned flags;
+} sinks[CONSOLE_SINKS_MAX];
 static unsigned n_sinks;
 
-bool console_add_sink(console_sink_fn write, unsigned flags)
+bool console_add_sink(console_sink_fn write, console_present_fn present, unsigned flags)
 {
     if (n_sinks == CONSOLE_SINKS_MAX)
         return false;
     sinks[n_sinks].write = write;
+    sinks[n_sinks].present = present;
     sinks[n_sinks].flags = flags;
     n_sinks++;
     return true;
+}
+
+bool console_dump_sink_present(void)
+{
+    for (unsigned i = 0; i < n_sinks; i++)
+        if ((sinks[i].flags & CONSOLE_DUMP_LINES) && (!sinks[i].present || sinks[i].present()))
+            return true;
+    return false;
 }
 
 /* No cli: a CPU waiting here keeps its interrupts as they were, and the

@@ -31,9 +31,16 @@
  * that a printing CPU may hold. */
 typedef void (*console_sink_fn)(const char *s, unsigned long n);
 
+/* Whether the sink's device is there now (a UART that answered); NULL:
+ * always. */
+typedef bool (*console_present_fn)(void);
+
 /* Add a sink (flags: CONSOLE_DUMP_LINES or 0). False, and nothing added,
  * when CONSOLE_SINKS_MAX are registered already. Boot CPU, at boot. */
-bool console_add_sink(console_sink_fn write, unsigned flags);
+bool console_add_sink(console_sink_fn write, console_present_fn present, unsigned flags);
+/* Whether a sink that carries dumps has its device: a dump written now
+ * would reach the host that way. */
+bool console_dump_sink_present(void);
 
 int  kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

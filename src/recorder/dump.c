@@ -16,6 +16,7 @@
 
 static struct dump_facts facts;
 static uint32_t dumps;
+static uint32_t nowhere;                /* dumps asked for with no way out */
 
 void dump_set_facts(const struct dump_facts *f) { facts = *f; }
 
@@ -51,8 +52,28 @@ static uint64_t encode(const struct dump_meta *meta, struct ring *const rings[],
     return events;
 }
 
+/* A dump needs a way out: a console sink that carries dumps (a UART that
+ * answered) or the stick's dump area. Without one, writing it would only
+ * say "done" about nothing: say so instead, on the console (the screen),
+ * the status row and in `s`, and keep the rings as they are. */
+static bool way_out(bool stick_allowed, const char *trigger)
+{
+    if (console_dump_sink_present() || dumpstick_would_take(stick_allowed))
+        return true;
+    nowhere++;
+    kprintf("dump: nowhere to send it (%s): no UART answered and no stick with a dump area "
+            "%s; nothing was dumped, the rings are kept\n", trigger,
+            stick_allowed ? "was found" : "can be written from this CPU");
+    status_dump_nowhere(nowhere);
+    return false;
+}
+
+uint32_t dump_nowhere_count(void) { return nowhere; }
+
 uint64_t dump_run(const struct dump_request *rq)
 {
+    if (!way_out(stick_ok(rq), rq->trigger))
+        return 0;
     uint32_t no = ++dumps;
     if (!rq->quiet)
         trace(DUMP_BEGIN, no, 0);
@@ -99,6 +120,8 @@ uint64_t dump_rings_of_previous_boot(struct ring *const rings[], unsigned n, uin
                                      const uint32_t *apic_ids, const struct dump_extra *extras,
                                      unsigned nextras)
 {
+    if (!way_out(this_cpu_index() == 0, "previous"))
+        return 0;
     if (!snapshot_claim(SNAPSHOT_CLAIM_US))
         return 0;
     uint32_t no = ++dumps;

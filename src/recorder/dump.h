@@ -42,6 +42,10 @@ struct dump_request {
 uint64_t dump_run(const struct dump_request *rq);
 /* dump_run for the `d` key. */
 uint64_t dump_all(void);
+/* Dumps asked for (key, fault, NMI, l, ...) that had nowhere to go: no
+ * UART answered and no stick's dump area could take them (said on the
+ * console and the status row when it happens; `s` shows the count). */
+uint32_t dump_nowhere_count(void);
 /* Dump rings nobody writes any more (the previous boot's, prevboot.h),
  * marked boot=previous, with their own TSC rate and APIC ids. */
 uint64_t dump_rings_of_previous_boot(struct ring *const rings[], unsigned n, uint64_t tsc_hz,

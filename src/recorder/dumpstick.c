@@ -69,6 +69,11 @@ static void tee(void *ctx, const char *s, size_t n)
         dumparea_write(&area, s, n);
 }
 
+bool dumpstick_would_take(bool on_boot_cpu)
+{
+    return (!dump_to || (dump_to & DUMP_TO_STICK)) && on_boot_cpu && find_stick();
+}
+
 void dumpstick_open(struct dump_sink *sink, bool on_boot_cpu)
 {
     bool want = !dump_to || (dump_to & DUMP_TO_STICK);

@@ -17,6 +17,9 @@ void dumpstick_init(unsigned dump_to);
  * driver serves the boot CPU only: a dump taken elsewhere (a fault on an
  * AP) skips the stick and says so. */
 void dumpstick_open(struct dump_sink *sink, bool on_boot_cpu);
+/* Whether a dump taken now (on the boot CPU or not) would go to the
+ * stick: trace.dump_to= allows it and the dump area is found. */
+bool dumpstick_would_take(bool on_boot_cpu);
 void dumpstick_close(void);
 
 #endif

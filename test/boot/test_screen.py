@@ -249,6 +249,22 @@ class NoSerial(ScreenCase):
         _, rows = self.wait_screen(m.qmp(), r"^READY cpus=2 ", timeout=120)
         self.assertRegex(rows[0], r"^ baretrace  cpus 2 ")
 
+    def test_dump_with_nowhere_to_go_says_so(self):
+        # Issue 22 item 3: UEFI, no UART, no stick: `d` must not say "done".
+        m = Machine(self.id(), fw="uefi", smp=2, serial="none")
+        m.start()
+        self.addCleanup(m.stop)
+        qmp = m.qmp()
+        self.wait_screen(qmp, r"^READY cpus=2 ", timeout=120)
+        m.sendkey("d")
+        _, rows = self.wait_screen(qmp, r"^ dump not sent: no UART and no stick to take it "
+                                        r"\(1 so far\)")
+        self.assertFalse([r for r in rows if "done" in r and r.startswith(" dump")], rows)
+        self.assertTrue(any(r.startswith("dump: nowhere to send it (key): no UART answered")
+                            for r in rows), rows)
+        m.sendkey("s")
+        self.wait_screen(qmp, r"^stats: 1 dumps asked for had nowhere to go")
+
 
 class NoDisplay(unittest.TestCase):
     """-vga none: GRUB on BIOS still describes the legacy window (640x480,
