@@ -195,6 +195,21 @@ class Framebuffer(ScreenCase):
         m.wait_for(rb"DUMP END dump=1 ", 300)
         self.wait_screen(m.qmp(), r"^ dump 1: done, ")
 
+    def test_dump_progress_moves_within_a_cpu(self):
+        # Issue 22 item 8: one CPU's events are most of a dump; progress
+        # moves by lines and events, not 0 % until that CPU is done.
+        m, info = self.boot(fw="bios", media="cd", smp=1,
+                            cmdline="timer_hz=10000 trace.events=131072")
+        self.wait_screen(m.qmp(), r"^ baretrace .* events [1-9]\d{5}")
+        m.send(b"d")
+        m.wait_for(rb"DUMP BEGIN [^\r\n]*events=(\d+)", 30)
+        match, _ = self.wait_screen(
+            m.qmp(), r"^ dump 1: sending on the UART, \d+ lines, ([1-9]\d?)% of \d+ events",
+            timeout=60)
+        self.assertLess(int(match.group(1)), 100)
+        m.wait_for(rb"DUMP END dump=1 ", 300)
+        self.wait_screen(m.qmp(), r"^ dump 1: done, ")
+
 
     def test_exception_report_on_screen(self):
         # debug.fault=1: CPU 1 executes ud2; its report reaches the screen.
