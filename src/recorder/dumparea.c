@@ -67,6 +67,8 @@ static void scan_sector(struct dumparea *a, const uint8_t *s, uint64_t idx, uint
         return;
     a->records++;
     uint64_t seq = le64(s + OFF_ID);
+    if (a->records == 1 || seq < a->oldest)
+        a->oldest = seq;
     if (*best && seq < a->seq)
         return;
     *best = 1;
@@ -78,7 +80,7 @@ static void scan_sector(struct dumparea *a, const uint8_t *s, uint64_t idx, uint
 static int scan(struct dumparea *a)
 {
     uint64_t best = 0;
-    a->seq = 1, a->next = 0, a->records = 0;
+    a->seq = 1, a->next = 0, a->records = 0, a->oldest = 0;
     for (uint64_t idx = 0; idx < a->ring; idx += DUMPAREA_BUF_SECTORS) {
         uint32_t n = a->ring - idx < DUMPAREA_BUF_SECTORS ? (uint32_t)(a->ring - idx)
                                                           : DUMPAREA_BUF_SECTORS;
@@ -89,6 +91,12 @@ static int scan(struct dumparea *a)
             scan_sector(a, a->buf + i * DUMPAREA_SECTOR, idx + i, &best);
     }
     return BLOCKDEV_OK;
+}
+
+uint64_t dumparea_missing(const struct dumparea *a)
+{
+    uint64_t span = a->records ? a->seq - a->oldest : 0;
+    return span > a->records ? span - a->records : 0;
 }
 
 static const char *check_header(const uint8_t *s, uint64_t sectors, uint64_t build_id)
@@ -124,10 +132,15 @@ int dumparea_attach(struct dumparea *a, struct blockdev *dev, const struct parti
     int err = dev->read(dev, p->first, 1, a->buf);
     if (err)
         return err;
-    if ((*why = check_header(a->buf, p->count, build_id)))
-        return 1;
+    const char *bad = check_header(a->buf, p->count, build_id);
     a->dev = dev, a->first = p->first, a->ring = p->count - 1, a->build_id = build_id;
-    return scan(a);
+    err = scan(a);                   /* also behind a bad header: what is readable */
+    if (bad) {
+        *why = bad;
+        a->dev = NULL;               /* never written */
+        return err ? err : 1;
+    }
+    return err;
 }
 
 static void header(struct dumparea *a, uint8_t *s, enum dumparea_state state)

@@ -53,6 +53,7 @@ struct dumparea {
     uint64_t next;               /* ring index of the next record's header */
     uint64_t seq;                /* the next record's sequence number */
     uint32_t records;            /* valid records found when attached */
+    uint64_t oldest;             /* the lowest sequence number among them */
     /* the record being written */
     uint64_t at;                 /* ring index of its header */
     uint64_t text_len, dropped;  /* bytes kept, bytes past the ring's end */
@@ -64,13 +65,20 @@ struct dumparea {
 
 extern const struct part_type dumparea_part_type;
 
+/* Records between the oldest and the newest found that are missing (their
+ * header damaged on the medium): numbers a dump reader will not find. */
+uint64_t dumparea_missing(const struct dumparea *a);
+
 /* The area header for a partition of `sectors` sectors (build time). */
 void dumparea_format(uint8_t sector[DUMPAREA_SECTOR], uint64_t sectors, uint64_t build_id);
 
 /* Checks the partition's type and its area header (magic, layout, CRC,
  * size, build_id), then scans the ring for the newest record. Returns
  * BLOCKDEV_OK, a transfer error, or 1 with *why set when the partition is
- * not a dump area of this build (nothing is written then). */
+ * not a dump area of this build (nothing is written then). A partition of
+ * the area's type whose header is damaged or of another build is still
+ * scanned: `records` says how many records it holds (scripts/decode reads
+ * them), and the area is left unattached. */
 int dumparea_attach(struct dumparea *a, struct blockdev *dev, const struct partition *p,
                     uint64_t build_id, const char **why);
 

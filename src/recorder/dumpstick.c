@@ -41,14 +41,21 @@ static const char *probe_why(struct blockdev *dev, struct partition *p)
 static bool probe(struct blockdev *dev)
 {
     struct partition p;
+    area.records = 0;                 /* set by dumparea_attach, if it gets that far */
     const char *why = probe_why(dev, &p);
-    if (why) {
+    if (why && area.records)          /* a damaged area: say what it still holds */
+        kprintf("dumpstick: %s: %s; not written; %u dumps are still readable "
+                "(scripts/decode reads them)\n", dev->name, why, area.records);
+    else if (why)
         kprintf("dumpstick: %s: %s; not written\n", dev->name, why);
+    if (why)
         return false;
-    }
     stick = dev, partno = p.index;
     kprintf("dumpstick: %s partition %u: dump area of %lu KiB, %u dumps kept, next is #%lu\n",
             dev->name, p.index, (area.ring + 1) / 2, area.records, area.seq);
+    if (dumparea_missing(&area))
+        kprintf("dumpstick: %lu dumps between #%lu and #%lu are missing (their records are "
+                "damaged on the stick)\n", dumparea_missing(&area), area.oldest, area.seq - 1);
     return true;
 }
 

@@ -186,6 +186,33 @@ static void test_larger_than_area(void)
     CHECK(guards_intact());
 }
 
+/* Issue 22 item 4: a record lost in the middle is counted, and records
+ * behind a damaged area header are still found (nothing is written). */
+static void test_losses_named(void)
+{
+    fresh();
+    CHECK_EQ(attach(), BLOCKDEV_OK);
+    for (unsigned no = 1; no <= 5; no++)
+        CHECK_EQ(write_dump(no, 600), BLOCKDEV_OK);      /* 1 header + 2 data sectors each */
+    CHECK_EQ(attach(), BLOCKDEV_OK);
+    CHECK_EQ(area.records, 5);
+    CHECK_EQ(area.oldest, 1);
+    CHECK_EQ(dumparea_missing(&area), 0);
+    memset((uint8_t *)rec(6), 0x5A, 512);                  /* #3's header, damaged */
+    CHECK_EQ(attach(), BLOCKDEV_OK);
+    CHECK_EQ(area.records, 4);
+    CHECK_EQ(area.seq, 6);
+    CHECK_EQ(dumparea_missing(&area), 1);
+    memset(rd.data + FIRST * 512, 0x5A, 512);              /* the area's header, damaged */
+    unsigned before = rd.writes;
+    CHECK_EQ(attach(), 1);
+    CHECK(why && strstr(why, "signature"));
+    CHECK_EQ(area.records, 4);                             /* still readable */
+    CHECK_EQ(rd.writes, before);
+    CHECK(area.dev == NULL);
+    CHECK(guards_intact());
+}
+
 int main(void)
 {
     test_records_and_reboot();
@@ -193,6 +220,7 @@ int main(void)
     test_torn_write();
     test_foreign_refused();
     test_larger_than_area();
+    test_losses_named();
     free(rd.data);
     return check_summary("test_dumparea");
 }
