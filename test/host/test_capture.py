@@ -28,7 +28,7 @@ ISO = os.path.join(REPO, 'build', 'baretrace.iso')
 BOOT_NOISE = (b'\x1b[2J\x1b[H  GNU GRUB  version 2.06\r\n  Booting `baretrace\'\r\n'
               b'baretrace: starting\r\n')
 READY = b'READY cpus=4 found=4 max=16 tsc_hz=2400000000 invariant_tsc=0 tsc_warp=123\r\n'
-STEP_S = 10          # deadline for anything the test waits for
+STEP_S = 30          # deadline for anything the test waits for (a loaded CI machine)
 
 
 def gen_dump(*args):
@@ -110,6 +110,13 @@ class CaptureTest(unittest.TestCase):
     def read_log(self):
         with open(self.log, 'rb') as f:
             return f.read()
+
+    def log_size(self):
+        """Bytes capture wrote so far (0 before it created the log)."""
+        try:
+            return os.path.getsize(self.log)
+        except FileNotFoundError:
+            return 0
 
     def test_key_after_ready_then_stops_after_dump(self):
         proc = self.start('--key', 'd', '--until-dump', '--timeout', '30')
@@ -201,7 +208,7 @@ class CaptureTest(unittest.TestCase):
         proc = self.start('--timeout', '30')
         self.pty.write(BOOT_NOISE + READY)
         deadline = time.monotonic() + STEP_S
-        while os.path.getsize(self.log) < len(BOOT_NOISE + READY) and time.monotonic() < deadline:
+        while self.log_size() < len(BOOT_NOISE + READY) and time.monotonic() < deadline:
             time.sleep(0.02)
         proc.send_signal(signal.SIGINT)
         rc, err = self.finish(proc)
@@ -213,7 +220,7 @@ class CaptureTest(unittest.TestCase):
         proc = self.start('--timeout', '30')
         self.pty.write(READY)
         deadline = time.monotonic() + STEP_S
-        while os.path.getsize(self.log) < len(READY) and time.monotonic() < deadline:
+        while self.log_size() < len(READY) and time.monotonic() < deadline:
             time.sleep(0.02)
         proc.terminate()
         rc, err = self.finish(proc)
