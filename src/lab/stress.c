@@ -53,7 +53,7 @@ static void emit(struct source *s, uint16_t type, uint8_t cpu)
     uint64_t count = s->count++;
     uint8_t flags = s->unrecorded > FLAGS_MAX ? FLAGS_MAX : (uint8_t)s->unrecorded;
     uint64_t tsc = trace_rdtsc();
-    enum trace_outcome o = trace_emit_at(type, TRACE_CATBIT_STRESS, 0, flags, tsc, count,
+    enum trace_outcome o = trace_emit_at(type, TRACE_CATBIT_STRESS, TRACE_RET_RING, flags, tsc, count,
                                          stress_checksum(tsc, type, cpu, flags, count));
     if (o == TRACE_RECORDED) {
         s->unrecorded = 0;

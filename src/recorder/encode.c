@@ -274,6 +274,7 @@ static void put_header(struct enc *e, const struct dump_meta *m,
     tl_begin(e, TAG_META, NULL);
     tl_put_u64(e, "tsc_hz", m->tsc_hz);
     tl_put_u64(e, "pinned_slots", RING_PINNED_SLOTS);
+    tl_put_u64(e, "result_slots", RING_RESULT_SLOTS);
     for (unsigned i = 0; i < m->nextras && m->extras; i++) {
         const struct dump_extra *x = &m->extras[i];
         if (!x->key)
@@ -319,6 +320,8 @@ static void put_types(struct enc *e)
         if (trace_pair_of(t->id))
             tl_put_u64(e, "pair", trace_pair_of(t->id));
         tl_put_u64(e, "pin", t->retention == TRACE_RET_PINNED);
+        if (t->retention == TRACE_RET_RESULT)
+            tl_put_u64(e, "result", 1);
         tl_put(e, "a0", t->arg0[0] ? t->arg0 : "-", false);
         tl_put(e, "a1", t->arg1[0] ? t->arg1 : "-", false);
         tl_put(e, "desc", t->desc, true);
@@ -364,6 +367,7 @@ static void put_cpu_summary(struct enc *e, unsigned cpu, const uint32_t *apic,
         tl_put_u64(e, "last", s->last);
     }
     tl_put_u64(e, "pinned", s->pinned);
+    tl_put_u64(e, "results", s->results);
     tl_end(e);
 }
 

@@ -48,8 +48,9 @@ _Static_assert(offsetof(struct trace_event, a0) == 16, "a0 at byte 16");
 enum trace_kind { TRACE_KIND_INSTANT, TRACE_KIND_BEGIN, TRACE_KIND_END };
 
 /* Retention (column RETENTION): RING events may be overwritten when the
- * ring wraps; PINNED ones are also kept in the CPU's boot log. */
-enum trace_retention { TRACE_RET_RING, TRACE_RET_PINNED };
+ * ring wraps; PINNED ones are also kept in the CPU's boot log; RESULT
+ * ones (a workload's results) in the CPU's results log (ring.h). */
+enum trace_retention { TRACE_RET_RING, TRACE_RET_PINNED, TRACE_RET_RESULT };
 
 /* Category bit numbers: TRACE_CAT_BOOT = 0, ... */
 enum trace_category {
@@ -84,9 +85,9 @@ enum trace_event_catbit {
     TRACE_CATBIT_##name = 1u << TRACE_CAT_##cat,
 #include "trace/events.def"
 };
-enum trace_event_pinned {
+enum trace_event_retention {
 #define TRACE_EVENT(id, name, cat, kind, ret, a0, a1, desc) \
-    TRACE_PINNED_##name = (TRACE_RET_##ret == TRACE_RET_PINNED),
+    TRACE_RETAIN_##name = TRACE_RET_##ret,
 #include "trace/events.def"
 };
 

@@ -23,7 +23,7 @@
 #include "trace/ring.h"
 
 #define PERSIST_MAGIC    0x50454B4543415254ull   /* "TRACEKEP" little-endian */
-#define PERSIST_VERSION  1
+#define PERSIST_VERSION  2        /* 2: struct ring gained the results log */
 #define PERSIST_MAX_CPUS 256
 #define PERSIST_PAGE     4096
 #define PERSIST_MAX_INFLIGHT 256   /* head - commit of a sane ring: nesting depth */

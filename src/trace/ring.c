@@ -25,6 +25,9 @@ int ring_init(struct ring *r, struct trace_event *slots, uint32_t capacity,
     r->refused = 0;
     r->pinned_next = 0;
     r->pinned_done = 0;
+    r->result_next = 0;
+    for (unsigned i = 0; i < RING_RESULT_SLOTS; i++)
+        r->result_seq[i] = RING_NO_SEQ;
     r->slots = slots;
     r->mask = capacity - 1;
     r->id_bits = (uint64_t)cpu << TRACE_ID_CPU_SHIFT;
@@ -60,6 +63,31 @@ void ring_write_pinned(struct ring *r, uint64_t tsc, uint16_t type,
     __asm__ volatile("" : : : "memory");
     uint64_t bit = 1ull << i;
     __asm__ volatile("orq %1, %0" : "+m"(r->pinned_done) : "r"(bit) : "memory");
+}
+
+void ring_write_result(struct ring *r, uint64_t tsc, uint16_t type,
+                       uint8_t flags, uint64_t a0, uint64_t a1)
+{
+    uint64_t seq = ring_write(r, tsc, type, flags, a0, a1);
+
+    /* One non-locked xadd claims the entry, as for the boot log; the
+     * oldest result's entry is reused. Its seq is marked unusable first
+     * and set last, so a reader never pairs an old seq with new payload
+     * (readers see the ring paused, or a copy: the order guards against
+     * the compiler). */
+    uint64_t i = 1;
+    __asm__ volatile("xaddq %0, %1" : "+r"(i), "+m"(r->result_next) : : "memory");
+    i %= RING_RESULT_SLOTS;
+    r->result_seq[i] = RING_NO_SEQ;
+    __asm__ volatile("" : : : "memory");
+    struct trace_event *p = &r->result[i];
+    p->tsc = tsc;
+    p->a0 = a0;
+    p->a1 = a1;
+    p->id_word = (uint32_t)seq | ((uint64_t)type << TRACE_ID_TYPE_SHIFT) |
+                 ((uint64_t)flags << TRACE_ID_FLAGS_SHIFT) | r->id_bits;
+    __asm__ volatile("" : : : "memory");
+    r->result_seq[i] = seq;
 }
 
 void ring_clear(struct ring *r)
@@ -108,18 +136,50 @@ static int pinned_find(const struct ring *r, uint64_t from, uint64_t below)
     return best;
 }
 
+/* Index of the results-log entry with the smallest seq in [from, below),
+ * or -1. An entry counts when its seq is set and its id word agrees. */
+static int result_find(const struct ring *r, uint64_t from, uint64_t below)
+{
+    int best = -1;
+    for (int i = 0; i < RING_RESULT_SLOTS; i++) {
+        uint64_t s = r->result_seq[i];
+        if (s == RING_NO_SEQ || s < from || s >= below || !id_is(r, r->result[i].id_word, s))
+            continue;
+        if (best < 0 || s < r->result_seq[best])
+            best = i;
+    }
+    return best;
+}
+
+/* The oldest event either log holds with a seq in [from, below): its seq,
+ * and the event; false when neither has one. A seq in both logs (a
+ * RESULT event is never PINNED) cannot happen. */
+static bool logged_find(const struct ring *r, uint64_t from, uint64_t below,
+                        uint64_t *seq, const struct trace_event **ev)
+{
+    int p = pinned_find(r, from, below), q = result_find(r, from, below);
+    if (p < 0 && q < 0)
+        return false;
+    if (q < 0 || (p >= 0 && r->pinned_seq[p] < r->result_seq[q])) {
+        *seq = r->pinned_seq[p];
+        *ev = &r->pinned[p];
+    } else {
+        *seq = r->result_seq[q];
+        *ev = &r->result[q];
+    }
+    return true;
+}
+
 uint64_t ring_held(const struct ring *r)
 {
     uint64_t head = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
     uint64_t base = __atomic_load_n(&r->base, __ATOMIC_RELAXED);
     uint64_t win = window_start(base, head, r->capacity);
-    uint64_t n = head - win;
-    for (uint64_t from = base; ; n++) {
-        int i = pinned_find(r, from, win);
-        if (i < 0)
-            return n;
-        from = r->pinned_seq[i] + 1;
-    }
+    uint64_t n = head - win, seq;
+    const struct trace_event *ev;
+    for (uint64_t from = base; logged_find(r, from, win, &seq, &ev); n++)
+        from = seq + 1;
+    return n;
 }
 
 void ring_snap_begin(struct ring_snap *s, struct ring *r)
@@ -131,6 +191,7 @@ void ring_snap_begin(struct ring_snap *s, struct ring *r)
     s->next = s->base;
     s->refused = __atomic_load_n(&r->refused, __ATOMIC_RELAXED) - r->refused_base;
     s->pinned = __atomic_load_n(&r->pinned_next, __ATOMIC_RELAXED);
+    s->results = __atomic_load_n(&r->result_next, __ATOMIC_RELAXED);
     s->sent = s->overwritten = s->excluded = 0;
     s->first = s->last = 0;
     s->gap_overwritten = s->gap_excluded = 0;
@@ -180,17 +241,19 @@ static bool snap_emit(struct ring_snap *s, uint64_t seq, uint64_t *seq_out)
     return true;
 }
 
-/* Below the window only the boot log can still have events. */
-static bool snap_pinned(struct ring_snap *s, struct trace_event *ev,
+/* Below the window only the boot log and the results log can still have
+ * events. */
+static bool snap_logged(struct ring_snap *s, struct trace_event *ev,
                         uint64_t *seq)
 {
-    int i = pinned_find(s->r, s->next, s->window);
-    uint64_t to = i < 0 ? s->window : s->r->pinned_seq[i];
+    const struct trace_event *p;
+    uint64_t found;
+    bool any = logged_find(s->r, s->next, s->window, &found, &p);
+    uint64_t to = any ? found : s->window;
     snap_skip(s, to - s->next, SLOT_OVERWRITTEN);
     s->next = to;
-    if (i < 0)
+    if (!any)
         return false;
-    const struct trace_event *p = &s->r->pinned[i];
     ev->tsc = p->tsc;
     ev->id_word = p->id_word;
     ev->a0 = p->a0;
@@ -204,7 +267,7 @@ bool ring_snap_next(struct ring_snap *s, struct trace_event *ev, uint64_t *seq)
     s->gap_overwritten = s->gap_excluded = 0;
     while (s->next < s->head) {
         if (s->next < s->window) {
-            if (snap_pinned(s, ev, seq))
+            if (snap_logged(s, ev, seq))
                 return true;
             continue;
         }

@@ -35,6 +35,11 @@
  * event from the boot log only when its seq is older than what the ring
  * still holds, so nothing is dumped twice and seq stays the one numbering.
  *
+ * Results log: RESULT events (a workload's results) are likewise copied
+ * into a per-CPU circular log of the newest RING_RESULT_SLOTS of them, so
+ * a measurement survives the ring wrapping (a minute of timer ticks)
+ * until newer results push it out; a dump rescues them the same way.
+ *
  * Per-type event counts are not kept here: a counter per type would touch
  * a second cache line on every event. The decoder counts from the events
  * and the ring's loss counters cover the rest. */
@@ -46,6 +51,8 @@
 
 #define RING_CACHE_LINE   64
 #define RING_PINNED_SLOTS 64          /* boot-log entries per CPU (fits pinned_done) */
+#define RING_RESULT_SLOTS 512         /* results-log entries per CPU: a 256-CPU matrix row */
+#define RING_NO_SEQ       (~0ull)     /* a results-log entry being written, or never */
 #define RING_MIN_CAPACITY 8
 #define RING_MAX_CAPACITY (1u << 30)
 
@@ -74,6 +81,12 @@ struct ring {
     /* Boot log, written by the owner on PINNED events only. */
     uint64_t pinned_seq[RING_PINNED_SLOTS] __attribute__((aligned(RING_CACHE_LINE)));
     struct trace_event pinned[RING_PINNED_SLOTS];
+
+    /* Results log, written by the owner on RESULT events only: entry
+     * result_next % RING_RESULT_SLOTS is the next to reuse. */
+    uint64_t result_next __attribute__((aligned(RING_CACHE_LINE)));
+    uint64_t result_seq[RING_RESULT_SLOTS];
+    struct trace_event result[RING_RESULT_SLOTS];
 } __attribute__((aligned(RING_CACHE_LINE)));
 
 _Static_assert(offsetof(struct ring, base) == RING_CACHE_LINE,
@@ -139,6 +152,11 @@ static inline uint64_t ring_write(struct ring *r, uint64_t tsc, uint16_t type,
  * and the overflow shows as pinned > RING_PINNED_SLOTS in the dump. */
 void ring_write_pinned(struct ring *r, uint64_t tsc, uint16_t type,
                        uint8_t flags, uint64_t a0, uint64_t a1);
+/* ring_write plus a copy in the results log (RESULT events: rare, out of
+ * line). The log keeps the newest RING_RESULT_SLOTS; older ones are then
+ * in the ring only. */
+void ring_write_result(struct ring *r, uint64_t tsc, uint16_t type,
+                       uint8_t flags, uint64_t a0, uint64_t a1);
 
 /* Counts an event refused because tracing is paused (owner CPU only). */
 static inline void ring_refuse(struct ring *r)
@@ -189,6 +207,7 @@ struct ring_snap {
     uint64_t next;          /* cursor: next seq to look at */
     uint64_t refused;       /* refused since the last clear */
     uint64_t pinned;        /* boot-log entries ever reserved */
+    uint64_t results;       /* results-log entries ever reserved */
     uint64_t sent, overwritten, excluded;
     uint64_t first, last;   /* seqs of the first/last sent event */
     uint64_t gap_overwritten;  /* seqs skipped right before the event just */

@@ -57,7 +57,7 @@ void trace_refused(void);      /* paused: count on this CPU's ring */
 void trace_no_ring(void);      /* this CPU has no ring: count globally */
 
 #define trace(NAME, a0, a1)                                              \
-    trace_emit_(TRACE_EV_##NAME, TRACE_CATBIT_##NAME, TRACE_PINNED_##NAME, \
+    trace_emit_(TRACE_EV_##NAME, TRACE_CATBIT_##NAME, TRACE_RETAIN_##NAME, \
                 (uint64_t)(a0), (uint64_t)(a1))
 
 /* What became of one trace point. */
@@ -71,7 +71,8 @@ enum trace_outcome {
  * `type` of category bit `catbit` with the given flags byte, TSC and
  * arguments on the calling CPU's ring when tracing and the category are
  * on, counts it as refused while tracing is paused, and as seen on no ring
- * when this CPU has none. `pinned`: also copy it into the boot log.
+ * when this CPU has none. `retain` (enum trace_retention, a constant):
+ * also copy it into the boot log (PINNED) or the results log (RESULT).
  * tsc TRACE_TSC_NOW reads the TSC only once the event is to be recorded,
  * so a disabled trace point never reads the clock (a value computed in
  * the argument list would be: RDTSC is volatile and stays where it is
@@ -80,7 +81,7 @@ enum trace_outcome {
 #define TRACE_TSC_NOW 0
 
 static inline __attribute__((always_inline)) enum trace_outcome
-trace_emit_at(uint16_t type, uint32_t catbit, int pinned, uint8_t flags,
+trace_emit_at(uint16_t type, uint32_t catbit, int retain, uint8_t flags,
               uint64_t tsc, uint64_t a0, uint64_t a1)
 {
     /* The one load: relaxed is a plain mov, and it is re-read at every
@@ -98,8 +99,10 @@ trace_emit_at(uint16_t type, uint32_t catbit, int pinned, uint8_t flags,
         }
         if (tsc == TRACE_TSC_NOW)
             tsc = trace_rdtsc();
-        if (pinned)
+        if (retain == TRACE_RET_PINNED)
             ring_write_pinned(r, tsc, type, flags, a0, a1);
+        else if (retain == TRACE_RET_RESULT)
+            ring_write_result(r, tsc, type, flags, a0, a1);
         else
             ring_write(r, tsc, type, flags, a0, a1);
         return TRACE_RECORDED;
@@ -113,9 +116,9 @@ trace_emit_at(uint16_t type, uint32_t catbit, int pinned, uint8_t flags,
 
 /* trace(): flags 0, the TSC read at the moment of recording. */
 static inline __attribute__((always_inline)) void
-trace_emit_(uint16_t type, uint32_t catbit, int pinned, uint64_t a0, uint64_t a1)
+trace_emit_(uint16_t type, uint32_t catbit, int retain, uint64_t a0, uint64_t a1)
 {
-    (void)trace_emit_at(type, catbit, pinned, 0, TRACE_TSC_NOW, a0, a1);
+    (void)trace_emit_at(type, catbit, retain, 0, TRACE_TSC_NOW, a0, a1);
 }
 
 _Static_assert(TRACE_ENABLE == 1u << 31, "trace_emit_at tests ENABLE as the sign bit");

@@ -313,7 +313,7 @@ static void test_default_workload_size(void)
     CHECK(strstr(cap.buf, "%C ") != NULL);
     CHECK(strstr(cap.buf, " cpu=3 apic=6 cap=4096 base=0 head=6001 recorded=6001 "
                           "overwritten=1904 excluded=0 refused=0 sent=4097 first=0 "
-                          "last=6000 pinned=1 *") != NULL);
+                          "last=6000 pinned=1 results=0 *") != NULL);
     free(cap.buf);
 }
 

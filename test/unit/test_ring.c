@@ -23,11 +23,13 @@ static struct trace_event slots_b[1 << 12] __attribute__((aligned(64)));
 static struct ring ring_a, ring_b;
 
 /* Everything a snapshot returned, plus its final counters. */
+#define SNAP_KEEP 1024                  /* events a snap_result holds */
+
 struct snap_result {
     unsigned n;
-    struct trace_event ev[256];
-    uint64_t seq[256];
-    uint64_t gap_over[256], gap_excl[256];
+    struct trace_event ev[SNAP_KEEP];
+    uint64_t seq[SNAP_KEEP];
+    uint64_t gap_over[SNAP_KEEP], gap_excl[SNAP_KEEP];
     struct ring_snap s;
 };
 
@@ -38,7 +40,7 @@ static void take_snapshot(struct ring *r, struct snap_result *out)
     struct trace_event ev;
     uint64_t seq;
     while (ring_snap_next(&out->s, &ev, &seq)) {
-        if (out->n < 256) {
+        if (out->n < SNAP_KEEP) {
             out->ev[out->n] = ev;
             out->seq[out->n] = seq;
             out->gap_over[out->n] = out->s.gap_overwritten;
@@ -311,6 +313,54 @@ static uint64_t recorded(const struct ring *r)
     return r->head - r->base;
 }
 
+/* The results log (RESULT events): rescued in seq order once the ring has
+ * wrapped over them, every other seq counted as overwritten; the newest
+ * RING_RESULT_SLOTS survive; a clear forgets them. */
+static void test_results_log(void)
+{
+    struct snap_result res;
+    fresh(&ring_a, CAP);
+    ring_write_pinned(&ring_a, 1, TRACE_EV_BOOT_PHASE, 0, 0, 0);          /* seq 0 */
+    for (uint64_t n = 1; n < 5; n++)
+        write_n(&ring_a, n);
+    ring_write_result(&ring_a, 77, TRACE_EV_C2C_RTT, 0, 1, 900);           /* seq 5 */
+    write_n(&ring_a, 6);
+    ring_write_result(&ring_a, 78, TRACE_EV_C2C_RTT, 0, 2, 901);           /* seq 7 */
+    for (uint64_t n = 8; n < 8 + 3 * CAP; n++)                             /* wrap thrice */
+        write_n(&ring_a, n);
+    take_snapshot(&ring_a, &res);
+    CHECK_EQ(res.n, 3 + CAP);
+    CHECK_EQ(res.seq[0], 0);                                               /* boot log */
+    CHECK_EQ(res.seq[1], 5);
+    CHECK_EQ(res.ev[1].type, TRACE_EV_C2C_RTT);
+    CHECK_EQ(res.ev[1].a1, 900);
+    CHECK_EQ(res.ev[1].tsc, 77);
+    CHECK_EQ(res.gap_over[1], 4);
+    CHECK_EQ(res.seq[2], 7);
+    CHECK_EQ(res.gap_over[2], 1);
+    CHECK_EQ(res.seq[3], 8 + 3 * CAP - CAP);
+    CHECK_EQ(res.s.overwritten, 8 + 3 * CAP - CAP - 3);
+    CHECK_EQ(res.s.sent + res.s.overwritten + res.s.excluded, res.s.head - res.s.base);
+    CHECK_EQ(res.s.results, 2);
+    CHECK_EQ(ring_held(&ring_a), 3 + CAP);
+
+    /* More results than the log holds: the newest RING_RESULT_SLOTS stay. */
+    fresh(&ring_a, CAP);
+    for (uint64_t n = 0; n < RING_RESULT_SLOTS + 10; n++)
+        ring_write_result(&ring_a, n, TRACE_EV_IPI_RTT, 0, n, 0);
+    take_snapshot(&ring_a, &res);
+    CHECK_EQ(res.s.results, RING_RESULT_SLOTS + 10);
+    CHECK_EQ(res.n, RING_RESULT_SLOTS);                 /* the window's CAP among them */
+    CHECK_EQ(res.seq[0], 10);
+    CHECK_EQ(res.seq[res.n - 1], RING_RESULT_SLOTS + 9);
+    CHECK_EQ(res.s.overwritten, 10);
+
+    /* A clear forgets them (below base). */
+    ring_clear(&ring_a);
+    take_snapshot(&ring_a, &res);
+    CHECK_EQ(res.n, 0);
+}
+
 static void test_mask(void)
 {
     fresh(&ring_a, CAP);
@@ -398,8 +448,9 @@ static void test_parse_mask(void)
     CHECK(t && strcmp(t->arg1, "lateness_tsc") == 0);
     CHECK(trace_event_info(0) == NULL);
     CHECK_EQ(TRACE_CATBIT_AP_ONLINE, 1u << TRACE_CAT_SMP);
-    CHECK_EQ(TRACE_PINNED_AP_ONLINE, 1);
-    CHECK_EQ(TRACE_PINNED_IPI_RECV, 0);
+    CHECK_EQ(TRACE_RETAIN_AP_ONLINE, TRACE_RET_PINNED);
+    CHECK_EQ(TRACE_RETAIN_IPI_RECV, TRACE_RET_RING);
+    CHECK_EQ(TRACE_RETAIN_C2C_RTT, TRACE_RET_RESULT);
 }
 
 /* ---- a real concurrent writer and reader ------------------------------- */
@@ -479,6 +530,7 @@ int main(void)
     test_lapped_during_read();
     test_clear();
     test_boot_log();
+    test_results_log();
     test_mask();
     test_parse_mask();
     test_concurrent_reader();
