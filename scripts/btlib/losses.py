@@ -22,6 +22,11 @@ KIND_WORDS = {'overwritten': 'overwritten (ring wrapped)',
 MAX_WARNINGS = 20            # parser warnings shown before "... and N more"
 
 
+V1_NO_IDENTITY = ('warning: dump format v1 has no dump identity: a line of another v1 dump '
+                  'or boot that carries a line number this dump lacks cannot be told from its '
+                  'own (only the line-number and seq-range checks apply; '
+                  'docs/dump-format.md section 9): capture with a v2 kernel for that guarantee')
+
 UNATTRIBUTED_ROW = '?'      # the loss table's row for losses no CPU can be given
 
 
@@ -124,7 +129,8 @@ def report(dump, ticks_ns):
     """Lines describing what the dump lacks (without the program prefix).
 
     ticks_ns(ticks) converts a TSC tick count to nanoseconds."""
-    lines = [f'warning: {w}' for w in dump.warnings[:MAX_WARNINGS]]
+    lines = [V1_NO_IDENTITY] if dump.version == 1 else []
+    lines += [f'warning: {w}' for w in dump.warnings[:MAX_WARNINGS]]
     if len(dump.warnings) > MAX_WARNINGS:
         lines.append(f'warning: ... and {len(dump.warnings) - MAX_WARNINGS} more warnings')
     if dump.damaged_lines or dump.missing_lines:

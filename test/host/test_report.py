@@ -257,7 +257,8 @@ class Cli(unittest.TestCase):
     def test_workload_filter_and_stress_verdict(self):
         res = report(STRESS_LOG, '--workload', 'stress')
         self.assertEqual(res.returncode, 0, res.stderr)
-        self.assertIn('stress check over 3 dump(s): OK', res.stdout)
+        self.assertIn('stress check of dump 2 (its events compared with the other 2 dump(s) '
+                      'of the log): OK', res.stdout)
 
     @unittest.skipUnless(have_matplotlib(), 'python3-matplotlib is not installed')
     def test_pictures(self):
