@@ -23,6 +23,8 @@ from __future__ import annotations
 import bisect
 import math
 
+from . import interp
+
 
 class MissingMatplotlib(RuntimeError):
     """matplotlib is not installed."""
@@ -34,8 +36,8 @@ def _plt():
         matplotlib.use('Agg')
         import matplotlib.pyplot as plt
     except ImportError:
-        raise MissingMatplotlib('PNG output needs matplotlib: apt-get install python3-matplotlib '
-                                '(or scripts/install-deps --test)') from None
+        raise MissingMatplotlib(interp.missing_text('matplotlib', 'python3-matplotlib',
+                                                    'PNG output')) from None
     return plt
 
 
