@@ -140,7 +140,8 @@ def report(dump, ticks_ns):
     extra_rows, notes = _unattributed_lines(dump)
     if lossy or extra_rows:
         lines.append('events missing per CPU:')
-        rows = [[cpu] + [m.get(k, 0) for k in LOSS_KINDS] for cpu, m in sorted(lossy.items())]
+        rows = fold_rows([[cpu] + [m.get(k, 0) for k in LOSS_KINDS]
+                          for cpu, m in sorted(lossy.items())])
         lines += format_table(['CPU'] + [k.upper() for k in LOSS_KINDS], rows + extra_rows)
         lines += notes
         lines.append(_in_all(totals(dump)))
@@ -149,6 +150,27 @@ def report(dump, ticks_ns):
         lines.append(f'worst cross-CPU TSC warp {warp} ticks ({ticks_ns(warp):.1f} ns): '
                      f'events of different CPUs closer than that may be out of order')
     return lines
+
+
+FOLD_FROM = 3                # consecutive CPUs with the same figures shown as one row
+
+
+def fold_rows(rows):
+    """Loss rows [cpu, n, ...] with runs of FOLD_FROM or more consecutive
+    CPUs of identical figures (a 64-CPU dump's ordinary overwrite loss)
+    folded into one row whose CPU is 'first-last'."""
+    out, i = [], 0
+    while i < len(rows):
+        j = i
+        while j + 1 < len(rows) and rows[j + 1][0] == rows[j][0] + 1 and \
+                rows[j + 1][1:] == rows[i][1:]:
+            j += 1
+        if j - i + 1 >= FOLD_FROM:
+            out.append([f'{rows[i][0]}-{rows[j][0]}'] + rows[i][1:])
+        else:
+            out += rows[i:j + 1]
+        i = j + 1
+    return out
 
 
 def _in_all(t):

@@ -27,7 +27,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from test_decode_support import DECODE, FIXTURES, REPO, decode      # noqa: E402
+from test_decode_support import DECODE, FIXTURES, REPO, TempDirTest, decode  # noqa: E402
 from test_stick_image import FIRST, ID, SECTOR, fixture_dumps, gen_stick, gpt_table  # noqa: E402
 
 PYTHON = '/usr/bin/python3' if os.access('/usr/bin/python3', os.X_OK) else sys.executable
@@ -51,18 +51,9 @@ def capped_decode(*args, timeout=20):
     return r
 
 
-class Tmp(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(self.tmp.cleanup)
-
+class Tmp(TempDirTest):
     def path(self, name):
-        return os.path.join(self.tmp.name, name)
-
-    def write(self, name, data):
-        with open(self.path(name), 'wb') as f:
-            f.write(data)
-        return self.path(name)
+        return os.path.join(self.tmp, name)
 
 
 class BoundedInput(Tmp):
@@ -215,6 +206,45 @@ class SmallFindings(Tmp):
         text = r.stdout.decode()
         self.assertIn('/dev/sdX', text)
         self.assertIn('image', text)
+
+    def test_v1_signed_arguments_print_signed(self):
+        r = decode(os.path.join(FIXTURES, 'workloads-4cpu.log'), '-f', 'csv')
+        self.assertIn(b'latency_tsc=-', r.stdout)
+        self.assertNotIn(b'latency_tsc=1844674407', r.stdout)
+
+    def test_loss_table_folds_identical_rows(self):
+        from test_decode_support import generate, loss_table
+        log, _ = generate('cpus=8', 'events=900', 'cap=512')
+        r = decode(self.write('g8.log', log), '-o', self.path('out'))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = r.stderr[r.stderr.index('events missing per CPU'):].splitlines()[2:-1]
+        self.assertLess(len([x for x in rows if 'worst' not in x]), 8, r.stderr)
+        self.assertEqual(sorted(loss_table(r.stderr)), list(range(8)))
+
+    def test_list_tells_dumps_apart_and_replay_is_not_default(self):
+        log = fixture('v2-two-boots.log')
+        first = log[log.index(b'DUMP BEGIN'):log.index(b'\n', log.index(b'DUMP END')) + 1]
+        path = self.write('rp.log', log + first)            # the first dump, captured again
+        r = decode(path, '--list')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.decode().splitlines()
+        self.assertEqual(lines[0].split()[-3:], ['DUMP', 'NONCE', 'REPEATS'])
+        self.assertIn('793ED942686274B5', lines[1])
+        self.assertTrue(lines[4].endswith('of 0'), lines[4])
+        r = decode(path, '-f', 'csv')
+        self.assertIn('dump 2 of 4', r.stderr)
+        self.assertIn('dump 3 repeats an older dump', r.stderr)
+
+    def test_bench_says_what_it_will_do(self):
+        proc = subprocess.Popen([PYTHON, BENCH], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            first = proc.stderr.readline().decode()
+        finally:
+            os.killpg(proc.pid, 9)
+            proc.wait()
+        self.assertIn('about to run', first)
+        self.assertIn('minutes', first)
 
     def test_mkusb_directory_target(self):
         iso = self.write('a.iso', b'\x55\xaa' * 512)
