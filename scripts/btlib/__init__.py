@@ -2,6 +2,8 @@
 
 Layers, each importing only those before it (test_btlib_layering):
 
+interp      optional packages: re-run a script under make's python3 when
+            the python3 on PATH lacks one (imports nothing of btlib)
 model       the decoded dump: Dump, CpuInfo, Event, EventType
 dumpfmt     the dump format's words: versions, line marks, CRCs, fields,
             the reference decoder of one event line

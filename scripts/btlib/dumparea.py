@@ -18,6 +18,8 @@ import uuid
 import zlib
 from dataclasses import dataclass, field
 
+from .dumpfmt import NEWLINE
+
 SECTOR = 512
 GPT_TYPE = uuid.UUID('9959f0ad-520d-4cc9-af15-49236bba6d09')
 MBR_TYPE = 0x7F
@@ -67,11 +69,15 @@ def is_image(path):
     return len(s) == SECTOR and s[510:512] == b'\x55\xaa'
 
 
+RING_CHUNK = 2048                  # sectors scanned for record headers at a time (1 MiB)
+
+
 def _read(f, lba, n):
     f.seek(lba * SECTOR)
     data = f.read(n * SECTOR)
     if len(data) != n * SECTOR:
-        raise Error(f'short read at sector {lba}')
+        raise Error(f'short read at sector {lba}: the image is truncated '
+                    f'({f.seek(0, os.SEEK_END)} bytes)')
     return data
 
 
@@ -94,7 +100,7 @@ def _gpt(f, disk):
     for i in range(n):
         e = array[i * size:(i + 1) * size]
         first, last = struct.unpack_from('<QQ', e, 32)
-        if uuid.UUID(bytes_le=e[:16]) == GPT_TYPE and 0 < first <= last < disk:
+        if uuid.UUID(bytes_le=e[:16]) == GPT_TYPE and 0 < first <= last:
             return first, last - first + 1, f'GPT partition {i + 1}'
     return 'no partition of the dump area\'s type in the GPT'
 
@@ -111,7 +117,7 @@ def find_partition(f, disk):
             raise Error(found)
         return found
     for i, (t, first, count) in enumerate(entries):
-        if t == MBR_TYPE and count and 0 < first and first + count <= disk:
+        if t == MBR_TYPE and count and 0 < first:
             return first, count, f'MBR partition {i + 1}'
     raise Error('no partition of the dump area\'s type in the MBR')
 
@@ -133,19 +139,22 @@ def _check_header(s, count):
     return build_id
 
 
-def _records(ring, n):
-    """Valid record headers in the ring, newest first."""
+def _records(f, base, n, have):
+    """Valid record headers among the ring's first `have` of n sectors
+    (base: the ring's first LBA), newest first; read RING_CHUNK at a time."""
     found = []
-    for i in range(n):
-        s = ring[i * SECTOR:(i + 1) * SECTOR]
-        if _sealed(s, REC_MAGIC):
-            state, seq = struct.unpack_from('<IQ', s, 12)
-            length, data, crc = struct.unpack_from('<III', s, 32)
-            found.append((seq, i, state, length, data, crc))
+    for start in range(0, have, RING_CHUNK):
+        chunk = _read(f, base + start, min(RING_CHUNK, have - start))
+        for k in range(0, len(chunk), SECTOR):
+            s = chunk[k:k + SECTOR]
+            if _sealed(s, REC_MAGIC):
+                state, seq = struct.unpack_from('<IQ', s, 12)
+                length, data, crc = struct.unpack_from('<III', s, 32)
+                found.append((seq, start + k // SECTOR, state, length, data, crc))
     return sorted(found, reverse=True)
 
 
-def _take(area, ring, n, covered, rec):
+def _take(area, f, base, n, have, covered, rec):
     """Validate one record against the newer ones already taken."""
     seq, i, state, length, data, crc = rec
     extent = [(i + k) % n for k in range(min(1 + data, n))]
@@ -162,7 +171,12 @@ def _take(area, ring, n, covered, rec):
         return
     for k in extent:
         covered[k] = 1
-    text = b''.join(ring[k * SECTOR:(k + 1) * SECTOR] for k in extent[1:])[:length]
+    if any(k >= have for k in extent):
+        area.notes.append(f'dump record #{seq}: its text lies past the end of the truncated '
+                          f'image; skipped')
+        return
+    after = min(data, n - 1 - i)                 # text sectors before the ring wraps
+    text = (_read(f, base + i + 1, after) + _read(f, base, data - after))[:length]
     if zlib.crc32(text) != crc:
         area.notes.append(f'dump record #{seq}: text CRC mismatch (a torn write over it, or '
                           f'damage on the medium); skipped')
@@ -174,19 +188,29 @@ def _take(area, ring, n, covered, rec):
 
 
 def read_area(path):
-    """The Area of a block device or image file (Error when there is none)."""
+    """The Area of a block device or image file (Error when there is none).
+    The ring is scanned a chunk at a time; an image cut short (a partial
+    copy) gives the records it still holds whole, and a note."""
     try:
         with open(path, 'rb') as f:
             disk = f.seek(0, os.SEEK_END) // SECTOR
             first, count, where = find_partition(f, disk)
+            if first >= disk:
+                raise Error(f'the image is truncated: it ends at sector {disk}, before the '
+                            f'dump area ({where}, sectors {first}..{first + count - 1}): '
+                            f'it holds no dump')
             build_id = _check_header(_read(f, first, 1), count)
-            ring = _read(f, first + 1, count - 1)
+            area = Area(path, first, count, build_id, where)
+            have = min(count, disk - first) - 1             # ring sectors in the image
+            if have < count - 1:
+                area.notes.append(f'the image is truncated: it ends at sector {disk}, '
+                                  f'{have + 1} of the dump area\'s {count} sectors; the dumps '
+                                  f'it still holds whole are read')
+            covered = bytearray(count - 1)
+            for rec in _records(f, first + 1, count - 1, have):
+                _take(area, f, first + 1, count - 1, have, covered, rec)
     except OSError as e:
         raise Error(f'cannot read: {e.strerror}')
-    area = Area(path, first, count, build_id, where)
-    covered = bytearray(count - 1)
-    for rec in _records(ring, count - 1):
-        _take(area, ring, count - 1, covered, rec)
     area.records.reverse()
     return area
 
@@ -198,6 +222,13 @@ def describe(area):
 
 
 def read_log(path):
-    """(log bytes, notes): the area's dumps oldest first, as one serial log."""
+    """(batches, notes): the area's dumps oldest first as a serial log's
+    lines, one batch per dump (dumplog.parse_batches), each dump's text
+    let go once its lines are taken."""
     area = read_area(path)
-    return b''.join(r.text for r in area.records), [describe(area)] + area.notes
+    return _batches(area.records), [describe(area)] + area.notes
+
+
+def _batches(records):
+    while records:
+        yield NEWLINE.split(records.pop(0).text)

@@ -281,7 +281,7 @@ class DumpBuilder:
             self.unknown_tags.add(tag.decode('ascii', 'replace'))
 
     def _types(self) -> dict[int, EventType]:
-        types = {i: _event_type(i, f) for i, f in self.type_fields.items()}
+        types = {i: _event_type(i, f, self.version) for i, f in self.type_fields.items()}
         damaged = sorted(i for i, t in types.items() if t.damaged)
         if damaged:
             self.warnings.append('event types whose description (%T line) was damaged or lost: '
@@ -462,9 +462,16 @@ def _contradiction(run: Run, bounds: tuple | None) -> str | None:
     return None
 
 
-def _event_type(i: int, f: dict[str, str]) -> EventType:
+# The arguments events.def marks signed ("s:"), by name: v1 dumps' %T lines
+# have no signed=, and these names have only ever held an int64_t.
+V1_SIGNED_ARGS = frozenset(('lateness_tsc', 'min_delta_tsc', 'latency_tsc', 'min_tsc',
+                            'max_tsc'))
+
+
+def _event_type(i: int, f: dict[str, str], version: int | None = None) -> EventType:
     """One event type; one whose %T line lost its name or arguments is
-    marked damaged and shows its raw arguments."""
+    marked damaged and shows its raw arguments.  In v1, which has no
+    signed=, the arguments named in V1_SIGNED_ARGS are signed."""
     kind = f.get('kind', 'instant')
     damaged = any(k not in f for k in ('name', 'kind', 'a0', 'a1'))
     if damaged:
@@ -472,6 +479,8 @@ def _event_type(i: int, f: dict[str, str]) -> EventType:
     else:
         args = tuple('' if f[k] == '-' else f[k] for k in ('a0', 'a1'))
     signed = set(f.get('signed', '-').split(','))
+    if version == 1 and not damaged:
+        signed = {k for k, name in zip(('a0', 'a1'), args) if name in V1_SIGNED_ARGS}
     pair = int_field(f.get('pair')) if kind in ('begin', 'end') else None
     return EventType(id=i, name=f'DAMAGED_TYPE_{i}' if damaged else f['name'],
                      category=f.get('cat', ''), kind=kind if kind in KINDS else 'instant',

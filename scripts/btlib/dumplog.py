@@ -29,24 +29,78 @@ from .dumpfmt import (BEGIN_MARK, END_MARK, FORMAT_VERSION, NEWLINE, READY, TEXT
 from .model import Dump
 
 
+CHUNK = 4 << 20               # bytes read at a time
+MAX_LINE = 1 << 20            # a line longer than this cannot be a serial log's
+
+
 def parse_log(data: bytes) -> list[Dump]:
     """Every dump found in a serial log, in log order (see module doc)."""
-    log = LogParser()
     raws = NEWLINE.split(data)
     del data                     # the caller's may be the only other copy: the lines are one
+    return parse_batches([raws])
+
+
+def parse_batches(batches) -> list[Dump]:
+    """parse_log() of a log given as batches of its lines (LogReader): only
+    the dumps' lines are kept, so memory follows the dumps, not the log."""
+    log = LogParser()
+    seed = 0
     # The parse builds a few objects per line and keeps them all: it makes
     # no reference cycles, and the collector's passes over them would cost
     # a quarter of its time.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        with fastdecode.prefetched(raws):
-            for raw in raws:
-                log.feed(raw)
-            return log.finish()
+        for raws in batches:
+            with fastdecode.prefetched(raws, seed) as seed:
+                for raw in raws:
+                    log.feed(raw)
+            del raws                 # before the next batch is read: one batch at a time
+        return log.finish()
     finally:
         if collecting:
             gc.enable()
+
+
+class LogReader:
+    """A log file's lines in batches, CHUNK bytes read at a time, so that a
+    log of any size is parsed in bounded memory (parse_batches).  Reading
+    stops at a line longer than MAX_LINE: a serial log's lines are short
+    (dump lines at most 200 characters), so that is a disk image, zeros
+    (/dev/zero, a sparse file) or other binary data; `stopped` then says
+    where, and the dumps before it are still found.  `progress(done)` is
+    called after each chunk with the bytes read so far."""
+
+    def __init__(self, f, progress=None):
+        self.f = f
+        self.progress = progress
+        self.done = 0
+        self.stopped: str | None = None
+
+    def __iter__(self):
+        rest = b''
+        while True:
+            chunk = self.f.read(CHUNK)
+            if not chunk:
+                break
+            self.done += len(chunk)
+            buf = rest + chunk
+            del rest
+            held = buf.endswith(b'\r')        # perhaps the first half of a CR LF: keep it
+            lines = NEWLINE.split(buf[:-1] if held else buf)
+            del buf, chunk               # the lines are a copy: the chunk goes before the parse
+            rest = lines.pop() + (b'\r' if held else b'')
+            if len(rest) > MAX_LINE:
+                self.stopped = (f'stopped reading at byte {self.done - len(rest)}: '
+                                f'{len(rest) // 1024} KiB without a line end is no serial '
+                                f'log (zeros, a disk image or other binary data)')
+                yield lines
+                return
+            if self.progress:
+                self.progress(self.done)
+            yield lines
+        if rest:
+            yield [rest]
 
 
 class LogParser:
@@ -58,6 +112,7 @@ class LogParser:
     def __init__(self):
         self.dumps: list[Dump] = []
         self.cur: DumpBuilder | None = None
+        self.last_end: bytes | None = None     # the DUMP END that closed the last dump
 
     def _close(self, end=None, damaged=False):
         cur, self.cur = self.cur, None
@@ -86,6 +141,7 @@ class LogParser:
             return
         if READY.search(line):
             self._close()
+            self.last_end = None
         elif self.cur is not None and line:
             self.cur.noise += 1
 
@@ -99,12 +155,14 @@ class LogParser:
                 self.cur.bad += 1          # a damaged copy of the open dump's BEGIN
                 return
             self._close()
+            self.last_end = None
             self.cur = DumpBuilder(None, 'damaged', guess)
             return
         if self.cur is not None and self.cur.same_begin(text):
             self.cur.warnings.append('line 0 (DUMP BEGIN) arrived twice; the copy was ignored')
             return
         self._close()
+        self.last_end = None
         self.cur = DumpBuilder(fields, 'ok', begin_text=text)
 
     def _end(self, text: bytes):
@@ -119,6 +177,11 @@ class LogParser:
             return
         cur = self.cur
         if cur is None:
+            if text == self.last_end:          # the same line again: a duplicate, no dump
+                if self.dumps:
+                    self.dumps[-1].warnings.append('DUMP END arrived twice; the copy was '
+                                                   'ignored')
+                return
             self.dumps.append(_orphan_end(len(self.dumps), fields, False))
             return
         if cur.seed is None and cur.supported:
@@ -129,9 +192,10 @@ class LogParser:
             self._close()
             cur = self.cur = DumpBuilder(None, 'lost')
             cur.set_seed(seed)
-            for text in theirs:
-                cur.add(text)
+            for line in theirs:
+                cur.add(line)
         self._close(fields)
+        self.last_end = text
 
     def finish(self) -> list[Dump]:
         self._close()

@@ -183,24 +183,25 @@ _NOTHING: dict = {}
 
 
 @contextlib.contextmanager
-def prefetched(raws: list[bytes]):
+def prefetched(raws: list[bytes], seed: int = 0):
     """While it lasts, decode_event_line() finds the event lines of raws
     (a log's lines) decoded ahead, in batches, each with the seed of the
-    DUMP BEGIN before it; a line the batch missed (one that needed
-    cleaning, or belongs to another dump's seed) is decoded on its own."""
+    DUMP BEGIN before it (`seed`: the one in force before raws' first line,
+    when raws is a later part of a log); a line the batch missed (one that
+    needed cleaning, or belongs to another dump's seed) is decoded on its
+    own.  Yields the seed in force after raws' last line."""
     try:
         if available():
             groups: dict[int, list[bytes]] = {}
-            seed = 0
             for raw in raws:
                 if raw.startswith(b'%E'):
                     groups.setdefault(seed, []).append(raw)
                 elif b'DUMP BEGIN' in raw:
                     seed = dumpfmt.begin_seed(raw)
-            for seed, texts in groups.items():
-                _PREFETCHED[seed] = {text: _scanned_run(res, text, seed) for text, res in
-                                     zip(texts, scan_lines(texts, seed))}
-        yield
+            for group, texts in groups.items():
+                _PREFETCHED[group] = {text: _scanned_run(res, text, group) for text, res in
+                                      zip(texts, scan_lines(texts, group))}
+        yield seed
     finally:
         _PREFETCHED.clear()
 

@@ -22,6 +22,11 @@ KIND_WORDS = {'overwritten': 'overwritten (ring wrapped)',
 MAX_WARNINGS = 20            # parser warnings shown before "... and N more"
 
 
+V1_NO_IDENTITY = ('warning: dump format v1 has no dump identity: a line of another v1 dump '
+                  'or boot that carries a line number this dump lacks cannot be told from its '
+                  'own (only the line-number and seq-range checks apply; '
+                  'docs/dump-format.md section 9): capture with a v2 kernel for that guarantee')
+
 UNATTRIBUTED_ROW = '?'      # the loss table's row for losses no CPU can be given
 
 
@@ -124,7 +129,8 @@ def report(dump, ticks_ns):
     """Lines describing what the dump lacks (without the program prefix).
 
     ticks_ns(ticks) converts a TSC tick count to nanoseconds."""
-    lines = [f'warning: {w}' for w in dump.warnings[:MAX_WARNINGS]]
+    lines = [V1_NO_IDENTITY] if dump.version == 1 else []
+    lines += [f'warning: {w}' for w in dump.warnings[:MAX_WARNINGS]]
     if len(dump.warnings) > MAX_WARNINGS:
         lines.append(f'warning: ... and {len(dump.warnings) - MAX_WARNINGS} more warnings')
     if dump.damaged_lines or dump.missing_lines:
@@ -134,7 +140,8 @@ def report(dump, ticks_ns):
     extra_rows, notes = _unattributed_lines(dump)
     if lossy or extra_rows:
         lines.append('events missing per CPU:')
-        rows = [[cpu] + [m.get(k, 0) for k in LOSS_KINDS] for cpu, m in sorted(lossy.items())]
+        rows = fold_rows([[cpu] + [m.get(k, 0) for k in LOSS_KINDS]
+                          for cpu, m in sorted(lossy.items())])
         lines += format_table(['CPU'] + [k.upper() for k in LOSS_KINDS], rows + extra_rows)
         lines += notes
         lines.append(_in_all(totals(dump)))
@@ -143,6 +150,27 @@ def report(dump, ticks_ns):
         lines.append(f'worst cross-CPU TSC warp {warp} ticks ({ticks_ns(warp):.1f} ns): '
                      f'events of different CPUs closer than that may be out of order')
     return lines
+
+
+FOLD_FROM = 3                # consecutive CPUs with the same figures shown as one row
+
+
+def fold_rows(rows):
+    """Loss rows [cpu, n, ...] with runs of FOLD_FROM or more consecutive
+    CPUs of identical figures (a 64-CPU dump's ordinary overwrite loss)
+    folded into one row whose CPU is 'first-last'."""
+    out, i = [], 0
+    while i < len(rows):
+        j = i
+        while j + 1 < len(rows) and rows[j + 1][0] == rows[j][0] + 1 and \
+                rows[j + 1][1:] == rows[i][1:]:
+            j += 1
+        if j - i + 1 >= FOLD_FROM:
+            out.append([f'{rows[i][0]}-{rows[j][0]}'] + rows[i][1:])
+        else:
+            out += rows[i:j + 1]
+        i = j + 1
+    return out
 
 
 def _in_all(t):

@@ -3,7 +3,10 @@
     from btlib import wlplot
     wlplot.render(run, tsc_hz, 'out/ipi-run2.png')   # the picture for one run
 
-Matrices (ipi, c2c, tsc) become heat maps with the value in every cell,
+Matrices (ipi, c2c, tsc) become heat maps (heat_scale: a log colour scale
+when one slow cell would flatten the rest, a symmetric log one for signed
+offsets; the colour bar says which) with the value in every cell while it
+fits (cell_labels_fit), titled with the machine (workloads.machine),
 timer a wake-up latency histogram per CPU (log-scaled, like cyclictest's),
 hwlat the time lost per CPU next to the distribution of gap lengths.
 matplotlib is imported on first use: MissingMatplotlib says how to get it.
@@ -20,6 +23,8 @@ from __future__ import annotations
 import bisect
 import math
 
+from . import interp
+
 
 class MissingMatplotlib(RuntimeError):
     """matplotlib is not installed."""
@@ -31,8 +36,8 @@ def _plt():
         matplotlib.use('Agg')
         import matplotlib.pyplot as plt
     except ImportError:
-        raise MissingMatplotlib('PNG output needs matplotlib: apt-get install python3-matplotlib '
-                                '(or scripts/install-deps --test)') from None
+        raise MissingMatplotlib(interp.missing_text('matplotlib', 'python3-matplotlib',
+                                                    'PNG output')) from None
     return plt
 
 
@@ -40,10 +45,11 @@ def can_render(name: str) -> bool:
     return name in _RENDER
 
 
-def render(run, tsc_hz: int, path: str) -> None:
-    """Write the picture of `run` (a btlib.workloads.Run) to path."""
+def render(run, tsc_hz: int, path: str, machine: str | None = None) -> None:
+    """Write the picture of `run` (a btlib.workloads.Run) to path; `machine`
+    (workloads.machine(dump)) goes under its title."""
     plt = _plt()
-    fig = _RENDER[run.name](plt, run, tsc_hz)
+    fig = _RENDER[run.name](plt, run, tsc_hz, machine)
     fig.savefig(path, dpi=110, bbox_inches='tight')
     plt.close(fig)
 
@@ -73,35 +79,83 @@ def _draw_hist(ax, ticks, edges, scale, **style):
     ax.hist(xs[:-1], bins=xs, weights=counts, **style)
 
 
-def _title(run, what):
+MAX_FIGURE_IN = 14.0          # a heat map's side, in inches, however many CPUs
+CELL_FONT_PT = 6              # the per-cell numbers' size
+LOG_SPREAD = 20               # max/min above this: a log colour scale
+
+
+def _title(run, what, machine=None):
     number = f' run {run.number}' if run.number is not None else ''
-    return f'{run.name}{number}: {what}'
+    return f'{run.name}{number}: {what}' + (f'\n{machine}' if machine else '')
 
 
-def _heatmap(plt, run, tsc_hz, values, what, unit, signed=False):
+def _positive_median(values):
+    vs = sorted(v for v in values if v > 0)
+    return vs[(len(vs) - 1) // 2] if vs else None
+
+
+def heat_scale(values, signed=False):
+    """How a heat map colours `values` (finite numbers): ('linear', lo, hi),
+    ('log', lo, hi) when the positive values spread over more than LOG_SPREAD
+    times (one slow row would otherwise paint every other cell alike), or
+    for signed values ('symlog', linthresh, top): linear within +-linthresh
+    (the typical magnitude), logarithmic beyond, so both the blocks and the
+    outliers show."""
+    if not values:
+        return ('linear', 0.0, 1.0)
+    top = max(abs(v) for v in values) or 1.0
+    if signed:
+        typical = _positive_median([abs(v) for v in values])
+        if typical and top / typical > LOG_SPREAD:
+            return ('symlog', typical, top)
+        return ('linear', -top, top)
+    positive = [v for v in values if v > 0]
+    if positive and len(positive) == len(values) and max(positive) / min(positive) > LOG_SPREAD:
+        return ('log', min(positive), max(positive))
+    return ('linear', 0.0, top)
+
+
+def cell_labels_fit(n, side_in, values):
+    """Whether per-cell numbers fit: the widest label within a cell of a
+    figure side_in inches wide holding n cells."""
+    if n == 0:
+        return False
+    widest = max((len(f'{v:.0f}') for v in values), default=1)
+    cell_pt = side_in * 72 / (n + 2)            # axes take most of the figure
+    return widest * CELL_FONT_PT * 0.62 + 2 <= cell_pt and CELL_FONT_PT + 2 <= cell_pt
+
+
+def _heatmap(plt, run, tsc_hz, values, what, unit, signed=False, machine=None):
+    from matplotlib import colors
     n = len(values)
-    size = max(4.0, 0.42 * n + 2)
+    size = min(MAX_FIGURE_IN, max(4.0, 0.42 * n + 2))
     fig, ax = plt.subplots(figsize=(size + 1.2, size))
     data = [[math.nan if v is None else v for v in row] for row in values]
-    finite = [abs(v) for row in data for v in row if not math.isnan(v)]
-    top = max(finite, default=1.0) or 1.0
-    if signed:
-        im = ax.imshow(data, cmap='coolwarm', vmin=-top, vmax=top)
+    finite = [v for row in data for v in row if not math.isnan(v)]
+    kind, lo, hi = heat_scale(finite, signed)
+    if kind == 'log':
+        norm, legend = colors.LogNorm(vmin=lo, vmax=hi), f'{unit} (log scale)'
+    elif kind == 'symlog':
+        norm = colors.SymLogNorm(linthresh=lo, vmin=-hi, vmax=hi, base=10)
+        legend = f'{unit} (linear within +-{lo:.0f}, log beyond)'
     else:
-        im = ax.imshow(data, cmap='viridis', vmin=0, vmax=top)
-    ax.set_xticks(range(n))
-    ax.set_yticks(range(n))
+        norm, legend = colors.Normalize(vmin=lo, vmax=hi), f'{unit} (linear scale)'
+    im = ax.imshow(data, cmap='coolwarm' if signed else 'viridis', norm=norm)
+    step = max(1, n // 32)                       # at most 32 tick labels an axis
+    ax.set_xticks(range(0, n, step))
+    ax.set_yticks(range(0, n, step))
     ax.set_xlabel('to CPU' if not signed else 'reader CPU')
     ax.set_ylabel('from CPU' if not signed else 'writer CPU')
-    ax.set_title(_title(run, what), fontsize=10)
-    if n <= 24:
+    ax.set_title(_title(run, what, machine), fontsize=10)
+    if cell_labels_fit(n, size, finite):
         for r in range(n):
             for c in range(n):
                 v = data[r][c]
                 if not math.isnan(v):
-                    ax.text(c, r, f'{v:.0f}', ha='center', va='center', fontsize=6,
-                            color='white' if not signed and v < top * 0.6 else 'black')
-    fig.colorbar(im, ax=ax, label=unit, shrink=0.8)
+                    dark = not signed and norm(v) < 0.6
+                    ax.text(c, r, f'{v:.0f}', ha='center', va='center', fontsize=CELL_FONT_PT,
+                            color='white' if dark else 'black')
+    fig.colorbar(im, ax=ax, label=legend, shrink=0.8)
     return fig
 
 
@@ -115,21 +169,23 @@ def _unit(run):
         v is not None for row in run.result['ns'] for v in row) else 'TSC ticks'
 
 
-def _ipi(plt, run, tsc_hz):
-    return _heatmap(plt, run, tsc_hz, _ns_matrix(run), 'IPI round trip (median)', _unit(run))
+def _ipi(plt, run, tsc_hz, machine=None):
+    return _heatmap(plt, run, tsc_hz, _ns_matrix(run), 'IPI round trip (median)', _unit(run),
+                    machine=machine)
 
 
-def _c2c(plt, run, tsc_hz):
+def _c2c(plt, run, tsc_hz, machine=None):
     return _heatmap(plt, run, tsc_hz, _ns_matrix(run), 'cache-line one-way latency (median)',
-                    _unit(run))
+                    _unit(run), machine=machine)
 
 
-def _tsc(plt, run, tsc_hz):
+def _tsc(plt, run, tsc_hz, machine=None):
     return _heatmap(plt, run, tsc_hz, _ns_matrix(run),
-                    'TSC offset of reader against writer', _unit(run), signed=True)
+                    'TSC offset of reader against writer', _unit(run), signed=True,
+                    machine=machine)
 
 
-def _timer(plt, run, tsc_hz):
+def _timer(plt, run, tsc_hz, machine=None):
     """Log-spaced bins on a log axis: the body and the rare long tail both
     show. Early wake-ups (negative latency) cannot sit on a log axis: they
     are counted in the title."""
@@ -153,17 +209,17 @@ def _timer(plt, run, tsc_hz):
     ax.set_xlabel('wake-up latency (us)' if tsc_hz else 'wake-up latency (TSC ticks)')
     ax.set_ylabel('samples')
     note = f'; {early} early (< 0) not shown' if early else ''
-    ax.set_title(_title(run, f'LAPIC timer wake-up latency{note}'), fontsize=10)
+    ax.set_title(_title(run, f'LAPIC timer wake-up latency{note}', machine), fontsize=10)
     return fig
 
 
-def _hwlat(plt, run, tsc_hz):
+def _hwlat(plt, run, tsc_hz, machine=None):
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
     cpus = run.result.get('cpus', [])
     a1.bar([str(r['cpu']) for r in cpus], [r['lost_ppm'] or 0 for r in cpus])
     a1.set_xlabel('CPU')
     a1.set_ylabel('time lost to gaps (ppm of time spun)')
-    a1.set_title(_title(run, 'time lost per CPU'), fontsize=10)
+    a1.set_title(_title(run, 'time lost per CPU', machine), fontsize=10)
     scale = 1e6 / tsc_hz if tsc_hz else 1.0
     gaps = [g['gap_ticks'] for gs in run.result.get('gaps', {}).values() for g in gs]
     gaps = [g for g in gaps if g > 0]

@@ -332,6 +332,27 @@ _RESULTS = {'ipi': _ipi, 'c2c': _c2c, 'tsc': _tsc, 'timer': _timer, 'hwlat': _hw
             'stress': _stress}
 
 
+# ---- the machine ------------------------------------------------------------------
+
+def machine(dump: Dump) -> str:
+    """The machine a dump came from, in one line, from what its %M line
+    carries: CPUs online (of those found), firmware, TSC rate and source.
+    Dumps carry no CPU model name (the kernel does not send one)."""
+    h = dump.header
+    parts = []
+    online, found = h.get('online'), h.get('found')
+    cpus = online or h.get('cpus')
+    if cpus:
+        parts.append(f'{cpus} CPUs' + (f' of {found}' if found and found != cpus else ''))
+    if h.get('fw'):
+        parts.append(f'{h["fw"].upper() if h["fw"] in ("bios", "uefi") else h["fw"]} firmware')
+    if dump.tsc_hz:
+        src = f' ({h["tsc_src"]})' if h.get('tsc_src') else ''
+        inv = '' if h.get('invariant_tsc') != '0' else ', not invariant'
+        parts.append(f'TSC {dump.tsc_hz / 1e9:.3f} GHz{src}{inv}')
+    return ', '.join(parts)
+
+
 # ---- stress verification ---------------------------------------------------------
 
 @dataclass
@@ -345,6 +366,7 @@ class StressCheck:
     changed: list = field(default_factory=list)          # (cpu, seq): differs between dumps
     pairs_checked: int = 0            # count/flags checks between neighbours
     refused_seen: int = 0             # attempts the flags say were not recorded
+    damaged: int = 0                  # events lost in transit (serial damage): not the kernel's
 
     def ok(self) -> bool:
         return not (self.bad_checksum or self.bad_count or self.bad_accounting or self.changed)
@@ -355,19 +377,23 @@ class StressCheck:
                 'bad_checksum': self.bad_checksum[:20], 'bad_checksum_count': len(self.bad_checksum),
                 'bad_count': self.bad_count[:20], 'bad_count_count': len(self.bad_count),
                 'bad_accounting': self.bad_accounting[:20], 'changed': self.changed[:20],
-                'changed_count': len(self.changed)}
+                'changed_count': len(self.changed), 'damaged_in_transit': self.damaged}
 
 
-def verify_stress(dumps: list[Dump]) -> StressCheck:
-    """Check every stress event of every dump (see stress.c):
+def verify_stress(dumps: list[Dump], judged: Dump | None = None) -> StressCheck:
+    """Check every stress event of `judged` (default: of every dump; see stress.c):
 
     * its checksum matches its own fields (nothing torn or stale);
-    * per CPU, the counters add up: recorded = decoded + overwritten +
-      excluded, nothing damaged, no unexplained seq gap;
+    * per CPU, the counters add up: recorded = decoded + damaged +
+      overwritten + excluded, no unexplained seq gap (events damaged in
+      transit are the serial line's loss, counted in `damaged`, not a
+      kernel failure: the dump itself is then reported damaged);
     * between two events of one source with no seq missing between them,
       the attempt count grew by exactly 1 + the flags of the second (the
       attempts that were refused or made while tracing was off);
-    * an event (cpu, seq) that appears in several dumps is identical in all.
+    * an event (cpu, seq) that appears in several dumps is identical in all
+      (the other dumps of the log serve only for this comparison when one
+      dump is judged).
     """
     out = StressCheck()
     seen: dict[tuple[int, int], tuple] = {}
@@ -376,18 +402,44 @@ def verify_stress(dumps: list[Dump]) -> StressCheck:
         sources = {ids[n] for n in ('STRESS', 'STRESS_IRQ') if n in ids}
         if not sources:
             continue
+        if judged is not None and dump is not judged:
+            _remember(dump, seen)
+            continue
         out.dumps += 1
         for c in dump.cpus:
             _check_cpu(out, di, dump, c, sources, seen)
+    if judged is not None:
+        for dump in dumps:
+            if dump is not judged and type_ids(dump).keys() & {'STRESS', 'STRESS_IRQ'}:
+                _compare(out, dump, seen)
     return out
 
 
+def _remember(dump: Dump, seen: dict):
+    """Keep a dump's records by (cpu, seq), first seen wins, for _compare."""
+    for c in dump.cpus:
+        for e in c.events:
+            seen.setdefault((c.cpu, e.seq), e.raw())
+
+
+def _compare(out: StressCheck, dump: Dump, seen: dict):
+    """A judged dump's records against another dump's (seen holds both)."""
+    for c in dump.cpus:
+        for e in c.events:
+            rec = seen.get((c.cpu, e.seq))
+            if rec is not None and rec != e.raw() and (c.cpu, e.seq) not in out.changed:
+                out.changed.append((c.cpu, e.seq))
+
+
 def _check_cpu(out: StressCheck, di: int, dump: Dump, c, sources: set, seen: dict):
-    if c.damaged or c.unexplained:
-        out.bad_accounting.append((di, c.cpu, f'damaged={c.damaged} unexplained={c.unexplained}'))
-    if c.sent is not None and c.recorded != len(c.events) + c.overwritten + c.excluded:
+    out.damaged += c.damaged
+    if c.unexplained:
+        out.bad_accounting.append((di, c.cpu, f'unexplained={c.unexplained}'))
+    if c.sent is not None and c.recorded != len(c.events) + c.damaged + c.overwritten + \
+            c.excluded:
         out.bad_accounting.append((di, c.cpu, f'recorded {c.recorded} != {len(c.events)} '
-                                              f'decoded + {c.overwritten} overwritten + '
+                                              f'decoded + {c.damaged} damaged + '
+                                              f'{c.overwritten} overwritten + '
                                               f'{c.excluded} excluded'))
     last: dict[int, tuple[int, int]] = {}      # source type -> (index in events, a0)
     prev_seq = None

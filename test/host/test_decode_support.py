@@ -84,7 +84,8 @@ def csv_records(stdout):
 
 
 def loss_table(stderr):
-    """{cpu: {'OVERWRITTEN': n, ...}} from decode's stderr report."""
+    """{cpu: {'OVERWRITTEN': n, ...}} from decode's stderr report (a folded
+    row 'first-last' gives each of its CPUs)."""
     lines = stderr.splitlines()
     out = {}
     for i, line in enumerate(lines):
@@ -92,9 +93,11 @@ def loss_table(stderr):
             header = lines[i + 1].split()[1:]
             for row in lines[i + 2:]:
                 cells = row.split()[1:]
-                if len(cells) != len(header) or not cells[0].isdigit():
+                first, _, last = cells[0].partition('-') if cells else ('', '', '')
+                if len(cells) != len(header) or not first.isdigit():
                     break
-                out[int(cells[0])] = dict(zip(header[1:], map(int, cells[1:])))
+                for cpu in range(int(first), int(last or first) + 1):
+                    out[cpu] = dict(zip(header[1:], map(int, cells[1:])))
     return out
 
 

@@ -20,6 +20,7 @@ import copy
 import dataclasses
 import json
 import os
+import runpy
 import subprocess
 import sys
 import tempfile
@@ -257,7 +258,8 @@ class Cli(unittest.TestCase):
     def test_workload_filter_and_stress_verdict(self):
         res = report(STRESS_LOG, '--workload', 'stress')
         self.assertEqual(res.returncode, 0, res.stderr)
-        self.assertIn('stress check over 3 dump(s): OK', res.stdout)
+        self.assertIn('stress check of dump 2 (its events compared with the other 2 dump(s) '
+                      'of the log): OK', res.stdout)
 
     @unittest.skipUnless(have_matplotlib(), 'python3-matplotlib is not installed')
     def test_pictures(self):
@@ -420,3 +422,71 @@ class PartialDumps(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+def load_report():
+    """scripts/report's functions (its text tables), without running it."""
+    return runpy.run_path(str(REPORT), run_name='report_script')
+
+
+def slow_row_matrix(n, slow=12_000_000, base=5000):
+    """An n-CPU IPI matrix whose row 3 is slow (12 ms under TCG, an SMI)."""
+    return [[None if r == c else (slow + r + c if r == 3 else base + 37 * r + c)
+             for c in range(n)] for r in range(n)]
+
+
+class Readable(unittest.TestCase):
+    """Issue 21, part 3: tables size their columns to their values; heat maps
+    show both the blocks and the outliers, drop numbers that do not fit and
+    name the machine."""
+
+    def test_matrix_columns_never_touch(self):
+        matrix_text = load_report()['matrix_text']
+        m = [[None, 12533534143612, 111386079013], [10654, None, 7], [3, 4, None]]
+        lines = matrix_text(m, 'ipi', 'ns')
+        for r, line in enumerate(lines[2:]):
+            cells = line.split()
+            self.assertEqual(len(cells), 4, line)
+            self.assertEqual(cells[1:], ['-' if v is None else str(v) for v in m[r]])
+        widths = {len(line) for line in lines[1:]}
+        self.assertEqual(len(widths), 1, lines)          # every row as wide: aligned
+
+    def test_every_text_table_is_aligned(self):
+        res = report(WORKLOADS_LOG)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        for line in res.stdout.splitlines():
+            self.assertNotRegex(line, r'\d{8,}-?\d', 'numbers run together')
+
+    def test_log_scale_when_one_row_is_slow(self):
+        flat = [v for row in slow_row_matrix(16) for v in row if v is not None]
+        self.assertEqual(wlplot.heat_scale(flat)[0], 'log')
+        self.assertEqual(wlplot.heat_scale([5000, 5100, 5200])[0], 'linear')
+        self.assertEqual(wlplot.heat_scale([-13, 12, 4, -2, 9000], signed=True)[0], 'symlog')
+        self.assertEqual(wlplot.heat_scale([-13, 12, 4, -2], signed=True)[0], 'linear')
+
+    def test_numbers_dropped_when_cells_are_small(self):
+        self.assertTrue(wlplot.cell_labels_fit(4, 4.0, [10835, 4172]))
+        self.assertFalse(wlplot.cell_labels_fit(64, wlplot.MAX_FIGURE_IN, [12_000_000]))
+
+    def test_machine_line(self):
+        dump = parse_log(WORKLOADS_LOG.read_bytes())[-1]
+        text = workloads.machine(dump)
+        self.assertIn('4 CPUs', text)
+        self.assertIn('BIOS firmware', text)
+        self.assertIn('TSC 2.000 GHz', text)
+
+    @unittest.skipUnless(have_matplotlib(), 'python3-matplotlib is not installed')
+    def test_64_cpu_heat_map_renders(self):
+        run = workloads.Run('ipi', 7, 1, 2, result={'ns': slow_row_matrix(64)})
+        code = (f'import sys; sys.path.insert(0, {str(ROOT / "scripts")!r})\n'
+                'from btlib import wlplot, workloads\n'
+                'import json\n'
+                f'run = workloads.Run("ipi", 7, 1, 2, result={{"ns": {run.result["ns"]!r}}})\n'
+                'wlplot.render(run, 2000000000, sys.argv[1], "64 CPUs, UEFI firmware")\n')
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, 'ipi.png')
+            r = subprocess.run([PYTHON, '-c', code, out], capture_output=True, text=True,
+                               timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out, 'rb') as f:
+                self.assertEqual(f.read(8), PNG_MAGIC)
