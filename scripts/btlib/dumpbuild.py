@@ -376,7 +376,12 @@ class DumpBuilder:
         c.apic_id = apic if apic is not None else -1
         c.capacity, c.recorded = get('cap'), get('recorded')
         c.overwritten, c.excluded, c.refused = get('overwritten'), get('excluded'), get('refused')
-        c.sent, c.pinned = get('sent'), get('pinned')
+        c.sent, c.pinned, c.results = get('sent'), get('pinned'), get('results')
+        head = int_field(s.get('head'))
+        if head is not None and c.capacity:
+            # ring.c's window_start: below it only the boot and results logs
+            # can still hold events.
+            c.window_seq = (head - min(c.capacity, c.recorded)) & SEQ_MASK
         first, last = int_field(s.get('first')), int_field(s.get('last'))
         c.first_seq = first & SEQ_MASK if first is not None else None
         c.last_seq = last & SEQ_MASK if last is not None else None
@@ -484,7 +489,7 @@ def _event_type(i: int, f: dict[str, str], version: int | None = None) -> EventT
     pair = int_field(f.get('pair')) if kind in ('begin', 'end') else None
     return EventType(id=i, name=f'DAMAGED_TYPE_{i}' if damaged else f['name'],
                      category=f.get('cat', ''), kind=kind if kind in KINDS else 'instant',
-                     args=args, description=f.get('desc', ''), pinned=f.get('pin') == '1',
+                     args=args, description=f.get('desc', ''), pinned=f.get('pin') == '1', result=f.get('result') == '1',
                      signed=(('a0' in signed) and not damaged, ('a1' in signed) and not damaged),
                      damaged=damaged, pair=pair)
 

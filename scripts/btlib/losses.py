@@ -65,27 +65,35 @@ def _unattributed_lines(dump):
                    f'to one CPU (CPUs without counters: {cpus})']
 
 
-def _pinned_hole(c, index, count):
-    """True for the hole the ring's wrap leaves after the boot log: the
-    pinned boot events come first, then the ring's oldest survivor."""
-    return bool(c.pinned) and index == c.pinned and 0 < count <= c.overwritten
+def _wrapped_hole(c, index, first, count):
+    """True for a hole the ring's wrap left below its window: there only the
+    boot log and the results log kept events (ring.h), so every seq between
+    them was overwritten. Without the window (old dumps) the one such hole
+    is the one right after the pinned boot events."""
+    if not 0 < count <= c.overwritten:
+        return False
+    if c.window_seq is None:
+        return bool(c.pinned) and index == c.pinned
+    end = (first + count) % SEQ_MODULUS
+    return end == c.window_seq or _ahead(end, c.window_seq) > 0
 
 
 def hole_causes(c, seqs=None):
     """[(index, first_seq, count, cause)] for CPU c's holes (see holes()).
 
-    Holes come from overwritten events (after the boot log's pinned
-    events), excluded slots, damaged lines or unexplained gaps; refused
-    events never took a sequence number.  A hole gets a cause when the
-    counters leave only one explanation for it, else 'lost'."""
+    Holes come from overwritten events (below the ring's window, between
+    the events its boot and results logs kept), excluded slots, damaged
+    lines or unexplained gaps; refused events never took a sequence
+    number. A hole gets a cause when the counters leave only one
+    explanation for it, else 'lost'."""
     found = holes(c, seqs)
-    overwritten_placed = any(_pinned_hole(c, i, n) for i, _, n in found)
-    others = [k for k, n in (('overwritten', 0 if overwritten_placed else c.overwritten),
+    wrapped = [_wrapped_hole(c, i, first, n) for i, first, n in found]
+    others = [k for k, n in (('overwritten', 0 if any(wrapped) else c.overwritten),
                              ('excluded', c.excluded), ('damaged', c.damaged),
                              ('unexplained', c.unexplained)) if n]
     fallback = others[0] if len(others) == 1 else 'lost'
-    return [(i, first, n, 'overwritten' if _pinned_hole(c, i, n) else fallback)
-            for i, first, n in found]
+    return [(i, first, n, 'overwritten' if w else fallback)
+            for (i, first, n), w in zip(found, wrapped)]
 
 
 def _ahead(a, b):

@@ -64,6 +64,7 @@ class EventType:
     args: tuple[str, str]      # names of a0 and a1 ('' when unused)
     description: str = ''
     pinned: bool = False       # also kept in the CPU's never-overwritten boot log
+    result: bool = False       # also kept in the CPU's results log (workload results)
     signed: tuple[bool, bool] = (False, False)   # a0, a1 are two's-complement (int64)
     damaged: bool = False      # its %T line was damaged: name and argument names unknown
     pair: int | None = None    # the partner of a BEGIN/END (pair=); None: not stated
@@ -122,6 +123,8 @@ class CpuInfo:
     sent: int | None = None    # events the kernel put in the dump for this CPU
     unexplained: int = 0       # missing and unexplained (see module docstring)
     pinned: int = 0            # boot-log entries this CPU filled
+    results: int = 0           # results-log entries this CPU filled (RESULT events)
+    window_seq: int | None = None  # u32 seq of the oldest event the ring itself held
     summary_seen: bool = False  # its counters line arrived intact
     # The same events as packed 32-byte records (RECORD), when the compiled
     # decoder (btlib.fastdecode) made them: CpuInfo(events=None, records=...)

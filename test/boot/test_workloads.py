@@ -117,6 +117,21 @@ class WorkloadCase(unittest.TestCase):
 class Matrices(WorkloadCase):
     """ipi, c2c and tsc from their hotkeys on 16 CPUs; the report renders them."""
 
+    def test_results_survive_the_ring_wrapping(self):
+        # Issue 21 item 1: a c2c run, then timer ticks wrap a small ring
+        # many times over before d; the report still finds the matrix
+        # (the results log, RESULT events) and says the rest was
+        # overwritten, not lost.
+        m, info = self.boot(smp=4, cmdline="trace.events=256 timer_hz=1000")
+        self.run_key(m, b"3", "c2c")
+        time.sleep(3)                            # ~3000 ticks a CPU: 10 laps of the ring
+        d, data = self.dump(m)
+        self.assertGreater(sum(c.overwritten for c in d.cpus), 4 * 2000)
+        doc, _ = self.report(data, "--workload", "c2c")
+        self.check_matrix(self.run_of(doc, "c2c"), 4)
+        self.assertTrue(any(c.results for c in d.cpus), "the %C lines count results")
+        self.no_faults(m)
+
     def test_ipi_c2c_tsc_hotkeys_16cpu(self):
         m, info = self.boot(smp=16, cmdline=BIG_RINGS)
         cpus = int(info["cpus"])
