@@ -49,7 +49,7 @@ class Area:
     path: str
     first: int                     # partition LBA
     sectors: int
-    build_id: int
+    build_id: int | None           # None: the area's header is damaged
     where: str                     # 'GPT partition 4' / 'MBR partition 2'
     records: list = field(default_factory=list)      # usable, oldest first
     notes: list = field(default_factory=list)
@@ -187,6 +187,18 @@ def _take(area, f, base, n, have, covered, rec):
     area.records.append(Record(seq, i, state, text))
 
 
+def _missing(found):
+    """A note for each record number absent between the oldest and newest
+    headers found: the ring is written in order and overwrites its oldest
+    first, so a number missing in between is a header damaged on the
+    medium (older ones were simply overwritten)."""
+    seqs = {rec[0] for rec in found}
+    if not seqs:
+        return []
+    return [f'dump record #{seq}: missing (its header sector is damaged); its dump is lost'
+            for seq in range(min(seqs) + 1, max(seqs)) if seq not in seqs]
+
+
 def read_area(path):
     """The Area of a block device or image file (Error when there is none).
     The ring is scanned a chunk at a time; an image cut short (a partial
@@ -199,7 +211,10 @@ def read_area(path):
                 raise Error(f'the image is truncated: it ends at sector {disk}, before the '
                             f'dump area ({where}, sectors {first}..{first + count - 1}): '
                             f'it holds no dump')
-            build_id = _check_header(_read(f, first, 1), count)
+            try:
+                build_id, bad_header = _check_header(_read(f, first, 1), count), None
+            except Error as e:              # damaged: what the ring holds is still read
+                build_id, bad_header = None, e
             area = Area(path, first, count, build_id, where)
             have = min(count, disk - first) - 1             # ring sectors in the image
             if have < count - 1:
@@ -207,8 +222,16 @@ def read_area(path):
                                   f'{have + 1} of the dump area\'s {count} sectors; the dumps '
                                   f'it still holds whole are read')
             covered = bytearray(count - 1)
-            for rec in _records(f, first + 1, count - 1, have):
+            found = _records(f, first + 1, count - 1, have)
+            if bad_header and not found:
+                raise bad_header
+            if bad_header:
+                area.notes.append(f'{str(bad_header)[0].upper()}{str(bad_header)[1:]}: the '
+                                  f'area\'s header is damaged; its records were found by '
+                                  f'scanning the ring (the kernel will not write to it)')
+            for rec in found:
                 _take(area, f, first + 1, count - 1, have, covered, rec)
+            area.notes.extend(_missing(found))
     except OSError as e:
         raise Error(f'cannot read: {e.strerror}')
     area.records.reverse()
@@ -217,8 +240,9 @@ def read_area(path):
 
 def describe(area):
     """One line saying what the area holds."""
+    build = f'{area.build_id:016x}' if area.build_id is not None else 'unknown: header damaged'
     return (f'{area.path}: dump area in {area.where} ({area.sectors * SECTOR // 1024} KiB, '
-            f'build id {area.build_id:016x}): {len(area.records)} dump(s)')
+            f'build id {build}): {len(area.records)} dump(s)')
 
 
 def read_log(path):

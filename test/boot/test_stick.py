@@ -9,8 +9,10 @@ still delivers the dump on the serial console and says why, and a bad
 trace.dump_to value warns.
 """
 import os
+import re
 import shutil
 import subprocess
+import struct
 import sys
 import tempfile
 import time
@@ -20,11 +22,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
 from harness import Machine, ISO, REPO          # noqa: E402
-from btlib import dumplog                       # noqa: E402
+from btlib import dumparea, dumplog             # noqa: E402
 
 DUMP_TIMEOUT_S = 120
 SETTLE_S = 1.5
 DECODE = os.path.join(REPO, "scripts", "decode")
+GEN_STICK = os.path.join(REPO, "build", "tools", "gen_stick")
 
 
 class StickCase(unittest.TestCase):
@@ -103,6 +106,57 @@ class OnTheStick(StickCase):
             from_serial = self.csv(log)
             self.assertEqual(self.csv(img, "--dump", str(i)), from_serial)
             self.assertGreater(len(from_serial.splitlines()), 100)
+
+    def damaged_stick(self, what):
+        """A stick copy whose dump area holds five dumps (written by the
+        real area code, tools/gen_stick), then `what` damaged: 'record'
+        (#3's header sector) or 'area' (the area's own header)."""
+        img = self.stick_copy()
+        with open(os.path.join(REPO, "build", "gen", "buildid.h")) as f:
+            build_id = re.search(r"BT_BUILD_ID 0x([0-9a-f]+)", f.read()).group(1)
+        texts = []
+        for i in range(5):
+            texts.append(os.path.join(os.path.dirname(img), f"dump{i}.txt"))
+            with open(texts[-1], "wb") as f:
+                f.write(b"DUMP BEGIN v=2 dump=%d (text of a test dump)\n" % (i + 1) * 20)
+        subprocess.run([GEN_STICK, img, build_id, *texts], check=True, capture_output=True,
+                       timeout=60)
+        with open(img, "r+b") as f:
+            first, _, _ = dumparea.find_partition(f, f.seek(0, os.SEEK_END) // 512)
+            lba = first
+            if what == "record":
+                f.seek((first + 1) * 512)
+                ring = f.read(64 * 512)
+                lba = next(first + 1 + k for k in range(64)
+                           if ring[k * 512:k * 512 + 8] == dumparea.REC_MAGIC and
+                           struct.unpack_from("<Q", ring, k * 512 + 16)[0] == 3)
+            f.seek(lba * 512)
+            f.write(os.urandom(512))
+        return img
+
+    def test_lost_records_are_counted(self):
+        # Issue 22 item 4: the next boot said "4 dumps kept", nothing of #3.
+        img = self.damaged_stick("record")
+        m, _ = self.boot(fw="bios", media="usb", smp=2, iso=img, stick_writable=True)
+        m.wait_for(r"blockdev: \S+ registered", 60, start=0)
+        start = self.press_d(m)
+        m.wait_for(r"dumpstick: \S+ partition \d+: dump area of \d+ KiB, 4 dumps kept, "
+                   r"next is #6", 10, start=start)
+        m.wait_for(r"dumpstick: 1 dumps between #1 and #5 are missing \(their records are "
+                   r"damaged on the stick\)", 10, start=start)
+
+    def test_a_damaged_area_header_hides_nothing(self):
+        # Four bad sectors at the area's start hid all its intact records.
+        img = self.damaged_stick("area")
+        m, _ = self.boot(fw="bios", media="usb", smp=2, iso=img, stick_writable=True)
+        m.wait_for(r"blockdev: \S+ registered", 60, start=0)
+        start = self.press_d(m)
+        m.wait_for(r"dumpstick: \S+: no dump area signature in its first sector; not written; "
+                   r"5 dumps are still readable \(scripts/decode reads them\)", 10, start=start)
+        m.stop()
+        r = subprocess.run([sys.executable, DECODE, img, "--list"], capture_output=True,
+                           text=True, timeout=300)
+        self.assertIn("its records were found by scanning the ring", r.stderr)
 
     def test_bios_dump_lands_on_stick(self):
         self.dump_lands_on_stick("bios")

@@ -207,6 +207,45 @@ class StickImages(unittest.TestCase):
         self.assertEqual(len(rows), 1)
         self.assertIn('record #1: text CRC mismatch', err)
 
+    def header_sector(self, img, seq):
+        """The LBA of dump record #seq's header in the image."""
+        with open(img, 'rb') as f:
+            data = f.read()
+        for lba in range(FIRST + 1, len(data) // SECTOR):
+            s = data[lba * SECTOR:(lba + 1) * SECTOR]
+            if s[:8] == dumparea.REC_MAGIC and struct.unpack_from('<Q', s, 16)[0] == seq:
+                return lba
+        self.fail(f'no header of record #{seq}')
+
+    def smash(self, img, lba, count=1):
+        with open(img, 'r+b') as f:
+            f.seek(lba * SECTOR)
+            f.write(os.urandom(count * SECTOR))
+
+    def test_every_missing_record_is_named(self):
+        # Issue 22 item 4: ten dumps; #2's text and #3's header damaged.
+        dumps = fixture_dumps('uefi-usb-two-dumps.log') * 5
+        img = self.image(2048)
+        self.write(img, dumps)
+        self.smash(img, self.header_sector(img, 2) + 1, 2)
+        self.smash(img, self.header_sector(img, 3))
+        rows, err = self.listed(img)
+        self.assertEqual(len(rows), 8, err)
+        self.assertIn('dump record #2: text CRC mismatch', err)
+        self.assertIn('dump record #3: missing (its header sector is damaged)', err)
+
+    def test_a_damaged_area_header_hides_nothing(self):
+        dumps = fixture_dumps('uefi-usb-two-dumps.log') * 5
+        img = self.image(2048)
+        self.write(img, dumps)
+        self.smash(img, FIRST)                             # the area's own header
+        rows, err = self.listed(img)
+        self.assertEqual(len(rows), 10, err)
+        self.assertIn('no dump area signature in its first sector: the area\'s header is '
+                      'damaged; its records were found by scanning the ring', err)
+        for i, d in enumerate(dumps[:2]):
+            self.same_events(img, d, i)
+
 
 @unittest.skipUnless(os.path.exists(ISO), 'build/baretrace.iso not built (run make)')
 class IsoDumpArea(unittest.TestCase):
