@@ -318,6 +318,8 @@ static void put_types(struct enc *e)
         tl_put(e, "kind", trace_kind_name(t->kind), false);
         if (trace_pair_of(t->id))
             tl_put_u64(e, "pair", trace_pair_of(t->id));
+        if (trace_flow_of(t->id))
+            tl_put_u64(e, "flow", trace_flow_of(t->id));
         tl_put_u64(e, "pin", t->retention == TRACE_RET_PINNED);
         tl_put(e, "a0", t->arg0[0] ? t->arg0 : "-", false);
         tl_put(e, "a1", t->arg1[0] ? t->arg1 : "-", false);

@@ -87,6 +87,13 @@ class EventDocs(unittest.TestCase):
                 'TRACE_PAIR(DUMP_BEGIN,      DUMP_END)', 'TRACE_PAIR(DUMP_BEGIN, IRQ_TIMER_END)'),
             'unknown event NOPE_END': text.replace('TRACE_PAIR(DUMP_BEGIN,      DUMP_END)',
                                                    'TRACE_PAIR(DUMP_BEGIN, NOPE_END)'),
+            'unknown event IPI_NOPE': text.replace('TRACE_FLOW(IPI_SEND, IPI_RECV)',
+                                                   'TRACE_FLOW(IPI_SEND, IPI_NOPE)'),
+            'must link two different INSTANT events': text.replace(
+                'TRACE_FLOW(IPI_SEND, IPI_RECV)', 'TRACE_FLOW(DUMP_BEGIN, IPI_RECV)'),
+            'IPI_SEND already has a TRACE_FLOW': text.replace(
+                'TRACE_FLOW(IPI_SEND, IPI_RECV)',
+                'TRACE_FLOW(IPI_SEND, IPI_RECV)\nTRACE_FLOW(IPI_SEND, KBD_RX)'),
         }
         self.assert_refused(gen, cases, gen.parse)
 
