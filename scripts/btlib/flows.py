@@ -8,12 +8,15 @@ both names are in their table (as pairs.py pairs old dumps by base name).
 The rule (docs/dump-format.md, "Flows"): a cause on CPU s whose a0 is d
 and an effect on CPU d whose a0 is s, with the same a1, have the same
 key (s, d, a1). A key's causes and effects are taken in TSC order (a
-cause first at equal TSC); an effect ends the flow of the latest cause
-before it that has not ended one, and any older cause left waiting is
-unmatched (its effect was lost, overwritten, or merged with the next
-one by the interrupt controller). An effect with no waiting cause is
-unmatched, and so is a cause still waiting at the end. Unmatched ends
-are not drawn; they are counted.
+cause first at equal TSC). An effect ends the flow of the oldest cause
+waiting for one; at most WAIT_DEPTH causes wait, and the next one gives
+the oldest up (unmatched: its effect was lost or overwritten, or the
+interrupt controller merged two IPIs into one). Two, because an effect
+can be recorded after the next cause: the IPI workload's receiver
+acknowledges a ping before it traces IPI_RECV, and the sender may trace
+its next IPI_SEND in between. An effect with no waiting cause is
+unmatched, and so are the causes still waiting at the end. Unmatched
+ends are not drawn; they are counted.
 
 Matching needs every CPU's flow events at once, so flows() reads each
 CPU once before an exporter streams them: it keeps only the flow events
@@ -26,6 +29,7 @@ from . import fastdecode
 from .model import RECORD_SIZE, Event
 
 LEGACY_FLOWS = (('IPI_SEND', 'IPI_RECV'),)   # dumps without flow=
+WAIT_DEPTH = 2               # causes of one key waiting for their effect, at most
 
 
 @dataclass
@@ -90,19 +94,18 @@ def flows(tl):
                     (ev.tsc, is_effect, cpu.cpu, i, ev))
     ends = []
     for key in sorted(keyed, key=lambda k: (k[0], k[1], k[2], k[3])):
-        waiting = None
+        waiting = []
         for tsc, is_effect, cpu, i, ev in sorted(keyed[key], key=lambda x: (x[0], x[1], x[2], x[3])):
             if not is_effect:
-                if waiting is not None:
+                waiting.append((cpu, i, ev))
+                if len(waiting) > WAIT_DEPTH:
+                    waiting.pop(0)
                     out.unmatched_causes += 1
-                waiting = (cpu, i, ev)
-            elif waiting is None:
+            elif not waiting:
                 out.unmatched_effects += 1
             else:
-                ends.append((waiting, (cpu, i, ev), names[key[0]]))
-                waiting = None
-        if waiting is not None:
-            out.unmatched_causes += 1
+                ends.append((waiting.pop(0), (cpu, i, ev), names[key[0]]))
+        out.unmatched_causes += len(waiting)
     ends.sort(key=lambda x: (x[0][2].tsc, x[0][0], x[0][1]))
     for n, (cause, effect, name) in enumerate(ends, 1):
         for (cpu, i, ev), term in ((cause, False), (effect, True)):
