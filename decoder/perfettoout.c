@@ -1,6 +1,5 @@
 /* perfettoout.c — Perfetto protobuf packets from records (perfettoout.h). */
 #include <stdbool.h>
-#include <stdlib.h>
 #include <string.h>
 #include "decoder/pairs.h"
 #include "decoder/perfettoout.h"
@@ -132,21 +131,13 @@ static uint8_t *step_bucket(const struct bt_pf *pf, struct bt_pf_cpu *c, uint64_
     return p;
 }
 
-static const char *phase_name(const struct bt_pf *pf, uint64_t v)
-{
-    for (size_t i = 0; i < pf->nphases; i++)
-        if (pf->phases[i].value == v)
-            return pf->phases[i].name;
-    return NULL;
-}
-
 static uint8_t *annotation(const struct bt_pf *pf, uint64_t label, uint64_t raw, bool sgn,
                            bool phase, uint8_t *p)
 {
     uint8_t a[320], *q = a;
     *q++ = ANN_NAME_IID;
     q = put_varint(q, label);
-    const char *name = phase && !sgn ? phase_name(pf, raw) : NULL;
+    const char *name = phase && !sgn ? bt_phase_name(pf->phases, pf->nphases, raw) : NULL;
     if (name) {
         size_t len = strlen(name);
         q = put_ld(q, ANN_STRING, (const uint8_t *)name, len > 256 ? 256 : len);
@@ -159,18 +150,7 @@ static uint8_t *annotation(const struct bt_pf *pf, uint64_t label, uint64_t raw,
 
 static const struct bt_json_pair *pair_of(const struct bt_pf *pf, uint32_t b, uint32_t e)
 {
-    size_t lo = 0, hi = pf->npairs;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const struct bt_json_pair *q = &pf->pairs[mid];
-        if (q->begin == b && q->end == e)
-            return q;
-        if (q->begin < b || (q->begin == b && q->end < e))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
+    return bt_json_find_pair(pf->pairs, pf->npairs, b, e);
 }
 
 static uint8_t *event(const struct bt_pf *pf, struct bt_pf_cpu *c, size_t i, uint8_t *p)
@@ -263,32 +243,25 @@ size_t bt_pf_rows(const struct bt_pf *pf, struct bt_pf_cpu *c, uint8_t *out, siz
 long bt_pf_pair(const struct bt_pf *pf, struct bt_pf_cpu *c, const struct pairing_role *roles,
                 uint32_t nroles)
 {
-    if (c->n > BT_PAIR_MAX_EVENTS)
+    struct bt_pairing r;
+    if (!bt_pair_run(roles, nroles, c->ev, c->n, &r))
         return -1;
-    size_t half = c->n / 2 + 1, nu = 0;
-    uint32_t *begins = malloc(half * sizeof *begins), *ends = malloc(half * sizeof *ends);
-    uint32_t *unmatched = malloc((c->n + 1) * sizeof *unmatched);
-    long out = -1;
-    if (begins && ends && unmatched) {
-        size_t ns = bt_pair_cpu(roles, nroles, c->ev, c->n, begins, ends, unmatched, &nu);
-        memset(c->kind, KIND_INSTANT, c->n);
-        out = (long)nu;
-        for (size_t k = 0; k < ns; k++) {
-            if (!pair_of(pf, c->ev[begins[k]].type, c->ev[ends[k]].type)) {
-                out = -1;
-                break;
-            }
-            c->kind[begins[k]] = KIND_BEGIN;
-            c->partner[begins[k]] = ends[k];
-            c->kind[ends[k]] = KIND_END;
-            c->partner[ends[k]] = begins[k];
+    long out = (long)r.nunmatched;
+    memset(c->kind, KIND_INSTANT, c->n);
+    for (size_t k = 0; k < r.nslices; k++) {
+        uint32_t b = r.begins[k], e = r.ends[k];
+        if (!pair_of(pf, c->ev[b].type, c->ev[e].type)) {
+            out = -1;
+            break;
         }
-        for (size_t k = 0; k < nu; k++)
-            c->kind[unmatched[k]] = KIND_UNMATCHED;
+        c->kind[b] = KIND_BEGIN;
+        c->partner[b] = e;
+        c->kind[e] = KIND_END;
+        c->partner[e] = b;
     }
-    free(begins);
-    free(ends);
-    free(unmatched);
+    for (size_t k = 0; k < r.nunmatched; k++)
+        c->kind[r.unmatched[k]] = KIND_UNMATCHED;
+    bt_pair_free(&r);
     return out;
 }
 
