@@ -6,6 +6,7 @@
 #include "decoder/jsonout.h"
 #include "decoder/kmerge.h"
 #include "decoder/pairs.h"
+#include "decoder/perfettoout.h"
 #include "decoder/stats.h"
 #include "decoder/textout.h"
 #include "trace/event.h"
@@ -75,6 +76,30 @@ static const struct bt_abi_field bt_json_cpu_fields[] = {
     F(bt_json_cpu, nmarks), F(bt_json_cpu, cpu), F(bt_json_cpu, at), F(bt_json_cpu, mark_at),
     F(bt_json_cpu, prev_tick), F(bt_json_cpu, have_tick),
 };
+static const struct bt_abi_field bt_pf_fmt_fields[] = {
+    F(bt_pf_fmt, head), F(bt_pf_fmt, nhead), F(bt_pf_fmt, nfields), F(bt_pf_fmt, label),
+    F(bt_pf_fmt, arg), F(bt_pf_fmt, phase), F(bt_pf_fmt, sgn),
+};
+static const struct bt_abi_field bt_pf_mark_fields[] = {
+    F(bt_pf_mark, at), F(bt_pf_mark, data), F(bt_pf_mark, len),
+};
+static const struct bt_abi_field bt_pf_flow_fields[] = {
+    F(bt_pf_flow, at), F(bt_pf_flow, id), F(bt_pf_flow, terminating), F(bt_pf_flow, unused),
+};
+static const struct bt_abi_field bt_pf_fields[] = {
+    F(bt_pf, fmts), F(bt_pf, type_index), F(bt_pf, pairs), F(bt_pf, npairs), F(bt_pf, phases),
+    F(bt_pf, nphases), F(bt_pf, t0), F(bt_pf, hz), F(bt_pf, timer), F(bt_pf, unused),
+    F(bt_pf, unmatched_iid), F(bt_pf, bucket_ns),
+};
+static const struct bt_abi_field bt_pf_cpu_fields[] = {
+    F(bt_pf_cpu, ev), F(bt_pf_cpu, n), F(bt_pf_cpu, partner), F(bt_pf_cpu, kind),
+    F(bt_pf_cpu, marks), F(bt_pf_cpu, nmarks), F(bt_pf_cpu, flows), F(bt_pf_cpu, nflows),
+    F(bt_pf_cpu, seq_id), F(bt_pf_cpu, rate_track), F(bt_pf_cpu, fill_track),
+    F(bt_pf_cpu, base), F(bt_pf_cpu, cap), F(bt_pf_cpu, at), F(bt_pf_cpu, mark_at),
+    F(bt_pf_cpu, flow_at), F(bt_pf_cpu, bucket), F(bt_pf_cpu, count), F(bt_pf_cpu, last_rate),
+    F(bt_pf_cpu, last_fill), F(bt_pf_cpu, held), F(bt_pf_cpu, have_bucket),
+    F(bt_pf_cpu, have_rate), F(bt_pf_cpu, have_fill), F(bt_pf_cpu, done),
+};
 static const struct bt_abi_field pairing_role_fields[] = {
     F(pairing_role, key), F(pairing_role, kind),
 };
@@ -97,6 +122,7 @@ static const struct bt_abi_struct structs[] = {
     S(trace_event), S(bt_run), S(bt_csv_type), S(bt_phase), S(bt_csv), S(bt_marker),
     S(bt_text), S(bt_scan), S(bt_kmerge_src), S(bt_kmerge_head), S(bt_kmerge),
     S(bt_json_fmt), S(bt_json_pair), S(bt_json_mark), S(bt_json), S(bt_json_cpu),
+    S(bt_pf_fmt), S(bt_pf_mark), S(bt_pf_flow), S(bt_pf), S(bt_pf_cpu),
     S(pairing_role), S(bt_stats_type), S(bt_stats_in), S(bt_dist), S(bt_cpu_stats),
 };
 
@@ -106,6 +132,7 @@ static const struct bt_abi_const constants[] = {
     C(BT_CSV_FIELDS), C(BT_CSV_ARGS_MAX), C(BT_CTF_EVENT_SIZE), C(BT_JSON_FIELDS),
     C(BT_PAIR_MAX_EVENTS), C(BT_STATS_TYPES), C(BT_STATS_NO_GROUP), C(BT_DIST_VALUES),
     C(PAIRING_DEPTH), C(TRACE_KIND_INSTANT), C(TRACE_KIND_BEGIN), C(TRACE_KIND_END),
+    C(BT_PF_FIELDS), C(BT_PF_ROW_MAX),
 };
 
 const struct bt_abi_struct *bt_abi_structs(size_t *n)

@@ -3,12 +3,11 @@
 #include "decoder/csvout.h"
 #include "decoder/putnum.h"
 
-
-static const char *phase_name(const struct bt_csv *c, uint64_t v)
+const char *bt_phase_name(const struct bt_phase *phases, size_t n, uint64_t v)
 {
-    for (size_t i = 0; i < c->nphases; i++)
-        if (c->phases[i].value == v)
-            return c->phases[i].name;
+    for (size_t i = 0; i < n; i++)
+        if (phases[i].value == v)
+            return phases[i].name;
     return NULL;
 }
 
@@ -19,7 +18,7 @@ char *bt_csv_args(const struct bt_csv *c, const struct bt_csv_type *t,
         uint64_t v = t->arg[f] ? ev->a1 : ev->a0;
         bool negative = t->sgn[f] && (int64_t)v < 0;
         p = bt_put_str(p, t->label[f]);
-        const char *name = t->phase[f] && !negative ? phase_name(c, v) : NULL;
+        const char *name = t->phase[f] && !negative ? bt_phase_name(c->phases, c->nphases, v) : NULL;
         if (name)
             p = bt_put_str(p, name);
         else

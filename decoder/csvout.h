@@ -32,6 +32,9 @@ struct bt_phase {
     const char *name;
 };
 
+/* The name of phase value v in phases[0..n), or NULL. */
+const char *bt_phase_name(const struct bt_phase *phases, size_t n, uint64_t v);
+
 struct bt_csv {
     const struct bt_csv_type *types;        /* indexed by type_index[type] */
     const uint16_t *type_index;             /* [65536] */

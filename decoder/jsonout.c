@@ -14,12 +14,13 @@
 #define SEP            ",\n"
 #define UNMATCHED      "\"unmatched\":true}"
 
-static const struct bt_json_pair *pair_of(const struct bt_json *j, uint32_t b, uint32_t e)
+const struct bt_json_pair *bt_json_find_pair(const struct bt_json_pair *pairs, size_t n,
+                                             uint32_t b, uint32_t e)
 {
-    size_t lo = 0, hi = j->npairs;
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        const struct bt_json_pair *p = &j->pairs[mid];
+        const struct bt_json_pair *p = &pairs[mid];
         if (p->begin == b && p->end == e)
             return p;
         if (p->begin < b || (p->begin == b && p->end < e))
@@ -28,6 +29,11 @@ static const struct bt_json_pair *pair_of(const struct bt_json *j, uint32_t b, u
             hi = mid;
     }
     return NULL;
+}
+
+static const struct bt_json_pair *pair_of(const struct bt_json *j, uint32_t b, uint32_t e)
+{
+    return bt_json_find_pair(j->pairs, j->npairs, b, e);
 }
 
 /* c->role from the pairing's slices and unmatched halves; false when a
@@ -52,29 +58,13 @@ static bool set_roles(const struct bt_json *j, struct bt_json_cpu *c, const uint
 long bt_json_pair(const struct bt_json *j, struct bt_json_cpu *c,
                   const struct pairing_role *roles, uint32_t nroles)
 {
-    if (c->n > BT_PAIR_MAX_EVENTS)
+    struct bt_pairing r;
+    if (!bt_pair_run(roles, nroles, c->ev, c->n, &r))
         return -1;
-    size_t half = c->n / 2 + 1, nu = 0;
-    uint32_t *begins = malloc(half * sizeof *begins), *ends = malloc(half * sizeof *ends);
-    uint32_t *unmatched = malloc((c->n + 1) * sizeof *unmatched);
-    long out = -1;
-    if (begins && ends && unmatched) {
-        size_t ns = bt_pair_cpu(roles, nroles, c->ev, c->n, begins, ends, unmatched, &nu);
-        if (set_roles(j, c, begins, ends, ns, unmatched, nu))
-            out = (long)nu;
-    }
-    free(begins);
-    free(ends);
-    free(unmatched);
+    long out = set_roles(j, c, r.begins, r.ends, r.nslices, r.unmatched, r.nunmatched)
+                   ? (long)r.nunmatched : -1;
+    bt_pair_free(&r);
     return out;
-}
-
-static const char *phase_name(const struct bt_json *j, uint64_t v)
-{
-    for (size_t i = 0; i < j->nphases; i++)
-        if (j->phases[i].value == v)
-            return j->phases[i].name;
-    return NULL;
 }
 
 /* |v| written as Python's f'{v:#x}' writes it, without the sign. */
@@ -105,7 +95,7 @@ static char *put_value(const struct bt_json *j, uint64_t raw, bool sgn, bool pha
         *p++ = '"';
         return p;
     }
-    const char *name = phase && v >= 0 ? phase_name(j, (uint64_t)v) : NULL;
+    const char *name = phase && v >= 0 ? bt_phase_name(j->phases, j->nphases, (uint64_t)v) : NULL;
     if (name)
         return bt_put_str(p, name);
     return v < 0 ? bt_put_i128(p, v) : bt_put_u64(p, (uint64_t)v);

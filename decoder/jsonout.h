@@ -76,6 +76,10 @@ struct bt_json_cpu {
     uint32_t have_tick;                     /* start at 0 */
 };
 
+/* The pair (b, e) in pairs[0..n) (sorted by (begin, end)), or NULL. */
+const struct bt_json_pair *bt_json_find_pair(const struct bt_json_pair *pairs, size_t n,
+                                             uint32_t b, uint32_t e);
+
 /* Pairs c's events (decoder/pairs.h bt_pair_cpu, with roles[0..nroles))
  * and fills c->role: which are slices, their ENDs, unmatched halves.
  * Returns the unmatched count, or -1 when memory runs out, c has too many

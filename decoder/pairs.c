@@ -1,4 +1,5 @@
 /* pairs.c — one CPU's slices and unmatched halves by recorder/pairing.c (pairs.h). */
+#include <stdlib.h>
 #include <string.h>
 #include "decoder/pairs.h"
 
@@ -36,4 +37,30 @@ size_t bt_pair_cpu(const struct pairing_role *roles, uint32_t nroles,
     }
     *nunmatched = nu;
     return ns;
+}
+
+_Bool bt_pair_run(const struct pairing_role *roles, uint32_t nroles,
+                  const struct trace_event *ev, size_t n, struct bt_pairing *out)
+{
+    if (n > BT_PAIR_MAX_EVENTS)
+        return 0;
+    size_t half = n / 2 + 1;
+    out->begins = malloc(half * sizeof *out->begins);
+    out->ends = malloc(half * sizeof *out->ends);
+    out->unmatched = malloc((n + 1) * sizeof *out->unmatched);
+    if (!out->begins || !out->ends || !out->unmatched) {
+        bt_pair_free(out);
+        return 0;
+    }
+    out->nslices = bt_pair_cpu(roles, nroles, ev, n, out->begins, out->ends, out->unmatched,
+                               &out->nunmatched);
+    return 1;
+}
+
+void bt_pair_free(struct bt_pairing *p)
+{
+    free(p->begins);
+    free(p->ends);
+    free(p->unmatched);
+    p->begins = p->ends = p->unmatched = NULL;
 }

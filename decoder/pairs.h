@@ -26,4 +26,17 @@ size_t bt_pair_cpu(const struct pairing_role *roles, uint32_t nroles,
                    const struct trace_event *ev, size_t n, uint32_t *begins, uint32_t *ends,
                    uint32_t *unmatched, size_t *nunmatched);
 
+/* bt_pair_cpu's results in arrays of their own (bt_pair_run). */
+struct bt_pairing {
+    uint32_t *begins, *ends, *unmatched;
+    size_t    nslices, nunmatched;
+};
+
+/* bt_pair_cpu over ev[0..n) into arrays it allocates; false (nothing to
+ * free) when n is over BT_PAIR_MAX_EVENTS or memory runs out. Free the
+ * arrays with bt_pair_free. */
+_Bool bt_pair_run(const struct pairing_role *roles, uint32_t nroles,
+                  const struct trace_event *ev, size_t n, struct bt_pairing *out);
+void bt_pair_free(struct bt_pairing *p);
+
 #endif

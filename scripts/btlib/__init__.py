@@ -13,5 +13,5 @@ fastdecode  the compiled decoder's operations (event lines, the merge,
             rows in C), and available(): whether they are used
 dumpbuild, dumplog   a log into dumps: dumplog.parse_log(bytes) -> [Dump]
 timeline    the merged timeline every exporter shares
-losses, pairs, stats, export_*, workloads ...   what the tools print
+losses, pairs, flows, stats, export_*, workloads ...   what the tools print
 """

@@ -487,11 +487,12 @@ def _event_type(i: int, f: dict[str, str], version: int | None = None) -> EventT
     if version == 1 and not damaged:
         signed = {k for k, name in zip(('a0', 'a1'), args) if name in V1_SIGNED_ARGS}
     pair = int_field(f.get('pair')) if kind in ('begin', 'end') else None
+    flow = int_field(f.get('flow')) if kind == 'instant' else None
     return EventType(id=i, name=f'DAMAGED_TYPE_{i}' if damaged else f['name'],
                      category=f.get('cat', ''), kind=kind if kind in KINDS else 'instant',
                      args=args, description=f.get('desc', ''), pinned=f.get('pin') == '1', result=f.get('result') == '1',
                      signed=(('a0' in signed) and not damaged, ('a1' in signed) and not damaged),
-                     damaged=damaged, pair=pair)
+                     damaged=damaged, pair=pair, flow=flow)
 
 
 def _numbered(fields: dict[str, str]) -> dict[int, str]:

@@ -13,6 +13,10 @@ Layout (see docs/host-tools.md):
   from the period between successive IRQ_TIMER_BEGIN events;
 - signed arguments (the event table says which) are negative numbers when
   negative; values of magnitude 2^53 and above are hex strings (argfmt.py);
+- each flow (flows.py: an IPI_SEND and the IPI_RECV it caused, on
+  another CPU) is a pair of flow events, "ph":"s" at the cause and
+  "ph":"f" ("bp":"e") at the effect, with one "id": an arrow between the
+  two CPUs' tracks;
 - `ts`/`dur` are microseconds with three decimals (nanosecond resolution)
   since the first event: small numbers every viewer handles exactly.
 The top-level object also carries `otherData` with the dump's header.
@@ -27,6 +31,7 @@ import json
 
 from . import fastdecode
 from .argfmt import JS_EXACT, make_formatter
+from .flows import flows as find_flows
 from .losses import hole_causes
 from .model import RECORD_SIZE, Event, seqs_of
 from .pairs import match_cpu, role_table, roles
@@ -109,6 +114,12 @@ class _Writer:
                 f'"ts":{us_text(self.tl.ns(ev.tsc))},"pid":{PID},"tid":{ev.cpu},'
                 f'"args":{{"events":{count},"first_seq":{first},"cause":{json.dumps(cause)}}}}}')
 
+    def flow(self, end):
+        """One end of a flow (a flows.FlowEnd): 's' at the cause, 'f' at the effect."""
+        ph = '"ph":"f","bp":"e"' if end.terminating else '"ph":"s"'
+        return (f'{{"name":{json.dumps(end.name)},"cat":"flow",{ph},"id":{end.flow_id},'
+                f'"ts":{us_text(self.tl.ns(end.event.tsc))},"pid":{PID},"tid":{end.event.cpu}}}')
+
     def counter(self, cpu, tsc, hz):
         return (f'{{"name":"tick rate CPU {cpu}","ph":"C","ts":{us_text(self.tl.ns(tsc))},'
                 f'"pid":{PID},"args":{{"Hz":{hz:.3f}}}}}')
@@ -118,10 +129,11 @@ class _Writer:
                 f'"args":{{{json.dumps(key)}:{json.dumps(value)}}}}}')
 
 
-def _cpu_records(w, tl, cpu, timer_id):
+def _cpu_records(w, tl, cpu, timer_id, flow_ends=()):
     """(fragments, unmatched count) for one CPU, in ring order: a slice at
     its BEGIN (so parents come before their children), a *LOST* marker
-    before the event after the hole, a counter after its timer tick."""
+    before the event after the hole, then the event's flow ends (`flow_ends`,
+    flows.FlowEnd), a counter after its timer tick."""
     events = cpu.events
     slices, unmatched = match_cpu(tl, events)
     slice_at = {id(s.begin): s for s in slices}
@@ -130,11 +142,15 @@ def _cpu_records(w, tl, cpu, timer_id):
     lost_before = {}
     for i, first, count, cause in hole_causes(cpu):
         lost_before.setdefault(i, []).append((first, count, cause))
+    flows_at = {}
+    for end in flow_ends:
+        flows_at.setdefault(end.index, []).append(w.flow(end))
     out = []
     prev_tick = None
     for i, ev in enumerate(events):
         if i in lost_before:
             out += [w.lost(ev, *hole) for hole in lost_before[i]]
+        out += flows_at.get(i, [])
         eid = id(ev)
         if eid in slice_at:
             out.append(w.slice(slice_at[eid]))
@@ -174,26 +190,28 @@ def _native_writer(w, tl, timer_id):
                                   role_table(tl))
 
 
-def _lost_marks(w, cpu, records):
-    """[(position, its *LOST* records joined)] of cpu's holes (few)."""
-    if not fastdecode.may_have_holes(cpu):
-        return []
-    last = len(records) // RECORD_SIZE - 1
+def _marks(w, cpu, records, ends):
+    """[(position, its records joined)]: cpu's *LOST* records (few), then
+    the flow ends of the event there."""
     at = {}
-    for i, first, count, cause in hole_causes(cpu, seqs_of(records)):
-        k = min(i, last) * RECORD_SIZE
-        ev = Event.from_raw(records[k:k + RECORD_SIZE])
-        at.setdefault(i, []).append(w.lost(ev, first, count, cause))
+    if fastdecode.may_have_holes(cpu):
+        last = len(records) // RECORD_SIZE - 1
+        for i, first, count, cause in hole_causes(cpu, seqs_of(records)):
+            k = min(i, last) * RECORD_SIZE
+            ev = Event.from_raw(records[k:k + RECORD_SIZE])
+            at.setdefault(i, []).append(w.lost(ev, first, count, cause))
+    for end in ends:
+        at.setdefault(end.index, []).append(w.flow(end))
     return [(i, ',\n'.join(texts)) for i, texts in sorted(at.items())]
 
 
-def _native_cpu(w, tl, write, cpu, out):
+def _native_cpu(w, tl, write, cpu, out, ends):
     """_cpu_records() of cpu, written by write (_native_writer); returns
     its unmatched count."""
     records = cpu.packed()
     if records is None:           # a dump built from Event objects
         records = b''.join(e.raw() for e in cpu.events)
-    return write(records, cpu.cpu, _lost_marks(w, cpu, records), out)
+    return write(records, cpu.cpu, _marks(w, cpu, records, ends), out)
 
 
 def write_json(tl, out):
@@ -205,6 +223,7 @@ def write_json(tl, out):
     w = _Writer(tl)
     timer_id = next((t.id for t in dump.types.values() if t.name == TIMER_EVENT), None)
     write = _native_writer(w, tl, timer_id)
+    found = find_flows(tl)
     out.write('{"displayTimeUnit":"ns","traceEvents":[\n')
     out.write(w.metadata('process_name', 0, 'name', PROCESS_NAME))
     unmatched_total = 0
@@ -214,14 +233,16 @@ def write_json(tl, out):
                 w.metadata('thread_sort_index', cpu.cpu, 'sort_index', cpu.cpu)]
         if write is not None:
             out.write(',\n' + ',\n'.join(meta))
-            unmatched_total += _native_cpu(w, tl, write, cpu, out)
+            unmatched_total += _native_cpu(w, tl, write, cpu, out, found.at(cpu.cpu))
             continue
-        records, unmatched = _cpu_records(w, tl, cpu, timer_id)
+        records, unmatched = _cpu_records(w, tl, cpu, timer_id, found.at(cpu.cpu))
         out.write(',\n' + ',\n'.join(meta + records))
         unmatched_total += unmatched
     other = {'dump_index': dump.index, 'tsc_hz': dump.tsc_hz,
              'complete': dump.complete, 'header': dump.header,
-             'unmatched_halves': unmatched_total,
+             'unmatched_halves': unmatched_total, 'flows': found.matched,
+             'unmatched_flow_causes': found.unmatched_causes,
+             'unmatched_flow_effects': found.unmatched_effects,
              'missing_events': {str(k): v for k, v in dump.missing_events().items()}}
     out.write('\n],"otherData":' + json.dumps(other, sort_keys=True) + '}\n')
     return unmatched_total

@@ -40,6 +40,8 @@ _CRun, _Scan, _Src, _Head, _KMerge = (native.S[t] for t in (
     'bt_run', 'bt_scan', 'bt_kmerge_src', 'bt_kmerge_head', 'bt_kmerge'))
 _CsvType, _Phase, _Csv, _Marker, _Text = (native.S[t] for t in (
     'bt_csv_type', 'bt_phase', 'bt_csv', 'bt_marker', 'bt_text'))
+_PfFmt, _PfMark, _PfFlow, _Pf, _PfCpu = (native.S[t] for t in (
+    'bt_pf_fmt', 'bt_pf_mark', 'bt_pf_flow', 'bt_pf', 'bt_pf_cpu'))
 _JsonFmt, _JsonPair, _JsonMark, _Json, _JsonCpu = (native.S[t] for t in (
     'bt_json_fmt', 'bt_json_pair', 'bt_json_mark', 'bt_json', 'bt_json_cpu'))
 _RUN_LAYOUT = struct.Struct('<5QiI')          # struct bt_run, read in one C loop
@@ -683,5 +685,100 @@ def json_writer(instants: dict, slices: dict, phases: dict, t0: int, hz: int, ti
             size = lib.bt_json_rows(ref, cref, buf, cap)
             out.write(ctypes.string_at(buf, size).decode('ascii'))
             if c.at == n and c.mark_at == len(texts):
+                return unmatched
+    return write
+
+
+# ---- flow events, and Perfetto packets, one CPU at a time ------------------------
+
+def pick_types(records: bytes, wanted) -> list[int]:
+    """The indices of the records whose type is in wanted (a set of ids)."""
+    n = len(records) // RECORD_SIZE
+    if not n:
+        return []
+    want = (ctypes.c_uint8 * TYPE_LIMIT)()
+    for t in wanted:
+        if 0 <= t < TYPE_LIMIT:
+            want[t] = 1
+    idx = (ctypes.c_uint32 * n)()
+    k = native.lib().bt_pick_types(ctypes.c_char_p(bytes(records)), n, want, idx)
+    return idx[:k]
+
+
+PF_FIELDS = native.PF_FIELDS
+
+
+def _pf_fmt(fmt):
+    """One bt_pf_fmt of (head bytes, [(label iid, value index, is_phase, signed)])."""
+    head, fields = fmt
+    f = _PfFmt()
+    f.head = ctypes.cast(ctypes.c_char_p(head), ctypes.c_void_p)
+    f.nhead, f.nfields = len(head), len(fields)
+    for k, (label, index, is_phase, sgn) in enumerate(fields):
+        f.label[k], f.arg[k], f.phase[k], f.sgn[k] = label, index, is_phase, sgn
+    return f
+
+
+def perfetto_writer(instants: dict, slices: dict, phases: dict, t0: int, hz: int, timer,
+                    unmatched_iid: int, bucket_ns: int, roles):
+    """A function (records, cpu, marks, flows, out) writing one CPU's
+    packets (export_perfetto's reference writer, after the sequence's
+    first packet) to write(bytes) `out`; returns its unmatched count, or
+    None when something does not fit perfettoout.c.
+
+    instants: {type: fmt}, slices: {(BEGIN type, END type): (BEGIN fmt,
+    END fmt)}, a fmt (head bytes, [(label iid, value index, is_phase,
+    signed)]); phases {value < 2^64: name}; roles: pairs.role_table()'s
+    (table, length). Per CPU: its records, a dict of seq_id, rate_track,
+    fill_track, base, cap; marks [(position, bytes)] sorted, one per
+    position; flows [(position, id, terminating)] sorted by position."""
+    if not 0 <= t0 < U64_LIMIT or not 0 < hz < U64_LIMIT:
+        return None
+    if any(len(f[1]) > PF_FIELDS for f in instants.values()) or \
+            any(len(f[1]) > PF_FIELDS for b in slices.values() for f in b):
+        return None
+    order = sorted(t for t in instants if 0 <= t < TYPE_LIMIT)
+    keys = sorted((b, e) for b, e in slices if 0 <= b < TYPE_LIMIT and 0 <= e < TYPE_LIMIT)
+    made = [instants[t] for t in order] + [f for k in keys for f in slices[k]]
+    fmts = (_PfFmt * max(1, len(made)))(*[_pf_fmt(f) for f in made])
+    index = (ctypes.c_uint16 * TYPE_LIMIT)()
+    for k, t in enumerate(order):
+        index[t] = k
+    pairs = (_JsonPair * max(1, len(keys)))(*[_JsonPair(b, e, len(order) + 2 * k)
+                                              for k, (b, e) in enumerate(keys)])
+    table = [(k, n.encode()) for k, n in phases.items() if 0 <= k < U64_LIMIT]
+    ph = (_Phase * max(1, len(table)))(*[_Phase(k, n) for k, n in table])
+    ctx = _Pf(fmts, index, pairs, len(keys), ph, len(table), t0, hz,
+              timer if timer is not None and 0 <= timer < TYPE_LIMIT else TYPE_LIMIT, 0,
+              unmatched_iid, bucket_ns)
+    keep = (fmts, index, pairs, ph, table, made)
+    lib = native.lib()
+    ref = ctypes.byref(ctx)
+    row_max = native.const('BT_PF_ROW_MAX')
+
+    def write(records: bytes, cpu: dict, marks, flows, out) -> int:
+        assert keep
+        n = len(records) // RECORD_SIZE
+        marr = (_PfMark * max(1, len(marks)))(*[
+            _PfMark(at, ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p), len(data))
+            for at, data in marks])
+        farr = (_PfFlow * max(1, len(flows)))(*[_PfFlow(at, fid, term, 0)
+                                                for at, fid, term in flows])
+        partner = (ctypes.c_uint32 * max(1, n))()
+        kind = (ctypes.c_uint8 * max(1, n))()
+        c = _PfCpu(ctypes.cast(ctypes.c_char_p(records), ctypes.c_void_p), n, partner, kind,
+                   marr, len(marks), farr, len(flows), cpu['seq_id'], cpu['rate_track'],
+                   cpu['fill_track'], cpu['base'], cpu['cap'])
+        cref = ctypes.byref(c)
+        unmatched = lib.bt_pf_pair(ref, cref, *roles)
+        if unmatched < 0:
+            raise ValueError(f'CPU {cpu}: its events cannot be paired for the Perfetto export')
+        most = max((len(d) for _, d in marks), default=0)
+        cap = CSV_CHUNK + 2 * row_max + 11 * max(1, len(flows))
+        buf = ctypes.create_string_buffer(cap + most)
+        while True:
+            size = lib.bt_pf_rows(ref, cref, buf, cap)
+            out(ctypes.string_at(buf, size))
+            if c.done:
                 return unmatched
     return write

@@ -68,6 +68,7 @@ class EventType:
     signed: tuple[bool, bool] = (False, False)   # a0, a1 are two's-complement (int64)
     damaged: bool = False      # its %T line was damaged: name and argument names unknown
     pair: int | None = None    # the partner of a BEGIN/END (pair=); None: not stated
+    flow: int | None = None    # a cause's effect type (flow=); None: not stated
 
 
 @dataclass

@@ -26,6 +26,7 @@ HINT = '(rebuild with make)'
 u8, u16, u32, u64 = ctypes.c_uint8, ctypes.c_uint16, ctypes.c_uint32, ctypes.c_uint64
 i32, size_t, cstr, vp = ctypes.c_int32, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_void_p
 u16p, u32p, size_tp = ctypes.POINTER(u16), ctypes.POINTER(u32), ctypes.POINTER(size_t)
+u8p = ctypes.POINTER(u8)
 
 
 class AbiError(RuntimeError):
@@ -40,8 +41,8 @@ class Ptr:
 
 # Array lengths the declarations below are built with: checked against the
 # library's constants of the same names at load.
-LAYOUT = {'BT_CSV_FIELDS': 2, 'BT_JSON_FIELDS': 4, 'BT_DIST_VALUES': 4}
-CSV_FIELDS, JSON_FIELDS, DIST_VALUES = (LAYOUT[k] for k in LAYOUT)
+LAYOUT = {'BT_CSV_FIELDS': 2, 'BT_JSON_FIELDS': 4, 'BT_DIST_VALUES': 4, 'BT_PF_FIELDS': 4}
+CSV_FIELDS, JSON_FIELDS, DIST_VALUES, PF_FIELDS = (LAYOUT[k] for k in LAYOUT)
 TYPE_LIMIT = 1 << 16                 # a record's type is a u16
 
 # Every struct the library's functions take: {C tag: [(field, type)]},
@@ -78,6 +79,21 @@ STRUCTS = {
     'bt_json_cpu': [('ev', vp), ('n', size_t), ('role', u32p), ('marks', Ptr('bt_json_mark')),
                     ('nmarks', size_t), ('cpu', u64), ('at', size_t), ('mark_at', size_t),
                     ('prev_tick', u64), ('have_tick', u32)],
+    'bt_pf_fmt': [('head', vp), ('nhead', u32), ('nfields', u32), ('label', u64 * PF_FIELDS),
+                  ('arg', u8 * PF_FIELDS), ('phase', u8 * PF_FIELDS), ('sgn', u8 * PF_FIELDS)],
+    'bt_pf_mark': [('at', u64), ('data', vp), ('len', u64)],
+    'bt_pf_flow': [('at', u64), ('id', u64), ('terminating', u32), ('unused', u32)],
+    'bt_pf': [('fmts', Ptr('bt_pf_fmt')), ('type_index', u16p), ('pairs', Ptr('bt_json_pair')),
+              ('npairs', size_t), ('phases', Ptr('bt_phase')), ('nphases', size_t),
+              ('t0', u64), ('hz', u64), ('timer', u32), ('unused', u32),
+              ('unmatched_iid', u64), ('bucket_ns', u64)],
+    'bt_pf_cpu': [('ev', vp), ('n', size_t), ('partner', u32p), ('kind', u8p),
+                  ('marks', Ptr('bt_pf_mark')), ('nmarks', size_t),
+                  ('flows', Ptr('bt_pf_flow')), ('nflows', size_t), ('seq_id', u64),
+                  ('rate_track', u64), ('fill_track', u64), ('base', u64), ('cap', u64),
+                  ('at', size_t), ('mark_at', size_t), ('flow_at', size_t), ('bucket', u64),
+                  ('count', u64), ('last_rate', u64), ('last_fill', u64), ('held', u64),
+                  ('have_bucket', u32), ('have_rate', u32), ('have_fill', u32), ('done', u32)],
     'pairing_role': [('key', u32), ('kind', u8)],
     'bt_stats_type': [('group', u16), ('timer', u8)],
     'bt_stats_in': [('roles', Ptr('pairing_role')), ('nroles', u32),
@@ -104,6 +120,9 @@ FUNCTIONS = {
     'bt_kmerge_refill': (None, [Ptr('bt_kmerge'), u64]),
     'bt_json_pair': (ctypes.c_long, [Ptr('bt_json'), Ptr('bt_json_cpu'), vp, u32]),
     'bt_json_rows': (size_t, [Ptr('bt_json'), Ptr('bt_json_cpu'), vp, size_t]),
+    'bt_pf_pair': (ctypes.c_long, [Ptr('bt_pf'), Ptr('bt_pf_cpu'), vp, u32]),
+    'bt_pf_rows': (size_t, [Ptr('bt_pf'), Ptr('bt_pf_cpu'), vp, size_t]),
+    'bt_pick_types': (size_t, [vp, size_t, vp, u32p]),
     'bt_pair_cpu': (size_t, [Ptr('pairing_role'), u32, cstr, size_t, u32p, u32p, u32p, size_tp]),
     'bt_stats_start': (vp, [Ptr('bt_stats_in'), vp, size_t, vp]),
     'bt_stats_cpu': (None, [vp, size_t, cstr, size_t, Ptr('bt_cpu_stats')]),
@@ -113,7 +132,8 @@ FUNCTIONS = {
 # Constants the Python side reads from the library (const()), beyond LAYOUT's.
 CONSTANTS = ('BT_DAMAGED', 'BT_PUNT', 'BT_LINE_MAX_CHARS', 'BT_CSV_ARGS_MAX',
              'BT_CTF_EVENT_SIZE', 'BT_PAIR_MAX_EVENTS', 'BT_STATS_TYPES', 'BT_STATS_NO_GROUP',
-             'PAIRING_DEPTH', 'TRACE_KIND_INSTANT', 'TRACE_KIND_BEGIN', 'TRACE_KIND_END')
+             'PAIRING_DEPTH', 'TRACE_KIND_INSTANT', 'TRACE_KIND_BEGIN', 'TRACE_KIND_END',
+             'BT_PF_ROW_MAX')
 
 
 def build(table):

@@ -319,6 +319,8 @@ static void put_types(struct enc *e)
         tl_put(e, "kind", trace_kind_name(t->kind), false);
         if (trace_pair_of(t->id))
             tl_put_u64(e, "pair", trace_pair_of(t->id));
+        if (trace_flow_of(t->id))
+            tl_put_u64(e, "flow", trace_flow_of(t->id));
         tl_put_u64(e, "pin", t->retention == TRACE_RET_PINNED);
         if (t->retention == TRACE_RET_RESULT)
             tl_put_u64(e, "result", 1);

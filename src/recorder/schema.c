@@ -31,6 +31,26 @@ uint16_t trace_pair_of(uint16_t type)
     return 0;
 }
 
+/* A TRACE_FLOW links two instants: anything else fails to compile. */
+#define TRACE_FLOW(c, e)                                                       \
+    _Static_assert((int)KIND_OF_##c == (int)TRACE_KIND_INSTANT, #c " is not an INSTANT event"); \
+    _Static_assert((int)KIND_OF_##e == (int)TRACE_KIND_INSTANT, #e " is not an INSTANT event");
+#include "trace/events.def"
+
+static const struct { uint16_t cause, effect; } flows[] = {
+#define TRACE_FLOW(c, e) { TRACE_EV_##c, TRACE_EV_##e },
+#include "trace/events.def"
+    { 0, 0 }                   /* keeps the array non-empty without flows */
+};
+
+uint16_t trace_flow_of(uint16_t type)
+{
+    for (unsigned i = 0; flows[i].cause; i++)
+        if (flows[i].cause == type)
+            return flows[i].effect;
+    return 0;
+}
+
 const struct pairing_role trace_pair_roles[] = {
 #define TRACE_PAIR(b, e) [TRACE_EV_##b] = { TRACE_EV_##b, TRACE_KIND_BEGIN }, \
                          [TRACE_EV_##e] = { TRACE_EV_##b, TRACE_KIND_END },

@@ -1,7 +1,8 @@
 /* schema.h — the parts of the trace schema beside the event table:
- * BEGIN/END partners (TRACE_PAIR in events.def) and the workloads
- * (workloads.def). Both are generated from their .def files; dumps carry
- * them (pair= on %T lines, %W lines: docs/dump-format.md). */
+ * BEGIN/END partners (TRACE_PAIR in events.def), cause -> effect flows
+ * (TRACE_FLOW) and the workloads (workloads.def). All are generated from
+ * their .def files; dumps carry them (pair= and flow= on %T lines, %W
+ * lines: docs/dump-format.md). */
 #ifndef TRACE_SCHEMA_H
 #define TRACE_SCHEMA_H
 #include <stdint.h>
@@ -9,6 +10,9 @@
 
 /* The partner of a BEGIN or END event type (its TRACE_PAIR), else 0. */
 uint16_t trace_pair_of(uint16_t type);
+
+/* The effect of a flow's cause event type (its TRACE_FLOW), else 0. */
+uint16_t trace_flow_of(uint16_t type);
 
 /* The pairing roles (recorder/pairing.h) of events.def's types, by type id:
  * each TRACE_PAIR's BEGIN and END, keyed by the BEGIN's id; every other

@@ -2,7 +2,7 @@
 docs/workloads.md with src/recorder/workloads.def, the README's hotkey table
 with src/hotkeys.def), and the tables the doc
 generator reads are the ones the kernel's encoder puts in dumps (%T with
-pair=, %W).
+pair= and flow=, %W).
 
 Run from the repository root:
     /usr/bin/python3 -m unittest discover -s test/host -t . -p 'test_event_docs.py'
@@ -87,6 +87,13 @@ class EventDocs(unittest.TestCase):
                 'TRACE_PAIR(DUMP_BEGIN,      DUMP_END)', 'TRACE_PAIR(DUMP_BEGIN, IRQ_TIMER_END)'),
             'unknown event NOPE_END': text.replace('TRACE_PAIR(DUMP_BEGIN,      DUMP_END)',
                                                    'TRACE_PAIR(DUMP_BEGIN, NOPE_END)'),
+            'unknown event IPI_NOPE': text.replace('TRACE_FLOW(IPI_SEND, IPI_RECV)',
+                                                   'TRACE_FLOW(IPI_SEND, IPI_NOPE)'),
+            'must link two different INSTANT events': text.replace(
+                'TRACE_FLOW(IPI_SEND, IPI_RECV)', 'TRACE_FLOW(DUMP_BEGIN, IPI_RECV)'),
+            'IPI_SEND already has a TRACE_FLOW': text.replace(
+                'TRACE_FLOW(IPI_SEND, IPI_RECV)',
+                'TRACE_FLOW(IPI_SEND, IPI_RECV)\nTRACE_FLOW(IPI_SEND, KBD_RX)'),
         }
         self.assert_refused(gen, cases, gen.parse)
 
@@ -164,9 +171,9 @@ class EventDocs(unittest.TestCase):
         for e in events:
             t = dump.types[e.id]
             self.assertEqual((t.name, t.category, t.kind, t.args, t.description, t.pinned,
-                              t.signed, t.pair),
+                              t.signed, t.pair, t.flow),
                              (e.name, e.category, e.kind.lower(), e.args, e.desc,
-                              e.retention == 'PINNED', e.signed, e.pair or None))
+                              e.retention == 'PINNED', e.signed, e.pair or None, e.flow or None))
         wls = gen.parse_workloads(WDEF.read_text(), events)
         self.assertEqual({w.id: (w.name, w.key, w.results, w.description)
                           for w in dump.workloads.values()},
@@ -175,6 +182,8 @@ class EventDocs(unittest.TestCase):
                          {'IRQ_TIMER_BEGIN': 'IRQ_TIMER_END', 'IRQ_TIMER_END': 'IRQ_TIMER_BEGIN',
                           'DUMP_BEGIN': 'DUMP_END', 'DUMP_END': 'DUMP_BEGIN',
                           'WORKLOAD_BEGIN': 'WORKLOAD_END', 'WORKLOAD_END': 'WORKLOAD_BEGIN'})
+        self.assertEqual({e.name: dump.types[e.flow].name for e in events if e.flow},
+                         {'IPI_SEND': 'IPI_RECV'})
         signed = {e.name: e.signed for e in events if any(e.signed)}
         self.assertEqual(signed['IRQ_TIMER_BEGIN'], (False, True))
         self.assertEqual(signed['TIMER_RANGE'], (True, True))

@@ -1,7 +1,7 @@
 """scripts/decode with the compiled core against BT_PURE_PYTHON=1, byte for
-byte (oracle.py): every fixture in every output (text, csv, json, the ctf
-and raw directories, --stats, --list), a gen_dump dump's --stats and a
-damaged log's json. The parts are compared in test_fastdecode (lines,
+byte (oracle.py): every fixture in every output (text, csv, json,
+perfetto, the ctf and raw directories, --stats, --list), a gen_dump
+dump's --stats and a damaged log's json and perfetto. The parts are compared in test_fastdecode (lines,
 parse, text/csv/ctf/stats writers), test_kmerge (merge, csv/text
 streams), test_pairs, test_stats and test_json_native, through the same
 oracle."""
@@ -18,7 +18,7 @@ from oracle import assert_decode_agrees                         # noqa: E402
 from test_decode_support import FIXTURES, generate, require_compiled_core   # noqa: E402
 from test_json_native import damaged                           # noqa: E402
 
-STREAMS = ('text', 'csv', 'json')
+STREAMS = ('text', 'csv', 'json', 'perfetto')
 DIRECTORIES = ('ctf', 'raw')
 
 
@@ -86,6 +86,8 @@ class Generated(unittest.TestCase):
                                  random.Random(1)))
         out = assert_decode_agrees(self, '-f', 'json', log)
         self.assertIn(b'"ph":"X"', out.stdout)
+        out = assert_decode_agrees(self, '-f', 'perfetto', log)
+        self.assertIn(b'*LOST*', out.stdout)
 
 
 if __name__ == '__main__':

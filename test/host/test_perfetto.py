@@ -1,0 +1,272 @@
+"""decode -f perfetto (btlib/export_perfetto.py, decoder/perfettoout.c) and
+the flows both it and the JSON export draw (btlib/flows.py).
+
+The output is parsed by protoc against test/host/perfetto_trace.proto
+(our schema, with the field numbers of Perfetto's published protos) and
+its tracks, slices, instants, flows, counters and loss markers are
+counted against what the model says the dump holds: every fixture, a
+gen_dump dump, a damaged log. The C writer is compared with the
+pure-Python reference byte for byte (oracle.py) on dumps built event by
+event; test_oracle does the same for decode -f perfetto on the fixtures. protoc comes from Debian's protobuf-compiler
+(scripts/install-deps --test): without it these tests skip, except under
+CI=true, where they fail.
+"""
+
+import io
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / 'scripts'))
+sys.path.insert(0, str(ROOT / 'test' / 'host'))
+
+from btlib import dumplog, export_perfetto, flows, losses, pairs   # noqa: E402
+from btlib.model import CpuInfo, Dump, Event, EventType            # noqa: E402
+from btlib.timeline import Timeline                                # noqa: E402
+import oracle                                                      # noqa: E402
+from test_decode_support import (FIXTURES, decode, generate,       # noqa: E402
+                                 require_compiled_core)
+from test_json_native import built_dump, damaged, types            # noqa: E402
+
+SCHEMA = ROOT / 'test' / 'host' / 'perfetto_trace.proto'
+MAX_BYTES_PER_EVENT = 40     # issue 21's target
+
+
+def protoc():
+    path = shutil.which('protoc')
+    if path is None:
+        if os.environ.get('CI') == 'true':
+            raise AssertionError('protoc is missing (scripts/install-deps --test installs '
+                                 'protobuf-compiler): the Perfetto export must be checked in CI')
+        raise unittest.SkipTest('no protoc: scripts/install-deps --test installs it')
+    return path
+
+
+def parsed(data):
+    """protoc --decode's text of a trace, and its counts."""
+    res = subprocess.run([protoc(), f'--proto_path={SCHEMA.parent}',
+                          '--decode=perfetto.protos.Trace', SCHEMA.name],
+                         input=data, capture_output=True, timeout=120)
+    assert res.returncode == 0, res.stderr.decode(errors='replace')
+    text = res.stdout.decode()
+    assert not re.search(r'^\s*\d+: ', text, re.M), 'a field our schema does not know'
+    count = lambda pattern: len(re.findall(pattern, text, re.M))   # noqa: E731
+    return text, {
+        'packets': count(r'^packet \{'),
+        'tracks': count(r'^  track_descriptor \{'),
+        'counter_tracks': count(r'^    counter \{'),
+        'slice_begins': count(r'type: TYPE_SLICE_BEGIN'),
+        'slice_ends': count(r'type: TYPE_SLICE_END'),
+        'instants': count(r'type: TYPE_INSTANT'),
+        'counters': count(r'type: TYPE_COUNTER'),
+        'flow_starts': count(r'^    flow_ids: '),
+        'flow_ends': count(r'^    terminating_flow_ids: '),
+        'lost': count(rf'name_iid: {export_perfetto.NAME_IID_LOST}$'),
+        'unmatched': count(r'name_iid: \d+\n\s*bool_value: true'),
+        'extra_counter_values': count(r'^    extra_counter_values: '),
+    }
+
+
+def exported(tl):
+    out = io.BytesIO()
+    summary = export_perfetto.write_perfetto(tl, out)
+    return out.getvalue(), summary
+
+
+def expected(tl):
+    """What the model says the export must hold."""
+    d = tl.dump
+    matched = pairs.match_all(tl)
+    found = flows.flows(tl)
+    timer = any(t.name == 'IRQ_TIMER_BEGIN' for t in d.types.values())
+    fills = sum(1 for c in d.cpus if c.summary_seen and c.capacity > 0 and c.last_seq is not None)
+    return {
+        'slices': sum(len(s) for s, _ in matched.values()),
+        'unmatched': sum(len(u) for _, u in matched.values()),
+        'events': sum(len(c.events) for c in d.cpus),
+        'flows': found.matched,
+        'lost': sum(len(losses.hole_causes(c)) for c in d.cpus),
+        'tracks': 1 + 2 * len(d.cpus) + fills + (len(d.cpus) if timer else 0),
+        'counter_tracks': len(d.cpus) + fills + (len(d.cpus) if timer else 0),
+        'ticks': sum(1 for c in d.cpus for e in c.events if d.types.get(e.type) is not None
+                     and d.types[e.type].name == 'IRQ_TIMER_BEGIN'),
+    }
+
+
+class Counts(unittest.TestCase):
+    def check(self, tl):
+        data, summary = exported(tl)
+        _, got = parsed(data)
+        want = expected(tl)
+        self.assertEqual(got['tracks'], want['tracks'])
+        self.assertEqual(got['counter_tracks'], want['counter_tracks'])
+        self.assertEqual(got['slice_begins'], want['slices'])
+        self.assertEqual(got['slice_ends'], want['slices'])
+        # every event is one packet: slices take two, the rest are instants
+        # (plus the lost markers and the dump's metadata instant)
+        self.assertEqual(got['instants'], want['events'] - 2 * want['slices'] + want['lost'] + 1)
+        self.assertEqual(got['unmatched'], want['unmatched'])
+        self.assertEqual(summary.unmatched_halves, want['unmatched'])
+        self.assertEqual(got['flow_starts'], want['flows'])
+        self.assertEqual(got['flow_ends'], want['flows'])
+        self.assertEqual(summary.flows, want['flows'])
+        self.assertEqual(got['lost'], want['lost'])
+        self.assertEqual(got['extra_counter_values'], want['ticks'])
+        if want['events']:
+            self.assertGreater(got['counters'], 0)
+        return got, want, data
+
+    def test_every_fixture(self):
+        for name in sorted(os.listdir(FIXTURES)):
+            if name.endswith('.log'):
+                with self.subTest(log=name):
+                    d = dumplog.parse_log((Path(FIXTURES) / name).read_bytes())[-1]
+                    self.check(Timeline(d))
+
+    def test_the_ipi_workload_draws_every_receive(self):
+        d = dumplog.parse_log((Path(FIXTURES) / 'workloads-4cpu.log').read_bytes())[-1]
+        got, _, _ = self.check(Timeline(d))
+        found = flows.flows(Timeline(d))
+        self.assertEqual((found.matched, found.unmatched_causes, found.unmatched_effects),
+                         (426, 9, 0))
+        self.assertEqual(got['flow_starts'], 426)
+
+    def test_a_gen_dump_dump_is_small(self):
+        log, _ = generate('cpus=4', 'events=20000', 'cap=16384', 'seed=3', 'noise=0')
+        d = dumplog.parse_log(log)[-1]
+        got, want, data = self.check(Timeline(d))
+        self.assertLessEqual(len(data) / want['events'], MAX_BYTES_PER_EVENT)
+        self.assertGreater(want['lost'], 0)          # the rings wrapped: markers
+
+    def test_a_damaged_log_still_exports_its_loss_markers(self):
+        log, _ = generate('cpus=4', 'events=3000', 'cap=2048', 'seed=12')
+        bad = damaged(log, random.Random(1))
+        d = dumplog.parse_log(bad)[-1]
+        got, want, _ = self.check(Timeline(d))
+        self.assertGreater(got['lost'], 0)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, 'bad.log')
+            Path(path).write_bytes(bad)
+            out = os.path.join(tmp, 'trace.pftrace')
+            r = decode(path, '-f', 'perfetto', '-o', out)
+            self.assertIn(r.returncode, (3, 4), r.stderr)
+            self.assertIn('wrote Perfetto trace', r.stderr)
+            self.assertEqual(parsed(Path(out).read_bytes())[1]['lost'], want['lost'])
+
+    def test_metadata_names_the_dump(self):
+        d = dumplog.parse_log((Path(FIXTURES) / 'wrapped-64.log').read_bytes())[-1]
+        text, _ = parsed(exported(Timeline(d))[0])
+        for want in ('name: "baretrace dump 0"', 'name: "header.v"',
+                     f'uint_value: {d.tsc_hz}', 'name: "missing_events.cpu1"'):
+            self.assertTrue(want in text, want)
+
+
+def ipi_types(with_flow):
+    t = types(True)
+    t[20] = EventType(20, 'IPI_SEND', 'ipi', 'instant', ('dest_cpu', 'vector'),
+                      flow=21 if with_flow else None)
+    t[21] = EventType(21, 'IPI_RECV', 'ipi', 'instant', ('src_cpu', 'vector'))
+    return t
+
+
+def ipi_dump(script, with_flow=True):
+    """A dump of IPIs: script is [(cpu, tsc, 'S'|'R', other cpu, vector)]."""
+    per = {}
+    for cpu, tsc, what, other, vec in script:
+        per.setdefault(cpu, []).append((tsc, 20 if what == 'S' else 21, other, vec))
+    cpus = []
+    for cpu in range(max(per) + 1):
+        evs = [Event(cpu, k, tsc, typ, 0, a0, a1)
+               for k, (tsc, typ, a0, a1) in enumerate(sorted(per.get(cpu, [])))]
+        cpus.append(CpuInfo(cpu=cpu, apic_id=cpu, capacity=64, recorded=len(evs), overwritten=0,
+                            first_seq=0 if evs else None, last_seq=len(evs) - 1 if evs else None,
+                            events=evs, summary_seen=True))
+    return Dump(index=0, header={}, version=2, tsc_hz=10**9, cpus=cpus,
+                types=ipi_types(with_flow), phases={}, complete=True,
+                end_events=sum(len(c.events) for c in cpus), damaged_lines=0,
+                missing_lines=0, warnings=[])
+
+
+class Flows(unittest.TestCase):
+    def matched(self, script, with_flow=True):
+        f = flows.flows(Timeline(ipi_dump(script, with_flow)))
+        pairs_ = {}
+        for cpu, ends in f.by_cpu.items():
+            for e in ends:
+                pairs_.setdefault(e.flow_id, {})[e.terminating] = (cpu, e.event.tsc)
+        return f, sorted((p[False], p[True]) for p in pairs_.values())
+
+    def test_send_then_receive_on_the_named_cpu(self):
+        f, got = self.matched([(0, 10, 'S', 1, 0xf1), (1, 15, 'R', 0, 0xf1),
+                               (1, 20, 'S', 0, 0xf1), (0, 30, 'R', 1, 0xf1)])
+        self.assertEqual(got, [((0, 10), (1, 15)), ((1, 20), (0, 30))])
+        self.assertEqual((f.unmatched_causes, f.unmatched_effects), (0, 0))
+
+    def test_a_receive_traced_after_the_next_send_is_still_the_first_ones(self):
+        f, got = self.matched([(0, 10, 'S', 1, 1), (0, 20, 'S', 1, 1),
+                               (1, 25, 'R', 0, 1), (1, 30, 'R', 0, 1)])
+        self.assertEqual(got, [((0, 10), (1, 25)), ((0, 20), (1, 30))])
+
+    def test_unmatched_ends_are_counted_not_drawn(self):
+        f, got = self.matched([(1, 5, 'R', 0, 1),                          # no send before
+                               (0, 10, 'S', 1, 1), (0, 11, 'S', 1, 1),
+                               (0, 12, 'S', 1, 1), (1, 20, 'R', 0, 1),     # 10 given up
+                               (0, 30, 'S', 1, 2), (1, 31, 'R', 0, 3),     # other vectors
+                               (0, 40, 'S', 2, 1)])                        # nobody received
+        self.assertEqual(got, [((0, 11), (1, 20))])
+        self.assertEqual((f.unmatched_causes, f.unmatched_effects), (4, 2))
+
+    def test_old_dumps_without_flow_use_the_ipi_names(self):
+        _, got = self.matched([(0, 10, 'S', 1, 1), (1, 15, 'R', 0, 1)], with_flow=False)
+        self.assertEqual(len(got), 1)
+
+    def test_json_draws_the_same_arrows(self):
+        from btlib import export_json
+        tl = Timeline(ipi_dump([(0, 10, 'S', 1, 7), (1, 1500, 'R', 0, 7)]))
+        out = io.StringIO(newline='')
+        export_json.write_json(tl, out)
+        doc = json.loads(out.getvalue())
+        ends = [e for e in doc['traceEvents'] if e.get('cat') == 'flow']
+        self.assertEqual([(e['ph'], e['tid'], e['id'], e['ts']) for e in ends],
+                         [('s', 0, 1, 0.0), ('f', 1, 1, 1.49)])
+        self.assertEqual(ends[1]['bp'], 'e')
+        self.assertEqual(doc['otherData']['flows'], 1)
+
+
+class NativeAgainstReference(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        require_compiled_core('the Perfetto writer in C')
+
+    def both(self, dump):
+        def run():
+            return exported(Timeline(dump))[0]
+        native, reference = oracle.both(run)
+        self.assertEqual(native, reference)
+        return native
+
+    def test_built_dumps(self):
+        for seed in range(12):
+            rnd = random.Random(seed)
+            hz = rnd.choice((10**9, 2400000000, 16001, 3))
+            with self.subTest(seed=seed):
+                self.both(oracle.packed_copy(built_dump(rnd, hz, with_pairs=seed % 2 == 0)))
+
+    def test_ipi_dumps(self):
+        rnd = random.Random(4)
+        script = [(rnd.randrange(3), rnd.randrange(10**7), rnd.choice('SR'), rnd.randrange(3),
+                   rnd.randrange(2)) for _ in range(400)]
+        data = self.both(oracle.packed_copy(ipi_dump(script)))
+        self.assertGreater(parsed(data)[1]['flow_starts'], 0)
+
+
+if __name__ == '__main__':
+    unittest.main()
