@@ -60,9 +60,9 @@ bool rings_init(uint32_t cap, uint32_t ncpus, uint64_t boot, uint64_t kept_bytes
     else if (cap != want)
         kprintf("trace: trace.events=%u does not fit in memory; using %u\n", want, cap);
     if (keep && keep->phys < RINGS_KEEP_FLOOR)
-        kprintf("trace: the rings fit only below %lu MiB (at 0x%lx), which firmware and GRUB "
-                "reuse: a warm reset will not keep them (fewer trace.events or more memory "
-                "would)\n", (uint64_t)(RINGS_KEEP_FLOOR >> 20), keep->phys);
+        kprintf("trace: the rings fit only below %lu MiB (at 0x%lx), where firmware and GRUB "
+                "reuse memory: a warm reset may not keep them (fewer trace.events or more "
+                "memory would)\n", (uint64_t)(RINGS_KEEP_FLOOR >> 20), keep->phys);
     capacity = cap;
     return true;
 }
@@ -97,9 +97,9 @@ void rings_keep_facts(uint64_t tsc_hz)
     for (uint32_t i = 0; i < keep->ncpus && i < MAX_CPUS; i++)
         keep->apic_ids[i] = cpus[i].apic_id;
     persist_seal(keep);
-    if (keep->phys < RINGS_KEEP_FLOOR)      /* said at rings_init: not kept */
-        kprintf("trace: rings at 0x%lx (%lu KiB, boot %lu), below %lu MiB: not kept across "
-                "a warm reset\n", keep->phys, keep->size / 1024, keep->boot,
+    if (keep->phys < RINGS_KEEP_FLOOR)      /* said at rings_init: may not be kept */
+        kprintf("trace: rings at 0x%lx (%lu KiB, boot %lu), below %lu MiB: a warm reset may "
+                "not keep them\n", keep->phys, keep->size / 1024, keep->boot,
                 (uint64_t)(RINGS_KEEP_FLOOR >> 20));
     else
         kprintf("trace: rings kept across a warm reset at 0x%lx (%lu KiB, boot %lu)\n",

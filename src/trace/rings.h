@@ -29,7 +29,7 @@
  * the previous boot's trace holds (prevboot.h), named when it is why the
  * rings shrink. A region that fits only below RINGS_KEEP_FLOOR, where
  * firmware and GRUB reuse memory at a reset, is used, and the console says
- * that a warm reset will not keep it. False if none fit. */
+ * that a warm reset may not keep it. False if none fit. */
 bool         rings_init(uint32_t capacity, uint32_t ncpus, uint64_t boot, uint64_t kept_bytes);
 /* Record the TSC rate and APIC ids in the region's header (after SMP). */
 void         rings_keep_facts(uint64_t tsc_hz);

@@ -277,8 +277,8 @@ class Reset(FaultCase):
             self.check_ring(prev, c)
         self.decode_ok(m, -1)
         listing = self.decode_log(m, "--list").splitlines()
-        self.assertRegex(listing[-1], r"\bprevious$")
-        self.assertRegex(listing[-2], r"\bthis$")
+        self.assertRegex(listing[-1], r"\bprevious\b")
+        self.assertRegex(listing[-2], r"\bthis\b")
         # After a second reset the newest kept trace is boot 2's.
         start = len(m.output())
         m.qmp().command("system_reset")
@@ -290,21 +290,26 @@ class Reset(FaultCase):
     def test_reset_keeps_rings_uefi(self):
         self.reset_and_compare("uefi")
 
-    def test_small_memory_says_the_rings_will_not_survive(self):
+    def test_small_memory_says_the_rings_may_not_survive(self):
         # 64 MiB: 4 rings of 262144 events (32 MiB) fit only below 32 MiB,
         # which the firmware and GRUB reuse at a reset (issue 22, item 1).
+        # Whether this region is hit depends on where it lies (0x200000
+        # was lost, 0x400000 kept under SeaBIOS): the boot says it may be,
+        # and the next boot never blames a cold boot.
         m, _ = self.boot(smp=4, mem="64M", cmdline="trace.events=262144", no_reboot=False)
         self.assertRegex(m.text(), r"trace: the rings fit only below 32 MiB \(at 0x[0-9a-f]+\), "
-                                   r"which firmware and GRUB reuse: a warm reset will not keep them")
-        self.assertRegex(m.text(), r"trace: rings at 0x[0-9a-f]+ \(32784 KiB, boot 1\), below "
-                                   r"32 MiB: not kept across a warm reset")
+                                   r"where firmware and GRUB reuse memory: a warm reset may not "
+                                   r"keep them")
+        self.assertRegex(m.text(), r"trace: rings at 0x[0-9a-f]+ \(\d+ KiB, boot 1\), below "
+                                   r"32 MiB: a warm reset may not keep them")
         self.assertNotIn("rings kept across a warm reset", m.text())
         start = len(m.output())
         m.qmp().command("system_reset")
         m.wait_for(r"READY [^\r\n]*\r?\n", 180, start=start)
         after = m.output()[start:].decode(errors="replace")
-        self.assertIn("no previous boot's trace in memory (none after a cold boot; after a "
-                      "warm reset, its memory was reused or cleared)", after)
+        self.assertRegex(after, r"previous boot 1's trace kept at|no previous boot's trace in "
+                                r"memory \(none after a cold boot; after a warm reset, its memory "
+                                r"was reused or cleared\)")
         self.assertNotIn("cold boot, or memory cleared", after)
 
     def test_rings_shrunk_beside_the_kept_trace_say_why(self):
