@@ -5,7 +5,9 @@ pipe, a stream of carriage-return updates is noise.  Updates are rate
 limited so drawing never slows the work being shown.
 """
 
+import os
 import sys
+import threading
 import time
 
 UPDATE_INTERVAL_S = 0.2
@@ -58,3 +60,51 @@ def eta_text(seconds):
     if seconds >= 60:
         return f'{seconds // 60}m{seconds % 60:02d}s'
     return f'{seconds}s'
+
+
+def output_size(path):
+    """Bytes written so far to a file, or to every file under a directory."""
+    try:
+        if os.path.isdir(path):
+            return sum(e.stat().st_size for e in os.scandir(path) if e.is_file())
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+class WriteProgress:
+    """While a long export runs, a progress line (on a terminal only) with
+    what it has written and for how long, from a thread that looks at the
+    output's size: the exporters themselves are not slowed or changed.
+
+        with WriteProgress('decode: writing csv to out.csv', lambda: output_size('out.csv')):
+            export()
+    """
+
+    def __init__(self, label, size, stream=None, interval=UPDATE_INTERVAL_S):
+        self.line = ProgressLine(stream, interval)
+        self.label, self.size, self.interval = label, size, interval
+        self._stop = threading.Event()
+        self._thread = None
+
+    def _run(self, started):
+        while True:                      # at once, then every interval until done
+            spent = time.monotonic() - started
+            self.line.show(f'{self.label}: {human_bytes(self.size())} in {spent:.0f} s',
+                           force=True)
+            if self._stop.wait(self.interval):
+                return
+
+    def __enter__(self):
+        if self.line.enabled:
+            self._thread = threading.Thread(target=self._run, args=(time.monotonic(),),
+                                             daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self._thread:
+            self._stop.set()
+            self._thread.join()
+            self.line.clear()
+        return False

@@ -301,3 +301,73 @@ class CaptureDeadLine(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class ExportProgress(unittest.TestCase):
+    """Finding 6: a long decode showed no progress while it wrote. On a
+    terminal a line now says what the export has written, and for how
+    long; anywhere else nothing is added."""
+
+    class Tty:
+        def __init__(self):
+            self.text = ''
+
+        def isatty(self):
+            return True
+
+        def write(self, s):
+            self.text += s
+
+        def flush(self):
+            pass
+
+    def test_progress_line_while_writing(self):
+        from btlib.progress import WriteProgress
+        tty, written = self.Tty(), [0]
+
+        def size():
+            written[0] += 3 << 20
+            return written[0]
+        with WriteProgress('decode: writing csv to out.csv', size, stream=tty, interval=0.02):
+            time.sleep(0.2)
+        self.assertRegex(tty.text, r'decode: writing csv to out\.csv: \d+\.\d MiB in \d+ s')
+        self.assertTrue(tty.text.endswith('\r\033[K'), 'the line is cleared at the end')
+
+    def test_nothing_when_not_a_terminal(self):
+        from btlib.progress import WriteProgress
+
+        class Pipe(self.Tty):
+            def isatty(self):
+                return False
+        pipe = Pipe()
+        with WriteProgress('decode: writing csv to out.csv', lambda: 1, stream=pipe,
+                           interval=0.01):
+            time.sleep(0.05)
+        self.assertEqual(pipe.text, '')
+
+    def test_decode_on_a_terminal(self):
+        # The real command, its stderr on a pty: the line shows from the start.
+        import pty
+        gen = os.path.join(REPO, 'build', 'tools', 'gen_dump')
+        with tempfile.TemporaryDirectory() as tmp:
+            log, out = os.path.join(tmp, 'big.log'), os.path.join(tmp, 'out.csv')
+            with open(log, 'wb') as f:
+                subprocess.run([gen, 'cpus=16', 'events=16384', 'cap=16384', 'noise=0'],
+                               stdout=f, check=True, timeout=120)
+            master, slave = pty.openpty()
+            proc = subprocess.Popen([sys.executable, DECODE, log, '-f', 'csv', '-o', out],
+                                    stderr=slave, stdout=subprocess.DEVNULL)
+            os.close(slave)
+            got = b''
+            while True:
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                got += chunk
+            proc.wait(timeout=120)
+            os.close(master)
+            self.assertEqual(proc.returncode, 0, got[-2000:])
+            self.assertIn(b'decode: writing csv to ' + out.encode(), got)
