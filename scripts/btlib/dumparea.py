@@ -218,9 +218,9 @@ def read_area(path):
             area = Area(path, first, count, build_id, where)
             have = min(count, disk - first) - 1             # ring sectors in the image
             if have < count - 1:
-                area.notes.append(f'the image is truncated: it ends at sector {disk}, '
-                                  f'{have + 1} of the dump area\'s {count} sectors; the dumps '
-                                  f'it still holds whole are read')
+                area.notes.append(f'the image is truncated: it ends inside {where} (the dump '
+                                  f'area) at sector {disk}, {have + 1} of its {count} sectors; '
+                                  f'the dumps it still holds whole are read')
             covered = bytearray(count - 1)
             found = _records(f, first + 1, count - 1, have)
             if bad_header and not found:

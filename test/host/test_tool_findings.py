@@ -187,6 +187,7 @@ class TruncatedImage(Tmp):
         r = decode(self.write('tr.img', img[:cut]), '--list')
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn('truncated', r.stderr)
+        self.assertIn('the image is truncated: it ends inside GPT partition', r.stderr)
         self.assertEqual(len(r.stdout.decode().splitlines()), 2, r.stdout)   # dump 0 only
 
     def test_truncated_before_the_area_says_so(self):
