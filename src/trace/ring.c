@@ -38,6 +38,17 @@ int ring_init(struct ring *r, struct trace_event *slots, uint32_t capacity,
     return 0;
 }
 
+/* A log entry (boot log, results log): event `seq` as ring_write stored it. */
+static void log_copy(const struct ring *r, struct trace_event *p, uint64_t seq, uint64_t tsc,
+                     uint16_t type, uint8_t flags, uint64_t a0, uint64_t a1)
+{
+    p->tsc = tsc;
+    p->a0 = a0;
+    p->a1 = a1;
+    p->id_word = (uint32_t)seq | ((uint64_t)type << TRACE_ID_TYPE_SHIFT) |
+                 ((uint64_t)flags << TRACE_ID_FLAGS_SHIFT) | r->id_bits;
+}
+
 void ring_write_pinned(struct ring *r, uint64_t tsc, uint16_t type,
                        uint8_t flags, uint64_t a0, uint64_t a1)
 {
@@ -49,12 +60,7 @@ void ring_write_pinned(struct ring *r, uint64_t tsc, uint16_t type,
     __asm__ volatile("xaddq %0, %1" : "+r"(i), "+m"(r->pinned_next) : : "memory");
     if (i >= RING_PINNED_SLOTS)
         return;
-    struct trace_event *p = &r->pinned[i];
-    p->tsc = tsc;
-    p->a0 = a0;
-    p->a1 = a1;
-    p->id_word = (uint32_t)seq | ((uint64_t)type << TRACE_ID_TYPE_SHIFT) |
-                 ((uint64_t)flags << TRACE_ID_FLAGS_SHIFT) | r->id_bits;
+    log_copy(r, &r->pinned[i], seq, tsc, type, flags, a0, a1);
     r->pinned_seq[i] = seq;
 
     /* The entry must be complete before its done bit is (TSO keeps the
@@ -80,12 +86,7 @@ void ring_write_result(struct ring *r, uint64_t tsc, uint16_t type,
     i %= RING_RESULT_SLOTS;
     r->result_seq[i] = RING_NO_SEQ;
     __asm__ volatile("" : : : "memory");
-    struct trace_event *p = &r->result[i];
-    p->tsc = tsc;
-    p->a0 = a0;
-    p->a1 = a1;
-    p->id_word = (uint32_t)seq | ((uint64_t)type << TRACE_ID_TYPE_SHIFT) |
-                 ((uint64_t)flags << TRACE_ID_FLAGS_SHIFT) | r->id_bits;
+    log_copy(r, &r->result[i], seq, tsc, type, flags, a0, a1);
     __asm__ volatile("" : : : "memory");
     r->result_seq[i] = seq;
 }

@@ -178,38 +178,34 @@ class Framebuffer(ScreenCase):
         m.send(b"t")
         self.wait_screen(m.qmp(), r"^ baretrace .* tracing off ")
 
-    def test_dump_progress_while_sending(self):
-        # Big rings, filled by a fast timer: the dump lasts seconds under
-        # TCG, and the status row counts its lines while it runs.
-        m, info = self.boot(fw="bios", media="cd", smp=2,
+    def progress_while_sending(self, smp, row):
+        """Big rings, filled by a fast timer: the dump lasts seconds under
+        TCG. Returns the match of `row` on the status row while it runs,
+        then waits for the dump to end and the row to say done."""
+        m, info = self.boot(fw="bios", media="cd", smp=smp,
                             cmdline="timer_hz=10000 trace.events=131072")
         self.wait_screen(m.qmp(), r"^ baretrace .* events [1-9]\d{5}")
         m.send(b"d")
         m.wait_for(rb"DUMP BEGIN [^\r\n]*events=(\d+)", 30)
         # ~6 s of dump here; a picture takes well under a second.
-        match, rows = self.wait_screen(
-            m.qmp(), r"^ dump 1: sending on the UART, (\d+) lines, "
-            r"(\d+)% of (\d+) events", timeout=60)
-        self.assertGreater(int(match.group(1)), 0)
-        self.assertLessEqual(int(match.group(2)), 100)
+        match, _ = self.wait_screen(m.qmp(), row, timeout=60)
         m.wait_for(rb"DUMP END dump=1 ", 300)
         self.wait_screen(m.qmp(), r"^ dump 1: done, ")
+        return match
+
+    def test_dump_progress_while_sending(self):
+        # The status row counts its lines while it runs.
+        match = self.progress_while_sending(
+            2, r"^ dump 1: sending on the UART, (\d+) lines, (\d+)% of (\d+) events")
+        self.assertGreater(int(match.group(1)), 0)
+        self.assertLessEqual(int(match.group(2)), 100)
 
     def test_dump_progress_moves_within_a_cpu(self):
         # Issue 22 item 8: one CPU's events are most of a dump; progress
         # moves by lines and events, not 0 % until that CPU is done.
-        m, info = self.boot(fw="bios", media="cd", smp=1,
-                            cmdline="timer_hz=10000 trace.events=131072")
-        self.wait_screen(m.qmp(), r"^ baretrace .* events [1-9]\d{5}")
-        m.send(b"d")
-        m.wait_for(rb"DUMP BEGIN [^\r\n]*events=(\d+)", 30)
-        match, _ = self.wait_screen(
-            m.qmp(), r"^ dump 1: sending on the UART, \d+ lines, ([1-9]\d?)% of \d+ events",
-            timeout=60)
+        match = self.progress_while_sending(
+            1, r"^ dump 1: sending on the UART, \d+ lines, ([1-9]\d?)% of \d+ events")
         self.assertLess(int(match.group(1)), 100)
-        m.wait_for(rb"DUMP END dump=1 ", 300)
-        self.wait_screen(m.qmp(), r"^ dump 1: done, ")
-
 
     def test_exception_report_on_screen(self):
         # debug.fault=1: CPU 1 executes ud2; its report reaches the screen.

@@ -134,12 +134,16 @@ class OnTheStick(StickCase):
             f.write(os.urandom(512))
         return img
 
-    def test_lost_records_are_counted(self):
-        # Issue 22 item 4: the next boot said "4 dumps kept", nothing of #3.
-        img = self.damaged_stick("record")
+    def boot_damaged(self, what):
+        """Boot a damaged_stick(what) and press d: (machine, img, where d began)."""
+        img = self.damaged_stick(what)
         m, _ = self.boot(fw="bios", media="usb", smp=2, iso=img, stick_writable=True)
         m.wait_for(r"blockdev: \S+ registered", 60, start=0)
-        start = self.press_d(m)
+        return m, img, self.press_d(m)
+
+    def test_lost_records_are_counted(self):
+        # Issue 22 item 4: the next boot said "4 dumps kept", nothing of #3.
+        m, _, start = self.boot_damaged("record")
         m.wait_for(r"dumpstick: \S+ partition \d+: dump area of \d+ KiB, 4 dumps kept, "
                    r"next is #6", 10, start=start)
         m.wait_for(r"dumpstick: 1 dumps between #1 and #5 are missing \(their records are "
@@ -147,10 +151,7 @@ class OnTheStick(StickCase):
 
     def test_a_damaged_area_header_hides_nothing(self):
         # Four bad sectors at the area's start hid all its intact records.
-        img = self.damaged_stick("area")
-        m, _ = self.boot(fw="bios", media="usb", smp=2, iso=img, stick_writable=True)
-        m.wait_for(r"blockdev: \S+ registered", 60, start=0)
-        start = self.press_d(m)
+        m, img, start = self.boot_damaged("area")
         m.wait_for(r"dumpstick: \S+: no dump area signature in its first sector; not written; "
                    r"5 dumps are still readable \(scripts/decode reads them\)", 10, start=start)
         m.stop()
