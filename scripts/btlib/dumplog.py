@@ -99,8 +99,9 @@ class LogReader:
             if self.progress:
                 self.progress(self.done)
             yield lines
-        if rest:
-            yield [rest]
+        if rest:                         # the last line, and the CR held back for it
+            lines = NEWLINE.split(rest)
+            yield lines[:-1] if lines[-1] == b'' else lines
 
 
 class LogParser:

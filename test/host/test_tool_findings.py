@@ -59,6 +59,16 @@ class Tmp(TempDirTest):
 class BoundedInput(Tmp):
     """Finding 1: zeros are no log; any file is read a chunk at a time."""
 
+    def test_a_log_ending_in_a_lone_cr_is_whole(self):
+        # capture can stop right after DUMP END's CR, before its LF: the
+        # chunked reader held that CR back for a CR LF and gave it to the
+        # last line, whose CRC then failed ("DUMP END line damaged").
+        text = fixture('v2-two-boots.log').rstrip(b'\n').replace(b'\n', b'\r\n') + b'\r'
+        r = decode(self.write('cr.log', text), '--list')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = r.stdout.decode().splitlines()[1:]
+        self.assertEqual([row.split()[1] for row in rows], ['complete'] * 3, r.stdout)
+
     def test_sparse_file_without_partition_table_is_refused_quickly(self):
         img = self.path('z.img')
         with open(img, 'wb') as f:
