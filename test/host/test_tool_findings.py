@@ -63,7 +63,8 @@ class BoundedInput(Tmp):
         # capture can stop right after DUMP END's CR, before its LF: the
         # chunked reader held that CR back for a CR LF and gave it to the
         # last line, whose CRC then failed ("DUMP END line damaged").
-        text = fixture('v2-two-boots.log').rstrip(b'\n').replace(b'\n', b'\r\n') + b'\r'
+        lf = fixture('v2-two-boots.log').replace(b'\r\n', b'\n').rstrip(b'\n')
+        text = lf.replace(b'\n', b'\r\n') + b'\r'
         r = decode(self.write('cr.log', text), '--list')
         self.assertEqual(r.returncode, 0, r.stderr)
         rows = r.stdout.decode().splitlines()[1:]
