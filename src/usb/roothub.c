@@ -58,10 +58,15 @@ void roothub_service(struct xhci *hc)
             continue;
         uint32_t sc = xhci_portsc(hc, p);
         xhci_set_portsc(hc, p, sc & PORTSC_CHANGES);
-        if (hc->port_dev[p] && !(sc & PORTSC_CCS)) {
+        /* A connect status change with a device recorded and one connected
+         * now: it was unplugged and another (or the same) plugged in
+         * between two polls; the one recorded is gone either way. */
+        bool replaced = (sc & PORTSC_CCS) && (sc & PORTSC_CSC);
+        if (hc->port_dev[p] && (!(sc & PORTSC_CCS) || replaced)) {
             usb_detach(hc->port_dev[p]);
             hc->port_dev[p] = NULL;
-        } else if (!hc->port_dev[p] && (sc & PORTSC_CCS)) {
+        }
+        if (!hc->port_dev[p] && (sc & PORTSC_CCS)) {
             tsc_delay_us(PORT_SETTLE_US * 10);   /* connect debounce */
             uint8_t speed = reset_port(hc, p);
             if (speed)

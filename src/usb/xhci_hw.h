@@ -34,6 +34,7 @@
 #define PORTSC_PP           (1u << 9)  /* port power */
 #define PORTSC_SPEED(v)     (((v) >> 10) & 0xF)
 #define PORTSC_CHANGES      (0x7Fu << 17)  /* CSC PEC WRC OCC PRC PLC CEC (RW1C) */
+#define PORTSC_CSC          (1u << 17) /* connect status change */
 #define PORTSC_PRC          (1u << 21)
 #define PORTSC_KEEP         (PORTSC_PP | (3u << 14) | (7u << 25))  /* PP, PIC, wake bits */
 

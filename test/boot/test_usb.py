@@ -18,6 +18,7 @@ there) and check what the kernel did with them.
 """
 import os
 import re
+import time
 import unittest
 
 from harness import ISO, Machine
@@ -130,6 +131,30 @@ class UsbKeyboard(unittest.TestCase):
                 m.wait_for(rb"usb: \S+ port \d+: disconnected", KEY_TIMEOUT_S, start=start)
         d = self.dump(m)
         self.assertEqual(self.usb_keys(d)[-1], (USAGE_D, 0))
+        self.assertEqual(m.faults(), [])
+
+    def test_keyboard_replugged_into_the_same_port_during_a_dump(self):
+        """Issue 20 item 8: unplugged and plugged back into the same root
+        port while the boot CPU is busy dumping, the port reads CCS=1 with
+        CSC=1 and a device still recorded; the new keyboard must be seen
+        (KVM switches and re-enumerating keyboards do this)."""
+        m = Machine(self.id(), smp=2, machine=NO_PS2, extra=XHCI,
+                    cmdline="timer_hz=10000 trace.events=131072")
+        m.start()
+        self.addCleanup(m.stop)
+        m.ready()
+        start = len(m.output())
+        m.qmp().command("device_add", driver="usb-kbd", bus="xhci.0", port="1", id="k1")
+        m.wait_for(KBD_LINE, KEY_TIMEOUT_S, start=start)
+        time.sleep(2)                                    # fill the rings: a long dump
+        start = len(m.output())
+        m.send(b"d")
+        m.wait_for(rb"DUMP BEGIN", 30, start=start)
+        m.qmp().command("device_del", id="k1")
+        m.qmp().command("device_add", driver="usb-kbd", bus="xhci.0", port="1", id="k2")
+        m.wait_for(rb"DUMP END", 300, start=start)
+        m.wait_for(KBD_LINE, KEY_TIMEOUT_S, start=start)  # the new one, enumerated
+        self.press(m, rb"keys: d dump", "h")
         self.assertEqual(m.faults(), [])
 
     def test_stick_and_keyboard(self):
