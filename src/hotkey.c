@@ -1,5 +1,6 @@
 /* hotkey.c — read input bytes and run the command each key names. */
 #include "hotkey.h"
+#include "firmware/cmdline.h"
 #include "lib/kprintf.h"
 #include "lib/format.h"
 #include "dev/keyboard.h"
@@ -18,11 +19,14 @@
 #define POLL_BUDGET 64                /* keys handled per wake-up */
 
 static uint64_t ignored, serial_bytes;
-static uint64_t kbd_present;
 
-void hotkey_init(void)
+void hotkey_init(unsigned keyboard)
 {
-    kbd_present = keyboard_init();
+    if (keyboard == CMDLINE_KEYBOARD_USB) {
+        kprintf("keyboard: PS/2 controller left alone (keyboard=usb)\n");
+        return;                     /* keyboard_poll then reports nothing */
+    }
+    keyboard_init();                /* false without an i8042: then no PS/2 keys */
 }
 
 static void key_dump(void)     { dump_all(); }

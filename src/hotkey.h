@@ -23,7 +23,8 @@ enum hotkey_action {
 #undef HOTKEY
 };
 
-void     hotkey_init(void);
+/* keyboard: CMDLINE_KEYBOARD_* (keyboard=usb leaves the i8042 untouched). */
+void     hotkey_init(unsigned keyboard);
 void     hotkey_poll(void);            /* BSP only */
 void     hotkey_help(void);
 

@@ -78,7 +78,8 @@ void kmain(uint32_t magic, const void *info)
     acpi_setup();                           /* RSDP -> XSDT/RSDT -> MADT */
     boot_phase(TRACE_PHASE_ACPI, madt.enabled);
     pci_scan();                             /* every PCI function, for the drivers */
-    screen_report_adapter(pci_has_class(PCI_CLASS_DISPLAY)); /* no display at all? */
+    if (!cfg.screen_off)
+        screen_report_adapter(pci_has_class(PCI_CLASS_DISPLAY)); /* no display at all? */
     uartsel_choose(&cfg);                   /* console=: SPCR, COM, PCI or MMIO UART */
     trace_setup();                          /* mask, per-CPU rings, BSP's ring */
     lapic_init(madt.lapic_addr);            /* BSP local APIC */
@@ -86,7 +87,7 @@ void kmain(uint32_t magic, const void *info)
     tsc_init();                             /* TSC frequency, invariance */
     boot_phase(TRACE_PHASE_TSC_CALIBRATED, tsc_hz());
     timer_init(cfg.timer_hz);               /* LAPIC timer calibrated on the TSC */
-    usb_init();                             /* USB: before the APs (see usb/xhci.h) */
+    usb_init(&cfg);                         /* USB: before the APs (see usb/xhci.h) */
     boot_phase(TRACE_PHASE_SMP_START, 0);
     smp_start(&madt, cpu_limit(), &smp, ap_online); /* INIT/SIPI/SIPI, bounded wait */
     boot_phase(TRACE_PHASE_SMP_DONE, smp.online);
@@ -97,7 +98,7 @@ void kmain(uint32_t magic, const void *info)
     timer_start_cpu();                      /* BSP ticks too */
     boot_phase(TRACE_PHASE_TIMER_START, timer_hz());
     rings_keep_facts(tsc_hz());             /* TSC rate, APIC ids for the next boot */
-    hotkey_init();                          /* PS/2 keyboard, if any */
+    hotkey_init(cfg.keyboard);              /* PS/2 keyboard, if any (keyboard=) */
     inputpoll_set(hotkey_poll);             /* keys read inside long workloads */
     dumpstick_init(cfg.dump_to);            /* trace.dump_to=: dumps to the boot stick too */
     serial_irq_setup();                     /* ISA UART input by interrupt, else polled */
@@ -138,7 +139,9 @@ static void read_boot_info(uint32_t magic, const void *info)
 static void console_setup(void)
 {
     uartsel_early(&cfg);                    /* the rest once ACPI and PCI are up */
-    if (screen_init(&mb.fb))
+    if (cfg.screen_off)
+        kprintf("screen: off (screen=off): UART only\n");
+    else if (screen_init(&mb.fb))
         console_add_sink(screen_write, NULL, 0);  /* a dump's progress, not its lines */
     status_update();                        /* the status rows, drawn with the boot text */
     kprintf("\nbaretrace: booted by %s (%s), cmdline \"%s\"\n",

@@ -191,6 +191,65 @@ static void opt_trace_events(struct boot_config *cfg, const char *word, const ch
     cfg->trace_events = v;
 }
 
+/* One usb.skip= item, `n` bytes at p: a kind or pci:BB:DD.F. */
+static bool usb_skip_item(struct boot_config *c, const char *p, size_t n)
+{
+    static const struct { const char *name; unsigned bit; } kinds[] = {
+        { "uhci", CMDLINE_USB_UHCI }, { "ohci", CMDLINE_USB_OHCI },
+        { "ehci", CMDLINE_USB_EHCI }, { "xhci", CMDLINE_USB_XHCI },
+    };
+    for (unsigned i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (n == 4 && !strncmp(p, kinds[i].name, 4)) {
+            c->usb_skip_kinds |= kinds[i].bit;
+            return true;
+        }
+    char item[16];
+    struct boot_config b = *c;
+    if (n < 5 || n >= sizeof item || strncmp(p, "pci:", 4) || c->usb_skip_count == CMDLINE_USB_SKIP_MAX)
+        return false;
+    memcpy(item, p + 4, n - 4);
+    item[n - 4] = 0;
+    const char *end = parse_bdf(item, &b);
+    if (!end || *end || b.console_pci_port)
+        return false;
+    c->usb_skip[c->usb_skip_count].bus = b.console_pci_bus;
+    c->usb_skip[c->usb_skip_count].dev = b.console_pci_dev;
+    c->usb_skip[c->usb_skip_count++].fn = b.console_pci_fn;
+    return true;
+}
+
+static void opt_usb_skip(struct boot_config *cfg, const char *word, const char *val)
+{
+    struct boot_config c = *cfg;
+    for (const char *p = val; *p;) {
+        size_t n = 0;
+        while (p[n] && p[n] != ',')
+            n++;
+        if (!usb_skip_item(&c, p, n) || (p[n] == ',' && !p[n + 1])) {
+            warn(cfg, word, "want pci:BB:DD.F or uhci, ohci, ehci, xhci (at most 8 "
+                            "functions), comma separated; ignored");
+            return;
+        }
+        p += n + (p[n] == ',');
+    }
+    if (*val)
+        *cfg = c;
+    else
+        warn(cfg, word, "empty; ignored");
+}
+
+static void opt_keyboard(struct boot_config *cfg, const char *word, const char *val)
+{
+    if (!strcmp(val, "both"))
+        cfg->keyboard = CMDLINE_KEYBOARD_BOTH;
+    else if (!strcmp(val, "legacy"))
+        cfg->keyboard = CMDLINE_KEYBOARD_LEGACY;
+    else if (!strcmp(val, "usb"))
+        cfg->keyboard = CMDLINE_KEYBOARD_USB;
+    else
+        warn(cfg, word, "want legacy, usb or both; using both");
+}
+
 static void opt_dump_to(struct boot_config *cfg, const char *word, const char *val)
 {
     unsigned to = 0;
@@ -266,6 +325,18 @@ static void apply(struct boot_config *cfg, const char *word)
         opt_on_fault(cfg, word, val);
     else if (KEY("trace.dump_after"))
         parse_range(cfg, word, val, 1, MAX_DUMP_AFTER_S, &cfg->dump_after_s, "no dump");
+    else if (KEY("usb") && val && !strcmp(val, "off"))
+        cfg->usb_off = true;
+    else if (KEY("usb"))
+        warn(cfg, word, "want usb=off; ignored");
+    else if (KEY("usb.skip") && val)
+        opt_usb_skip(cfg, word, val);
+    else if (KEY("keyboard") && val)
+        opt_keyboard(cfg, word, val);
+    else if (KEY("screen") && val && !strcmp(val, "off"))
+        cfg->screen_off = true;
+    else if (KEY("screen"))
+        warn(cfg, word, "want screen=off; ignored");
     else if (KEY("workload"))
         copy_value(cfg, word, val, cfg->workload, sizeof cfg->workload);
     else

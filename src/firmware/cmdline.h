@@ -26,6 +26,11 @@
  *                                (dump)
  *   trace.dump_after=<s>         dump once, unattended, s seconds after
  *                                boot (1..604800; none)
+ *   usb=off                      touch no USB controller
+ *   usb.skip=<list>              leave these alone: pci:BB:DD.F, or a kind
+ *                                (uhci, ohci, ehci, xhci), comma separated
+ *   keyboard=legacy|usb|both     where keys come from (both)
+ *   screen=off                   no screen console (UART only)
  * A bad value never stops the boot: it produces a warning naming the
  * option and the default used instead. Pure code, tested on the host. */
 #ifndef CMDLINE_H
@@ -34,6 +39,7 @@
 #include <stdint.h>
 
 #define CMDLINE_MAX_WARNINGS 8
+#define CMDLINE_USB_SKIP_MAX 8               /* usb.skip=pci:... functions kept */
 #define CMDLINE_WARNING_LEN  120
 
 enum console_kind { CONSOLE_AUTO, CONSOLE_TTYS, CONSOLE_PCI, CONSOLE_MMIO };
@@ -63,10 +69,27 @@ struct boot_config {
     int32_t  hang_cpu;                 /* -1 = none */
     uint8_t  on_fault;                 /* CMDLINE_ON_FAULT_* */
     uint32_t dump_after_s;             /* 0 = never */
+    bool     usb_off;                  /* usb=off: touch no USB controller */
+    unsigned usb_skip_kinds;           /* usb.skip=ehci,...: CMDLINE_USB_* bits */
+    unsigned usb_skip_count;           /* usb.skip=pci:BB:DD.F,...: these functions */
+    struct { uint8_t bus, dev, fn; } usb_skip[CMDLINE_USB_SKIP_MAX];
+    uint8_t  keyboard;                 /* CMDLINE_KEYBOARD_*: where keys come from */
+    bool     screen_off;               /* screen=off: no screen console */
     unsigned warning_count;
     unsigned warnings_cut;             /* beyond the last slot, which says "(N more)" */
     char     warnings[CMDLINE_MAX_WARNINGS][CMDLINE_WARNING_LEN];
 };
+
+/* usb.skip= controller kinds (PCI class 0C/03 programming interfaces). */
+#define CMDLINE_USB_UHCI      1u
+#define CMDLINE_USB_OHCI      2u
+#define CMDLINE_USB_EHCI      4u
+#define CMDLINE_USB_XHCI      8u
+/* keyboard= values: both (default), legacy (PS/2 or the firmware's
+ * emulation of it), usb (USB keyboards only: the i8042 is not touched). */
+#define CMDLINE_KEYBOARD_BOTH   0
+#define CMDLINE_KEYBOARD_LEGACY 1
+#define CMDLINE_KEYBOARD_USB    2
 
 #define DUMP_TO_SERIAL        1u
 #define DUMP_TO_STICK         2u

@@ -1,27 +1,99 @@
-/* usbstack.c — the class-driver table, and the stack's two entry points. */
+/* usbstack.c — the USB stack's entry points: which controllers it takes,
+ * the class-driver table, and keys from USB keyboards. */
 #include "usb/usbstack.h"
 #include "usb/hid.h"
 #include "usb/hub.h"
 #include "usb/msc.h"
 #include "usb/roothub.h"
+#include "usb/say.h"
 #include "usb/usbdev.h"
 #include "usb/xhci.h"
+#include "dev/pci.h"
+#include "lib/kprintf.h"
+
+#define PCI_CLASS_SERIAL_BUS 0x0C
+#define PCI_SUBCLASS_USB     0x03
+#define PCI_ANY_PROGIF       (-1)
+
+/* USB host controllers by programming interface (PCI Code and ID
+ * Assignment, class 0C/03): the kinds usb.skip= names. */
+static const struct hc_kind {
+    uint8_t prog_if;
+    const char *name;
+    unsigned skip_bit;
+} kinds[] = {
+    { 0x00, "uhci", CMDLINE_USB_UHCI }, { 0x10, "ohci", CMDLINE_USB_OHCI },
+    { 0x20, "ehci", CMDLINE_USB_EHCI }, { 0x30, "xhci", CMDLINE_USB_XHCI },
+};
+
+/* keyboard=legacy: a USB keyboard is found and named, but not a key source. */
+static void keyboard_off(struct usb_dev *d, const struct usb_cfg_info *cfg,
+                         const struct usb_if_info *iface)
+{
+    (void)cfg, (void)iface;
+    usb_say(d, "keyboard %04x:%04x: left alone (keyboard=legacy)", d->vendor, d->product);
+}
 
 /* Tried in this order: a hub first (a composite hub's other interfaces
- * are not drivers' business), then a boot keyboard, then a disk. */
-static const struct usb_class_driver class_drivers[] = {
+ * are not drivers' business), then a boot keyboard, then a disk. Row 1
+ * is the keyboard's: keyboard=legacy swaps its attach (usb_init). */
+#define KEYBOARD_ROW 1
+static struct usb_class_driver class_drivers[] = {
     { "hub",          USB_CLASS_HUB, USB_ANY, USB_ANY, true, hub_attach },
     { "keyboard",     USB_CLASS_HID, HID_SUBCLASS_BOOT, HID_PROTO_KEYBOARD, false, hid_attach },
     { "mass storage", USB_CLASS_MSC, USB_ANY, USB_ANY, false, msc_attach },
 };
 
-void usb_init(void)
+static const struct hc_kind *kind_of(const struct pci_func *f)
 {
+    for (unsigned i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (kinds[i].prog_if == f->prog_if)
+            return &kinds[i];
+    return NULL;
+}
+
+static bool skipped(const struct boot_config *cfg, const struct pci_func *f,
+                    const struct hc_kind *k)
+{
+    if (k && (cfg->usb_skip_kinds & k->skip_bit))
+        return true;
+    for (unsigned i = 0; i < cfg->usb_skip_count; i++)
+        if (cfg->usb_skip[i].bus == f->bus && cfg->usb_skip[i].dev == f->dev &&
+            cfg->usb_skip[i].fn == f->fn)
+            return true;
+    return false;
+}
+
+/* One USB controller: driven (xHCI), or named with why it is not. */
+static void take(const struct boot_config *cfg, const struct pci_func *f)
+{
+    const struct hc_kind *k = kind_of(f);
+    const char *name = k ? k->name : "usb controller";
+    if (skipped(cfg, f, k)) {
+        kprintf("usb: %02x:%02x.%x %s: left alone (usb.skip=)\n", f->bus, f->dev, f->fn, name);
+        return;
+    }
+    if (k && k->skip_bit == CMDLINE_USB_XHCI) {
+        struct xhci *hc = xhci_start_one(f);
+        if (hc && !hc->dead)
+            roothub_scan(hc);
+        return;
+    }
+    kprintf("usb: %02x:%02x.%x %s: not driven (baretrace drives xHCI only): devices on its "
+            "ports are not seen\n", f->bus, f->dev, f->fn, name);
+}
+
+void usb_init(const struct boot_config *cfg)
+{
+    if (cfg->usb_off)
+        return;                          /* usb=off: not one register touched */
+    if (cfg->keyboard == CMDLINE_KEYBOARD_LEGACY)
+        class_drivers[KEYBOARD_ROW].attach = keyboard_off;
     usb_set_class_drivers(class_drivers, sizeof class_drivers / sizeof class_drivers[0]);
-    xhci_init_all();
-    for (unsigned i = 0; i < xhci_count(); i++)
-        if (!xhci_controller(i)->dead)
-            roothub_scan(xhci_controller(i));
+    const struct pci_func *f;
+    for (unsigned n = 0; (f = pci_find_class(PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB,
+                                             PCI_ANY_PROGIF, n)); n++)
+        take(cfg, f);
 }
 
 int usb_key_poll(uint8_t *usage, uint8_t *mods)

@@ -4,10 +4,14 @@
 #ifndef USB_USBSTACK_H
 #define USB_USBSTACK_H
 #include <stdint.h>
+#include "firmware/cmdline.h"
 
-/* Hand the enumeration its class drivers, then find, take over and start
- * every xHCI and enumerate its devices (xhci.h: before the APs start). */
-void usb_init(void);
+/* Hand the enumeration its class drivers, then take every USB host
+ * controller PCI lists, as the command line allows (usb=off, usb.skip=,
+ * keyboard=legacy): start each xHCI and enumerate its devices (xhci.h:
+ * before the APs start), and name every other one and why it is left
+ * alone. */
+void usb_init(const struct boot_config *cfg);
 /* Next key of any USB keyboard (hid.h's hid_key_poll), taking the
  * controllers' events first when none is queued. Boot CPU only. */
 int  usb_key_poll(uint8_t *usage, uint8_t *mods);

@@ -8,9 +8,6 @@
 #include "mm/mmio.h"
 #include "time/tsc.h"
 
-#define PCI_CLASS_SERIAL_BUS 0x0C
-#define PCI_SUBCLASS_USB     0x03
-#define PCI_PROGIF_XHCI      0x30
 #define HANDOFF_TIMEOUT_US   1000000  /* BIOS gives up ownership (Linux: 1 s) */
 #define HALT_TIMEOUT_US      100000   /* HCHalted within 16 ms (§5.4.1) */
 #define RESET_TIMEOUT_US     1000000
@@ -190,20 +187,21 @@ static bool start(struct xhci *hc)
     return true;
 }
 
-void xhci_init_all(void)
+struct xhci *xhci_start_one(const struct pci_func *f)
 {
-    const struct pci_func *f;
-    for (unsigned n = 0; n_ctrl < XHCI_MAX_CTRL &&
-         (f = pci_find_class(PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB, PCI_PROGIF_XHCI, n));
-         n++) {
-        struct xhci *hc = &ctrl[n_ctrl++];
-        hc->pci = f;
-        ksnprintf(hc->name, sizeof hc->name, "%02x:%02x.%x", f->bus, f->dev, f->fn);
-        if (!start(hc))
-            continue;
-        kprintf("usb: %s xhci: %u ports, %u slots, %u-byte contexts\n", hc->name, hc->ports,
-                hc->slots, hc->ctx_size);
+    if (n_ctrl == XHCI_MAX_CTRL) {
+        kprintf("usb: %02x:%02x.%x xhci: left alone (only %u controllers are driven)\n",
+                f->bus, f->dev, f->fn, XHCI_MAX_CTRL);
+        return NULL;
     }
+    struct xhci *hc = &ctrl[n_ctrl++];
+    hc->pci = f;
+    ksnprintf(hc->name, sizeof hc->name, "%02x:%02x.%x", f->bus, f->dev, f->fn);
+    if (!start(hc))
+        return hc;                       /* named by start(), marked dead */
+    kprintf("usb: %s xhci: %u ports, %u slots, %u-byte contexts\n", hc->name, hc->ports,
+            hc->slots, hc->ctx_size);
+    return hc;
 }
 
 unsigned xhci_count(void) { return n_ctrl; }

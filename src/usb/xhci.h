@@ -1,9 +1,9 @@
 /* xhci.h — xHCI host controllers: discovery, handoff, reset, the command
  * ring and the event ring, all polled (no interrupts).
  *
- * xhci_init_all() finds every PCI function of class 0C/03/30, takes it
- * from the BIOS (USBLEGSUP), resets it and starts it; roothub.h then
- * enumerates what is plugged into its root ports (usbdev.h). Every wait is bounded; a
+ * xhci_start_one() takes a PCI function of class 0C/03/30 (usbstack.c
+ * finds them) from the BIOS (USBLEGSUP), resets it and starts it;
+ * roothub.h then enumerates what is plugged into its root ports. Every wait is bounded; a
  * controller that misbehaves is named on the console ("usb: BB:DD.F
  * xhci: ...") and left alone.
  *
@@ -14,7 +14,7 @@
  * Change events mark the root port for roothub_service. The boot CPU
  * polls every controller when it reads keys (usbstack.h).
  *
- * Call xhci_init_all() after tsc_init() and before the APs start: sizing
+ * Start controllers after tsc_init() and before the APs start: sizing
  * a BAR changes the machine's memory map, and QEMU 7.2 under multi-
  * threaded TCG can crash (SIGSEGV in memory_region_dispatch_write) when
  * that happens while another vCPU writes MMIO (its LAPIC EOI). */
@@ -61,9 +61,11 @@ struct xhci {
     bool     dead;
 };
 
-/* Find, take over, reset and start every xHCI (roothub.h enumerates). */
-void xhci_init_all(void);
-/* The controllers xhci_init_all() found (started or dead). */
+/* Take over, reset and start the xHCI at PCI function f (roothub.h
+ * enumerates): the controller (dead, and named, when it failed), or NULL
+ * when XHCI_MAX_CTRL are driven already. */
+struct xhci *xhci_start_one(const struct pci_func *f);
+/* The controllers xhci_start_one() took (started or dead). */
 unsigned xhci_count(void);
 struct xhci *xhci_controller(unsigned i);
 

@@ -187,5 +187,67 @@ class UsbKeyboard(unittest.TestCase):
         self.assertEqual(self.usb_keys(d)[-1], (USAGE_D, 0))
         self.assertEqual(m.faults(), [])
 
+class EscapeHatches(unittest.TestCase):
+    """Issue 20 item 5: switches that get a user past a controller or a
+    keyboard that misbehaves, and every USB controller named (item 8)."""
+
+    def boot(self, cmdline="", extra=(), machine="pc"):
+        m = Machine(self.id(), smp=1, machine=machine, cmdline=cmdline, extra=list(extra))
+        m.start()
+        self.addCleanup(m.stop)
+        m.ready()
+        return m
+
+    def usb_lines(self, m):
+        return [line for line in m.text().splitlines() if line.startswith("usb:")]
+
+    def test_usb_off_touches_no_controller(self):
+        m = self.boot("usb=off", ["-device", "qemu-xhci,id=xhci", "-device", "usb-ehci"])
+        self.assertEqual(self.usb_lines(m), [])
+        start = len(m.output())
+        m.sendkey("h")                                   # PS/2 still works
+        m.wait_for(rb"keys: d dump", KEY_TIMEOUT_S, start=start)
+
+    def test_every_controller_is_named_and_skips_work(self):
+        ctrls = ["-device", "qemu-xhci,id=xhci,addr=0x5", "-device", "usb-ehci,addr=0x6",
+                 "-device", "pci-ohci,addr=0x7", "-device", "piix3-usb-uhci,addr=0x8"]
+        m = self.boot("", ctrls)
+        lines = "\n".join(self.usb_lines(m))
+        self.assertRegex(lines, r"usb: 00:05\.0 xhci: \d+ ports")
+        for at, kind in (("06", "ehci"), ("07", "ohci"), ("08", "uhci")):
+            self.assertIn(f"usb: 00:{at}.0 {kind}: not driven (baretrace drives xHCI only): "
+                          "devices on its ports are not seen", lines)
+        m.stop()
+        m = self.boot("usb.skip=pci:00:05.0,ohci", ctrls)
+        lines = "\n".join(self.usb_lines(m))
+        self.assertIn("usb: 00:05.0 xhci: left alone (usb.skip=)", lines)
+        self.assertIn("usb: 00:07.0 ohci: left alone (usb.skip=)", lines)
+        self.assertNotRegex(lines, r"xhci: \d+ ports")
+        m.stop()
+        m = self.boot("usb.skip=xhci", ctrls)
+        self.assertIn("usb: 00:05.0 xhci: left alone (usb.skip=)", m.text())
+
+    def test_keyboard_switches(self):
+        m = self.boot("keyboard=legacy", XHCI + KBD)
+        self.assertRegex(m.text(), r"usb: \S+ port \d+: keyboard [0-9a-f]{4}:[0-9a-f]{4}: left "
+                                   r"alone \(keyboard=legacy\)")
+        self.assertNotRegex(m.text(), KBD_LINE.decode())
+        m.stop()
+        m = self.boot("keyboard=usb", XHCI + KBD, machine=NO_PS2)
+        self.assertIn("keyboard: PS/2 controller left alone (keyboard=usb)", m.text())
+        start = len(m.output())
+        m.sendkey("h")
+        m.wait_for(rb"keys: d dump", KEY_TIMEOUT_S, start=start)
+
+    def test_screen_off(self):
+        m = self.boot("screen=off")
+        self.assertIn("screen: off (screen=off): UART only", m.text())
+        start = len(m.output())
+        m.send(b"h")
+        m.wait_for(rb"keys: d dump", KEY_TIMEOUT_S, start=start)
+        time.sleep(1)
+        self.assertNotRegex(m.text(), r"screen: \d+x\d+")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -237,6 +237,44 @@ static void test_console_bad(void)
     }
 }
 
+/* The escape hatches of issue 20: usb=off, usb.skip=, keyboard=, screen=off. */
+static void test_escape_hatches(void)
+{
+    struct boot_config c;
+    cmdline_defaults(&c);
+    CHECK(!c.usb_off && !c.screen_off && c.keyboard == CMDLINE_KEYBOARD_BOTH);
+    CHECK_EQ(c.usb_skip_kinds, 0);
+    cmdline_parse("usb=off screen=off keyboard=legacy "
+                  "usb.skip=ehci,pci:00:1d.7,uhci,pci:3:0.0", &c);
+    CHECK_EQ(c.warning_count, 0);
+    CHECK(c.usb_off && c.screen_off);
+    CHECK_EQ(c.keyboard, CMDLINE_KEYBOARD_LEGACY);
+    CHECK_EQ(c.usb_skip_kinds, CMDLINE_USB_EHCI | CMDLINE_USB_UHCI);
+    CHECK_EQ(c.usb_skip_count, 2);
+    CHECK_EQ(c.usb_skip[0].dev, 0x1d);
+    CHECK_EQ(c.usb_skip[0].fn, 7);
+    CHECK_EQ(c.usb_skip[1].bus, 3);
+    cmdline_parse("keyboard=usb", &c);
+    CHECK_EQ(c.keyboard, CMDLINE_KEYBOARD_USB);
+    static const char *bad[] = {
+        "usb=on", "usb.skip=fhci", "usb.skip=pci:00:1d", "usb.skip=pci:00:1d.7/1",
+        "usb.skip=ehci,", "keyboard=ps2", "screen=on",
+    };
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cmdline_defaults(&c);
+        cmdline_parse(bad[i], &c);
+        CHECK_EQ(c.warning_count, 1);
+        CHECK(warned(&c, bad[i]));
+        CHECK(!c.usb_off && !c.screen_off && c.usb_skip_kinds == 0 && c.usb_skip_count == 0);
+        CHECK_EQ(c.keyboard, CMDLINE_KEYBOARD_BOTH);
+    }
+    cmdline_defaults(&c);                   /* a ninth function is refused, the list kept */
+    cmdline_parse("usb.skip=pci:0:1.0,pci:0:2.0,pci:0:3.0,pci:0:4.0,pci:0:5.0,pci:0:6.0,"
+                  "pci:0:7.0,pci:0:8.0,pci:0:9.0", &c);
+    CHECK_EQ(c.warning_count, 1);
+    CHECK_EQ(c.usb_skip_count, 0);
+}
+
 int main(void)
 {
     test_dump_to();
@@ -246,6 +284,7 @@ int main(void)
     test_console();
     test_console_bad();
     test_console_messages();
+    test_escape_hatches();
     test_good();
     test_bad_values_keep_defaults();
     test_edge();
