@@ -16,6 +16,7 @@
 #include "firmware/madt.h"
 #include "firmware/mb2.h"
 #include "mm/mem.h"
+#include "arch/pat.h"
 #include "arch/percpu.h"
 #include "dev/pci.h"
 #include "dev/pic.h"
@@ -69,6 +70,7 @@ void kmain(uint32_t magic, const void *info)
     exception_set_on_fault((enum on_fault)cfg.on_fault);  /* trace.on_fault= */
     console_setup();                        /* legacy COM port, screen, banner */
     gdt_init_cpu(0);                        /* this CPU's GDT and TSS */
+    pat_init();                             /* PAT entry 1: write combining (screen) */
     idt_init(exception_handle);             /* all 256 vectors; faults report */
     idt_load();
     pic_disable();                          /* 8259s remapped and masked */

@@ -22,6 +22,7 @@
 #include "lib/format.h"
 #include "arch/cpu.h"
 #include "arch/gdt.h"
+#include "arch/pat.h"
 #include "arch/idt.h"
 #include "arch/lapic.h"
 #include "mm/mem.h"
@@ -247,6 +248,7 @@ void ap_main(void)
     cpus[idx].apic_id = apic_ids[idx];
     cpus[idx].online = 1;
     gdt_init_cpu((uint32_t)idx);
+    pat_init();                          /* the same PAT on every CPU (SDM §12.12.4) */
     idt_load();
     ap_online((uint32_t)idx);
 }

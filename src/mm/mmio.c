@@ -1,6 +1,7 @@
 /* mmio.c — identity mappings for device memory, 2 MiB pages. */
 #include "mm/mmio.h"
 #include "mm/mem.h"
+#include "arch/pat.h"
 #include "arch/spinlock.h"
 
 #define PTE_P        (1ull << 0)
@@ -46,7 +47,10 @@ void *mmio_map(uint64_t phys, uint64_t size, enum mmio_type type)
 {
     if (!size || phys >= PHYS_LIMIT || size > PHYS_LIMIT - phys)
         return 0;
-    uint64_t cache = type == MMIO_UNCACHED ? PTE_PCD | PTE_PWT : 0;
+    if (type == MMIO_WC && !pat_wc())
+        type = MMIO_UNCACHED;
+    uint64_t cache = type == MMIO_UNCACHED ? PTE_PCD | PTE_PWT
+                   : type == MMIO_WC ? pat_pde_bits(PAT_ENTRY_WC) : 0;
     uint64_t end = phys + size;
     bool ok = true;
     spin_lock(&lock);
@@ -56,6 +60,8 @@ void *mmio_map(uint64_t phys, uint64_t size, enum mmio_type type)
             ok = false;
             break;
         }
+        if (type == MMIO_WC && mem_is_ram(a, PAGE_2M))
+            continue;                   /* never RAM: WC is weakly ordered */
         uint64_t want = a | PTE_P | PTE_W | PTE_PS | cache;
         if ((*e & PTE_P) && type == MMIO_CACHED)
             continue;                   /* already reachable: keep its type */

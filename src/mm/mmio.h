@@ -8,6 +8,9 @@
  * to use (equal to phys: the map is an identity map).
  *
  * MMIO_UNCACHED sets PCD|PWT (registers: every access reaches the device);
+ * MMIO_WC selects the PAT's write-combining entry (arch/pat.h) for a
+ * framebuffer, on 2 MiB pages that hold no RAM (and uncached where the
+ * CPU has no PAT);
  * MMIO_CACHED leaves the memory type to the firmware's MTRRs (write
  * combining for a framebuffer on most PCs). Mapping a range below 4 GiB
  * uncached also makes any RAM sharing its 2 MiB pages uncached: correct,
@@ -17,7 +20,7 @@
 #define MMIO_H
 #include <stdint.h>
 
-enum mmio_type { MMIO_CACHED, MMIO_UNCACHED };
+enum mmio_type { MMIO_CACHED, MMIO_UNCACHED, MMIO_WC };
 
 void *mmio_map(uint64_t phys, uint64_t size, enum mmio_type type);
 

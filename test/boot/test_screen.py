@@ -155,6 +155,18 @@ class Framebuffer(ScreenCase):
                             for r in rows), "boot banner not on screen")
         self.assertEqual(m.faults(), [])
 
+    def test_write_combining_measured(self):
+        # Issue 20 item 6: the framebuffer is remapped write-combining
+        # through the PAT, and the first full redraw is measured both ways
+        # in the screen's one line; the screen still shows READY after it.
+        m, info = self.boot(fw="bios", media="cd", smp=2)
+        line = m.wait_for(rb"screen: \d+x\d+ 32 bpp at 0x[0-9a-f]+, \d+x\d+ cells; full redraw "
+                          rb"(\d+) TSC ticks \(\d+ us\), write-combining (\d+) TSC ticks "
+                          rb"\(\d+ us\)", 30, start=0)
+        self.assertGreater(int(line.group(1)), 0)
+        self.assertGreater(int(line.group(2)), 0)
+        self.wait_screen(m.qmp(), r"^READY cpus=2 ")
+
     def test_uefi_ready(self):
         m, info = self.boot(fw="uefi", media="cd", smp=2)
         self.check_ready_on_screen(m, info)

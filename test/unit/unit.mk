@@ -13,6 +13,7 @@ UNIT_SRCS_tscmath := src/time/tscmath.c
 UNIT_SRCS_scancode := src/dev/scancode.c
 UNIT_SRCS_median := src/lib/median.c
 UNIT_SRCS_bytes :=
+UNIT_SRCS_pat := src/arch/pat.c
 # lab/ (workloads and the benchmark): the pure parts
 UNIT_SRCS_wlargs := src/lab/wlargs.c src/lib/format.c
 UNIT_SRCS_stresssum :=
