@@ -33,7 +33,7 @@ static void key_dump(void)     { dump_all(); }
 static void key_print(void)    { table_print_newest(); }
 static void key_toggle(void)   { control_toggle(); }
 static void key_clear(void)    { control_clear(stats_clear); }   /* the timer statistics too */
-static void key_stats(void)    { summary_print(ignored); }
+static void key_stats(void)    { summary_print(ignored, usb_keys_dropped()); }
 static void key_mask(void)     { maskprompt_open(); }
 static void key_previous(void) { prevboot_dump(); }
 

@@ -52,7 +52,7 @@ static void cpu_line(uint32_t cpu, struct ring *r, uint64_t uptime_s)
             st->tick_lateness.max);
 }
 
-void summary_print(uint64_t ignored_keys)
+void summary_print(uint64_t ignored_keys, uint64_t usb_keys_dropped)
 {
     struct snapshot f;
     if (!snapshot_take(&f))
@@ -61,10 +61,10 @@ void summary_print(uint64_t ignored_keys)
     memset(per_type, 0, sizeof per_type);
     memset(pair, 0, sizeof pair);
     kprintf("stats: uptime %lu s, %u CPUs online, TSC %lu Hz, tracing %s, ignored keys %lu, "
-            "serial overruns %lu, serial bytes dropped %lu, serial irqs %lu\n", uptime_s,
-            cpus_online, tsc_hz(),
+            "serial overruns %lu, serial bytes dropped %lu, serial irqs %lu, usb keys dropped "
+            "%lu\n", uptime_s, cpus_online, tsc_hz(),
             trace_get_mask() & (TRACE_ENABLE | TRACE_PAUSED) ? "on" : "off", ignored_keys,
-            serial_overruns(), serial_tx_dropped(), serial_irqs());
+            serial_overruns(), serial_tx_dropped(), serial_irqs(), usb_keys_dropped);
     if (dump_nowhere_count())
         kprintf("stats: %u dumps asked for had nowhere to go (no UART answered, no stick with "
                 "a dump area): nothing was sent\n", dump_nowhere_count());

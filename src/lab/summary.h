@@ -6,6 +6,8 @@
 #include <stdint.h>
 
 /* ignored_keys: input bytes that named no command (hotkey.h). */
-void summary_print(uint64_t ignored_keys);
+/* ignored_keys: keys that named no command; usb_keys_dropped: USB key
+ * presses lost to a full key queue (both counted by the key path). */
+void summary_print(uint64_t ignored_keys, uint64_t usb_keys_dropped);
 
 #endif

@@ -28,6 +28,7 @@ static struct kbd *kbds[HID_MAX_KBDS];
 static unsigned n_kbds;
 static struct hid_key keyq[KEYQ_SIZE];
 static uint32_t keyq_head, keyq_tail;
+static uint64_t keys_dropped;                /* arrived with the queue full */
 
 static void queue_report(struct kbd *k)
 {
@@ -50,8 +51,13 @@ static void on_transfer(struct usb_dev *d, uint8_t dci, uint8_t cc, uint32_t res
     struct hid_key keys[HID_KEYS];
     unsigned len = residual < HID_REPORT_LEN ? HID_REPORT_LEN - residual : 0;
     unsigned n = hidmap_report(&k->map, k->report, len, keys, HID_KEYS);
-    for (unsigned i = 0; i < n && keyq_head - keyq_tail < KEYQ_SIZE; i++)
+    for (unsigned i = 0; i < n; i++) {
+        if (keyq_head - keyq_tail == KEYQ_SIZE) {
+            keys_dropped += n - i;             /* counted where s shows it */
+            break;
+        }
         keyq[keyq_head++ % KEYQ_SIZE] = keys[i];
+    }
     queue_report(k);
 }
 
@@ -122,6 +128,8 @@ static void recover(void)
         queue_report(k);
     }
 }
+
+uint64_t hid_keys_dropped(void) { return keys_dropped; }
 
 bool hid_key_waiting(void)
 {

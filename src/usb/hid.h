@@ -17,6 +17,8 @@
 
 void hid_attach(struct usb_dev *d, const struct usb_cfg_info *cfg,
                 const struct usb_if_info *iface);
+/* Key presses that arrived while the 32-key queue was full, since boot. */
+uint64_t hid_keys_dropped(void);
 /* A key is queued (the controllers' events already taken). */
 bool hid_key_waiting(void);
 /* Next queued key of any USB keyboard: its ASCII (0 = not a hotkey, to

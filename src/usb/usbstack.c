@@ -96,6 +96,8 @@ void usb_init(const struct boot_config *cfg)
         take(cfg, f);
 }
 
+uint64_t usb_keys_dropped(void) { return hid_keys_dropped(); }
+
 int usb_key_poll(uint8_t *usage, uint8_t *mods)
 {
     for (unsigned i = 0; i < xhci_count() && !hid_key_waiting(); i++) {

@@ -91,6 +91,8 @@ class UsbKeyboard(unittest.TestCase):
         m.sendkey("ctrl", "d")
         self.assertEqual(self.ignored(m), before + 1, "Ctrl+D counted as ignored")
         self.assertNotIn(b"DUMP BEGIN", m.output()[start:], "Ctrl+D must not dump")
+        st = self.press(m, rb"usb keys dropped (\d+)", "s")   # issue 20: counted where s shows
+        self.assertEqual(int(st.group(1)), 0)
         d = self.dump(m)
         keys = self.usb_keys(d)
         self.assertIn((USAGE_D, MOD_LCTRL), keys, keys)
