@@ -23,7 +23,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # Bottom-up: each folder may include only the folders before it (and
 # itself). '' is src/ itself: main.c, the hotkeys and the mask prompt.
 FOLDERS = (
-    'arch',       # the CPU: cpu.h, per-CPU data, GDT, IDT, local APIC, spinlocks
+    'arch',       # the CPU: cpu.h, per-CPU data, GDT, IDT, local APIC, PAT, spinlocks
     'lib',        # kprintf and its sinks, formats, strings, kassert, CRC-32, byte order
     'firmware',   # multiboot2, the command line, ACPI, MADT
     'mm',         # the allocator, MMIO mappings
