@@ -32,6 +32,7 @@ FOLDERS = (
     'cpus',       # bring-up, the TSC warp check, the watchdog
     'dev',        # PCI, I/O APIC, 8259, PS/2, block devices, partition tables
     'console',    # UARTs and their choice, the screen, the status rows
+    'net',        # network interfaces, their drivers, the UDP/IPv4 stack
     'usb',        # xHCI, enumeration, class drivers
     'recorder',   # snapshot, control, dump, encoder, dump area, stick, faults
     'lab',        # workloads and the benchmark
