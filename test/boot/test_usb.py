@@ -194,6 +194,25 @@ class UsbKeyboard(KeyboardCase):
         self.assertEqual(self.usb_keys(d)[-1], (USAGE_D, 0))
         self.assertEqual(m.faults(), [])
 
+class KeysAtAnyTimerRate(KeyboardCase):
+    """Issue 20 item 8: keys were read once per timer tick, so at
+    timer_hz=1 a keyboard got one report a second; QEMU's usb-kbd queues
+    16 key events and drops the rest, as a real keyboard (which reports
+    state) loses short presses. Input now has a rate of its own."""
+
+    def test_a_burst_of_keys_at_timer_hz_1(self):
+        m = self.boot(cmdline="timer_hz=1", extra=XHCI + KBD)
+        self.assertIn("timer_hz=1", m.text())
+        letters = "qweryuioabfgzxvn"                   # no hotkeys: ignored, traced
+        for k in letters:                              # QMP queues them 100 ms apart
+            m.sendkey(k)
+        d = self.dump(m)
+        usages = [u for u, _ in self.usb_keys(d)]
+        want = [0x04 + ord(k) - ord("a") for k in letters] + [USAGE_D]
+        self.assertEqual(usages, want)
+        self.assertEqual(m.faults(), [])
+
+
 class OtherControllers(KeyboardCase):
     """Issue 20: the keyboard on an EHCI (an ICH9's, with its UHCI
     companions), and on the NEC/Renesas xHCI alone."""
