@@ -4,10 +4,12 @@
 #include "usb/usbdev.h"
 #include "lib/bytes.h"
 #include "usb/hcd.h"
+#include "usb/hcsetup.h"
 #include "usb/say.h"
 #include "usb/xfer.h"
 #include "lib/kprintf.h"
 #include "lib/format.h"
+#include "lib/kstring.h"
 #include "mm/mem.h"
 
 #define DEV_DESC_LEN      18
@@ -126,6 +128,8 @@ struct usb_dev *usb_attach(struct usb_hc *hc, struct usb_dev *parent, uint8_t po
     d->hc = hc;
     d->speed = speed;
     place(d, parent, port);
+    if (!usb_hc_step(hc, "%s: enumeration", d->where + strlen(hc->name) + 1))
+        return NULL;                     /* setup out of time: the controller is left alone */
     d->mps0 = default_mps0(speed);
     if (!hc->ops->address(d) || !read_device(d, buf)) {
         d->dead = true;                  /* named; usb_detach releases it */
