@@ -5,6 +5,7 @@
 #include "lib/bytes.h"
 #include "usb/hcd.h"
 #include "usb/hcsetup.h"
+#include "usb/hubdesc.h"
 #include "usb/say.h"
 #include "usb/xfer.h"
 #include "lib/kprintf.h"
@@ -17,7 +18,6 @@
 #define MPS0_LOW_FULL     8
 #define MPS0_HIGH         64
 #define MPS0_SUPER        512
-#define ROUTE_PORT_MAX    15          /* a route string nibble */
 
 static uint16_t default_mps0(uint8_t speed)
 {
@@ -38,7 +38,7 @@ static void place(struct usb_dev *d, struct usb_dev *parent, uint8_t port)
     }
     d->depth = (uint8_t)(p->depth + 1);
     d->root_port = p->root_port;
-    d->route = p->route | (uint32_t)(port & ROUTE_PORT_MAX) << (4 * (d->depth - 1));
+    d->route = hub_route(p->route, p->depth, port);
     ksnprintf(d->where, sizeof d->where, "%s.%u", p->where, port);
     if (p->speed == SPEED_HIGH && d->speed <= SPEED_LOW) {
         d->tt_hub = p;

@@ -33,7 +33,9 @@ UNIT_SRCS_hid := src/usb/hidmap.c
 UNIT_SRCS_usbdesc := src/usb/desc.c
 UNIT_SRCS_msc := src/usb/bot.c src/usb/scsi.c
 UNIT_SRCS_ehci_qh := src/usb/ehci_qh.c
-$(BUILD)/unit/test_hid $(BUILD)/unit/test_usbdesc $(BUILD)/unit/test_msc $(BUILD)/unit/test_ehci_qh: $(wildcard src/usb/*.h)
+UNIT_SRCS_hubdesc := src/usb/hubdesc.c
+$(BUILD)/unit/test_hid $(BUILD)/unit/test_usbdesc $(BUILD)/unit/test_msc $(BUILD)/unit/test_ehci_qh \
+  $(BUILD)/unit/test_hubdesc: $(wildcard src/usb/*.h)
 UNIT_SRCS_decode := decoder/decode.c decoder/merge.c $(UNIT_SRCS_encode)
 $(BUILD)/unit/test_decode: $(wildcard decoder/*.h)
 UNIT_SRCS_kmerge := decoder/kmerge.c decoder/merge.c
