@@ -25,33 +25,33 @@
 #define UHCI_PORTSC(p)        (0x10 + 2 * ((p) - 1))   /* ports count from 1 */
 #define UHCI_MAX_PORTS        7          /* PORTSC registers up to 0x1E */
 
-#define USBCMD_RUN            (1u << 0)  /* Run/Stop */
-#define USBCMD_HCRESET        (1u << 1)  /* host controller reset, self-clearing */
-#define USBCMD_GRESET         (1u << 2)  /* global reset: USB reset on every port */
-#define USBCMD_CF             (1u << 6)  /* configure flag (software only) */
-#define USBCMD_MAXP           (1u << 7)  /* 64-byte full-speed bandwidth reclamation */
+#define UHCI_CMD_RUN            (1u << 0)  /* Run/Stop */
+#define UHCI_CMD_HCRESET        (1u << 1)  /* host controller reset, self-clearing */
+#define UHCI_CMD_GRESET         (1u << 2)  /* global reset: USB reset on every port */
+#define UHCI_CMD_CF             (1u << 6)  /* configure flag (software only) */
+#define UHCI_CMD_MAXP           (1u << 7)  /* 64-byte full-speed bandwidth reclamation */
 #define GRESET_US             10000      /* hold GRESET at least 10 ms (§2.1.1) */
 
-#define USBSTS_USBINT         (1u << 0)
-#define USBSTS_ERROR          (1u << 1)  /* USB error interrupt */
-#define USBSTS_RD             (1u << 2)  /* resume detect */
-#define USBSTS_HSE            (1u << 3)  /* host system error (PCI) */
-#define USBSTS_HCPE           (1u << 4)  /* host controller process error */
-#define USBSTS_HCH            (1u << 5)  /* HCHalted */
-#define USBSTS_ALL            0x3Fu
+#define UHCI_STS_USBINT         (1u << 0)
+#define UHCI_STS_ERROR          (1u << 1)  /* USB error interrupt */
+#define UHCI_STS_RD             (1u << 2)  /* resume detect */
+#define UHCI_STS_HSE            (1u << 3)  /* host system error (PCI) */
+#define UHCI_STS_HCPE           (1u << 4)  /* host controller process error */
+#define UHCI_STS_HCH            (1u << 5)  /* HCHalted */
+#define UHCI_STS_ALL            0x3Fu
 
 /* PORTSC (§2.1.7). CSC and PEDC are write 1 to clear. */
-#define PORTSC_CCS            (1u << 0)  /* current connect status */
-#define PORTSC_CSC            (1u << 1)  /* connect status change */
-#define PORTSC_PED            (1u << 2)  /* port enabled */
-#define PORTSC_PEDC           (1u << 3)  /* enable change */
-#define PORTSC_RD             (1u << 6)  /* resume detect */
-#define PORTSC_ALWAYS1        (1u << 7)  /* reserved, reads 1: a port exists */
-#define PORTSC_LSDA           (1u << 8)  /* low-speed device attached */
-#define PORTSC_PR             (1u << 9)  /* port reset */
-#define PORTSC_SUSP           (1u << 12)
-#define PORTSC_RWC            (PORTSC_CSC | PORTSC_PEDC)
-#define PORTSC_RESET_US       50000      /* TDRSTR, root port reset (USB 2.0 §7.1.7.5) */
+#define UHCI_PORT_CCS            (1u << 0)  /* current connect status */
+#define UHCI_PORT_CSC            (1u << 1)  /* connect status change */
+#define UHCI_PORT_PED            (1u << 2)  /* port enabled */
+#define UHCI_PORT_PEDC           (1u << 3)  /* enable change */
+#define UHCI_PORT_RD             (1u << 6)  /* resume detect */
+#define UHCI_PORT_ALWAYS1        (1u << 7)  /* reserved, reads 1: a port exists */
+#define UHCI_PORT_LSDA           (1u << 8)  /* low-speed device attached */
+#define UHCI_PORT_PR             (1u << 9)  /* port reset */
+#define UHCI_PORT_SUSP           (1u << 12)
+#define UHCI_PORT_RWC            (UHCI_PORT_CSC | UHCI_PORT_PEDC)
+#define UHCI_PORT_RESET_US       50000      /* TDRSTR, root port reset (USB 2.0 §7.1.7.5) */
 
 /* Frame list (§3.1): 1024 pointers, 4 KiB aligned. Link pointers in
  * frame list entries, TDs and QHs share this format (§3.1, §3.2.1). */
