@@ -14,38 +14,41 @@
 
 bool ctx_alloc(struct usb_dev *d)
 {
-    uint32_t sz = d->hc->ctx_size;
-    d->out_ctx = mem_alloc(sz * CTX_ENTRIES, CTX_ALIGN);
-    d->in_ctx = mem_alloc(sz * (CTX_ENTRIES + 1), CTX_ALIGN);
-    d->ring[1] = mem_alloc(sizeof(struct trb_ring), 8);
-    return d->out_ctx && d->in_ctx && d->ring[1] && trb_ring_init(d->ring[1]);
+    uint32_t sz = xhci_of(d->hc)->ctx_size;
+    struct xhci_dev *xd = xhci_dev_of(d);
+    xd->out_ctx = mem_alloc(sz * CTX_ENTRIES, CTX_ALIGN);
+    xd->in_ctx = mem_alloc(sz * (CTX_ENTRIES + 1), CTX_ALIGN);
+    xd->ring[1] = mem_alloc(sizeof(struct trb_ring), 8);
+    return xd->out_ctx && xd->in_ctx && xd->ring[1] && trb_ring_init(xd->ring[1]);
 }
 
-static volatile uint32_t *entry(uint8_t *base, uint32_t size, unsigned index)
+static uint32_t ctx_size(struct usb_dev *d) { return xhci_of(d->hc)->ctx_size; }
+
+/* Entry `index` of d's input context (0: the Input Control Context). */
+static volatile uint32_t *in_entry(struct usb_dev *d, unsigned index)
 {
-    return (volatile uint32_t *)(base + size * index);
+    return (volatile uint32_t *)(xhci_dev_of(d)->in_ctx + ctx_size(d) * index);
 }
 
 void ctx_input_begin(struct usb_dev *d, uint32_t add_flags)
 {
-    memset(d->in_ctx, 0, d->hc->ctx_size * (CTX_ENTRIES + 1));
-    volatile uint32_t *icc = entry(d->in_ctx, d->hc->ctx_size, 0);
-    icc[1] = add_flags;
+    memset(xhci_dev_of(d)->in_ctx, 0, ctx_size(d) * (CTX_ENTRIES + 1));
+    in_entry(d, 0)[1] = add_flags;
 }
 
 void ctx_input_add(struct usb_dev *d, uint32_t add_flags)
 {
-    entry(d->in_ctx, d->hc->ctx_size, 0)[1] |= add_flags;
+    in_entry(d, 0)[1] |= add_flags;
 }
 
 volatile uint32_t *ctx_in_slot(struct usb_dev *d)
 {
-    return entry(d->in_ctx, d->hc->ctx_size, 1);
+    return in_entry(d, 1);
 }
 
 volatile uint32_t *ctx_in_ep(struct usb_dev *d, uint8_t dci)
 {
-    return entry(d->in_ctx, d->hc->ctx_size, 1u + dci);
+    return in_entry(d, 1u + dci);
 }
 
 void ctx_fill_slot(struct usb_dev *d, uint8_t entries)
@@ -53,7 +56,8 @@ void ctx_fill_slot(struct usb_dev *d, uint8_t entries)
     volatile uint32_t *s = ctx_in_slot(d);
     s[0] = (d->route & SLOT_ROUTE_MASK) | SLOT_SPEED(d->speed) | SLOT_ENTRIES(entries);
     s[1] = SLOT_ROOT_PORT(d->root_port);
-    s[2] = SLOT_TT_SLOT(d->tt_slot) | SLOT_TT_PORT(d->tt_port);
+    if (d->tt_hub)
+        s[2] = SLOT_TT_SLOT(xhci_dev_of(d->tt_hub)->slot) | SLOT_TT_PORT(d->tt_port);
 }
 
 void ctx_fill_ep(struct usb_dev *d, uint8_t dci, uint8_t type, uint16_t mps,
@@ -72,7 +76,9 @@ void ctx_fill_ep(struct usb_dev *d, uint8_t dci, uint8_t type, uint16_t mps,
 
 uint32_t ctx_ep_state(struct usb_dev *d, uint8_t dci)
 {
-    return EP_STATE(entry(d->out_ctx, d->hc->ctx_size, dci)[0]);
+    const volatile uint32_t *e =
+        (const volatile uint32_t *)(xhci_dev_of(d)->out_ctx + ctx_size(d) * dci);
+    return EP_STATE(e[0]);
 }
 
 uint8_t ctx_interval(uint8_t speed, uint8_t b_interval)

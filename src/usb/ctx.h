@@ -8,9 +8,10 @@
 #define USB_CTX_H
 #include <stdint.h>
 #include "usb/usb.h"
+#include "usb/trb.h"
 
-/* Allocate d's input and output contexts and the EP0 ring; false when
- * memory ran out. */
+/* Allocate the input and output contexts and the EP0 ring of d's
+ * struct xhci_dev (d->hcd); false when memory ran out. */
 bool ctx_alloc(struct usb_dev *d);
 /* Clear the input context and set its add flags (bit n = DCI n, bit 0 =
  * slot); ctx_input_add adds more. The pointers below address its entries. */

@@ -3,7 +3,6 @@
 #include "usb/hidmap.h"
 #include "usb/say.h"
 #include "usb/xfer.h"
-#include "usb/xhci_hw.h"
 #include "mm/mem.h"
 
 #define HID_MAX_KBDS        8

@@ -3,8 +3,6 @@
 #include "lib/bytes.h"
 #include "usb/say.h"
 #include "usb/xfer.h"
-#include "usb/xhci.h"
-#include "usb/xhci_hw.h"
 #include "mm/mem.h"
 #include "time/tsc.h"
 

@@ -1,6 +1,5 @@
 /* say.c — console lines about USB devices (say.h). */
 #include "usb/say.h"
-#include "usb/xhci_hw.h"
 #include "lib/kprintf.h"
 #include "lib/format.h"
 #include <stdarg.h>

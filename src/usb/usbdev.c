@@ -1,12 +1,11 @@
-/* usbdev.c — enumerate one device: slot, address, descriptors, driver
- * (xHCI §4.3.2-4.3.5, USB 2.0 §9.1.2). */
+/* usbdev.c — enumerate one device on any controller: address,
+ * descriptors, driver (USB 2.0 §9.1.2); the controller's part through
+ * its operations (hcd.h). */
 #include "usb/usbdev.h"
 #include "lib/bytes.h"
-#include "usb/ctx.h"
+#include "usb/hcd.h"
 #include "usb/say.h"
 #include "usb/xfer.h"
-#include "usb/xhci.h"
-#include "usb/xhci_hw.h"
 #include "lib/kprintf.h"
 #include "lib/format.h"
 #include "mm/mem.h"
@@ -40,57 +39,23 @@ static void place(struct usb_dev *d, struct usb_dev *parent, uint8_t port)
     d->route = p->route | (uint32_t)(port & ROUTE_PORT_MAX) << (4 * (d->depth - 1));
     ksnprintf(d->where, sizeof d->where, "%s.%u", p->where, port);
     if (p->speed == SPEED_HIGH && d->speed <= SPEED_LOW) {
-        d->tt_slot = p->slot;
+        d->tt_hub = p;
         d->tt_port = port;
     } else {
-        d->tt_slot = p->tt_slot;
+        d->tt_hub = p->tt_hub;
         d->tt_port = p->tt_port;
     }
 }
 
-/* Enable Slot, then Address Device with the default control pipe. */
-static bool address(struct usb_dev *d)
-{
-    struct xhci *hc = d->hc;
-    int cc = xhci_command(hc, 0, TRB_TYPE(TRB_ENABLE_SLOT), &d->slot);
-    if (cc != CC_SUCCESS || !d->slot || d->slot > hc->slots) {
-        usb_say(d, "no device slot (completion %d); device skipped", cc);
-        return false;
-    }
-    if (!ctx_alloc(d)) {
-        usb_say(d, "out of memory; device skipped");
-        return false;
-    }
-    hc->dcbaa[d->slot] = (uint64_t)(uintptr_t)d->out_ctx;
-    hc->dev[d->slot] = d;
-    d->mps0 = default_mps0(d->speed);
-    ctx_input_begin(d, 0x3);                       /* A0 slot, A1 EP0 */
-    ctx_fill_slot(d, 1);
-    ctx_fill_ep(d, 1, EPT_CONTROL, d->mps0, 0, d->ring[1]);
-    cc = xhci_command(hc, (uint64_t)(uintptr_t)d->in_ctx,
-                      TRB_TYPE(TRB_ADDRESS_DEVICE) | TRB_SLOT(d->slot), NULL);
-    if (cc != CC_SUCCESS) {
-        usb_say(d, "address device failed (completion %d); device skipped", cc);
-        return false;
-    }
-    return true;
-}
-
 /* Full speed: EP0's max packet is whatever bMaxPacketSize0 says; tell
- * the controller with Evaluate Context (§4.6.7). */
+ * the controller. */
 static bool fix_mps0(struct usb_dev *d, const uint8_t *dev8)
 {
     uint16_t mps = d->speed >= SPEED_SUPER ? (uint16_t)(1u << dev8[7]) : dev8[7];
     if (mps == d->mps0 || !mps)
         return true;
     d->mps0 = mps;
-    ctx_input_begin(d, 0x2);
-    ctx_fill_ep(d, 1, EPT_CONTROL, mps, 0, d->ring[1]);
-    int cc = xhci_command(d->hc, (uint64_t)(uintptr_t)d->in_ctx,
-                          TRB_TYPE(TRB_EVALUATE_CTX) | TRB_SLOT(d->slot), NULL);
-    if (cc != CC_SUCCESS)
-        usb_say(d, "evaluate context failed (completion %d); device skipped", cc);
-    return cc == CC_SUCCESS;
+    return d->hc->ops->set_mps0(d);
 }
 
 /* The first 8 bytes (bMaxPacketSize0), then the whole device descriptor. */
@@ -148,7 +113,7 @@ static void bind(struct usb_dev *d, uint8_t dev_class, const struct usb_cfg_info
             d->vendor, d->product, dev_class, cfg->n_ifs ? cfg->ifs[0].cls : 0);
 }
 
-struct usb_dev *usb_attach(struct xhci *hc, struct usb_dev *parent, uint8_t port,
+struct usb_dev *usb_attach(struct usb_hc *hc, struct usb_dev *parent, uint8_t port,
                            uint8_t speed)
 {
     struct usb_dev *d = mem_alloc(sizeof *d, 8);
@@ -161,10 +126,11 @@ struct usb_dev *usb_attach(struct xhci *hc, struct usb_dev *parent, uint8_t port
     d->hc = hc;
     d->speed = speed;
     place(d, parent, port);
-    if (!address(d))
-        return d->slot ? d : NULL;
-    if (!read_device(d, buf))
+    d->mps0 = default_mps0(speed);
+    if (!hc->ops->address(d) || !read_device(d, buf)) {
+        d->dead = true;                  /* named; usb_detach releases it */
         return d;
+    }
     d->vendor = le16(buf + 8);
     d->product = le16(buf + 10);
     uint8_t dev_class = buf[4];
@@ -175,48 +141,19 @@ struct usb_dev *usb_attach(struct xhci *hc, struct usb_dev *parent, uint8_t port
 
 void usb_detach(struct usb_dev *d)
 {
-    struct xhci *hc = d->hc;
     d->dead = true;                                /* drivers see it and let go */
     d->async_dcis = 0;
-    if (d->slot && hc->dev[d->slot] == d) {
-        xhci_command(hc, 0, TRB_TYPE(TRB_DISABLE_SLOT) | TRB_SLOT(d->slot), NULL);
-        hc->dev[d->slot] = NULL;
-        hc->dcbaa[d->slot] = 0;
-    }
+    if (!d->hc->dead)
+        d->hc->ops->release(d);
     usb_say(d, "disconnected");
 }
 
 bool usb_configure(struct usb_dev *d, uint8_t cfg_value, const struct usb_ep_info *eps,
                    unsigned n, uint8_t hub_ports)
 {
-    uint8_t last = 1;
-    ctx_input_begin(d, 1);                         /* A0: the slot context */
-    for (unsigned k = 0; k < n; k++) {
-        uint8_t dci = usb_ep_dci(eps[k].addr), in = eps[k].addr & 0x80;
-        bool bulk = (eps[k].attr & 3) == EP_ATTR_BULK;
-        if (!d->ring[dci] && (!(d->ring[dci] = mem_alloc(sizeof(struct trb_ring), 8)) ||
-                              !trb_ring_init(d->ring[dci]))) {
-            usb_say(d, "out of memory for an endpoint ring; device skipped");
-            return false;
-        }
-        uint8_t type = bulk ? (in ? EPT_BULK_IN : EPT_BULK_OUT) : (in ? EPT_INT_IN : EPT_INT_OUT);
-        ctx_fill_ep(d, dci, type, eps[k].mps, bulk ? 0 : ctx_interval(d->speed, eps[k].interval),
-                    d->ring[dci]);
-        ctx_input_add(d, 1u << dci);
-        last = dci > last ? dci : last;
-    }
-    ctx_fill_slot(d, last);
-    if (hub_ports) {
-        volatile uint32_t *s = ctx_in_slot(d);
-        s[0] |= SLOT_HUB;                          /* single TT: alternate setting 0 */
-        s[1] |= SLOT_NPORTS(hub_ports);
-    }
-    int cc = xhci_command(d->hc, (uint64_t)(uintptr_t)d->in_ctx,
-                          TRB_TYPE(TRB_CONFIGURE_EP) | TRB_SLOT(d->slot), NULL);
-    if (cc != CC_SUCCESS) {
-        usb_say(d, "configure endpoint failed (completion %d); device skipped", cc);
+    if (d->dead || d->hc->dead || !d->hc->ops->configure(d, eps, n, hub_ports))
         return false;
-    }
+    int cc = 0;
     if (usb_control(d, 0, REQ_SET_CONFIG, cfg_value, 0, NULL, 0, &cc) != USB_OK) {
         usb_say(d, "SET_CONFIGURATION failed (completion %d); device skipped", cc);
         return false;

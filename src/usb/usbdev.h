@@ -1,8 +1,8 @@
-/* usbdev.h — one USB device on an xHCI: its slot, contexts and rings, and
- * enumeration (Enable Slot, Address Device, descriptors, driver choice).
+/* usbdev.h — enumeration of one USB device on any controller (hcd.h):
+ * address, descriptors, driver choice.
  *
  * usb_attach() is called for a port that has a device reset and enabled
- * (a root port by xhci.c, a hub port by hub.c). It addresses the device,
+ * (a root port by roothub.c, a hub port by hub.c). It addresses the device,
  * reads its device and configuration descriptors and hands it to the
  * first class driver of the table (usb_set_class_drivers) that matches;
  * anything else is named and left alone.
@@ -12,6 +12,7 @@
 #define USB_USBDEV_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "usb/hcd.h"
 #include "usb/usb.h"
 
 
@@ -19,14 +20,15 @@
  * before the first usb_attach). */
 void usb_set_class_drivers(const struct usb_class_driver *table, unsigned n);
 /* Enumerate the device on `port` of `parent` (NULL: root port `port`).
- * Returns it (possibly dead or driverless), or NULL when it got no slot. */
-struct usb_dev *usb_attach(struct xhci *hc, struct usb_dev *parent, uint8_t port,
+ * Returns it (possibly dead or driverless), or NULL when memory ran out. */
+struct usb_dev *usb_attach(struct usb_hc *hc, struct usb_dev *parent, uint8_t port,
                            uint8_t speed);
-/* The device went away: stop using it and free its slot (Disable Slot). */
+/* The device went away: stop using it and free what the controller holds
+ * of it (xHCI: Disable Slot). */
 void usb_detach(struct usb_dev *d);
-/* Configure Endpoint for these endpoints (+ the Hub bit and number of
- * ports when hub_ports > 0), then SET_CONFIGURATION(cfg_value). False
- * (and named) on failure. */
+/* Open these endpoints on the controller (+ hub_ports > 0: the device is
+ * a hub), then SET_CONFIGURATION(cfg_value). False (and named) on
+ * failure. */
 bool usb_configure(struct usb_dev *d, uint8_t cfg_value, const struct usb_ep_info *eps,
                    unsigned n, uint8_t hub_ports);
 

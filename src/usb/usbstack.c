@@ -2,6 +2,7 @@
  * the class-driver table, and keys from USB keyboards. */
 #include "usb/usbstack.h"
 #include "usb/hid.h"
+#include "usb/hcd.h"
 #include "usb/hub.h"
 #include "usb/msc.h"
 #include "usb/roothub.h"
@@ -14,6 +15,21 @@
 #define PCI_CLASS_SERIAL_BUS 0x0C
 #define PCI_SUBCLASS_USB     0x03
 #define PCI_ANY_PROGIF       (-1)
+#define USB_MAX_HC           16       /* controllers of all kinds driven */
+
+static struct usb_hc *hcs[USB_MAX_HC];   /* started (or dead) controllers, all kinds */
+static unsigned n_hcs;
+
+/* A controller started (or named dead): enumerate its root ports, and
+ * poll it from now on. */
+static void adopt(struct usb_hc *hc)
+{
+    if (!hc || n_hcs == USB_MAX_HC)
+        return;
+    hcs[n_hcs++] = hc;
+    if (!hc->dead)
+        roothub_scan(hc);
+}
 
 /* USB host controllers by programming interface (PCI Code and ID
  * Assignment, class 0C/03): the kinds usb.skip= names. */
@@ -75,8 +91,7 @@ static void take(const struct boot_config *cfg, const struct pci_func *f)
     }
     if (k && k->skip_bit == CMDLINE_USB_XHCI) {
         struct xhci *hc = xhci_start_one(f);
-        if (hc && !hc->dead)
-            roothub_scan(hc);
+        adopt(hc ? &hc->base : NULL);
         return;
     }
     kprintf("usb: %02x:%02x.%x %s: not driven (baretrace drives xHCI only): devices on its "
@@ -100,9 +115,11 @@ uint64_t usb_keys_dropped(void) { return hid_keys_dropped(); }
 
 int usb_key_poll(uint8_t *usage, uint8_t *mods)
 {
-    for (unsigned i = 0; i < xhci_count() && !hid_key_waiting(); i++) {
-        struct xhci *hc = xhci_controller(i);
-        xhci_poll(hc);
+    for (unsigned i = 0; i < n_hcs && !hid_key_waiting(); i++) {
+        struct usb_hc *hc = hcs[i];
+        if (hc->dead)
+            continue;
+        hc->ops->poll(hc);
         if (hc->port_changed)
             roothub_service(hc);
     }

@@ -1,12 +1,13 @@
-/* xfer.h — transfers on a device's endpoints: control requests on EP0,
- * and Normal TRBs on bulk and interrupt endpoints, either waited for
- * (bulk: mass storage) or queued and completed from xhci_poll (a
- * keyboard's interrupt IN).
+/* xfer.h — transfers on a device's endpoints, on any kind of controller
+ * (hcd.h): control requests on EP0, and transfers on bulk and interrupt
+ * endpoints, either waited for (bulk: mass storage) or queued and
+ * completed from the controller's poll (a keyboard's interrupt IN).
+ * Endpoints are named by DCI (usb.h).
  *
  * Every buffer must be identity-mapped memory below 4 GiB (the kernel's
  * own data, stack or mem_alloc). A stalled or failed endpoint is reset
- * (Reset Endpoint + Set TR Dequeue Pointer, xHCI §4.6.8) before the next
- * transfer. Results: USB_OK, or a negative USB_E* code. */
+ * (on xHCI: Reset Endpoint + Set TR Dequeue Pointer, §4.6.8) before the
+ * next transfer. Results: USB_OK, or a negative USB_E* code. */
 #ifndef USB_XFER_H
 #define USB_XFER_H
 #include <stdint.h>
@@ -32,20 +33,22 @@
 #define USB_CTRL_TIMEOUT_US 1000000
 
 /* One control request; len bytes of data to/from buf (direction from
- * bit 7 of type). *cc_out (may be NULL) gets the xHCI completion code. */
+ * bit 7 of type). *cc_out (may be NULL) gets the completion code (usb.h
+ * CC_*, xHCI's numbering). */
 int usb_control(struct usb_dev *d, uint8_t type, uint8_t req, uint16_t value,
                 uint16_t index, void *buf, uint16_t len, int *cc_out);
 /* GET_DESCRIPTOR(type, index) of len bytes. */
 int usb_get_descriptor(struct usb_dev *d, uint8_t type, uint8_t index, void *buf,
                        uint16_t len);
-/* One bulk/interrupt transfer, waited for: *actual = bytes moved. One
- * TRB: 1..65536 bytes that do not cross a 64 KiB boundary (else
- * USB_EERROR, nothing sent). */
+/* One bulk/interrupt transfer, waited for: *actual = bytes moved.
+ * 1..65536 bytes that do not cross a 64 KiB boundary (else USB_EERROR,
+ * nothing sent). */
 int usb_transfer(struct usb_dev *d, uint8_t dci, void *buf, uint32_t len,
                  uint32_t *actual, uint32_t timeout_us);
 /* Queue one IN transfer; its completion goes to d->on_transfer. */
 void usb_queue(struct usb_dev *d, uint8_t dci, void *buf, uint32_t len);
-/* Bring a halted endpoint back (Reset Endpoint, Set TR Dequeue). */
+/* Bring a halted endpoint back on the host side (data toggle 0, nothing
+ * pending; xHCI: Reset Endpoint, Set TR Dequeue). */
 int usb_ep_reset(struct usb_dev *d, uint8_t dci);
 
 #endif

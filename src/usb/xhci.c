@@ -53,7 +53,7 @@ static void legacy_handoff(struct xhci *hc, volatile uint32_t *cap)
         *cap |= USBLEGSUP_OS;
         if (!xhci_wait_reg(cap, USBLEGSUP_BIOS, 0, HANDOFF_TIMEOUT_US)) {
             kprintf("usb: %s xhci: BIOS did not release the controller in 1 s; "
-                    "taking it anyway\n", hc->name);
+                    "taking it anyway\n", hc->base.name);
             *cap &= ~USBLEGSUP_BIOS;
         }
     }
@@ -74,8 +74,8 @@ static void protocol_ports(struct xhci *hc, volatile uint32_t *cap)
 
 static void fail(struct xhci *hc, const char *what)
 {
-    kprintf("usb: %s xhci: %s; controller left alone\n", hc->name, what);
-    hc->dead = true;
+    kprintf("usb: %s xhci: %s; controller left alone\n", hc->base.name, what);
+    hc->base.dead = true;
 }
 
 /* Stop (clear Run/Stop, wait HCHalted), then HCRST and wait for both it
@@ -167,7 +167,7 @@ static bool start(struct xhci *hc)
     hc->db = reg(hc->cap, *reg(hc->cap, XHCI_DBOFF) & ~0x3u);
     uint32_t p1 = *reg(hc->cap, XHCI_HCSPARAMS1), cp1 = *reg(hc->cap, XHCI_HCCPARAMS1);
     hc->slots = (p1 & 0xFF) < XHCI_MAX_SLOTS ? (p1 & 0xFF) : XHCI_MAX_SLOTS;
-    hc->ports = (p1 >> 24) < XHCI_MAX_PORTS ? (p1 >> 24) : XHCI_MAX_PORTS;
+    hc->base.ports = (p1 >> 24) < XHCI_MAX_PORTS ? (p1 >> 24) : XHCI_MAX_PORTS;
     hc->ctx_size = (cp1 & HCCP1_CSZ) ? 64 : 32;
     hc->ppc = cp1 & HCCP1_PPC;
     each_xcap(hc, legacy_handoff);
@@ -184,6 +184,9 @@ static bool start(struct xhci *hc)
         fail(hc, "does not run (HCHalted stays 1)");
         return false;
     }
+    if (hc->ppc)                         /* root ports powered; roothub.c waits for them */
+        for (uint32_t p = 1; p <= hc->base.ports; p++)
+            xhci_set_portsc(hc, p, PORTSC_PP);
     return true;
 }
 
@@ -196,13 +199,20 @@ struct xhci *xhci_start_one(const struct pci_func *f)
     }
     struct xhci *hc = &ctrl[n_ctrl++];
     hc->pci = f;
-    ksnprintf(hc->name, sizeof hc->name, "%02x:%02x.%x", f->bus, f->dev, f->fn);
+    hc->base.ops = &xhci_ops;
+    hc->base.kind = "xhci";
+    ksnprintf(hc->base.name, sizeof hc->base.name, "%02x:%02x.%x", f->bus, f->dev, f->fn);
     if (!start(hc))
         return hc;                       /* named by start(), marked dead */
-    kprintf("usb: %s xhci: %u ports, %u slots, %u-byte contexts\n", hc->name, hc->ports,
+    kprintf("usb: %s xhci: %u ports, %u slots, %u-byte contexts\n", hc->base.name, hc->base.ports,
             hc->slots, hc->ctx_size);
     return hc;
 }
 
-unsigned xhci_count(void) { return n_ctrl; }
-struct xhci *xhci_controller(unsigned i) { return i < n_ctrl ? &ctrl[i] : NULL; }
+const struct usb_hc_ops xhci_ops = {
+    .port_status = xhci_port_status, .port_reset = xhci_port_reset,
+    .address = xhci_address, .set_mps0 = xhci_set_mps0, .configure = xhci_configure,
+    .release = xhci_release, .control = xhci_control, .transfer = xhci_transfer,
+    .queue = xhci_queue, .ep_reset = xhci_ep_reset, .ep_cancel = xhci_ep_cancel,
+    .poll = xhci_poll,
+};

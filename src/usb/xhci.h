@@ -1,9 +1,11 @@
 /* xhci.h — xHCI host controllers: discovery, handoff, reset, the command
- * ring and the event ring, all polled (no interrupts).
+ * ring and the event ring, all polled (no interrupts), and the operations
+ * table (hcd.h) the shared enumeration and transfers run on.
  *
  * xhci_start_one() takes a PCI function of class 0C/03/30 (usbstack.c
- * finds them) from the BIOS (USBLEGSUP), resets it and starts it;
- * roothub.h then enumerates what is plugged into its root ports. Every wait is bounded; a
+ * finds them) from the BIOS (USBLEGSUP), resets it, starts it and powers
+ * its root ports; roothub.h then enumerates what is plugged into them
+ * through xhci_ops. Every wait is bounded; a
  * controller that misbehaves is named on the console ("usb: BB:DD.F
  * xhci: ...") and left alone.
  *
@@ -23,13 +25,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "dev/pci.h"
+#include "usb/hcd.h"
 #include "usb/trb.h"
 
 #define XHCI_MAX_CTRL   4
 #define XHCI_MAX_SLOTS  32            /* device slots enabled per controller */
-#define XHCI_MAX_PORTS  64            /* root ports considered */
+#define XHCI_MAX_PORTS  USB_HC_MAX_PORTS
 
-struct usb_dev;
+/* What the controller holds of one device (usb_dev.hcd): its slot, its
+ * contexts and a transfer ring per open endpoint. */
+struct xhci_dev {
+    uint8_t  slot;
+    uint8_t *in_ctx, *out_ctx;
+    struct trb_ring *ring[USB_MAX_DCI + 1];
+};
 
 /* The synchronous wait in progress: a command or one transfer. */
 struct xhci_wait {
@@ -42,15 +51,13 @@ struct xhci_wait {
 };
 
 struct xhci {
+    struct usb_hc base;               /* first: xhci_of() */
     const struct pci_func *pci;
-    char     name[8];                 /* "BB:DD.F" */
     volatile uint8_t  *cap, *op, *rt;
     volatile uint32_t *db;
-    uint32_t ports, slots, ctx_size;
+    uint32_t slots, ctx_size;
     bool     ppc;                     /* port power switching */
     uint8_t  usb3[XHCI_MAX_PORTS + 1];/* root port speaks USB 3 */
-    struct usb_dev *port_dev[XHCI_MAX_PORTS + 1];  /* on each root port */
-    uint64_t port_changed;            /* bit p-1: Port Status Change event seen */
     uint64_t *dcbaa;
     struct trb_ring cmd;
     volatile struct trb *events;
@@ -58,19 +65,22 @@ struct xhci {
     struct xhci_wait wait;
     bool     waiting;                 /* a synchronous wait is in progress */
     struct usb_dev *dev[XHCI_MAX_SLOTS + 1];  /* by slot ID */
-    bool     dead;
 };
+
+_Static_assert(__builtin_offsetof(struct xhci, base) == 0, "xhci_of: base comes first");
+
+static inline struct xhci *xhci_of(struct usb_hc *hc) { return (struct xhci *)hc; }
+static inline struct xhci_dev *xhci_dev_of(const struct usb_dev *d) { return d->hcd; }
+
+/* The operations the shared code runs an xHCI with (hcd.h). */
+extern const struct usb_hc_ops xhci_ops;
 
 /* Take over, reset and start the xHCI at PCI function f (roothub.h
  * enumerates): the controller (dead, and named, when it failed), or NULL
  * when XHCI_MAX_CTRL are driven already. */
 struct xhci *xhci_start_one(const struct pci_func *f);
-/* The controllers xhci_start_one() took (started or dead). */
-unsigned xhci_count(void);
-struct xhci *xhci_controller(unsigned i);
-
-/* For usbdev/xfer/hub: */
-void xhci_poll(struct xhci *hc);
+/* For the xhci_ops files (xhci_port.c, xhci_dev.c, xhci_xfer.c): */
+void xhci_poll(struct usb_hc *base);
 /* Run one command; its completion code, or -1 after a timeout (the
  * controller is then marked dead and named). *slot_out: the slot ID the
  * completion carries (may be NULL). */
@@ -86,5 +96,20 @@ void xhci_doorbell(struct xhci *hc, uint8_t slot, uint8_t target);
 bool xhci_wait_reg(volatile uint32_t *reg, uint32_t mask, uint32_t want, uint32_t timeout_us);
 uint32_t xhci_portsc(struct xhci *hc, uint32_t port);
 void xhci_set_portsc(struct xhci *hc, uint32_t port, uint32_t bits);
+/* The ops of xhci_port.c, xhci_dev.c and xhci_xfer.c (xhci_ops). */
+uint32_t xhci_port_status(struct usb_hc *base, uint32_t port);
+uint8_t  xhci_port_reset(struct usb_hc *base, uint32_t port);
+bool xhci_address(struct usb_dev *d);
+bool xhci_set_mps0(struct usb_dev *d);
+bool xhci_configure(struct usb_dev *d, const struct usb_ep_info *eps, unsigned n,
+                    uint8_t hub_ports);
+void xhci_release(struct usb_dev *d);
+int  xhci_control(struct usb_dev *d, uint64_t setup, void *buf, uint16_t len,
+                  uint32_t timeout_us);
+int  xhci_transfer(struct usb_dev *d, uint8_t dci, void *buf, uint32_t len,
+                   uint32_t timeout_us, uint32_t *residual);
+void xhci_queue(struct usb_dev *d, uint8_t dci, void *buf, uint32_t len);
+bool xhci_ep_reset(struct usb_dev *d, uint8_t dci);
+void xhci_ep_cancel(struct usb_dev *d, uint8_t dci);
 
 #endif

@@ -61,8 +61,9 @@ static void transfer_event(struct xhci *hc, const volatile struct trb *ev)
     uint8_t cc = (uint8_t)(ev->status >> 24);
     uint32_t residual = ev->status & 0xFFFFFF;
     struct usb_dev *d = slot <= XHCI_MAX_SLOTS ? hc->dev[slot] : NULL;
-    if (d && d->ring[dci])
-        trb_ring_consumed(d->ring[dci], ev->param);   /* the TRBs up to it are free */
+    struct trb_ring *r = d ? xhci_dev_of(d)->ring[dci] : NULL;
+    if (r)
+        trb_ring_consumed(r, ev->param);              /* the TRBs up to it are free */
     if (d && d->on_transfer && (d->async_dcis & (1u << dci))) {
         d->on_transfer(d, dci, cc, residual);
         return;
@@ -87,9 +88,10 @@ static void command_event(struct xhci *hc, const volatile struct trb *ev)
     }
 }
 
-void xhci_poll(struct xhci *hc)
+void xhci_poll(struct usb_hc *base)
 {
-    if (hc->dead || !hc->events)
+    struct xhci *hc = xhci_of(base);
+    if (hc->base.dead || !hc->events)
         return;
     bool consumed = false;
     for (int i = 0; i < EVENTS_PER_POLL; i++) {
@@ -101,8 +103,8 @@ void xhci_poll(struct xhci *hc)
         case TRB_EV_COMMAND:  command_event(hc, ev); break;
         case TRB_EV_PORT: {
             uint32_t port = (uint32_t)(ev->param >> 24) & 0xFF;
-            if (port >= 1 && port <= hc->ports)
-                hc->port_changed |= 1ull << (port - 1);
+            if (port >= 1 && port <= hc->base.ports)
+                hc->base.port_changed |= 1ull << (port - 1);
             break;
         }
         default:              break;
@@ -127,8 +129,8 @@ static int wait_done(struct xhci *hc, uint32_t timeout_us)
     hc->waiting = true;
     uint64_t end = rdtsc() + tsc_from_us(timeout_us);
     int cc = -1;
-    while (!hc->dead) {
-        xhci_poll(hc);
+    while (!hc->base.dead) {
+        xhci_poll(&hc->base);
         if (hc->wait.done) {
             cc = hc->wait.cc;
             break;
@@ -143,7 +145,7 @@ static int wait_done(struct xhci *hc, uint32_t timeout_us)
 
 int xhci_command(struct xhci *hc, uint64_t param, uint32_t control, uint8_t *slot_out)
 {
-    if (hc->dead)
+    if (hc->base.dead)
         return -1;
     hc->wait = (struct xhci_wait){ 0 };
     hc->wait.trb = trb_push(&hc->cmd, param, 0, control);
@@ -151,9 +153,9 @@ int xhci_command(struct xhci *hc, uint64_t param, uint32_t control, uint8_t *slo
     int cc = wait_done(hc, COMMAND_TIMEOUT_US);
     if (cc < 0) {
         kprintf("usb: %s xhci: command %u got no completion (USBSTS 0x%x); "
-                "controller left alone\n", hc->name, TRB_GET_TYPE(control),
+                "controller left alone\n", hc->base.name, TRB_GET_TYPE(control),
                 rd32(hc->op, XHCI_USBSTS));
-        hc->dead = true;
+        hc->base.dead = true;
     }
     if (slot_out)
         *slot_out = hc->wait.slot_out;

@@ -53,11 +53,8 @@
 #define USBLEGCTLSTS_SMI_EN ((1u << 0) | (1u << 4) | (0x7u << 13))
 #define USBLEGCTLSTS_SMI_ST (0x7u << 29)   /* RW1C SMI status bits */
 
-/* Port speeds (PORTSC and slot context, default protocol speed IDs). */
-#define SPEED_FULL          1
-#define SPEED_LOW           2
-#define SPEED_HIGH          3
-#define SPEED_SUPER         4
+/* Port speeds (PORTSC and slot context) are the default protocol speed
+ * IDs: usb.h's SPEED_*. */
 
 /* TRB control word (§6.4). */
 #define TRB_CYCLE           (1u << 0)
@@ -82,10 +79,7 @@ enum trb_type {
     TRB_EV_TRANSFER = 32, TRB_EV_COMMAND = 33, TRB_EV_PORT = 34,
 };
 
-/* Completion codes (§6.4.5). */
-#define CC_SUCCESS          1
-#define CC_STALL            6
-#define CC_SHORT_PACKET     13
+/* Completion codes (§6.4.5) are usb.h's CC_*. */
 
 /* Contexts (§6.2): 32 or 64 bytes each (CSZ). Dword indices. */
 #define SLOT_ROUTE_MASK     0xFFFFFu
