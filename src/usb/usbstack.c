@@ -7,6 +7,7 @@
 #include "usb/msc.h"
 #include "usb/roothub.h"
 #include "usb/say.h"
+#include "usb/uhci.h"
 #include "usb/usbdev.h"
 #include "usb/xhci.h"
 #include "dev/pci.h"
@@ -91,6 +92,11 @@ static void take(const struct boot_config *cfg, const struct pci_func *f)
     }
     if (k && k->skip_bit == CMDLINE_USB_XHCI) {
         struct xhci *hc = xhci_start_one(f);
+        adopt(hc ? &hc->base : NULL);
+        return;
+    }
+    if (k && k->skip_bit == CMDLINE_USB_UHCI) {
+        struct uhci *hc = uhci_start_one(f);
         adopt(hc ? &hc->base : NULL);
         return;
     }
