@@ -19,13 +19,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "dev/pci.h"
+#include "usb/asynclist.h"
 #include "usb/devaddr.h"
 #include "usb/hcd.h"
 #include "usb/uhci_td.h"
 
 #define UHCI_MAX_CTRL   8             /* an ICH has up to 6 */
 #define UHCI_POOL_TDS   128           /* one synchronous transfer's TDs */
-#define UHCI_MAX_ASYNC  16            /* devices with interrupt IN queued */
 
 /* One interrupt IN endpoint in the schedule, its transfer queued and
  * polled (a keyboard's reports). */
@@ -56,7 +56,7 @@ struct uhci {
     uint8_t *setup;                   /* the SETUP packet's 8 bytes */
     const char *why;                  /* the last transfer's failure, in words */
     struct usb_addrs addrs;
-    struct usb_dev *async[UHCI_MAX_ASYNC];   /* devices with interrupt IN queued */
+    struct usb_async async;           /* devices with interrupt IN queued */
 };
 
 _Static_assert(__builtin_offsetof(struct uhci, base) == 0, "uhci_of: base comes first");

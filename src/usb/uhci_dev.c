@@ -63,9 +63,7 @@ void uhci_release(struct usb_dev *d)
     for (unsigned dci = 0; dci <= USB_MAX_DCI; dci++)
         if (ud->intr[dci])
             uhci_intr_close(hc, ud->intr[dci]);
-    for (unsigned i = 0; i < UHCI_MAX_ASYNC; i++)
-        if (hc->async[i] == d)
-            hc->async[i] = NULL;
+    usb_async_remove(&hc->async, d);
     usb_addr_release(&hc->addrs, ud->addr);
     ud->addr = 0;
 }
@@ -102,22 +100,6 @@ int uhci_transfer(struct usb_dev *d, uint8_t dci, void *buf, uint32_t len,
     return said(d, dci, cc);
 }
 
-/* Remember d as a device whose queued transfers poll() looks at. */
-static bool track(struct uhci *hc, struct usb_dev *d)
-{
-    unsigned free = UHCI_MAX_ASYNC;
-    for (unsigned i = 0; i < UHCI_MAX_ASYNC; i++) {
-        if (hc->async[i] == d)
-            return true;
-        if (!hc->async[i] && free == UHCI_MAX_ASYNC)
-            free = i;
-    }
-    if (free == UHCI_MAX_ASYNC)
-        return false;
-    hc->async[free] = d;
-    return true;
-}
-
 void uhci_queue(struct usb_dev *d, uint8_t dci, void *buf, uint32_t len)
 {
     struct uhci *hc = uhci_of(d->hc);
@@ -127,7 +109,7 @@ void uhci_queue(struct usb_dev *d, uint8_t dci, void *buf, uint32_t len)
     if (!ud->intr[dci]) {
         struct uhci_pipe p = pipe_of(d, dci);
         struct uhci_intr *it = mem_alloc(sizeof *it, 8);
-        if (!it || !track(hc, d) || !uhci_intr_open(hc, it, &p)) {
+        if (!it || !usb_async_add(&hc->async, d) || !uhci_intr_open(hc, it, &p)) {
             usb_say(d, "endpoint %u: no room to queue transfers; not polled", dci);
             return;
         }
@@ -159,8 +141,8 @@ void uhci_ep_cancel(struct usb_dev *d, uint8_t dci)
 
 void uhci_poll_async(struct uhci *hc)
 {
-    for (unsigned i = 0; i < UHCI_MAX_ASYNC; i++) {
-        struct usb_dev *d = hc->async[i];
+    for (unsigned i = 0; i < USB_ASYNC_MAX; i++) {
+        struct usb_dev *d = hc->async.dev[i];
         if (!d || d->dead || !d->on_transfer)
             continue;
         struct uhci_dev *ud = uhci_dev_of(d);

@@ -6,6 +6,7 @@
 #include "usb/hub.h"
 #include "usb/msc.h"
 #include "usb/roothub.h"
+#include "usb/ohci.h"
 #include "usb/say.h"
 #include "usb/uhci.h"
 #include "usb/usbdev.h"
@@ -97,6 +98,11 @@ static void take(const struct boot_config *cfg, const struct pci_func *f)
     }
     if (k && k->skip_bit == CMDLINE_USB_UHCI) {
         struct uhci *hc = uhci_start_one(f);
+        adopt(hc ? &hc->base : NULL);
+        return;
+    }
+    if (k && k->skip_bit == CMDLINE_USB_OHCI) {
+        struct ohci *hc = ohci_start_one(f);
         adopt(hc ? &hc->base : NULL);
         return;
     }
