@@ -82,7 +82,7 @@ static bool skipped(const struct boot_config *cfg, const struct pci_func *f,
     return false;
 }
 
-/* One USB controller: driven (xHCI), or named with why it is not. */
+/* One USB controller: driven (xHCI, UHCI, OHCI), or named with why it is not. */
 static void take(const struct boot_config *cfg, const struct pci_func *f)
 {
     const struct hc_kind *k = kind_of(f);
@@ -106,8 +106,8 @@ static void take(const struct boot_config *cfg, const struct pci_func *f)
         adopt(hc ? &hc->base : NULL);
         return;
     }
-    kprintf("usb: %02x:%02x.%x %s: not driven (baretrace drives xHCI only): devices on its "
-            "ports are not seen\n", f->bus, f->dev, f->fn, name);
+    kprintf("usb: %02x:%02x.%x %s: not driven (baretrace drives xHCI, OHCI and UHCI): devices "
+            "on its ports are not seen\n", f->bus, f->dev, f->fn, name);
 }
 
 void usb_init(const struct boot_config *cfg)
