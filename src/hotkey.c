@@ -15,8 +15,15 @@
 #include "recorder/table.h"
 #include "trace/trace.h"
 #include "usb/usbstack.h"
+#include "arch/cpu.h"
+#include "time/timer.h"
+#include "time/tsc.h"
 
 #define POLL_BUDGET 64                /* keys handled per wake-up */
+/* Input is read at least this often, whatever timer_hz says: a USB
+ * keyboard reports state, not a queue, and a short press lasts some tens
+ * of ms; boot keyboards ask to be polled every 10 ms. */
+#define INPUT_POLL_HZ 100
 
 static uint64_t ignored, serial_bytes;
 
@@ -91,6 +98,20 @@ static void input(int c)
         maskprompt_byte(c);
     else
         run(c);
+}
+
+void hotkey_wait(void)
+{
+    irq_enable();
+    if (timer_hz() >= INPUT_POLL_HZ) {
+        cpu_halt();                       /* sti; hlt: the next tick comes soon enough */
+        return;
+    }
+    /* Slower ticks (timer_hz=1 for a quiet trace): no extra interrupt,
+     * the keys CPU waits awake (interrupts on) until the next poll. */
+    uint64_t end = rdtsc() + tsc_from_us(1000000 / INPUT_POLL_HZ);
+    while (rdtsc() < end)
+        cpu_relax();
 }
 
 void hotkey_poll(void)

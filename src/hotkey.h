@@ -9,7 +9,8 @@
  *
  * Any other byte is counted as ignored (and traced as input); bursts of
  * junk, held keys and keys pressed during a dump are all safe. The BSP
- * polls for input whenever it wakes (at least every timer tick). */
+ * polls for input whenever it wakes: at every timer tick, and at least
+ * 100 times a second whatever timer_hz is (hotkey_wait). */
 #ifndef HOTKEY_H
 #define HOTKEY_H
 #include <stdint.h>
@@ -26,6 +27,11 @@ enum hotkey_action {
 /* keyboard: CMDLINE_KEYBOARD_* (keyboard=usb leaves the i8042 untouched). */
 void     hotkey_init(unsigned keyboard);
 void     hotkey_poll(void);            /* BSP only */
+/* The keys CPU's wait between two hotkey_poll()s (called with interrupts
+ * off; returns with them on): until the next tick when ticks come at
+ * least 100 times a second, else awake for 10 ms, so that keys are read
+ * at that rate even at timer_hz=1 (without adding an interrupt). */
+void     hotkey_wait(void);
 void     hotkey_help(void);
 
 #endif

@@ -242,14 +242,19 @@ static __attribute__((noreturn)) void idle(void)
 {
     irq_enable();                           /* keys (a dump) run with interrupts on */
     for (;;) {
-        if (this_cpu()->index == exception_keys_cpu()) {   /* the BSP, unless it faulted */
-            hotkey_poll();                  /* serial and PS/2 keys */
+        bool keys = this_cpu()->index == exception_keys_cpu();   /* the BSP, unless it faulted */
+        if (keys) {
+            hotkey_poll();                  /* serial, PS/2 and USB keys */
             autodump_poll();                /* trace.dump_after= */
             status_poll();                  /* redraw the screen, a few times a second */
         }
         irq_disable();                      /* a wake-up IPI now ends the hlt below */
         workload_poll();                    /* jobs posted to this CPU (lab/oncpu.h) */
-        irq_enable();
-        cpu_halt();                         /* sti; hlt: woken by the next tick */
+        if (keys)
+            hotkey_wait();                  /* the next tick, or 10 ms at a slow timer_hz */
+        else {
+            irq_enable();
+            cpu_halt();                     /* sti; hlt: woken by the next tick */
+        }
     }
 }

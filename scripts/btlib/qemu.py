@@ -29,7 +29,7 @@ import time
 
 QEMU_BIN = "qemu-system-x86_64"
 FIRMWARES = ("bios", "uefi")
-MEDIA = ("cd", "usb")
+MEDIA = ("cd", "usb", "usb-ehci")
 ACCELS = ("auto", "kvm", "tcg")
 UARTS = ("isa", "pci", "com2", "pci2x")
 
@@ -228,17 +228,27 @@ def firmware_args(fw):
             "-drive", f"if=pflash,format=raw,snapshot=on,file={qarg(vars_)}"]
 
 
+# An Intel ICH9's EHCI at 00:1d.7 with its three UHCI companions (two
+# ports each), as on a 2008-2012 PC without xHCI.
+ICH9_EHCI = ["-device", "ich9-usb-ehci1,id=ehci,addr=1d.7,multifunction=on",
+             "-device", "ich9-usb-uhci1,masterbus=ehci.0,firstport=0,addr=1d.0,multifunction=on",
+             "-device", "ich9-usb-uhci2,masterbus=ehci.0,firstport=2,addr=1d.1,multifunction=on",
+             "-device", "ich9-usb-uhci3,masterbus=ehci.0,firstport=4,addr=1d.2,multifunction=on"]
+
+
 def media_args(iso, media, writable=False):
-    """The ISO as a CD-ROM or as a USB stick on an xHCI controller."""
+    """The ISO as a CD-ROM, or as a USB stick on an xHCI controller
+    ("usb") or on an ICH9 EHCI with its UHCI companions ("usb-ehci")."""
     iso = qarg(iso)
     ro = "off" if writable else "on"
     if media == "cd":
         return ["-drive", f"media=cdrom,format=raw,readonly=on,file={iso}",
                 "-boot", "order=d"]
     # bootindex makes both SeaBIOS and OVMF try the stick first.
+    hc = ICH9_EHCI if media == "usb-ehci" else ["-device", "qemu-xhci,id=xhci"]
+    bus = "ehci.0" if media == "usb-ehci" else "xhci.0"
     return ["-drive", f"if=none,id=stick,format=raw,readonly={ro},file={iso}",
-            "-device", "qemu-xhci,id=xhci",
-            "-device", "usb-storage,bus=xhci.0,drive=stick,bootindex=0"]
+            *hc, "-device", f"usb-storage,bus={bus},drive=stick,bootindex=0"]
 
 
 def accel_args(accel):
@@ -257,7 +267,7 @@ def validate(opts):
     if opts.fw not in FIRMWARES:
         raise QemuError(f"unknown firmware '{opts.fw}' (want bios or uefi)")
     if opts.media not in MEDIA:
-        raise QemuError(f"unknown media '{opts.media}' (want cd or usb)")
+        raise QemuError(f"unknown media '{opts.media}' (want cd, usb or usb-ehci)")
     if opts.accel not in ACCELS:
         raise QemuError(f"unknown accelerator '{opts.accel}' "
                         "(want auto, kvm or tcg)")

@@ -106,13 +106,13 @@ static bool build_schedule(struct uhci *hc)
     hc->intr = &qh[0];
     hc->ctrl = &qh[1];
     hc->bulk = &qh[2];
-    hc->intr->head = phys(hc->ctrl) | LINK_QH;
-    hc->ctrl->head = phys(hc->bulk) | LINK_QH;
-    hc->bulk->head = LINK_T;
+    hc->intr->head = phys(hc->ctrl) | UHCI_LINK_QH;
+    hc->ctrl->head = phys(hc->bulk) | UHCI_LINK_QH;
+    hc->bulk->head = UHCI_LINK_T;
     for (int i = 0; i < 3; i++)
-        qh[i].element = LINK_T;
+        qh[i].element = UHCI_LINK_T;
     for (unsigned f = 0; f < UHCI_FRAMES; f++)
-        hc->frames[f] = phys(hc->intr) | LINK_QH;
+        hc->frames[f] = phys(hc->intr) | UHCI_LINK_QH;
     return true;
 }
 

@@ -21,7 +21,7 @@ static void publish(void)
  * frames pass, so that it is done with those TDs before they are reused. */
 static void unqueue(struct uhci_qh *qh)
 {
-    qh->element = LINK_T;
+    qh->element = UHCI_LINK_T;
     tsc_delay_us(2 * FRAME_US);
 }
 
@@ -114,10 +114,10 @@ bool uhci_intr_open(struct uhci *hc, struct uhci_intr *it, const struct uhci_pip
         return false;
     it->pipe = *p;
     it->toggle = false;
-    it->qh->element = LINK_T;
+    it->qh->element = UHCI_LINK_T;
     it->qh->head = hc->intr->head;
     publish();
-    hc->intr->head = phys(it->qh) | LINK_QH;
+    hc->intr->head = phys(it->qh) | UHCI_LINK_QH;
     return true;
 }
 
@@ -139,7 +139,7 @@ int uhci_intr_poll(struct uhci_intr *it, uint32_t *actual)
     if (!it->queued || o.result == UHCI_ACTIVE)
         return UHCI_PENDING;
     it->queued = false;
-    it->qh->element = LINK_T;                    /* a failed TD stays linked: unlink it */
+    it->qh->element = UHCI_LINK_T;                    /* a failed TD stays linked: unlink it */
     *actual = o.actual;
     if (o.packets)
         it->toggle = !it->toggle;
@@ -157,7 +157,7 @@ void uhci_intr_close(struct uhci *hc, struct uhci_intr *it)
 {
     uhci_intr_stop(it);
     for (struct uhci_qh *q = hc->intr; q != hc->ctrl;) {
-        struct uhci_qh *next = (struct uhci_qh *)(uintptr_t)(q->head & LINK_PTR_MASK);
+        struct uhci_qh *next = (struct uhci_qh *)(uintptr_t)(q->head & UHCI_LINK_PTR_MASK);
         if (next == it->qh) {
             q->head = it->qh->head;              /* never freed: a late visit is harmless */
             return;

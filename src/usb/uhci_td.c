@@ -8,7 +8,7 @@
 void uhci_td_fill(struct uhci_td *td, const struct uhci_pipe *p, uint8_t pid, bool toggle,
                   uint32_t buf, uint16_t len, uint32_t flags)
 {
-    td->link = LINK_T;
+    td->link = UHCI_LINK_T;
     td->status = TD_ST_ACTIVE | TD_CERR(TD_RETRIES) | (p->low_speed ? TD_LS : 0) | flags |
                  TD_ACTLEN_NONE;
     td->token = pid | TOKEN_ADDR(p->addr) | TOKEN_ENDPT(p->endpoint) |
@@ -20,8 +20,8 @@ void uhci_td_fill(struct uhci_td *td, const struct uhci_pipe *p, uint8_t pid, bo
 static void link_chain(struct uhci_td *tds, uint32_t phys, unsigned n)
 {
     for (unsigned i = 0; i + 1 < n; i++)
-        tds[i].link = (phys + (i + 1) * (uint32_t)sizeof(struct uhci_td)) | LINK_VF;
-    tds[n - 1].link = LINK_T;
+        tds[i].link = (phys + (i + 1) * (uint32_t)sizeof(struct uhci_td)) | UHCI_LINK_VF;
+    tds[n - 1].link = UHCI_LINK_T;
 }
 
 /* Packets of len bytes from buf into tds, toggles alternating from
@@ -35,7 +35,7 @@ static unsigned packets(struct uhci_td *tds, unsigned max, const struct uhci_pip
         uint32_t chunk = len - done < p->mps ? len - done : p->mps;
         if (n == max)
             return 0;
-        uhci_td_fill(&tds[n++], p, in ? PID_IN : PID_OUT, toggle, buf + done,
+        uhci_td_fill(&tds[n++], p, in ? UHCI_PID_IN : UHCI_PID_OUT, toggle, buf + done,
                      (uint16_t)chunk, in ? TD_SPD : 0);
         toggle = !toggle;
         done += chunk;
@@ -49,7 +49,7 @@ unsigned uhci_control_tds(struct uhci_td *tds, uint32_t phys, unsigned max,
 {
     if (max < 2)
         return 0;
-    uhci_td_fill(&tds[0], p, PID_SETUP, false, setup_phys, SETUP_LEN, 0);
+    uhci_td_fill(&tds[0], p, UHCI_PID_SETUP, false, setup_phys, SETUP_LEN, 0);
     unsigned n = 1;
     if (len) {
         unsigned d = packets(&tds[1], max - 2, p, in, true, buf, len);
@@ -58,7 +58,7 @@ unsigned uhci_control_tds(struct uhci_td *tds, uint32_t phys, unsigned max,
         n += d;
     }
     /* Status stage: the other direction than the data (IN when none). */
-    uhci_td_fill(&tds[n++], p, in && len ? PID_OUT : PID_IN, true, 0, 0, 0);
+    uhci_td_fill(&tds[n++], p, in && len ? UHCI_PID_OUT : UHCI_PID_IN, true, 0, 0, 0);
     link_chain(tds, phys, n);
     return n;
 }
@@ -87,9 +87,9 @@ struct uhci_outcome uhci_tds_outcome(const struct uhci_td *tds, unsigned n)
         } else {
             uint32_t got = TD_ACTLEN(st);
             o.packets++;
-            if (TOKEN_PID(tok) != PID_SETUP)
+            if (TOKEN_PID(tok) != UHCI_PID_SETUP)
                 o.actual += got;
-            if (TOKEN_PID(tok) == PID_IN && got < TOKEN_MAXLEN_OF(tok) && i + 1 < n)
+            if (TOKEN_PID(tok) == UHCI_PID_IN && got < TOKEN_MAXLEN_OF(tok) && i + 1 < n)
                 o.result = UHCI_SHORT;
             else
                 continue;

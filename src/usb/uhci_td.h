@@ -22,7 +22,7 @@ struct uhci_pipe {
 
 /* One TD: active, 3 retries, `len` bytes (0 = a zero-length packet) at
  * physical `buf`, DATA0/DATA1 by `toggle`; `flags` adds TD_SPD / TD_IOC.
- * Its link is LINK_T (the chain builders link them). */
+ * Its link is UHCI_LINK_T (the chain builders link them). */
 void uhci_td_fill(struct uhci_td *td, const struct uhci_pipe *p, uint8_t pid, bool toggle,
                   uint32_t buf, uint16_t len, uint32_t flags);
 

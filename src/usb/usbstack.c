@@ -2,11 +2,12 @@
  * the class-driver table, and keys from USB keyboards. */
 #include "usb/usbstack.h"
 #include "usb/hid.h"
+#include "usb/ehci.h"
 #include "usb/hcd.h"
 #include "usb/hub.h"
 #include "usb/msc.h"
-#include "usb/roothub.h"
 #include "usb/ohci.h"
+#include "usb/roothub.h"
 #include "usb/say.h"
 #include "usb/uhci.h"
 #include "usb/usbdev.h"
@@ -33,15 +34,44 @@ static void adopt(struct usb_hc *hc)
         roothub_scan(hc);
 }
 
+static struct usb_hc *start_xhci(const struct pci_func *f)
+{
+    struct xhci *hc = xhci_start_one(f);
+    return hc ? &hc->base : NULL;
+}
+
+static struct usb_hc *start_ehci(const struct pci_func *f)
+{
+    struct ehci *hc = ehci_start_one(f);
+    return hc ? &hc->base : NULL;
+}
+
+static struct usb_hc *start_ohci(const struct pci_func *f)
+{
+    struct ohci *hc = ohci_start_one(f);
+    return hc ? &hc->base : NULL;
+}
+
+static struct usb_hc *start_uhci(const struct pci_func *f)
+{
+    struct uhci *hc = uhci_start_one(f);
+    return hc ? &hc->base : NULL;
+}
+
 /* USB host controllers by programming interface (PCI Code and ID
- * Assignment, class 0C/03): the kinds usb.skip= names. */
+ * Assignment, class 0C/03): the kinds usb.skip= names, in the order they
+ * are started. xHCI first: on Intel 7/8/9-series PCHs it takes the ports
+ * it may from the EHCI (xhci.c) before the EHCI looks at them; then every
+ * EHCI, which hands its low/full-speed devices to its companions before
+ * any companion (UHCI, OHCI) looks at its ports. start NULL: not driven. */
 static const struct hc_kind {
     uint8_t prog_if;
     const char *name;
     unsigned skip_bit;
+    struct usb_hc *(*start)(const struct pci_func *f);
 } kinds[] = {
-    { 0x00, "uhci", CMDLINE_USB_UHCI }, { 0x10, "ohci", CMDLINE_USB_OHCI },
-    { 0x20, "ehci", CMDLINE_USB_EHCI }, { 0x30, "xhci", CMDLINE_USB_XHCI },
+    { 0x30, "xhci", CMDLINE_USB_XHCI, start_xhci }, { 0x20, "ehci", CMDLINE_USB_EHCI, start_ehci },
+    { 0x10, "ohci", CMDLINE_USB_OHCI, start_ohci }, { 0x00, "uhci", CMDLINE_USB_UHCI, start_uhci },
 };
 
 /* keyboard=legacy: a USB keyboard is found and named, but not a key source. */
@@ -82,7 +112,7 @@ static bool skipped(const struct boot_config *cfg, const struct pci_func *f,
     return false;
 }
 
-/* One USB controller: driven (xHCI, UHCI, OHCI), or named with why it is not. */
+/* One USB controller: driven, or named with why it is not. */
 static void take(const struct boot_config *cfg, const struct pci_func *f)
 {
     const struct hc_kind *k = kind_of(f);
@@ -91,23 +121,12 @@ static void take(const struct boot_config *cfg, const struct pci_func *f)
         kprintf("usb: %02x:%02x.%x %s: left alone (usb.skip=)\n", f->bus, f->dev, f->fn, name);
         return;
     }
-    if (k && k->skip_bit == CMDLINE_USB_XHCI) {
-        struct xhci *hc = xhci_start_one(f);
-        adopt(hc ? &hc->base : NULL);
+    if (k && k->start) {
+        adopt(k->start(f));
         return;
     }
-    if (k && k->skip_bit == CMDLINE_USB_UHCI) {
-        struct uhci *hc = uhci_start_one(f);
-        adopt(hc ? &hc->base : NULL);
-        return;
-    }
-    if (k && k->skip_bit == CMDLINE_USB_OHCI) {
-        struct ohci *hc = ohci_start_one(f);
-        adopt(hc ? &hc->base : NULL);
-        return;
-    }
-    kprintf("usb: %02x:%02x.%x %s: not driven (baretrace drives xHCI, OHCI and UHCI): devices "
-            "on its ports are not seen\n", f->bus, f->dev, f->fn, name);
+    kprintf("usb: %02x:%02x.%x %s: not driven (baretrace has no driver for it): devices on "
+            "its ports are not seen\n", f->bus, f->dev, f->fn, name);
 }
 
 void usb_init(const struct boot_config *cfg)
@@ -118,9 +137,14 @@ void usb_init(const struct boot_config *cfg)
         class_drivers[KEYBOARD_ROW].attach = keyboard_off;
     usb_set_class_drivers(class_drivers, sizeof class_drivers / sizeof class_drivers[0]);
     const struct pci_func *f;
+    for (unsigned i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        for (unsigned n = 0; (f = pci_find_class(PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB,
+                                                 kinds[i].prog_if, n)); n++)
+            take(cfg, f);
     for (unsigned n = 0; (f = pci_find_class(PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB,
                                              PCI_ANY_PROGIF, n)); n++)
-        take(cfg, f);
+        if (!kind_of(f))
+            take(cfg, f);                /* a kind not in the table: named */
 }
 
 uint64_t usb_keys_dropped(void) { return hid_keys_dropped(); }

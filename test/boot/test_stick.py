@@ -58,7 +58,9 @@ class WithoutStick(StickCase):
         self.assertTrue(dumps[0].complete, dumps[0].warnings)
 
 
-class OnTheStick(StickCase):
+class DumpsOnAStick(StickCase):
+    """Boots of a writable stick image on the controller `media` names."""
+    media = "usb"                                       # the stick on an xHCI
 
     def stick_copy(self):
         tmp = tempfile.mkdtemp(prefix="bt-stick-")
@@ -75,7 +77,7 @@ class OnTheStick(StickCase):
 
     def boot_and_dump(self, img, fw, boot):
         """Boot the stick image, press d; the serial dump (bytes)."""
-        m = Machine(f"{self.id()}.boot{boot}", fw=fw, media="usb", smp=2, iso=img,
+        m = Machine(f"{self.id()}.boot{boot}", fw=fw, media=self.media, smp=2, iso=img,
                     stick_writable=True)
         m.start()
         self.addCleanup(m.stop)
@@ -106,6 +108,10 @@ class OnTheStick(StickCase):
             from_serial = self.csv(log)
             self.assertEqual(self.csv(img, "--dump", str(i)), from_serial)
             self.assertGreater(len(from_serial.splitlines()), 100)
+
+
+
+class OnTheStick(DumpsOnAStick):
 
     def damaged_stick(self, what):
         """A stick copy whose dump area holds five dumps (written by the
@@ -163,6 +169,18 @@ class OnTheStick(StickCase):
         self.dump_lands_on_stick("bios")
 
     def test_uefi_dump_lands_on_stick(self):
+        self.dump_lands_on_stick("uefi")
+
+
+class OnAStickOnEhci(DumpsOnAStick):
+    """The stick on an ICH9's EHCI, its UHCI companions beside it and no
+    xHCI: a PC of 2008-2012 (issue 20)."""
+    media = "usb-ehci"
+
+    def test_bios_dump_lands_on_stick_on_ehci(self):
+        self.dump_lands_on_stick("bios")
+
+    def test_uefi_dump_lands_on_stick_on_ehci(self):
         self.dump_lands_on_stick("uefi")
 
 
