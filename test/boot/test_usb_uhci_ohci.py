@@ -4,17 +4,17 @@ a UHCI or OHCI root port, behind a usb-hub, or on an EHCI whose
 companions get it, press keys through QMP send-key (the USB keyboard is
 the only keyboard) and check what the kernel did with them:
 
-  - ich9-usb-ehci1 with its ich9-usb-uhci1..3 companions: the keyboard
-    comes to a companion (the firmware hands it over: OVMF a keyboard,
-    SeaBIOS a full-speed hub) and its keys are hotkeys; d dumps from the
+  - ich9-usb-ehci1 with its ich9-usb-uhci1..3 companions: the EHCI
+    driver hands the full-speed keyboard (or a hub with it behind) to a
+    companion (PORT_OWNER) and its keys are hotkeys; d dumps from the
     keyboard and the dump holds the USB_KEY events;
   - piix3-usb-uhci alone: a keyboard behind a usb-hub and a USB stick on
     a root port (bulk transfers: capacity and block 0 read); the m prompt
     takes letters, comma, Backspace and Enter;
   - pci-ohci alone: a keyboard on a root port; and under UEFI a keyboard
     and a stick behind a usb-hub;
-  - ich9-usb-ehci1 with pci-ohci companions (QEMU's plain usb-ehci takes
-    no companions; OVMF hands the full-speed keyboard to the OHCI).
+  - ich9-usb-ehci1 with pci-ohci companions, as on AMD boards (QEMU's
+    plain usb-ehci takes no companions).
 """
 import os
 import re
@@ -27,6 +27,9 @@ KEY_TIMEOUT_S = 30
 USAGE_D = 0x07
 KBD_LINE = (r"usb: (\S+) port ([\d.]+): keyboard [0-9a-f]{4}:[0-9a-f]{4} \(full speed\), "
             r"keys are hotkeys")
+# QEMU's usb-kbd also speaks high speed, and an EHCI then keeps it: a
+# keyboard for a companion is full speed only, like a real one.
+FULL_SPEED = "usb_version=1"
 STICK = ["-drive", f"if=none,id=stick,format=raw,readonly=on,file={os.path.abspath(ISO)}"]
 ICH9_UHCI = ["-device", "ich9-usb-ehci1,id=ehci,addr=1d.7,multifunction=on",
              "-device", "ich9-usb-uhci1,masterbus=ehci.0,firstport=0,addr=1d.0,multifunction=on",
@@ -75,19 +78,21 @@ class UhciOhci(unittest.TestCase):
         self.assertEqual(keys[-1], (USAGE_D, 0), keys)
         self.assertEqual(m.faults(), [])
 
-    def test_uefi_ich9_uhci_companion(self):
-        m = self.boot(ICH9_UHCI + ["-device", "usb-kbd,bus=ehci.0,port=3"], fw="uefi")
+    def test_ich9_uhci_companion(self):
+        m = self.boot(ICH9_UHCI + ["-device", f"usb-kbd,bus=ehci.0,port=3,{FULL_SPEED}"])
+        self.assertIn("usb: 00:1d.7 ehci: port 3: full-speed device handed to the companion "
+                      "controller", m.text())
         for fn in range(3):
             self.assertIn(f"usb: 00:1d.{fn} uhci: 2 ports", m.text())
         ctrl, port = self.keyboard(m, r"uhci: 2 ports")
         self.assertEqual((ctrl, port), ("00:1d.1", "1"), "EHCI port 3 is uhci2's port 1")
         self.keys_work(m)
 
-    def test_ich9_uhci_companion_hub(self):
-        """A full-speed hub on an EHCI port (SeaBIOS hands it to the
-        companion) with the keyboard behind it."""
+    def test_uefi_ich9_uhci_companion_hub(self):
+        """A (full-speed) hub on an EHCI port goes to the companion, with
+        the keyboard behind it."""
         m = self.boot(ICH9_UHCI + ["-device", "usb-hub,bus=ehci.0,port=6",
-                                   "-device", "usb-kbd,bus=ehci.0,port=6.2"])
+                                   "-device", "usb-kbd,bus=ehci.0,port=6.2"], fw="uefi")
         ctrl, port = self.keyboard(m, r"uhci: 2 ports")
         self.assertEqual((ctrl, port), ("00:1d.2", "2.2"), "EHCI port 6 is uhci3's port 2")
         self.assertIn("usb: 00:1d.2 port 2: hub with 8 ports (full speed)", m.text())
@@ -126,12 +131,13 @@ class UhciOhci(unittest.TestCase):
                                    r"HARDDISK\", \d+ blocks of 512 bytes, MBR signature")
         self.keys_work(m)
 
-    def test_uefi_ehci_with_ohci_companions(self):
-        m = self.boot(EHCI_OHCI + ["-device", "usb-kbd,bus=ehci.0,port=5"], fw="uefi")
+    def test_ehci_with_ohci_companions(self):
+        m = self.boot(EHCI_OHCI + ["-device", f"usb-kbd,bus=ehci.0,port=5,{FULL_SPEED}"])
+        self.assertIn("usb: 00:05.2 ehci: port 5: full-speed device handed to the companion "
+                      "controller", m.text())
         ctrl, port = self.keyboard(m, r"ohci: 3 ports")
         self.assertEqual((ctrl, port), ("00:05.1", "2"), "EHCI port 5 is the second OHCI's 2")
         self.keys_work(m)
-
 
 if __name__ == "__main__":
     unittest.main()
