@@ -13,6 +13,8 @@ the only keyboard) and check what the kernel did with them:
     takes letters, comma, Backspace and Enter;
   - pci-ohci alone: a keyboard on a root port; and under UEFI a keyboard
     and a stick behind a usb-hub;
+  - a keyboard plugged into a UHCI or OHCI root port after boot, and
+    pulled out again;
   - ich9-usb-ehci1 with pci-ohci companions, as on AMD boards (QEMU's
     plain usb-ehci takes no companions).
 """
@@ -138,6 +140,22 @@ class UhciOhci(unittest.TestCase):
         ctrl, port = self.keyboard(m, r"ohci: 3 ports")
         self.assertEqual((ctrl, port), ("00:05.1", "2"), "EHCI port 5 is the second OHCI's 2")
         self.keys_work(m)
+
+    def test_plugged_after_boot(self):
+        """Root-port hot-plug on both: a keyboard plugged in after READY
+        works, and unplugging it is noticed."""
+        m = self.boot(["-device", "piix3-usb-uhci,id=uhci", "-device", "pci-ohci,id=ohci"])
+        self.assertEqual(re.findall(KBD_LINE, m.text()), [])
+        for bus in ("uhci.0", "ohci.0", "uhci.0"):
+            start = len(m.output())
+            self.assertEqual(m.qmp().command("device_add", driver="usb-kbd", bus=bus,
+                                             id="late"), {})
+            m.wait_for(KBD_LINE.encode(), KEY_TIMEOUT_S, start=start)
+            self.press(m, rb"usb keys dropped 0", "s")
+            start = len(m.output())
+            self.assertEqual(m.qmp().command("device_del", id="late"), {})
+            m.wait_for(rb"usb: \S+ port \d+: disconnected", KEY_TIMEOUT_S, start=start)
+        self.assertEqual(m.faults(), [])
 
 if __name__ == "__main__":
     unittest.main()
