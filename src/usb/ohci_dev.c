@@ -10,7 +10,7 @@
 /* The ED flags of endpoint dci (EP0: 1, direction from each TD). */
 static uint32_t ed_flags(const struct usb_dev *d, uint8_t dci, uint16_t mps)
 {
-    struct ohci_pipe p = { .addr = ohci_dev_of(d)->addr, .endpoint = dci / 2,
+    struct usb_pipe p = { .addr = ohci_dev_of(d)->addr, .endpoint = dci / 2,
                            .low_speed = d->speed == SPEED_LOW, .mps = mps };
     return ohci_ed_flags(&p, dci == 1 ? ED_DIR_TD : dci & 1 ? ED_DIR_IN : ED_DIR_OUT);
 }

@@ -11,7 +11,7 @@ static uint32_t phys(const volatile void *p)
     return (uint32_t)(uintptr_t)p;
 }
 
-uint32_t ohci_ed_flags(const struct ohci_pipe *p, uint32_t dir)
+uint32_t ohci_ed_flags(const struct usb_pipe *p, uint32_t dir)
 {
     return ED_FA(p->addr) | ED_EN(p->endpoint) | dir | (p->low_speed ? ED_S : 0) |
            ED_MPS(p->mps);

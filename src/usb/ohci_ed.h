@@ -11,19 +11,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "usb/ohci_hw.h"
-
-/* One endpoint as its ED names it. A low-speed device's ED has S set:
- * the controller sends the PRE preamble when the device sits behind a
- * full-speed hub. */
-struct ohci_pipe {
-    uint8_t  addr;                   /* function address 0..127 */
-    uint8_t  endpoint;               /* 0..15 */
-    bool     low_speed;
-    uint16_t mps;                    /* max packet size */
-};
+#include "usb/pipe.h"
 
 /* The ED's dword 0: FA, EN, direction (ED_DIR_TD for control), S, MPS. */
-uint32_t ohci_ed_flags(const struct ohci_pipe *p, uint32_t dir);
+uint32_t ohci_ed_flags(const struct usb_pipe *p, uint32_t dir);
 
 /* A control transfer into td[0..n): SETUP (8 bytes at setup_phys, DATA0),
  * the data stage (DATA1 first, then the ED's toggle carry; IN with buffer

@@ -116,11 +116,17 @@ static int cc_of(struct ohci *hc, const struct ohci_outcome *o, uint32_t len)
     }
 }
 
-/* Wait for the transfer in flight on ep; what is left of it afterwards
- * is taken back (a short transfer keeps its data toggle). */
-static int finish(struct ohci *hc, struct ohci_ep *ep, uint32_t len, uint32_t timeout_us,
-                  uint32_t *actual)
+/* Queue the n TDs the builder made (none: it did not fit) and wait for
+ * them; what is left afterwards is taken back (a short transfer keeps
+ * its data toggle). */
+static int run(struct ohci *hc, struct ohci_ep *ep, unsigned n, uint32_t len,
+               uint32_t timeout_us, uint32_t *actual)
 {
+    if (!n) {
+        hc->why = "transfer too long";
+        return CC_TRANSACTION;
+    }
+    enqueue(hc, ep, n);
     uint64_t end = rdtsc() + tsc_from_us(timeout_us);
     struct ohci_outcome o;
     while ((o = ohci_tds_outcome(ep->q, ep->n, ep->ed->head)).result == OHCI_ACTIVE &&
@@ -141,12 +147,7 @@ int ohci_run_control(struct ohci *hc, struct ohci_ep *ep, uint64_t setup, void *
     ring_order(ep);
     unsigned n = ohci_control_tds(ep->q, OHCI_EP_TDS, phys(hc->setup), setup & 0x80,
                                   phys(buf), len);
-    if (!n) {
-        hc->why = "transfer too long";
-        return CC_TRANSACTION;
-    }
-    enqueue(hc, ep, n);
-    return finish(hc, ep, len, timeout_us, actual);
+    return run(hc, ep, n, len, timeout_us, actual);
 }
 
 int ohci_run_data(struct ohci *hc, struct ohci_ep *ep, bool in, void *buf, uint32_t len,
@@ -156,12 +157,7 @@ int ohci_run_data(struct ohci *hc, struct ohci_ep *ep, bool in, void *buf, uint3
     ring_order(ep);
     unsigned n = ohci_data_tds(ep->q, OHCI_EP_TDS, (uint16_t)ED_MPS_OF(ep->ed->flags), in,
                                phys(buf), len);
-    if (!n) {
-        hc->why = "transfer too long";
-        return CC_TRANSACTION;
-    }
-    enqueue(hc, ep, n);
-    return finish(hc, ep, len, timeout_us, actual);
+    return run(hc, ep, n, len, timeout_us, actual);
 }
 
 bool ohci_ep_queue(struct ohci *hc, struct ohci_ep *ep, void *buf, uint32_t len)

@@ -32,7 +32,7 @@
 struct uhci_intr {
     struct uhci_qh *qh;
     struct uhci_td *td;
-    struct uhci_pipe pipe;
+    struct usb_pipe pipe;
     bool     toggle;
     bool     queued;                  /* a transfer is queued, not yet reported */
     uint16_t len;                     /* its length */
@@ -74,13 +74,13 @@ struct uhci *uhci_start_one(const struct pci_func *f);
  * transfer of any length, DATA0/1 from and back into *toggle. Results:
  * CC_SUCCESS, CC_SHORT_PACKET, CC_STALL, CC_TRANSACTION (hc->why says
  * which error), or -1 (no answer in time); *actual = data bytes moved. */
-int  uhci_run_control(struct uhci *hc, const struct uhci_pipe *p, uint64_t setup, void *buf,
+int  uhci_run_control(struct uhci *hc, const struct usb_pipe *p, uint64_t setup, void *buf,
                       uint16_t len, uint32_t timeout_us, uint32_t *actual);
-int  uhci_run_bulk(struct uhci *hc, const struct uhci_pipe *p, bool in, bool *toggle,
+int  uhci_run_bulk(struct uhci *hc, const struct usb_pipe *p, bool in, bool *toggle,
                    void *buf, uint32_t len, uint32_t timeout_us, uint32_t *actual);
 /* Put an interrupt IN endpoint's QH in the schedule (polled every
  * frame), with nothing queued. False: out of memory. */
-bool uhci_intr_open(struct uhci *hc, struct uhci_intr *it, const struct uhci_pipe *p);
+bool uhci_intr_open(struct uhci *hc, struct uhci_intr *it, const struct usb_pipe *p);
 /* Queue one IN transfer of len bytes (one packet) into buf (nothing
  * else queued). False: longer than the endpoint's max packet. */
 bool uhci_intr_queue(struct uhci_intr *it, void *buf, uint16_t len);

@@ -7,10 +7,10 @@
 #include "mm/mem.h"
 
 /* The pipe of endpoint dci (EP0: 1) as the TDs name it. */
-static struct uhci_pipe pipe_of(const struct usb_dev *d, uint8_t dci)
+static struct usb_pipe pipe_of(const struct usb_dev *d, uint8_t dci)
 {
     const struct uhci_dev *ud = uhci_dev_of(d);
-    return (struct uhci_pipe){
+    return (struct usb_pipe){
         .addr = ud->addr, .endpoint = dci / 2, .low_speed = d->speed == SPEED_LOW,
         .mps = dci == 1 ? d->mps0 : ud->mps[dci],
     };
@@ -81,7 +81,7 @@ int uhci_control(struct usb_dev *d, uint64_t setup, void *buf, uint16_t len,
                  uint32_t timeout_us)
 {
     uint32_t actual;
-    struct uhci_pipe p = pipe_of(d, 1);
+    struct usb_pipe p = pipe_of(d, 1);
     return said(d, 1, uhci_run_control(uhci_of(d->hc), &p, setup, buf, len, timeout_us,
                                        &actual));
 }
@@ -93,7 +93,7 @@ int uhci_transfer(struct usb_dev *d, uint8_t dci, void *buf, uint32_t len,
     if (!ud->mps[dci])
         return CC_TRANSACTION;                  /* not an opened endpoint */
     uint32_t actual = 0;
-    struct uhci_pipe p = pipe_of(d, dci);
+    struct usb_pipe p = pipe_of(d, dci);
     int cc = uhci_run_bulk(uhci_of(d->hc), &p, dci & 1, &ud->toggle[dci], buf, len, timeout_us,
                            &actual);
     *residual = len - actual;
@@ -107,7 +107,7 @@ void uhci_queue(struct usb_dev *d, uint8_t dci, void *buf, uint32_t len)
     if (!ud->mps[dci] || !(dci & 1))
         return;                                 /* not an opened IN endpoint */
     if (!ud->intr[dci]) {
-        struct uhci_pipe p = pipe_of(d, dci);
+        struct usb_pipe p = pipe_of(d, dci);
         struct uhci_intr *it = mem_alloc(sizeof *it, 8);
         if (!it || !usb_async_add(&hc->async, d) || !uhci_intr_open(hc, it, &p)) {
             usb_say(d, "endpoint %u: no room to queue transfers; not polled", dci);

@@ -69,7 +69,7 @@ static struct uhci_outcome run(struct uhci *hc, struct uhci_qh *qh, unsigned n, 
     return o;
 }
 
-int uhci_run_control(struct uhci *hc, const struct uhci_pipe *p, uint64_t setup, void *buf,
+int uhci_run_control(struct uhci *hc, const struct usb_pipe *p, uint64_t setup, void *buf,
                      uint16_t len, uint32_t timeout_us, uint32_t *actual)
 {
     *actual = 0;
@@ -87,7 +87,7 @@ int uhci_run_control(struct uhci *hc, const struct uhci_pipe *p, uint64_t setup,
     return cc_of(hc, &o);
 }
 
-int uhci_run_bulk(struct uhci *hc, const struct uhci_pipe *p, bool in, bool *toggle,
+int uhci_run_bulk(struct uhci *hc, const struct usb_pipe *p, bool in, bool *toggle,
                   void *buf, uint32_t len, uint32_t timeout_us, uint32_t *actual)
 {
     *actual = 0;
@@ -106,7 +106,7 @@ int uhci_run_bulk(struct uhci *hc, const struct uhci_pipe *p, bool in, bool *tog
     }
 }
 
-bool uhci_intr_open(struct uhci *hc, struct uhci_intr *it, const struct uhci_pipe *p)
+bool uhci_intr_open(struct uhci *hc, struct uhci_intr *it, const struct usb_pipe *p)
 {
     it->qh = mem_alloc(sizeof *it->qh, 16);
     it->td = mem_alloc(sizeof *it->td, 16);

@@ -5,7 +5,7 @@
 #define TD_RETRIES   3               /* C_ERR: errors before the TD is retired */
 #define SETUP_LEN    8
 
-void uhci_td_fill(struct uhci_td *td, const struct uhci_pipe *p, uint8_t pid, bool toggle,
+void uhci_td_fill(struct uhci_td *td, const struct usb_pipe *p, uint8_t pid, bool toggle,
                   uint32_t buf, uint16_t len, uint32_t flags)
 {
     td->link = UHCI_LINK_T;
@@ -26,7 +26,7 @@ static void link_chain(struct uhci_td *tds, uint32_t phys, unsigned n)
 
 /* Packets of len bytes from buf into tds, toggles alternating from
  * `toggle`: how many, or 0 when more than max. */
-static unsigned packets(struct uhci_td *tds, unsigned max, const struct uhci_pipe *p,
+static unsigned packets(struct uhci_td *tds, unsigned max, const struct usb_pipe *p,
                         bool in, bool toggle, uint32_t buf, uint32_t len)
 {
     unsigned n = 0;
@@ -44,7 +44,7 @@ static unsigned packets(struct uhci_td *tds, unsigned max, const struct uhci_pip
 }
 
 unsigned uhci_control_tds(struct uhci_td *tds, uint32_t phys, unsigned max,
-                          const struct uhci_pipe *p, uint32_t setup_phys, bool in,
+                          const struct usb_pipe *p, uint32_t setup_phys, bool in,
                           uint32_t buf, uint16_t len)
 {
     if (max < 2)
@@ -64,7 +64,7 @@ unsigned uhci_control_tds(struct uhci_td *tds, uint32_t phys, unsigned max,
 }
 
 unsigned uhci_data_tds(struct uhci_td *tds, uint32_t phys, unsigned max,
-                       const struct uhci_pipe *p, bool in, bool toggle, uint32_t buf,
+                       const struct usb_pipe *p, bool in, bool toggle, uint32_t buf,
                        uint32_t len)
 {
     unsigned n = packets(tds, max, p, in, toggle, buf, len);

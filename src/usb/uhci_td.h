@@ -8,22 +8,13 @@
 #define USB_UHCI_TD_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "usb/pipe.h"
 #include "usb/uhci_hw.h"
-
-/* One endpoint as the TDs name it. A low-speed device's TDs carry LS,
- * so that the controller sends the PRE preamble before each packet when
- * the device sits behind a full-speed hub. */
-struct uhci_pipe {
-    uint8_t  addr;                   /* device address 0..127 */
-    uint8_t  endpoint;               /* 0..15 */
-    bool     low_speed;
-    uint16_t mps;                    /* max packet size, 1..UHCI_MAX_PACKET */
-};
 
 /* One TD: active, 3 retries, `len` bytes (0 = a zero-length packet) at
  * physical `buf`, DATA0/DATA1 by `toggle`; `flags` adds TD_SPD / TD_IOC.
  * Its link is UHCI_LINK_T (the chain builders link them). */
-void uhci_td_fill(struct uhci_td *td, const struct uhci_pipe *p, uint8_t pid, bool toggle,
+void uhci_td_fill(struct uhci_td *td, const struct usb_pipe *p, uint8_t pid, bool toggle,
                   uint32_t buf, uint16_t len, uint32_t flags);
 
 /* A control transfer into tds[0..max): SETUP (8 bytes at setup_phys,
@@ -33,13 +24,13 @@ void uhci_td_fill(struct uhci_td *td, const struct uhci_pipe *p, uint8_t pid, bo
  * (`phys` is tds[0]'s physical address), the last one terminates. The
  * number of TDs, or 0 when more than max are needed. */
 unsigned uhci_control_tds(struct uhci_td *tds, uint32_t phys, unsigned max,
-                          const struct uhci_pipe *p, uint32_t setup_phys, bool in,
+                          const struct usb_pipe *p, uint32_t setup_phys, bool in,
                           uint32_t buf, uint16_t len);
 /* A bulk or interrupt transfer of len bytes (at least one packet; len 0
  * is one zero-length packet) in packets of p->mps, the first with
  * `toggle`; IN packets with SPD. The count, or 0 when more than max. */
 unsigned uhci_data_tds(struct uhci_td *tds, uint32_t phys, unsigned max,
-                       const struct uhci_pipe *p, bool in, bool toggle, uint32_t buf,
+                       const struct usb_pipe *p, bool in, bool toggle, uint32_t buf,
                        uint32_t len);
 
 enum uhci_result {

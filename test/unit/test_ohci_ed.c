@@ -25,7 +25,7 @@ static void retire(unsigned i, uint8_t cc, uint32_t cbp)
 
 static void test_ed_flags(void)
 {
-    struct ohci_pipe p = { .addr = 0x45, .endpoint = 3, .low_speed = true, .mps = 8 };
+    struct usb_pipe p = { .addr = 0x45, .endpoint = 3, .low_speed = true, .mps = 8 };
     uint32_t f = ohci_ed_flags(&p, ED_DIR_IN);
     CHECK_EQ(f & 0x7F, 0x45);                      /* FA 6:0 */
     CHECK_EQ((f >> 7) & 0xF, 3);                   /* EN 10:7 */

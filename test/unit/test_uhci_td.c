@@ -22,7 +22,7 @@ static void retire(struct uhci_td *td, uint32_t bytes, uint32_t errors)
 
 static void test_single_td_bits(void)
 {
-    struct uhci_pipe p = { .addr = 5, .endpoint = 1, .low_speed = true, .mps = 8 };
+    struct usb_pipe p = { .addr = 5, .endpoint = 1, .low_speed = true, .mps = 8 };
     uhci_td_fill(&tds[0], &p, 0x69, true, BUF, 8, 1u << 29);
     CHECK_EQ(tds[0].link, 1);                      /* T: terminate */
     CHECK(tds[0].status & (1u << 23));             /* Active */
@@ -48,7 +48,7 @@ static void test_control_in(void)
 {
     /* GET_DESCRIPTOR(device, 18 bytes) with an 8-byte EP0: SETUP, three
      * IN packets (8, 8, 2), OUT status. */
-    struct uhci_pipe p = { .addr = 0, .endpoint = 0, .mps = 8 };
+    struct usb_pipe p = { .addr = 0, .endpoint = 0, .mps = 8 };
     memset(tds, 0xAA, sizeof tds);
     unsigned n = uhci_control_tds(tds, PHYS, 16, &p, SETUP, true, BUF, 18);
     CHECK_EQ(n, 5);
@@ -75,7 +75,7 @@ static void test_control_in(void)
 
 static void test_control_no_data_and_out(void)
 {
-    struct uhci_pipe p = { .addr = 3, .endpoint = 0, .mps = 64 };
+    struct usb_pipe p = { .addr = 3, .endpoint = 0, .mps = 64 };
     CHECK_EQ(uhci_control_tds(tds, PHYS, 16, &p, SETUP, false, 0, 0), 2);  /* SET_ADDRESS */
     CHECK_EQ(tds[1].token & 0xFF, 0x69);           /* status stage IN */
     CHECK(tds[1].token & (1u << 19));
@@ -87,7 +87,7 @@ static void test_control_no_data_and_out(void)
 
 static void test_bulk_toggles(void)
 {
-    struct uhci_pipe p = { .addr = 2, .endpoint = 2, .mps = 64 };
+    struct usb_pipe p = { .addr = 2, .endpoint = 2, .mps = 64 };
     unsigned n = uhci_data_tds(tds, PHYS, 16, &p, false, true, BUF, 200);
     CHECK_EQ(n, 4);                                /* 64 64 64 8 */
     CHECK_EQ((tds[3].token >> 21) + 1, 8);
@@ -100,7 +100,7 @@ static void test_bulk_toggles(void)
 
 static void test_outcomes(void)
 {
-    struct uhci_pipe p = { .addr = 1, .endpoint = 0, .mps = 8 };
+    struct usb_pipe p = { .addr = 1, .endpoint = 0, .mps = 8 };
     unsigned n = uhci_control_tds(tds, PHYS, 16, &p, SETUP, true, BUF, 18);
     struct uhci_outcome o = uhci_tds_outcome(tds, n);
     CHECK_EQ(o.result, UHCI_ACTIVE);
