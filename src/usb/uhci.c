@@ -189,8 +189,12 @@ static uint8_t port_reset(struct usb_hc *base, uint32_t port)
 static void poll(struct usb_hc *base)
 {
     struct uhci *hc = uhci_of(base);
-    if (rd16(hc, UHCI_USBSTS) & (UHCI_STS_HSE | UHCI_STS_HCPE | UHCI_STS_HCH)) {
-        fail(hc, "stopped with an error (USBSTS host system or process error)");
+    uint16_t sts = rd16(hc, UHCI_USBSTS);
+    if (sts & (UHCI_STS_HSE | UHCI_STS_HCPE | UHCI_STS_HCH)) {
+        char why[80];
+        ksnprintf(why, sizeof why, "stopped (USBSTS %04x: host system error, process error "
+                  "or halted)", sts);
+        fail(hc, why);
         return;
     }
     uhci_poll_async(hc);
