@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "dev/pci.h"
+#include "usb/devaddr.h"
 #include "usb/ehci_hw.h"
 #include "usb/hcd.h"
 
@@ -49,7 +50,8 @@ struct ehci {
     uint32_t *frames;                 /* periodic frame list */
     struct ehci_qh *async;            /* head of the asynchronous schedule (H=1, idle) */
     struct ehci_qh *intr;             /* first interrupt QH of the periodic schedule */
-    struct usb_dev *dev[EHCI_MAX_ADDR + 1];   /* by address */
+    struct usb_addrs addrs;           /* device addresses in use */
+    struct usb_dev *dev[EHCI_MAX_ADDR + 1];   /* by address, for poll() */
 };
 _Static_assert(__builtin_offsetof(struct ehci, base) == 0, "ehci_of: base comes first");
 

@@ -7,8 +7,10 @@
 #include "usb/hcsetup.h"
 #include "usb/hub.h"
 #include "usb/msc.h"
+#include "usb/ohci.h"
 #include "usb/roothub.h"
 #include "usb/say.h"
+#include "usb/uhci.h"
 #include "usb/usbdev.h"
 #include "usb/xhci.h"
 #include "dev/pci.h"
@@ -46,6 +48,18 @@ static struct usb_hc *start_ehci(const struct pci_func *f)
     return hc ? &hc->base : NULL;
 }
 
+static struct usb_hc *start_ohci(const struct pci_func *f)
+{
+    struct ohci *hc = ohci_start_one(f);
+    return hc ? &hc->base : NULL;
+}
+
+static struct usb_hc *start_uhci(const struct pci_func *f)
+{
+    struct uhci *hc = uhci_start_one(f);
+    return hc ? &hc->base : NULL;
+}
+
 /* USB host controllers by programming interface (PCI Code and ID
  * Assignment, class 0C/03): the kinds usb.skip= names, in the order they
  * are started. xHCI first: on Intel 7/8/9-series PCHs it takes the ports
@@ -59,7 +73,7 @@ static const struct hc_kind {
     struct usb_hc *(*start)(const struct pci_func *f);
 } kinds[] = {
     { 0x30, "xhci", CMDLINE_USB_XHCI, start_xhci }, { 0x20, "ehci", CMDLINE_USB_EHCI, start_ehci },
-    { 0x10, "ohci", CMDLINE_USB_OHCI, NULL },       { 0x00, "uhci", CMDLINE_USB_UHCI, NULL },
+    { 0x10, "ohci", CMDLINE_USB_OHCI, start_ohci }, { 0x00, "uhci", CMDLINE_USB_UHCI, start_uhci },
 };
 
 /* keyboard=legacy: a USB keyboard is found and named, but not a key source. */

@@ -1,0 +1,161 @@
+"""UHCI and OHCI controllers end to end (issue 20): boot the ISO on a PC
+without PS/2 (q35,i8042=off) and no xHCI, with a usb-kbd (full speed) on
+a UHCI or OHCI root port, behind a usb-hub, or on an EHCI whose
+companions get it, press keys through QMP send-key (the USB keyboard is
+the only keyboard) and check what the kernel did with them:
+
+  - ich9-usb-ehci1 with its ich9-usb-uhci1..3 companions: the EHCI
+    driver hands the full-speed keyboard (or a hub with it behind) to a
+    companion (PORT_OWNER) and its keys are hotkeys; d dumps from the
+    keyboard and the dump holds the USB_KEY events;
+  - piix3-usb-uhci alone: a keyboard behind a usb-hub and a USB stick on
+    a root port (bulk transfers: capacity and block 0 read); the m prompt
+    takes letters, comma, Backspace and Enter;
+  - pci-ohci alone: a keyboard on a root port; and under UEFI a keyboard
+    and a stick behind a usb-hub;
+  - a keyboard plugged into a UHCI or OHCI root port after boot, and
+    pulled out again;
+  - ich9-usb-ehci1 with pci-ohci companions, as on AMD boards (QEMU's
+    plain usb-ehci takes no companions).
+"""
+import os
+import re
+import unittest
+
+from harness import ISO, Machine
+
+NO_PS2 = "q35,i8042=off"
+KEY_TIMEOUT_S = 30
+USAGE_D = 0x07
+KBD_LINE = (r"usb: (\S+) port ([\d.]+): keyboard [0-9a-f]{4}:[0-9a-f]{4} \(full speed\), "
+            r"keys are hotkeys")
+# QEMU's usb-kbd also speaks high speed, and an EHCI then keeps it: a
+# keyboard for a companion is full speed only, like a real one.
+FULL_SPEED = "usb_version=1"
+STICK = ["-drive", f"if=none,id=stick,format=raw,readonly=on,file={os.path.abspath(ISO)}"]
+ICH9_UHCI = ["-device", "ich9-usb-ehci1,id=ehci,addr=1d.7,multifunction=on",
+             "-device", "ich9-usb-uhci1,masterbus=ehci.0,firstport=0,addr=1d.0,multifunction=on",
+             "-device", "ich9-usb-uhci2,masterbus=ehci.0,firstport=2,addr=1d.1",
+             "-device", "ich9-usb-uhci3,masterbus=ehci.0,firstport=4,addr=1d.2"]
+# Companions come before their EHCI in the slot's functions, as on real
+# chipsets (firmware looks for them there).
+EHCI_OHCI = ["-device", "ich9-usb-ehci1,id=ehci,addr=5.2",
+             "-device", "pci-ohci,masterbus=ehci.0,firstport=0,num-ports=3,addr=5.0,"
+                        "multifunction=on",
+             "-device", "pci-ohci,masterbus=ehci.0,firstport=3,num-ports=3,addr=5.1"]
+
+
+class UhciOhci(unittest.TestCase):
+
+    def boot(self, extra, fw="bios"):
+        m = Machine(self.id(), smp=2, machine=NO_PS2, fw=fw, extra=extra)
+        m.start()
+        self.addCleanup(m.stop)
+        m.ready()
+        self.assertNotRegex(m.text(), r"usb: \S+ xhci")
+        return m
+
+    def keyboard(self, m, ctrl_line):
+        """The one keyboard's (controller, port), on a controller named by
+        the regex ctrl_line."""
+        kbds = re.findall(KBD_LINE, m.text())
+        self.assertEqual(len(kbds), 1, m.tail())
+        self.assertRegex(m.text(), rf"usb: {re.escape(kbds[0][0])} {ctrl_line}")
+        return kbds[0]
+
+    def press(self, m, pattern, *keys):
+        start = len(m.output())
+        for k in keys:
+            m.sendkey(k)
+        return m.wait_for(pattern, KEY_TIMEOUT_S, start=start)
+
+    def keys_work(self, m):
+        """s shows the statistics, d (from the USB keyboard) dumps, and
+        the dump's last USB_KEY event is that d."""
+        self.press(m, rb"usb keys dropped 0", "s")
+        d = m.dump(keyboard=True)
+        self.assertTrue(d.complete, d.warnings)
+        keys = [(e.a0, e.a1) for e in d.cpus[0].events
+                if d.types.get(e.type) and d.types[e.type].name == "USB_KEY"]
+        self.assertEqual(keys[-1], (USAGE_D, 0), keys)
+        self.assertEqual(m.faults(), [])
+
+    def test_ich9_uhci_companion(self):
+        m = self.boot(ICH9_UHCI + ["-device", f"usb-kbd,bus=ehci.0,port=3,{FULL_SPEED}"])
+        self.assertIn("usb: 00:1d.7 ehci: port 3: full-speed device handed to the companion "
+                      "controller", m.text())
+        for fn in range(3):
+            self.assertIn(f"usb: 00:1d.{fn} uhci: 2 ports", m.text())
+        ctrl, port = self.keyboard(m, r"uhci: 2 ports")
+        self.assertEqual((ctrl, port), ("00:1d.1", "1"), "EHCI port 3 is uhci2's port 1")
+        self.keys_work(m)
+
+    def test_uefi_ich9_uhci_companion_hub(self):
+        """A (full-speed) hub on an EHCI port goes to the companion, with
+        the keyboard behind it."""
+        m = self.boot(ICH9_UHCI + ["-device", "usb-hub,bus=ehci.0,port=6",
+                                   "-device", "usb-kbd,bus=ehci.0,port=6.2"], fw="uefi")
+        ctrl, port = self.keyboard(m, r"uhci: 2 ports")
+        self.assertEqual((ctrl, port), ("00:1d.2", "2.2"), "EHCI port 6 is uhci3's port 2")
+        self.assertIn("usb: 00:1d.2 port 2: hub with 8 ports (full speed)", m.text())
+        self.keys_work(m)
+
+    def test_uhci_hub_and_stick(self):
+        m = self.boot(["-device", "piix3-usb-uhci,id=uhci",
+                       "-device", "usb-hub,bus=uhci.0,port=2",
+                       "-device", "usb-kbd,bus=uhci.0,port=2.3",
+                       "-device", "usb-storage,bus=uhci.0,port=1,drive=stick"] + STICK)
+        ctrl, port = self.keyboard(m, r"uhci: 2 ports")
+        self.assertEqual(port, "2.3")
+        self.assertRegex(m.text(), rf"usb: {ctrl} port 2: hub with \d+ ports \(full speed\)")
+        blocks = os.path.getsize(ISO) // 512
+        self.assertRegex(m.text(), rf"usb: {ctrl} port 1: mass storage usb0 \"QEMU QEMU "
+                                   rf"HARDDISK\", {blocks} blocks of 512 bytes, MBR signature")
+        self.keys_work(m)
+        self.press(m, rb"trace: categories now", "m")
+        self.press(m, rb"trace: categories now BOOT,IRQ\r?\n",
+                   "i", "r", "q", "comma", "b", "o", "o", "x", "backspace", "t", "ret")
+
+    def test_ohci_keyboard(self):
+        m = self.boot(["-device", "pci-ohci,id=ohci", "-device", "usb-kbd,bus=ohci.0"])
+        self.keyboard(m, r"ohci: 3 ports, OpenHCI 1\.0")
+        self.keys_work(m)
+
+    def test_uefi_ohci_hub_and_stick(self):
+        m = self.boot(["-device", "pci-ohci,id=ohci",
+                       "-device", "usb-hub,bus=ohci.0,port=3",
+                       "-device", "usb-kbd,bus=ohci.0,port=3.1",
+                       "-device", "usb-storage,bus=ohci.0,port=3.2,drive=stick"] + STICK,
+                      fw="uefi")
+        ctrl, port = self.keyboard(m, r"ohci: 3 ports")
+        self.assertEqual(port, "3.1")
+        self.assertRegex(m.text(), rf"usb: {ctrl} port 3\.2: mass storage usb0 \"QEMU QEMU "
+                                   r"HARDDISK\", \d+ blocks of 512 bytes, MBR signature")
+        self.keys_work(m)
+
+    def test_ehci_with_ohci_companions(self):
+        m = self.boot(EHCI_OHCI + ["-device", f"usb-kbd,bus=ehci.0,port=5,{FULL_SPEED}"])
+        self.assertIn("usb: 00:05.2 ehci: port 5: full-speed device handed to the companion "
+                      "controller", m.text())
+        ctrl, port = self.keyboard(m, r"ohci: 3 ports")
+        self.assertEqual((ctrl, port), ("00:05.1", "2"), "EHCI port 5 is the second OHCI's 2")
+        self.keys_work(m)
+
+    def test_plugged_after_boot(self):
+        """Root-port hot-plug on both: a keyboard plugged in after READY
+        works, and unplugging it is noticed."""
+        m = self.boot(["-device", "piix3-usb-uhci,id=uhci", "-device", "pci-ohci,id=ohci"])
+        self.assertEqual(re.findall(KBD_LINE, m.text()), [])
+        for bus in ("uhci.0", "ohci.0", "uhci.0"):
+            start = len(m.output())
+            self.assertEqual(m.qmp().command("device_add", driver="usb-kbd", bus=bus,
+                                             id="late"), {})
+            m.wait_for(KBD_LINE.encode(), KEY_TIMEOUT_S, start=start)
+            self.press(m, rb"usb keys dropped 0", "s")
+            start = len(m.output())
+            self.assertEqual(m.qmp().command("device_del", id="late"), {})
+            m.wait_for(rb"usb: \S+ port \d+: disconnected", KEY_TIMEOUT_S, start=start)
+        self.assertEqual(m.faults(), [])
+
+if __name__ == "__main__":
+    unittest.main()
