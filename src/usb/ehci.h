@@ -61,7 +61,7 @@ static inline struct ehci_dev *ehci_dev_of(const struct usb_dev *d) { return d->
 /* Take over, reset and start the EHCI at PCI function f, route every port
  * to it (CONFIGFLAG) and power them: the controller (dead, and named,
  * when it failed), or NULL when EHCI_MAX_CTRL are driven already. */
-struct ehci *ehci_start_one(const struct pci_func *f);
+struct usb_hc *ehci_start_one(const struct pci_func *f);
 
 /* The operations the shared code runs an EHCI with (hcd.h). */
 extern const struct usb_hc_ops ehci_ops;
