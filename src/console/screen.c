@@ -305,6 +305,11 @@ void screen_refresh(void)
         draw_now();
 }
 
+void screen_flush(void)
+{
+    draw_now();
+}
+
 void screen_poll(void)
 {
     static bool reported;

@@ -45,6 +45,9 @@ void screen_write(const char *s, unsigned long n);
 void screen_poll(void);
 /* The same without printing anything (for the dump's progress). */
 void screen_refresh(void);
+/* Redraw what changed now, due or not: before a boot step that may take
+ * long (USB setup), so that the screen shows it while it runs. */
+void screen_flush(void);
 /* A redraw would happen now (the last one is 1/SCREEN_HZ s old). */
 bool screen_due(void);
 /* Set status row `row` (< SCREEN_STATUS_ROWS) to text, cut to the screen's

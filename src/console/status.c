@@ -27,7 +27,7 @@ void status_usb(const char *text)
 {
     ksnprintf(usb_text, sizeof usb_text, "%s", text ? text : "");
     status_update();
-    screen_refresh();
+    screen_flush();                     /* a step that takes long stays on the glass */
 }
 
 void status_dump_nowhere(uint32_t nowhere)

@@ -239,6 +239,21 @@ class OtherControllers(KeyboardCase):
         self.assertEqual(self.usb_keys(d)[-1], (USAGE_D, 0))
         self.assertEqual(m.faults(), [])
 
+    def test_keyboard_plugged_into_ehci_after_boot(self):
+        """EHCI root-port hot-plug: plugged in after READY (its interrupt
+        QH linked into the periodic schedule), pulled (unlinked), and
+        plugged again: it works both times."""
+        m = self.boot(extra=ICH9_EHCI)
+        for round_ in range(2):
+            start = len(m.output())
+            m.qmp().command("device_add", driver="usb-kbd", bus="ehci.0", port="2", id="late")
+            m.wait_for(KBD_LINE, KEY_TIMEOUT_S, start=start)
+            self.press(m, rb"keys: d dump", "h")
+            start = len(m.output())
+            m.qmp().command("device_del", id="late")
+            m.wait_for(rb"usb: 00:1d\.7 port 2: disconnected", KEY_TIMEOUT_S, start=start)
+        self.assertEqual(m.faults(), [])
+
     def test_keyboard_on_ehci_uefi(self):
         m = self.boot(fw="uefi", extra=ICH9_EHCI + ["-device", "usb-kbd,bus=ehci.0"])
         self.assertEqual(len(self.keyboards(m)), 1, m.tail())
