@@ -9,7 +9,8 @@
  * (-1: none within the bound). Every operation is bounded: one that
  * waits longer than it may names the controller or device and fails.
  * All of it runs on the boot CPU, one call at a time per controller;
- * poll() may run a device's on_transfer (it must not start a transfer). */
+ * poll() may run a device's on_transfer, which may queue() the next
+ * transfer but never wait for one. */
 #ifndef USB_HCD_H
 #define USB_HCD_H
 #include <stdbool.h>

@@ -31,19 +31,23 @@ void usb_hc_init(struct usb_hc *hc, const struct usb_hc_ops *ops, const char *ki
     show(hc);
 }
 
+bool usb_hc_on_time(struct usb_hc *hc)
+{
+    if (!hc->setup_end || rdtsc() <= hc->setup_end)
+        return true;
+    kprintf("usb: %s %s: setup took more than %u ms (usb.setup_ms=), during: %s; "
+            "controller left alone\n", hc->name, hc->kind, budget_ms, hc->step);
+    hc->dead = true;
+    usb_hc_ready(hc);
+    return false;
+}
+
 bool usb_hc_step(struct usb_hc *hc, const char *fmt, ...)
 {
-    if (hc->dead)
+    if (hc->dead || !usb_hc_on_time(hc))
         return false;
     if (!hc->setup_end)
         return true;
-    if (rdtsc() > hc->setup_end) {
-        kprintf("usb: %s %s: setup took more than %u ms (usb.setup_ms=), during: %s; "
-                "controller left alone\n", hc->name, hc->kind, budget_ms, hc->step);
-        hc->dead = true;
-        usb_hc_ready(hc);
-        return false;
-    }
     va_list ap;
     va_start(ap, fmt);
     kvsnprintf(hc->step, sizeof hc->step, fmt, ap);

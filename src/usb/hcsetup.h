@@ -22,6 +22,10 @@ void usb_hc_init(struct usb_hc *hc, const struct usb_hc_ops *ops, const char *ki
  * named with the step it was in, and dead) once the budget is spent.
  * After usb_hc_ready (hot-plug) it is free and always true. */
 bool usb_hc_step(struct usb_hc *hc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Still within the setup budget (always, once set up); false when it is
+ * spent: the controller is then named with its step and dead. Every
+ * transfer asks (xfer.c), so a long step stops at its next transfer. */
+bool usb_hc_on_time(struct usb_hc *hc);
 /* The controller failed at `what`: named ("...; controller left alone")
  * and dead. */
 void usb_hc_fail(struct usb_hc *hc, const char *what);

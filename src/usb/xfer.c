@@ -3,6 +3,7 @@
  * a device that does not answer left alone. */
 #include "usb/xfer.h"
 #include "usb/hcd.h"
+#include "usb/hcsetup.h"
 #include "usb/say.h"
 
 #define XFER_MAX         65536       /* one transfer (one xHCI Normal TRB) */
@@ -42,7 +43,7 @@ static int finish(struct usb_dev *d, uint8_t dci, int cc)
 int usb_control(struct usb_dev *d, uint8_t type, uint8_t req, uint16_t value,
                 uint16_t index, void *buf, uint16_t len, int *cc_out)
 {
-    if (d->dead || d->hc->dead)
+    if (d->dead || d->hc->dead || !usb_hc_on_time(d->hc))
         return USB_EERROR;
     uint64_t setup = type | (uint32_t)req << 8 | (uint32_t)value << 16 |
                      (uint64_t)index << 32 | (uint64_t)len << 48;
@@ -64,7 +65,7 @@ int usb_transfer(struct usb_dev *d, uint8_t dci, void *buf, uint32_t len,
 {
     *actual = 0;
     uint64_t a = (uint64_t)(uintptr_t)buf;
-    if (d->dead || d->hc->dead || !len || len > XFER_MAX ||
+    if (d->dead || d->hc->dead || !usb_hc_on_time(d->hc) || !len || len > XFER_MAX ||
         (a >> 16) != ((a + len - 1) >> 16))
         return USB_EERROR;                   /* may not cross 64 KiB */
     uint32_t residual = 0;
