@@ -21,6 +21,15 @@ static struct {
     uint32_t nowhere;                   /* dumps that had nowhere to go */
 } dump;
 
+static char usb_text[ROW_MAX];          /* USB starting: what it does now */
+
+void status_usb(const char *text)
+{
+    ksnprintf(usb_text, sizeof usb_text, "%s", text ? text : "");
+    status_update();
+    screen_refresh();
+}
+
 void status_dump_nowhere(uint32_t nowhere)
 {
     dump.state = DUMP_NOWHERE;
@@ -61,6 +70,10 @@ static void header(char *row, unsigned size)
 
 static void dump_row(char *row, unsigned size)
 {
+    if (usb_text[0]) {
+        ksnprintf(row, size, " %s", usb_text);
+        return;
+    }
     uint64_t pct = dump.events_total ? dump.events_sent * 100 / dump.events_total : 0;
     if (dump.state == DUMP_SENDING)
         ksnprintf(row, size, " dump %lu: sending on the UART, %lu lines, %lu%% of %lu events",

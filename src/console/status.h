@@ -28,5 +28,9 @@ void status_dump_nowhere(uint32_t nowhere);
  * holds the console lock); may redraw. */
 void status_dump_progress(uint32_t dump_no, uint64_t lines, uint64_t events_sent,
                           uint64_t events_total, bool done);
+/* USB is starting: what it does now ("usb: 00:1d.7 ehci: port 3"), shown
+ * on the second row instead of the dump's and drawn at once; NULL when
+ * it is done (boot CPU, before the APs). */
+void status_usb(const char *text);
 
 #endif

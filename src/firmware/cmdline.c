@@ -13,6 +13,7 @@ void cmdline_defaults(struct boot_config *cfg)
     cfg->trace_events = DEFAULT_TRACE_EVENTS;
     cfg->fault_cpu = -1;
     cfg->hang_cpu = -1;
+    cfg->usb_setup_ms = CMDLINE_USB_SETUP_MS;
 }
 
 const char *cmdline_cpu_never_runs(uint32_t cpu, uint32_t found, uint32_t started, bool online)
@@ -331,6 +332,8 @@ static void apply(struct boot_config *cfg, const char *word)
         warn(cfg, word, "want usb=off; ignored");
     else if (KEY("usb.skip") && val)
         opt_usb_skip(cfg, word, val);
+    else if (KEY("usb.setup_ms"))
+        parse_range(cfg, word, val, 1, CMDLINE_USB_SETUP_MAX, &cfg->usb_setup_ms, "10000");
     else if (KEY("keyboard") && val)
         opt_keyboard(cfg, word, val);
     else if (KEY("screen") && val && !strcmp(val, "off"))

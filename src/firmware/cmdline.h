@@ -29,6 +29,9 @@
  *   usb=off                      touch no USB controller
  *   usb.skip=<list>              leave these alone: pci:BB:DD.F, or a kind
  *                                (uhci, ohci, ehci, xhci), comma separated
+ *   usb.setup_ms=<ms>            a USB controller whose setup (handoff,
+ *                                reset, devices at boot) takes longer is
+ *                                named and left alone (1..600000; 10000)
  *   keyboard=legacy|usb|both     where keys come from (both)
  *   screen=off                   no screen console (UART only)
  * A bad value never stops the boot: it produces a warning naming the
@@ -73,6 +76,7 @@ struct boot_config {
     unsigned usb_skip_kinds;           /* usb.skip=ehci,...: CMDLINE_USB_* bits */
     unsigned usb_skip_count;           /* usb.skip=pci:BB:DD.F,...: these functions */
     struct { uint8_t bus, dev, fn; } usb_skip[CMDLINE_USB_SKIP_MAX];
+    uint32_t usb_setup_ms;             /* usb.setup_ms=: one controller's setup, at most */
     uint8_t  keyboard;                 /* CMDLINE_KEYBOARD_*: where keys come from */
     bool     screen_off;               /* screen=off: no screen console */
     unsigned warning_count;
@@ -85,6 +89,8 @@ struct boot_config {
 #define CMDLINE_USB_OHCI      2u
 #define CMDLINE_USB_EHCI      4u
 #define CMDLINE_USB_XHCI      8u
+#define CMDLINE_USB_SETUP_MS  10000u       /* usb.setup_ms= default */
+#define CMDLINE_USB_SETUP_MAX 600000u
 /* keyboard= values: both (default), legacy (PS/2 or the firmware's
  * emulation of it), usb (USB keyboards only: the i8042 is not touched). */
 #define CMDLINE_KEYBOARD_BOTH   0

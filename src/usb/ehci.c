@@ -5,7 +5,7 @@
 #include "usb/ehci_qh.h"
 #include "arch/cpu.h"
 #include "lib/kprintf.h"
-#include "lib/format.h"
+#include "usb/hcsetup.h"
 #include "mm/mem.h"
 #include "mm/mmio.h"
 #include "time/tsc.h"
@@ -137,8 +137,12 @@ static bool start(struct ehci *hc)
     hc->base.ports = HCS_N_PORTS(hcs);
     hc->n_cc = HCS_N_CC(hcs);
     hc->ppc = hcs & HCS_PPC;
+    if (!usb_hc_step(&hc->base, "BIOS handoff"))
+        return false;
     legacy_handoff(hc);
-    if (!halt_and_reset(hc))
+    if (!usb_hc_step(&hc->base, "halt and reset") || !halt_and_reset(hc))
+        return false;
+    if (!usb_hc_step(&hc->base, "schedules"))
         return false;
     if (!setup_memory(hc)) {
         fail(hc, "out of memory for its schedules");
@@ -189,9 +193,7 @@ struct ehci *ehci_start_one(const struct pci_func *f)
     }
     struct ehci *hc = &ctrl[n_ctrl++];
     hc->pci = f;
-    hc->base.ops = &ehci_ops;
-    hc->base.kind = "ehci";
-    ksnprintf(hc->base.name, sizeof hc->base.name, "%02x:%02x.%x", f->bus, f->dev, f->fn);
+    usb_hc_init(&hc->base, &ehci_ops, "ehci", f);
     if (!start(hc))
         return hc;                       /* named by start(), marked dead */
     kprintf("usb: %s ehci: %u ports, %u companion controllers\n", hc->base.name,

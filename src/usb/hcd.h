@@ -71,6 +71,8 @@ struct usb_hc {
     struct usb_dev *port_dev[USB_HC_MAX_PORTS + 1];  /* on each root port */
     uint64_t port_changed;            /* bit p-1: root port p changed (poll) */
     bool     dead;                    /* failed: left alone from now on */
+    uint64_t setup_end;               /* TSC its boot setup must end by; 0: set up (hcsetup.h) */
+    char     step[40];                /* what the setup does now ("port 3") */
 };
 
 #endif

@@ -1,29 +1,27 @@
-/* hub.c — hub class requests: descriptor, port power, port reset. */
+/* hub.c — hub class requests: descriptor, hub depth, port power, port
+ * reset; USB 2.0 hubs and the SuperSpeed side of USB 3 hubs. */
 #include "usb/hub.h"
 #include "lib/bytes.h"
+#include "usb/hubdesc.h"
 #include "usb/say.h"
 #include "usb/xfer.h"
 #include "mm/mem.h"
 #include "time/tsc.h"
 
-#define HUB_MAX_DEPTH       5           /* tiers below the root (USB 2.0 §4.1.1) */
-#define HUB_DESC_MIN        7
-#define HUB_PORTS_MAX       15          /* one route string nibble */
+#define HUB_MAX_DEPTH       HUB_ROUTE_TIERS /* tiers below the root (USB 2.0 §4.1.1) */
+#define HUB_PORTS_MAX       HUB_ROUTE_PORT_MAX
 #define PORT_FEAT_RESET     4
 #define PORT_FEAT_POWER     8
 #define PORT_FEAT_C_CONNECT 16
 #define PORT_FEAT_C_RESET   20
-#define PS_CONNECTION       (1u << 0)
-#define PS_ENABLE           (1u << 1)
-#define PS_LOW_SPEED        (1u << 9)
-#define PS_HIGH_SPEED       (1u << 10)
-#define PC_RESET            (1u << 4)   /* wPortChange: C_PORT_RESET */
+#define REQ_SET_HUB_DEPTH   12          /* USB 3.2 §10.16.2.9 */
 #define CONNECT_DEBOUNCE_US 100000      /* USB 2.0 §7.1.7.3 */
 #define RESET_POLL_US       10000
 #define RESET_POLLS         50          /* 500 ms for a port reset */
 #define RESET_RECOVERY_US   10000       /* TRSTRCY */
 #define HUB_REQ_OUT         (REQ_CLASS | REQ_OTHER)
 #define HUB_REQ_IN          (REQ_IN | REQ_CLASS | REQ_OTHER)
+#define HUB_REQ_DEVICE      REQ_CLASS   /* class request to the hub itself */
 
 static int port_feature(struct usb_dev *d, uint8_t req, uint16_t feature, uint8_t port)
 {
@@ -52,16 +50,32 @@ static uint8_t reset_port(struct usb_dev *d, uint8_t port)
     if (port_feature(d, REQ_SET_FEATURE, PORT_FEAT_RESET, port) != USB_OK)
         return 0;
     uint32_t st = 0;
-    for (int i = 0; i < RESET_POLLS && !((st = port_status(d, port)) & (PC_RESET << 16)); i++)
+    for (int i = 0; i < RESET_POLLS && !((st = port_status(d, port)) & PC_RESET); i++)
         tsc_delay_us(RESET_POLL_US);
     port_feature(d, REQ_CLEAR_FEATURE, PORT_FEAT_C_RESET, port);
     port_feature(d, REQ_CLEAR_FEATURE, PORT_FEAT_C_CONNECT, port);
-    if (!(st & (PC_RESET << 16)) || !(st & PS_ENABLE)) {
+    uint8_t speed = hub_port_speed(st, d->speed >= SPEED_SUPER);
+    if (!(st & PC_RESET) || !speed) {
         usb_say(d, "port %u: reset does not complete; device skipped", port);
         return 0;
     }
     tsc_delay_us(RESET_RECOVERY_US);
-    return st & PS_LOW_SPEED ? SPEED_LOW : st & PS_HIGH_SPEED ? SPEED_HIGH : SPEED_FULL;
+    return speed;
+}
+
+/* The hub descriptor of its kind (0x29, or 0x2A for a SuperSpeed hub). */
+static bool read_desc(struct usb_dev *d, struct hub_desc *out)
+{
+    bool ss = d->speed >= SPEED_SUPER;
+    uint8_t *buf = ((struct hub *)d->drv)->desc;
+    const char *why = "request failed";
+    if (usb_control(d, REQ_IN | REQ_CLASS, REQ_GET_DESCRIPTOR,
+                    (uint16_t)((ss ? USB_DESC_SS_HUB : USB_DESC_HUB) << 8), 0, buf,
+                    sizeof ((struct hub *)d->drv)->desc, NULL) == USB_OK &&
+        hub_parse_desc(buf, sizeof ((struct hub *)d->drv)->desc, ss, out, &why))
+        return true;
+    usb_say(d, "hub descriptor unreadable (%s); hub skipped", why);
+    return false;
 }
 
 void hub_attach(struct usb_dev *d, const struct usb_cfg_info *cfg,
@@ -74,24 +88,24 @@ void hub_attach(struct usb_dev *d, const struct usb_cfg_info *cfg,
         return;
     }
     d->drv = h;
-    uint8_t *desc = h->desc;
-    if (d->speed >= SPEED_SUPER) {
-        usb_say(d, "super-speed hub: not supported; left alone");
-        return;
-    }
+    struct hub_desc desc;
     if (d->depth >= HUB_MAX_DEPTH) {
         usb_say(d, "hub nested too deep; left alone");
         return;
     }
-    if (usb_control(d, REQ_IN | REQ_CLASS, REQ_GET_DESCRIPTOR, USB_DESC_HUB << 8, 0, desc,
-                    sizeof h->desc, NULL) != USB_OK || desc[0] < HUB_DESC_MIN) {
-        usb_say(d, "hub descriptor unreadable; hub skipped");
+    if (!read_desc(d, &desc))
         return;
-    }
-    uint8_t ports = desc[2];
-    uint32_t power_good_us = desc[5] * 2000u;
+    uint8_t ports = desc.ports;
     if (!usb_configure(d, cfg->value, NULL, 0, ports))
         return;
+    /* A SuperSpeed hub puts its tier into the route strings of the
+     * packets it forwards: it must know how deep it sits (0 on a root port). */
+    int cc = 0;
+    if (d->speed >= SPEED_SUPER &&
+        usb_control(d, HUB_REQ_DEVICE, REQ_SET_HUB_DEPTH, d->depth, 0, NULL, 0, &cc) != USB_OK) {
+        usb_say(d, "SET_HUB_DEPTH failed (completion %d); hub skipped", cc);
+        return;
+    }
     usb_say(d, "hub with %u ports (%s)", ports, usb_speed_name(d->speed));
     if (ports > HUB_PORTS_MAX) {
         usb_say(d, "only ports 1-%u are used", HUB_PORTS_MAX);
@@ -99,7 +113,7 @@ void hub_attach(struct usb_dev *d, const struct usb_cfg_info *cfg,
     }
     for (uint8_t p = 1; p <= ports; p++)
         port_feature(d, REQ_SET_FEATURE, PORT_FEAT_POWER, p);
-    tsc_delay_us(power_good_us + CONNECT_DEBOUNCE_US);
+    tsc_delay_us(desc.power_good_us + CONNECT_DEBOUNCE_US);
     for (uint8_t p = 1; p <= ports && !d->dead && !d->hc->dead; p++) {
         if (!(port_status(d, p) & PS_CONNECTION))
             continue;

@@ -1,8 +1,9 @@
-/* hub.h — USB 2.0 hubs (USB 2.0 chapter 11): power the ports, reset each
- * one that has a device, and enumerate it behind the hub (route string,
- * parent hub and port, transaction translator in its slot context).
- * Super-speed hubs are named and left alone (their USB 2 half, on a USB 2
- * root port, still works). Ports are scanned once, at boot. */
+/* hub.h — USB 2.0 hubs (USB 2.0 chapter 11) and the SuperSpeed side of
+ * USB 3 hubs (USB 3.2 chapter 10: descriptor 0x2A, SET_HUB_DEPTH): power
+ * the ports, reset each one that has a device, and enumerate it behind
+ * the hub (route string, parent hub and port, transaction translator).
+ * A USB 3 hub's USB 2 half is a separate USB 2.0 hub on the USB 2 root
+ * port. Ports are scanned once, at boot. */
 #ifndef USB_HUB_H
 #define USB_HUB_H
 #include "usb/usbdev.h"

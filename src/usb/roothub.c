@@ -2,6 +2,7 @@
  * boot, and later what is plugged or pulled, through the controller's
  * port operations (hcd.h). */
 #include "usb/roothub.h"
+#include "usb/hcsetup.h"
 #include "usb/usbdev.h"
 #include "time/tsc.h"
 
@@ -17,8 +18,10 @@ static void enumerate(struct usb_hc *hc, uint32_t p)
 
 void roothub_scan(struct usb_hc *hc)
 {
+    if (!usb_hc_step(hc, "waiting for devices to connect"))
+        return;
     tsc_delay_us(CONNECT_SETTLE_US);      /* power, connect debounce, link training */
-    for (uint32_t p = 1; p <= hc->ports && !hc->dead; p++)
+    for (uint32_t p = 1; p <= hc->ports && usb_hc_step(hc, "port %u", p); p++)
         if (hc->ops->port_status(hc, p) & USB_PORT_CONNECTED)
             enumerate(hc, p);
     hc->ops->poll(hc);

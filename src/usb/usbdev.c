@@ -4,10 +4,13 @@
 #include "usb/usbdev.h"
 #include "lib/bytes.h"
 #include "usb/hcd.h"
+#include "usb/hcsetup.h"
+#include "usb/hubdesc.h"
 #include "usb/say.h"
 #include "usb/xfer.h"
 #include "lib/kprintf.h"
 #include "lib/format.h"
+#include "lib/kstring.h"
 #include "mm/mem.h"
 
 #define DEV_DESC_LEN      18
@@ -15,7 +18,6 @@
 #define MPS0_LOW_FULL     8
 #define MPS0_HIGH         64
 #define MPS0_SUPER        512
-#define ROUTE_PORT_MAX    15          /* a route string nibble */
 
 static uint16_t default_mps0(uint8_t speed)
 {
@@ -36,7 +38,7 @@ static void place(struct usb_dev *d, struct usb_dev *parent, uint8_t port)
     }
     d->depth = (uint8_t)(p->depth + 1);
     d->root_port = p->root_port;
-    d->route = p->route | (uint32_t)(port & ROUTE_PORT_MAX) << (4 * (d->depth - 1));
+    d->route = hub_route(p->route, p->depth, port);
     ksnprintf(d->where, sizeof d->where, "%s.%u", p->where, port);
     if (p->speed == SPEED_HIGH && d->speed <= SPEED_LOW) {
         d->tt_hub = p;
@@ -126,6 +128,8 @@ struct usb_dev *usb_attach(struct usb_hc *hc, struct usb_dev *parent, uint8_t po
     d->hc = hc;
     d->speed = speed;
     place(d, parent, port);
+    if (!usb_hc_step(hc, "%s: enumeration", d->where + strlen(hc->name) + 1))
+        return NULL;                     /* setup out of time: the controller is left alone */
     d->mps0 = default_mps0(speed);
     if (!hc->ops->address(d) || !read_device(d, buf)) {
         d->dead = true;                  /* named; usb_detach releases it */

@@ -4,6 +4,7 @@
 #include "usb/hid.h"
 #include "usb/ehci.h"
 #include "usb/hcd.h"
+#include "usb/hcsetup.h"
 #include "usb/hub.h"
 #include "usb/msc.h"
 #include "usb/ohci.h"
@@ -32,6 +33,7 @@ static void adopt(struct usb_hc *hc)
     hcs[n_hcs++] = hc;
     if (!hc->dead)
         roothub_scan(hc);
+    usb_hc_ready(hc);
 }
 
 static struct usb_hc *start_xhci(const struct pci_func *f)
@@ -136,6 +138,7 @@ void usb_init(const struct boot_config *cfg)
     if (cfg->keyboard == CMDLINE_KEYBOARD_LEGACY)
         class_drivers[KEYBOARD_ROW].attach = keyboard_off;
     usb_set_class_drivers(class_drivers, sizeof class_drivers / sizeof class_drivers[0]);
+    usb_setup_budget(cfg->usb_setup_ms);
     const struct pci_func *f;
     for (unsigned i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         for (unsigned n = 0; (f = pci_find_class(PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB,

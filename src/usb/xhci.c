@@ -3,7 +3,7 @@
 #include "usb/xhci.h"
 #include "usb/xhci_hw.h"
 #include "lib/kprintf.h"
-#include "lib/format.h"
+#include "usb/hcsetup.h"
 #include "mm/mem.h"
 #include "mm/mmio.h"
 #include "time/tsc.h"
@@ -170,11 +170,15 @@ static bool start(struct xhci *hc)
     hc->base.ports = (p1 >> 24) < XHCI_MAX_PORTS ? (p1 >> 24) : XHCI_MAX_PORTS;
     hc->ctx_size = (cp1 & HCCP1_CSZ) ? 64 : 32;
     hc->ppc = cp1 & HCCP1_PPC;
+    if (!usb_hc_step(&hc->base, "BIOS handoff"))
+        return false;
     each_xcap(hc, legacy_handoff);
     each_xcap(hc, protocol_ports);
-    if (!halt_and_reset(hc))
+    if (!usb_hc_step(&hc->base, "halt and reset") || !halt_and_reset(hc))
         return false;
     intel_route_ports(hc);
+    if (!usb_hc_step(&hc->base, "rings and contexts"))
+        return false;
     if (!setup_memory(hc)) {
         fail(hc, "out of memory for its rings and contexts");
         return false;
@@ -199,9 +203,7 @@ struct xhci *xhci_start_one(const struct pci_func *f)
     }
     struct xhci *hc = &ctrl[n_ctrl++];
     hc->pci = f;
-    hc->base.ops = &xhci_ops;
-    hc->base.kind = "xhci";
-    ksnprintf(hc->base.name, sizeof hc->base.name, "%02x:%02x.%x", f->bus, f->dev, f->fn);
+    usb_hc_init(&hc->base, &xhci_ops, "xhci", f);
     if (!start(hc))
         return hc;                       /* named by start(), marked dead */
     kprintf("usb: %s xhci: %u ports, %u slots, %u-byte contexts\n", hc->base.name, hc->base.ports,

@@ -237,7 +237,8 @@ static void test_console_bad(void)
     }
 }
 
-/* The escape hatches of issue 20: usb=off, usb.skip=, keyboard=, screen=off. */
+/* The escape hatches of issue 20: usb=off, usb.skip=, usb.setup_ms=,
+ * keyboard=, screen=off. */
 static void test_escape_hatches(void)
 {
     struct boot_config c;
@@ -256,9 +257,13 @@ static void test_escape_hatches(void)
     CHECK_EQ(c.usb_skip[1].bus, 3);
     cmdline_parse("keyboard=usb", &c);
     CHECK_EQ(c.keyboard, CMDLINE_KEYBOARD_USB);
+    CHECK_EQ(c.usb_setup_ms, 10000);                /* the default */
+    cmdline_parse("usb.setup_ms=250", &c);
+    CHECK_EQ(c.usb_setup_ms, 250);
     static const char *bad[] = {
         "usb=on", "usb.skip=fhci", "usb.skip=pci:00:1d", "usb.skip=pci:00:1d.7/1",
-        "usb.skip=ehci,", "keyboard=ps2", "screen=on",
+        "usb.skip=ehci,", "keyboard=ps2", "screen=on", "usb.setup_ms=0",
+        "usb.setup_ms=600001", "usb.setup_ms=soon",
     };
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cmdline_defaults(&c);
@@ -267,6 +272,7 @@ static void test_escape_hatches(void)
         CHECK(warned(&c, bad[i]));
         CHECK(!c.usb_off && !c.screen_off && c.usb_skip_kinds == 0 && c.usb_skip_count == 0);
         CHECK_EQ(c.keyboard, CMDLINE_KEYBOARD_BOTH);
+        CHECK_EQ(c.usb_setup_ms, 10000);
     }
     cmdline_defaults(&c);                   /* a ninth function is refused, the list kept */
     cmdline_parse("usb.skip=pci:0:1.0,pci:0:2.0,pci:0:3.0,pci:0:4.0,pci:0:5.0,pci:0:6.0,"
