@@ -1,7 +1,7 @@
 /* ohci.c — find each OHCI, take it from SMM or the BIOS, reset it, make
  * it operational; its root-hub ports (OpenHCI 1.0a §5.1, §7.4). */
 #include "usb/ohci.h"
-#include "lib/format.h"
+#include "usb/hcsetup.h"
 #include "lib/kprintf.h"
 #include "mm/mem.h"
 #include "mm/mmio.h"
@@ -158,12 +158,15 @@ static bool start(struct ohci *hc)
         return false;
     }
     pci_enable(hc->pci, PCI_CMD_MEMORY | PCI_CMD_MASTER);
+    if (!usb_hc_step(&hc->base, "ownership from SMM or BIOS"))
+        return false;
     take_ownership(hc);
     if (!build_schedule(hc)) {
         fail(hc, "out of memory for its HCCA");
         return false;
     }
-    if (!reset_and_run(hc))
+    if (!usb_hc_step(&hc->base, "reset") || !reset_and_run(hc) ||
+        !usb_hc_step(&hc->base, "port power"))
         return false;
     power_ports(hc);
     return true;
@@ -236,9 +239,7 @@ struct ohci *ohci_start_one(const struct pci_func *f)
     }
     struct ohci *hc = &ctrl[n_ctrl++];
     hc->pci = f;
-    hc->base.ops = &ohci_ops;
-    hc->base.kind = "ohci";
-    ksnprintf(hc->base.name, sizeof hc->base.name, "%02x:%02x.%x", f->bus, f->dev, f->fn);
+    usb_hc_init(&hc->base, &ohci_ops, "ohci", f);
     if (!start(hc))
         return hc;                       /* named by start(), marked dead */
     uint32_t rev = REVISION_OF(ohci_read(hc, HC_REVISION));

@@ -3,6 +3,7 @@
 #include "usb/uhci.h"
 #include "arch/cpu.h"
 #include "lib/format.h"
+#include "usb/hcsetup.h"
 #include "lib/kprintf.h"
 #include "mm/mem.h"
 #include "time/tsc.h"
@@ -125,7 +126,9 @@ static bool start(struct uhci *hc)
     }
     hc->io = (uint16_t)bar.base;
     pci_enable(hc->pci, PCI_CMD_IO | PCI_CMD_MASTER);
-    if (!legacy_handoff(hc) || !reset(hc))
+    if (!usb_hc_step(&hc->base, "BIOS handoff") || !legacy_handoff(hc) ||
+        !usb_hc_step(&hc->base, "global reset and HCRESET") || !reset(hc) ||
+        !usb_hc_step(&hc->base, "frame list"))
         return false;
     if (!build_schedule(hc)) {
         fail(hc, "out of memory for its frame list");
@@ -220,9 +223,7 @@ struct uhci *uhci_start_one(const struct pci_func *f)
     }
     struct uhci *hc = &ctrl[n_ctrl++];
     hc->pci = f;
-    hc->base.ops = &uhci_ops;
-    hc->base.kind = "uhci";
-    ksnprintf(hc->base.name, sizeof hc->base.name, "%02x:%02x.%x", f->bus, f->dev, f->fn);
+    usb_hc_init(&hc->base, &uhci_ops, "uhci", f);
     if (!start(hc))
         return hc;                       /* named by start(), marked dead */
     kprintf("usb: %s uhci: %u ports\n", hc->base.name, hc->base.ports);
