@@ -7,7 +7,6 @@
 #include "lib/kprintf.h"
 #include "usb/hcsetup.h"
 #include "mm/mem.h"
-#include "mm/mmio.h"
 #include "time/tsc.h"
 
 #define HANDOFF_TIMEOUT_US   1000000  /* BIOS gives up ownership (Linux: 1 s) */
@@ -49,8 +48,7 @@ bool ehci_wait_reg(struct ehci *hc, uint32_t off, uint32_t mask, uint32_t want,
 
 static void fail(struct ehci *hc, const char *what)
 {
-    kprintf("usb: %s ehci: %s; controller left alone\n", hc->base.name, what);
-    hc->base.dead = true;
+    usb_hc_fail(&hc->base, what);
 }
 
 /* USB Legacy Support (§5.1, in PCI configuration space at EECP): ask for
@@ -121,17 +119,8 @@ static bool setup_memory(struct ehci *hc)
 
 static bool start(struct ehci *hc)
 {
-    struct pci_bar bar;
-    if (!pci_bar(hc->pci, 0, &bar) || bar.io || !bar.size) {
-        fail(hc, "BAR0 is not a memory BAR");
+    if (!(hc->cap = usb_hc_map_bar(&hc->base, hc->pci, 0)))
         return false;
-    }
-    hc->cap = mmio_map(bar.base, bar.size, MMIO_UNCACHED);
-    if (!hc->cap) {
-        fail(hc, "BAR0 cannot be mapped");
-        return false;
-    }
-    pci_enable(hc->pci, PCI_CMD_MEMORY | PCI_CMD_MASTER);
     hc->op = hc->cap + *hc->cap;                      /* CAPLENGTH */
     uint32_t hcs = *(volatile uint32_t *)(hc->cap + EHCI_HCSPARAMS);
     hc->base.ports = HCS_N_PORTS(hcs);
@@ -184,7 +173,7 @@ const struct usb_hc_ops ehci_ops = {
     .poll = ehci_poll,
 };
 
-struct ehci *ehci_start_one(const struct pci_func *f)
+struct usb_hc *ehci_start_one(const struct pci_func *f)
 {
     if (n_ctrl == EHCI_MAX_CTRL) {
         kprintf("usb: %02x:%02x.%x ehci: left alone (only %u controllers are driven)\n",
@@ -195,10 +184,10 @@ struct ehci *ehci_start_one(const struct pci_func *f)
     hc->pci = f;
     usb_hc_init(&hc->base, &ehci_ops, "ehci", f);
     if (!start(hc))
-        return hc;                       /* named by start(), marked dead */
+        return &hc->base;                /* named by start(), marked dead */
     kprintf("usb: %s ehci: %u ports, %u companion controllers\n", hc->base.name,
             hc->base.ports, hc->n_cc);
-    return hc;
+    return &hc->base;
 }
 
 /* Schedules (§4.8, §4.10): a QH is linked in fully built; the controller

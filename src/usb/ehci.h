@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "dev/pci.h"
+#include "usb/devaddr.h"
 #include "usb/ehci_hw.h"
 #include "usb/hcd.h"
 
@@ -49,7 +50,8 @@ struct ehci {
     uint32_t *frames;                 /* periodic frame list */
     struct ehci_qh *async;            /* head of the asynchronous schedule (H=1, idle) */
     struct ehci_qh *intr;             /* first interrupt QH of the periodic schedule */
-    struct usb_dev *dev[EHCI_MAX_ADDR + 1];   /* by address */
+    struct usb_addrs addrs;           /* device addresses in use */
+    struct usb_dev *dev[EHCI_MAX_ADDR + 1];   /* by address, for poll() */
 };
 _Static_assert(__builtin_offsetof(struct ehci, base) == 0, "ehci_of: base comes first");
 
@@ -59,7 +61,7 @@ static inline struct ehci_dev *ehci_dev_of(const struct usb_dev *d) { return d->
 /* Take over, reset and start the EHCI at PCI function f, route every port
  * to it (CONFIGFLAG) and power them: the controller (dead, and named,
  * when it failed), or NULL when EHCI_MAX_CTRL are driven already. */
-struct ehci *ehci_start_one(const struct pci_func *f);
+struct usb_hc *ehci_start_one(const struct pci_func *f);
 
 /* The operations the shared code runs an EHCI with (hcd.h). */
 extern const struct usb_hc_ops ehci_ops;

@@ -1,9 +1,10 @@
 /* ehci_xfer.c — devices and transfers on an EHCI as hcd.h's operations:
  * a queue head per endpoint (control and bulk in the asynchronous
  * schedule, interrupt in the periodic one), qTDs for each transfer,
- * SET_ADDRESS for a new device, and the poll that completes a keyboard's
+ * SET_ADDRESS for a new device (devaddr.h), and the poll that completes a keyboard's
  * queued reports and notices port changes (EHCI §4.8-4.12). */
 #include "usb/ehci.h"
+#include "usb/devaddr.h"
 #include "usb/ehci_qh.h"
 #include "usb/say.h"
 #include "usb/xfer.h"
@@ -13,8 +14,6 @@
 #include "mm/mem.h"
 #include "time/tsc.h"
 
-#define REQ_SET_ADDRESS      5
-#define SET_ADDRESS_RECOVERY_US 2000  /* USB 2.0 §9.2.6.3 */
 #define QH_ALIGN             32
 #define SETUP_LEN            8
 #define EP_ATTR_ISOCHRONOUS  1
@@ -185,19 +184,13 @@ void ehci_release(struct usb_dev *d)
         return;
     for (uint8_t dci = 1; dci <= USB_MAX_DCI; dci++)
         ehci_ep_cancel(d, dci);
-    if (ed->addr && hc->dev[ed->addr] == d)
+    if (ed->addr && hc->dev[ed->addr] == d) {
         hc->dev[ed->addr] = NULL;
+        usb_addr_release(&hc->addrs, ed->addr);
+    }
 }
 
-static uint8_t free_address(struct ehci *hc)
-{
-    for (uint8_t a = 1; a <= EHCI_MAX_ADDR; a++)
-        if (!hc->dev[a])
-            return a;
-    return 0;
-}
-
-/* EP0 at address 0, SET_ADDRESS, then EP0 at the new address. */
+/* EP0 at address 0, SET_ADDRESS (devaddr.h), then EP0 at the new address. */
 bool ehci_address(struct usb_dev *d)
 {
     struct ehci *hc = ehci_of(d->hc);
@@ -207,27 +200,18 @@ bool ehci_address(struct usb_dev *d)
         return false;
     }
     d->hcd = ed;
-    uint8_t addr = free_address(hc);
-    if (!addr) {
-        usb_say(d, "no free USB address; device skipped");
-        return false;
-    }
     struct ehci_pipe *p = open_pipe(d, 1, d->mps0, false);
     if (!p) {
         usb_say(d, "out of memory; device skipped");
         return false;
     }
-    int cc = ehci_control(d, (uint64_t)REQ_SET_ADDRESS << 8 | (uint64_t)addr << 16, NULL, 0,
-                          USB_CTRL_TIMEOUT_US);
-    if (cc != CC_SUCCESS) {
-        if (cc < 0)
-            ehci_ep_cancel(d, 1);
-        usb_say(d, "SET_ADDRESS failed (completion %d); device skipped", cc);
+    uint8_t addr = usb_addr_assign(d, &hc->addrs);
+    if (!addr) {
+        ehci_ep_cancel(d, 1);                  /* no transfer of it may stay behind */
         return false;
     }
     ed->addr = addr;
     hc->dev[addr] = d;
-    tsc_delay_us(SET_ADDRESS_RECOVERY_US);
     p->qh->info1 = (p->qh->info1 & ~QH_ADDR_MASK) | QH_ADDR(addr);
     return true;
 }

@@ -4,6 +4,7 @@
 #include "console/status.h"
 #include "lib/format.h"
 #include "lib/kprintf.h"
+#include "mm/mmio.h"
 #include "time/tsc.h"
 #include <stdarg.h>
 
@@ -49,6 +50,31 @@ bool usb_hc_step(struct usb_hc *hc, const char *fmt, ...)
     va_end(ap);
     show(hc);
     return true;
+}
+
+void usb_hc_fail(struct usb_hc *hc, const char *what)
+{
+    kprintf("usb: %s %s: %s; controller left alone\n", hc->name, hc->kind, what);
+    hc->dead = true;
+}
+
+volatile uint8_t *usb_hc_map_bar(struct usb_hc *hc, const struct pci_func *f, unsigned index)
+{
+    struct pci_bar bar;
+    char why[48];
+    if (!pci_bar(f, index, &bar) || bar.io || !bar.size) {
+        ksnprintf(why, sizeof why, "BAR%u is not a memory BAR", index);
+        usb_hc_fail(hc, why);
+        return NULL;
+    }
+    volatile uint8_t *regs = mmio_map(bar.base, bar.size, MMIO_UNCACHED);
+    if (!regs) {
+        ksnprintf(why, sizeof why, "BAR%u cannot be mapped", index);
+        usb_hc_fail(hc, why);
+        return NULL;
+    }
+    pci_enable(f, PCI_CMD_MEMORY | PCI_CMD_MASTER);
+    return regs;
 }
 
 void usb_hc_ready(struct usb_hc *hc)

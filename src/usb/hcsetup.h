@@ -22,6 +22,12 @@ void usb_hc_init(struct usb_hc *hc, const struct usb_hc_ops *ops, const char *ki
  * named with the step it was in, and dead) once the budget is spent.
  * After usb_hc_ready (hot-plug) it is free and always true. */
 bool usb_hc_step(struct usb_hc *hc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The controller failed at `what`: named ("...; controller left alone")
+ * and dead. */
+void usb_hc_fail(struct usb_hc *hc, const char *what);
+/* Map memory BAR `index` of f uncached and enable memory decoding and bus
+ * mastering: the registers, or NULL (failed: named, dead). */
+volatile uint8_t *usb_hc_map_bar(struct usb_hc *hc, const struct pci_func *f, unsigned index);
 /* Setup done (or given up): the clock stops, the status row goes back. */
 void usb_hc_ready(struct usb_hc *hc);
 

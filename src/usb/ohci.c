@@ -4,7 +4,6 @@
 #include "usb/hcsetup.h"
 #include "lib/kprintf.h"
 #include "mm/mem.h"
-#include "mm/mmio.h"
 #include "time/tsc.h"
 #include "arch/cpu.h"
 
@@ -47,8 +46,7 @@ static bool wait_reg(struct ohci *hc, uint32_t reg, uint32_t mask, uint32_t want
 
 static void fail(struct ohci *hc, const char *what)
 {
-    kprintf("usb: %s ohci: %s; controller left alone\n", hc->base.name, what);
-    hc->base.dead = true;
+    usb_hc_fail(&hc->base, what);
 }
 
 /* §5.1.1.3.3: an SMM driver owns it (InterruptRouting): ask for it with
@@ -147,18 +145,8 @@ static void power_ports(struct ohci *hc)
 
 static bool start(struct ohci *hc)
 {
-    struct pci_bar bar;
-    if (!pci_bar(hc->pci, OHCI_PCI_BAR, &bar) || bar.io || !bar.size) {
-        fail(hc, "BAR0 is not a memory BAR");
-        return false;
-    }
-    hc->regs = mmio_map(bar.base, bar.size, MMIO_UNCACHED);
-    if (!hc->regs) {
-        fail(hc, "BAR0 cannot be mapped");
-        return false;
-    }
-    pci_enable(hc->pci, PCI_CMD_MEMORY | PCI_CMD_MASTER);
-    if (!usb_hc_step(&hc->base, "ownership from SMM or BIOS"))
+    if (!(hc->regs = usb_hc_map_bar(&hc->base, hc->pci, OHCI_PCI_BAR)) ||
+        !usb_hc_step(&hc->base, "ownership from SMM or BIOS"))
         return false;
     take_ownership(hc);
     if (!build_schedule(hc)) {
@@ -230,7 +218,7 @@ static const struct usb_hc_ops ohci_ops = {
     .poll = poll,
 };
 
-struct ohci *ohci_start_one(const struct pci_func *f)
+struct usb_hc *ohci_start_one(const struct pci_func *f)
 {
     if (n_ctrl == OHCI_MAX_CTRL) {
         kprintf("usb: %02x:%02x.%x ohci: left alone (only %u controllers are driven)\n",
@@ -239,11 +227,11 @@ struct ohci *ohci_start_one(const struct pci_func *f)
     }
     struct ohci *hc = &ctrl[n_ctrl++];
     hc->pci = f;
-    usb_hc_init(&hc->base, &ohci_ops, "ohci", f);
+    usb_hc_init(&hc->base, &ohci_ops, "ohci", f);    /* named, its setup clock started */
     if (!start(hc))
-        return hc;                       /* named by start(), marked dead */
+        return &hc->base;                /* named by start(), marked dead */
     uint32_t rev = REVISION_OF(ohci_read(hc, HC_REVISION));
     kprintf("usb: %s ohci: %u ports, OpenHCI %x.%x\n", hc->base.name, hc->base.ports,
             rev >> 4, rev & 0xF);
-    return hc;
+    return &hc->base;
 }

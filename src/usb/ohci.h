@@ -69,7 +69,7 @@ static inline struct ohci_dev *ohci_dev_of(const struct usb_dev *d) { return d->
 /* Take over, reset and start the OHCI at PCI function f (roothub.h
  * enumerates): the controller (dead, and named, when it failed), or NULL
  * when OHCI_MAX_CTRL are driven already. */
-struct ohci *ohci_start_one(const struct pci_func *f);
+struct usb_hc *ohci_start_one(const struct pci_func *f);
 
 /* For ohci_sched.c and ohci_dev.c: */
 uint32_t ohci_read(struct ohci *hc, uint32_t reg);

@@ -1,9 +1,9 @@
 /* uhci.c — find each UHCI, take it from the BIOS, reset it, start its
  * schedule; its root ports (Intel UHCI Design Guide rev 1.1 §2). */
 #include "usb/uhci.h"
+#include "usb/hcsetup.h"
 #include "arch/cpu.h"
 #include "lib/format.h"
-#include "usb/hcsetup.h"
 #include "lib/kprintf.h"
 #include "mm/mem.h"
 #include "time/tsc.h"
@@ -37,8 +37,7 @@ static bool wait16(struct uhci *hc, uint16_t off, uint16_t mask, uint16_t want,
 
 static void fail(struct uhci *hc, const char *what)
 {
-    kprintf("usb: %s uhci: %s; controller left alone\n", hc->base.name, what);
-    hc->base.dead = true;
+    usb_hc_fail(&hc->base, what);
 }
 
 /* Legacy support (PIIX4 datasheet, LEGSUP): clear the status bits and
@@ -214,7 +213,7 @@ static const struct usb_hc_ops uhci_ops = {
     .poll = poll,
 };
 
-struct uhci *uhci_start_one(const struct pci_func *f)
+struct usb_hc *uhci_start_one(const struct pci_func *f)
 {
     if (n_ctrl == UHCI_MAX_CTRL) {
         kprintf("usb: %02x:%02x.%x uhci: left alone (only %u controllers are driven)\n",
@@ -223,9 +222,9 @@ struct uhci *uhci_start_one(const struct pci_func *f)
     }
     struct uhci *hc = &ctrl[n_ctrl++];
     hc->pci = f;
-    usb_hc_init(&hc->base, &uhci_ops, "uhci", f);
+    usb_hc_init(&hc->base, &uhci_ops, "uhci", f);    /* named, its setup clock started */
     if (!start(hc))
-        return hc;                       /* named by start(), marked dead */
+        return &hc->base;                /* named by start(), marked dead */
     kprintf("usb: %s uhci: %u ports\n", hc->base.name, hc->base.ports);
-    return hc;
+    return &hc->base;
 }

@@ -67,7 +67,7 @@ static inline struct uhci_dev *uhci_dev_of(const struct usb_dev *d) { return d->
 /* Take over, reset and start the UHCI at PCI function f (roothub.h
  * enumerates): the controller (dead, and named, when it failed), or NULL
  * when UHCI_MAX_CTRL are driven already. */
-struct uhci *uhci_start_one(const struct pci_func *f);
+struct usb_hc *uhci_start_one(const struct pci_func *f);
 
 /* For uhci_dev.c: the schedule (uhci_sched.c). One control transfer to
  * p (8 setup bytes, len bytes of data by bit 7 of setup[0]); one bulk

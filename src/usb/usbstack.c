@@ -36,30 +36,6 @@ static void adopt(struct usb_hc *hc)
     usb_hc_ready(hc);
 }
 
-static struct usb_hc *start_xhci(const struct pci_func *f)
-{
-    struct xhci *hc = xhci_start_one(f);
-    return hc ? &hc->base : NULL;
-}
-
-static struct usb_hc *start_ehci(const struct pci_func *f)
-{
-    struct ehci *hc = ehci_start_one(f);
-    return hc ? &hc->base : NULL;
-}
-
-static struct usb_hc *start_ohci(const struct pci_func *f)
-{
-    struct ohci *hc = ohci_start_one(f);
-    return hc ? &hc->base : NULL;
-}
-
-static struct usb_hc *start_uhci(const struct pci_func *f)
-{
-    struct uhci *hc = uhci_start_one(f);
-    return hc ? &hc->base : NULL;
-}
-
 /* USB host controllers by programming interface (PCI Code and ID
  * Assignment, class 0C/03): the kinds usb.skip= names, in the order they
  * are started. xHCI first: on Intel 7/8/9-series PCHs it takes the ports
@@ -72,8 +48,10 @@ static const struct hc_kind {
     unsigned skip_bit;
     struct usb_hc *(*start)(const struct pci_func *f);
 } kinds[] = {
-    { 0x30, "xhci", CMDLINE_USB_XHCI, start_xhci }, { 0x20, "ehci", CMDLINE_USB_EHCI, start_ehci },
-    { 0x10, "ohci", CMDLINE_USB_OHCI, start_ohci }, { 0x00, "uhci", CMDLINE_USB_UHCI, start_uhci },
+    { 0x30, "xhci", CMDLINE_USB_XHCI, xhci_start_one },
+    { 0x20, "ehci", CMDLINE_USB_EHCI, ehci_start_one },
+    { 0x10, "ohci", CMDLINE_USB_OHCI, ohci_start_one },
+    { 0x00, "uhci", CMDLINE_USB_UHCI, uhci_start_one },
 };
 
 /* keyboard=legacy: a USB keyboard is found and named, but not a key source. */

@@ -5,7 +5,6 @@
 #include "lib/kprintf.h"
 #include "usb/hcsetup.h"
 #include "mm/mem.h"
-#include "mm/mmio.h"
 #include "time/tsc.h"
 
 #define HANDOFF_TIMEOUT_US   1000000  /* BIOS gives up ownership (Linux: 1 s) */
@@ -74,8 +73,7 @@ static void protocol_ports(struct xhci *hc, volatile uint32_t *cap)
 
 static void fail(struct xhci *hc, const char *what)
 {
-    kprintf("usb: %s xhci: %s; controller left alone\n", hc->base.name, what);
-    hc->base.dead = true;
+    usb_hc_fail(&hc->base, what);
 }
 
 /* Stop (clear Run/Stop, wait HCHalted), then HCRST and wait for both it
@@ -151,17 +149,8 @@ static void intel_route_ports(struct xhci *hc)
 
 static bool start(struct xhci *hc)
 {
-    struct pci_bar bar;
-    if (!pci_bar(hc->pci, 0, &bar) || bar.io || !bar.size) {
-        fail(hc, "BAR0 is not a memory BAR");
+    if (!(hc->cap = usb_hc_map_bar(&hc->base, hc->pci, 0)))
         return false;
-    }
-    hc->cap = mmio_map(bar.base, bar.size, MMIO_UNCACHED);
-    if (!hc->cap) {
-        fail(hc, "BAR0 cannot be mapped");
-        return false;
-    }
-    pci_enable(hc->pci, PCI_CMD_MEMORY | PCI_CMD_MASTER);
     hc->op = hc->cap + (*reg(hc->cap, XHCI_CAPLENGTH) & 0xFF);
     hc->rt = hc->cap + (*reg(hc->cap, XHCI_RTSOFF) & ~0x1Fu);
     hc->db = reg(hc->cap, *reg(hc->cap, XHCI_DBOFF) & ~0x3u);
@@ -194,7 +183,7 @@ static bool start(struct xhci *hc)
     return true;
 }
 
-struct xhci *xhci_start_one(const struct pci_func *f)
+struct usb_hc *xhci_start_one(const struct pci_func *f)
 {
     if (n_ctrl == XHCI_MAX_CTRL) {
         kprintf("usb: %02x:%02x.%x xhci: left alone (only %u controllers are driven)\n",
@@ -205,10 +194,10 @@ struct xhci *xhci_start_one(const struct pci_func *f)
     hc->pci = f;
     usb_hc_init(&hc->base, &xhci_ops, "xhci", f);
     if (!start(hc))
-        return hc;                       /* named by start(), marked dead */
+        return &hc->base;                /* named by start(), marked dead */
     kprintf("usb: %s xhci: %u ports, %u slots, %u-byte contexts\n", hc->base.name, hc->base.ports,
             hc->slots, hc->ctx_size);
-    return hc;
+    return &hc->base;
 }
 
 const struct usb_hc_ops xhci_ops = {

@@ -78,7 +78,7 @@ extern const struct usb_hc_ops xhci_ops;
 /* Take over, reset and start the xHCI at PCI function f (roothub.h
  * enumerates): the controller (dead, and named, when it failed), or NULL
  * when XHCI_MAX_CTRL are driven already. */
-struct xhci *xhci_start_one(const struct pci_func *f);
+struct usb_hc *xhci_start_one(const struct pci_func *f);
 /* For the xhci_ops files (xhci_port.c, xhci_dev.c, xhci_xfer.c): */
 void xhci_poll(struct usb_hc *base);
 /* Run one command; its completion code, or -1 after a timeout (the

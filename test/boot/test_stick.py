@@ -38,9 +38,12 @@ class StickCase(unittest.TestCase):
         self.addCleanup(m.stop)
         return m, m.ready()
 
-    def press_d(self, m):
+    def press_d(self, m, keyboard=False):
         start = len(m.output())
-        m.send(b"d")
+        if keyboard:
+            m.sendkey("d")                              # QMP send-key: the only keyboard
+        else:
+            m.send(b"d")
         m.wait_for(rb"^DUMP END[^\r\n]*\r?\n", DUMP_TIMEOUT_S, start=start)
         return start
 
@@ -59,8 +62,12 @@ class WithoutStick(StickCase):
 
 
 class DumpsOnAStick(StickCase):
-    """Boots of a writable stick image on the controller `media` names."""
+    """Boots of a writable stick image on the controller `media` names;
+    with `keyboard` (QEMU -device arguments) on a PC without PS/2, d is
+    pressed on that USB keyboard and keyboard_line says where it is."""
     media = "usb"                                       # the stick on an xHCI
+    keyboard = []
+    keyboard_line = None
 
     def stick_copy(self):
         tmp = tempfile.mkdtemp(prefix="bt-stick-")
@@ -78,13 +85,16 @@ class DumpsOnAStick(StickCase):
     def boot_and_dump(self, img, fw, boot):
         """Boot the stick image, press d; the serial dump (bytes)."""
         m = Machine(f"{self.id()}.boot{boot}", fw=fw, media=self.media, smp=2, iso=img,
-                    stick_writable=True)
+                    stick_writable=True, extra=self.keyboard,
+                    machine="q35,i8042=off" if self.keyboard else None)
         m.start()
         self.addCleanup(m.stop)
         m.ready()
         m.wait_for(r"blockdev: \S+ registered", 60, start=0)
+        if self.keyboard_line:
+            self.assertRegex(m.text(), self.keyboard_line)
         time.sleep(SETTLE_S)
-        start = self.press_d(m)
+        start = self.press_d(m, keyboard=bool(self.keyboard))
         m.wait_for(rf"dumpstick: \S+ partition \d+: dump area of \d+ KiB, {boot - 1} dumps kept, "
                    rf"next is #{boot}", 10, start=start)
         m.wait_for(rf"dumpstick: dump #{boot} written to", 60, start=start)
@@ -174,8 +184,12 @@ class OnTheStick(DumpsOnAStick):
 
 class OnAStickOnEhci(DumpsOnAStick):
     """The stick on an ICH9's EHCI, its UHCI companions beside it and no
-    xHCI: a PC of 2008-2012 (issue 20)."""
+    xHCI, and no PS/2: a PC of 2008-2012 (issue 20). The full-speed
+    keyboard is handed by the EHCI to a UHCI companion, and its d dumps."""
     media = "usb-ehci"
+    keyboard = ["-device", "usb-kbd,bus=ehci.0,port=3,usb_version=1"]
+    keyboard_line = (r"usb: 00:1d\.7 ehci: port 3: full-speed device handed to the companion "
+                     r"controller(.|\n)*usb: 00:1d\.1 port 1: keyboard 0627:0001 \(full speed\)")
 
     def test_bios_dump_lands_on_stick_on_ehci(self):
         self.dump_lands_on_stick("bios")

@@ -90,6 +90,15 @@ class QemuArgv(unittest.TestCase):
         self.assertIn(f"if=pflash,format=raw,readonly=on,file={code}"
                       if kind == "split" else f"-bios {code}", argv)
 
+    def test_usb_stick_on_ehci(self):
+        argv = " ".join(qemu.build_argv(self.opts(media="usb-ehci")))
+        self.assertIn("-device ich9-usb-ehci1,id=ehci,addr=1d.7,multifunction=on", argv)
+        for n, port, fn in ((1, 0, 0), (2, 2, 1), (3, 4, 2)):
+            self.assertIn(f"-device ich9-usb-uhci{n},masterbus=ehci.0,firstport={port},"
+                          f"addr=1d.{fn},multifunction=on", argv)
+        self.assertIn("usb-storage,bus=ehci.0,drive=stick,bootindex=0", argv)
+        self.assertNotIn("xhci", argv)
+
     def test_tcg_is_multithreaded_with_tsc_cpu(self):
         argv = " ".join(qemu.build_argv(self.opts(accel="tcg")))
         self.assertIn("-accel tcg,thread=multi -cpu max", argv)
