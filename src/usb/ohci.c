@@ -2,7 +2,6 @@
  * it operational; its root-hub ports (OpenHCI 1.0a §5.1, §7.4). */
 #include "usb/ohci.h"
 #include "usb/hcsetup.h"
-#include "lib/format.h"
 #include "lib/kprintf.h"
 #include "mm/mem.h"
 #include "time/tsc.h"
@@ -146,14 +145,16 @@ static void power_ports(struct ohci *hc)
 
 static bool start(struct ohci *hc)
 {
-    if (!(hc->regs = usb_hc_map_bar(&hc->base, hc->pci, OHCI_PCI_BAR)))
+    if (!(hc->regs = usb_hc_map_bar(&hc->base, hc->pci, OHCI_PCI_BAR)) ||
+        !usb_hc_step(&hc->base, "ownership from SMM or BIOS"))
         return false;
     take_ownership(hc);
     if (!build_schedule(hc)) {
         fail(hc, "out of memory for its HCCA");
         return false;
     }
-    if (!reset_and_run(hc))
+    if (!usb_hc_step(&hc->base, "reset") || !reset_and_run(hc) ||
+        !usb_hc_step(&hc->base, "port power"))
         return false;
     power_ports(hc);
     return true;

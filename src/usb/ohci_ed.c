@@ -58,7 +58,7 @@ unsigned ohci_data_tds(struct ohci_td *const *td, unsigned max, uint16_t mps, bo
     uint32_t done = 0;
     do {
         /* From buf + done to the end of the next page, in whole packets. */
-        uint32_t room = 2 * PAGE - ((buf + done) & (PAGE - 1));
+        uint32_t room = OHCI_TD_MAX_LEN - ((buf + done) & (PAGE - 1));
         uint32_t chunk = len - done;
         if (chunk > room)
             chunk = room - room % mps;

@@ -4,6 +4,7 @@
  * a frame let pass (OpenHCI 1.0a §4.2, §5.2.7-5.2.9). */
 #include "usb/ohci.h"
 #include "arch/cpu.h"
+#include "lib/kassert.h"
 #include "mm/mem.h"
 #include "time/tsc.h"
 
@@ -93,6 +94,7 @@ static void ring_order(struct ohci_ep *ep)
  * TailP moves to the fresh empty TD q[n] (§5.2.8.2). */
 static void enqueue(struct ohci *hc, struct ohci_ep *ep, unsigned n)
 {
+    kassert(n >= 1 && n < OHCI_EP_TDS);           /* q[n] is the new tail */
     ep->n = n;
     ep->tail = (ep->tail + n) % OHCI_EP_TDS;
     publish();

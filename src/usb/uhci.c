@@ -125,7 +125,9 @@ static bool start(struct uhci *hc)
     }
     hc->io = (uint16_t)bar.base;
     pci_enable(hc->pci, PCI_CMD_IO | PCI_CMD_MASTER);
-    if (!legacy_handoff(hc) || !reset(hc))
+    if (!usb_hc_step(&hc->base, "BIOS handoff") || !legacy_handoff(hc) ||
+        !usb_hc_step(&hc->base, "global reset and HCRESET") || !reset(hc) ||
+        !usb_hc_step(&hc->base, "frame list"))
         return false;
     if (!build_schedule(hc)) {
         fail(hc, "out of memory for its frame list");

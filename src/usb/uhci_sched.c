@@ -4,6 +4,7 @@
  * Guide rev 1.1 §3, §4). */
 #include "usb/uhci.h"
 #include "arch/cpu.h"
+#include "lib/kassert.h"
 #include "mm/mem.h"
 #include "time/tsc.h"
 
@@ -44,6 +45,7 @@ static int cc_of(struct uhci *hc, const struct uhci_outcome *o)
 static struct uhci_outcome run(struct uhci *hc, struct uhci_qh *qh, unsigned n, bool control,
                                uint32_t timeout_us)
 {
+    kassert(n >= 1 && n <= UHCI_POOL_TDS);
     uint64_t end = rdtsc() + tsc_from_us(timeout_us);
     struct uhci_outcome o, data = { .result = UHCI_ACTIVE };
     publish();

@@ -15,17 +15,25 @@ the only keyboard) and check what the kernel did with them:
     and a stick behind a usb-hub;
   - a keyboard plugged into a UHCI or OHCI root port after boot, and
     pulled out again;
+  - a writable stick on a UHCI or an OHCI gets the dump (bulk OUT), and
+    scripts/decode reads it from the image;
   - ich9-usb-ehci1 with pci-ohci companions, as on AMD boards (QEMU's
     plain usb-ehci takes no companions).
 """
 import os
 import re
+import shutil
+import subprocess
+import sys
+import tempfile
 import unittest
 
-from harness import ISO, Machine
+from harness import ISO, REPO, Machine
 
 NO_PS2 = "q35,i8042=off"
 KEY_TIMEOUT_S = 30
+DUMP_TIMEOUT_S = 120
+DECODE = os.path.join(REPO, "scripts", "decode")
 USAGE_D = 0x07
 KBD_LINE = (r"usb: (\S+) port ([\d.]+): keyboard [0-9a-f]{4}:[0-9a-f]{4} \(full speed\), "
             r"keys are hotkeys")
@@ -156,6 +164,43 @@ class UhciOhci(unittest.TestCase):
             self.assertEqual(m.qmp().command("device_del", id="late"), {})
             m.wait_for(rb"usb: \S+ port \d+: disconnected", KEY_TIMEOUT_S, start=start)
         self.assertEqual(m.faults(), [])
+
+    def dump_on_stick(self, hc, bus):
+        """Boot from the CD with a writable copy of the ISO as a stick on
+        the controller; d writes the dump to the stick (bulk OUT) and the
+        image, decoded, holds the events the serial dump had."""
+        tmp = tempfile.mkdtemp(prefix="bt-stick-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        img = os.path.join(tmp, "stick.img")
+        shutil.copyfile(ISO, img)
+        m = Machine(self.id(), smp=2, extra=[
+            "-device", f"{hc},id=hc", "-drive", f"if=none,id=stick,format=raw,file={img}",
+            "-device", f"usb-storage,bus={bus},drive=stick"])
+        m.start()
+        self.addCleanup(m.stop)
+        m.ready()
+        self.assertRegex(m.text(), r"blockdev: usb0 registered")
+        start = len(m.output())
+        m.send(b"d")
+        m.wait_for(rb"dumpstick: dump #1 written to", DUMP_TIMEOUT_S, start=start)
+        log = os.path.join(tmp, "serial.log")
+        with open(log, "wb") as f:
+            f.write(m.output()[start:])
+        self.assertEqual(m.faults(), [])
+        m.stop()                                        # QEMU gone: the image is final
+        csv = [subprocess.run([sys.executable, DECODE, path, "--format", "csv", *args],
+                              capture_output=True, text=True, timeout=300)
+               for path, args in ((log, ()), (img, ("--dump", "0")))]
+        for r in csv:
+            self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(csv[1].stdout, csv[0].stdout)
+        self.assertGreater(len(csv[0].stdout.splitlines()), 10)     # events, not just a header
+
+    def test_dump_on_a_stick_on_uhci(self):
+        self.dump_on_stick("piix3-usb-uhci", "hc.0")
+
+    def test_dump_on_a_stick_on_ohci(self):
+        self.dump_on_stick("pci-ohci", "hc.0")
 
 if __name__ == "__main__":
     unittest.main()
