@@ -204,8 +204,11 @@ class KeysAtAnyTimerRate(KeyboardCase):
         m = self.boot(cmdline="timer_hz=1", extra=XHCI + KBD)
         self.assertIn("timer_hz=1", m.text())
         letters = "qweryuioabfgzxvn"                   # no hotkeys: ignored, traced
-        for k in letters:                              # QMP queues them 100 ms apart
-            m.sendkey(k)
+        # QMP queues them 400 ms apart: 32 events in 6.4 s, 5 a second, where
+        # one report a second overflows the 16-event queue after ~4 s, but a
+        # busy host must stall the guest for over 3 s to do the same.
+        for k in letters:
+            m.sendkey(k, hold_ms=400)
         d = self.dump(m)
         usages = [u for u, _ in self.usb_keys(d)]
         want = [0x04 + ord(k) - ord("a") for k in letters] + [USAGE_D]
