@@ -8,9 +8,11 @@
 
 /* Hand the enumeration its class drivers, then take every USB host
  * controller PCI lists, as the command line allows (usb=off, usb.skip=,
- * keyboard=legacy): start each xHCI and enumerate its devices (xhci.h:
- * before the APs start), and name every other one and why it is left
- * alone. */
+ * usb.setup_ms=, keyboard=legacy): start them, every xHCI first, then
+ * every EHCI, then the UHCIs and OHCIs (an EHCI hands its low/full-speed
+ * devices to its companions before they look), and enumerate the devices
+ * of each (xhci.h: before the APs start); name any other one and why it
+ * is left alone. */
 void usb_init(const struct boot_config *cfg);
 /* Next key of any USB keyboard (hid.h's hid_key_poll), taking the
  * controllers' events first when none is queued. Boot CPU only. */
