@@ -5,7 +5,11 @@
  * records it says the dump must hold.
  *
  * Usage: build/tools/gen_dump [key=value ...]
- *   cpus=N        CPUs (rings), 1..255                          default 16
+ *   cpus=N        CPUs (rings), 1..1024                         default 16
+ *   apic=dense|sparse  APIC IDs: dense 0, 2, 4, ...; sparse spread over
+ *                 the whole u32 range as x2APIC IDs are (CPU 0 has 0, odd
+ *                 CPUs 256 + 3 * cpu, even ones 2^31 + 4097 * cpu, the
+ *                 last CPU 2^32 - 1)                             default dense
  *   events=N      events written into each ring, boot events included
  *                 (more than cap wraps the ring; at most 2^26)    default 4096
  *   cap=N         ring capacity, a power of two >= 8              default 4096
@@ -38,9 +42,10 @@
 #include "trace/trace.h"
 
 #define MAX_EVENTS (1ULL << 26)     /* per CPU: keeps the shadow copy in memory */
+#define GEN_MAX_CPUS   1024             /* the kernel's CPU ceiling (docs/dump-format.md) */
 
 struct opts {
-    unsigned cpus, cap, dump, excluded, refused, noise, crlf, previous;
+    unsigned cpus, cap, dump, excluded, refused, noise, crlf, previous, sparse;
     uint64_t events, seed, tsc_hz, clear_at, nonce;
     const char *workload, *raw;
 };
@@ -88,6 +93,18 @@ static void put(struct ring *r, struct shadow *sh, uint64_t tsc, uint16_t type,
     sh->n = seq + 1;
 }
 
+/* CPU cpu's APIC ID (apic=). */
+static uint32_t apic_of(const struct opts *o, unsigned cpu)
+{
+    if (!o->sparse)
+        return cpu * 2;
+    if (cpu == 0)
+        return 0;
+    if (cpu == o->cpus - 1)
+        return UINT32_MAX;
+    return cpu % 2 ? 256 + 3 * cpu : 0x80000000u + 4097 * cpu;
+}
+
 static uint64_t boot_events(const struct opts *o, unsigned cpu, struct ring *r,
                             struct shadow *sh, uint64_t tsc)
 {
@@ -100,7 +117,7 @@ static uint64_t boot_events(const struct opts *o, unsigned cpu, struct ring *r,
         }
     } else {
         if (n++ < o->events)
-            put(r, sh, tsc, TRACE_EV_AP_ONLINE, 0, cpu, cpu * 2, 1);
+            put(r, sh, tsc, TRACE_EV_AP_ONLINE, 0, cpu, apic_of(o, cpu), 1);
         if (n++ < o->events)
             put(r, sh, tsc + 40000, TRACE_EV_TSC_WARP, 0, 0, rnd_below(50), 1);
     }
@@ -207,7 +224,7 @@ static void parse(int argc, char **argv, struct opts *o)
     uint64_t previous = 0;
     o->events = 4096, o->seed = 1, o->tsc_hz = 2400000000ULL, o->clear_at = 0;
     o->nonce = 0x0123456789ABCDEFULL;
-    o->workload = "timer", o->raw = NULL;
+    o->workload = "timer", o->raw = NULL, o->sparse = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (opt_u64(a, "cpus", &cpus) || opt_u64(a, "events", &o->events) ||
@@ -222,6 +239,8 @@ static void parse(int argc, char **argv, struct opts *o)
             o->workload = a + 9;
         else if (!strncmp(a, "raw=", 4))
             o->raw = a + 4;
+        else if (!strcmp(a, "apic=dense") || !strcmp(a, "apic=sparse"))
+            o->sparse = !strcmp(a, "apic=sparse");
         else {
             fprintf(stderr, "gen_dump: unknown argument '%s' (see the top of tools/gen_dump.c)\n", a);
             exit(2);
@@ -236,9 +255,9 @@ static void parse(int argc, char **argv, struct opts *o)
         fprintf(stderr, "gen_dump: at most %llu events per CPU\n", (unsigned long long)MAX_EVENTS);
         exit(2);
     }
-    if (cpus < 1 || cpus > 255 ||
+    if (cpus < 1 || cpus > GEN_MAX_CPUS ||
         (strcmp(o->workload, "timer") && strcmp(o->workload, "mixed"))) {
-        fprintf(stderr, "gen_dump: cpus must be 1..255 and workload timer or mixed\n");
+        fprintf(stderr, "gen_dump: cpus must be 1..%u and workload timer or mixed\n", GEN_MAX_CPUS);
         exit(2);
     }
     o->cpus = (unsigned)cpus, o->cap = (unsigned)cap, o->dump = (unsigned)dump;
@@ -284,7 +303,11 @@ int main(int argc, char **argv)
     for (unsigned c = 0; c < o.cpus; c++) {
         rings[c] = aligned_alloc(RING_CACHE_LINE, sizeof(struct ring));
         struct trace_event *slots = aligned_alloc(RING_CACHE_LINE, (size_t)o.cap * 32);
-        if (!rings[c] || !slots || ring_init(rings[c], slots, o.cap, c)) {
+        /* ring_init stamps the CPU into the records' u8 cpu field and
+         * takes only CPUs below 256: the records keep the low 8 bits (as
+         * the host's records do, docs/dump-format.md), the ring (which
+         * the encoder numbers the lines by) the whole number. */
+        if (!rings[c] || !slots || ring_init(rings[c], slots, o.cap, c & 0xFF)) {
             fprintf(stderr, "gen_dump: out of memory for %u rings of %u events\n", o.cpus, o.cap);
             return 2;
         }
@@ -296,7 +319,8 @@ int main(int argc, char **argv)
                     (unsigned long long)o.events);
             return 2;
         }
-        apic[c] = c * 2;
+        rings[c]->cpu = c;
+        apic[c] = apic_of(&o, c);
     }
     for (unsigned c = 0; c < o.cpus; c++) {
         if (!strcmp(o.workload, "timer"))
