@@ -234,6 +234,11 @@ def decode_event_line(text: bytes, seed: int = 0) -> Run:
 
 
 WINDOW_EVENTS = 1 << 12      # events per window of LineSource: 128 KiB of records
+# The timeline's merge holds a window of every CPU: together at most
+# MERGE_WINDOWS events (16 CPUs of WINDOW_EVENTS, 2 MiB of records), at
+# least MIN_WINDOW each (a 1024-CPU dump: 8 MiB, not 128).
+MERGE_WINDOWS = 16 * WINDOW_EVENTS
+MIN_WINDOW = 256
 
 
 class LineSource:
@@ -269,7 +274,7 @@ class LineSource:
         return first, (end - 1) & SEQ_MASK, consecutive
 
     def windows(self, events: int = WINDOW_EVENTS):
-        """Its records, a run of whole lines of about `events` at a time."""
+        """Its records, a run of whole lines of at least `events` at a time."""
         group, n = [], 0
         for r in self.runs:
             group.append(r)
@@ -305,7 +310,7 @@ class _Whole:
     def records(self) -> bytes:
         return self.data
 
-    def windows(self):
+    def windows(self, events: int = WINDOW_EVENTS):
         yield self.data
 
 
@@ -414,6 +419,7 @@ class Merge:
         lib, nparts = native.lib(), len(self.parts)
         srcs, heap, m = (_Src * max(1, nparts))(), (_Head * max(1, nparts))(), _KMerge()
         held, feeds, base = [None] * nparts, [None] * nparts, 0
+        window = max(MIN_WINDOW, min(WINDOW_EVENTS, MERGE_WINDOWS // max(1, nparts)))
         for k, (s, p, whole) in enumerate(zip(srcs, self.parts, self._whole)):
             s.n, s.base, s.cpu = p.count, base, self.cpus[k]
             base += s.n
@@ -421,7 +427,7 @@ class Merge:
                 held[k] = whole
                 s.ev, s.order, s.hi = _addr(whole[0]), ctypes.addressof(whole[1]), s.n
             elif s.n:
-                feeds[k] = p.windows()
+                feeds[k] = p.windows(window)
                 self._next_window(s, feeds[k], held, k)
         lib.bt_kmerge_init(ctypes.byref(m), srcs, nparts, heap)
         given, step = 0, ctypes.sizeof(ctypes.c_uint64)
