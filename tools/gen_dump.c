@@ -18,6 +18,12 @@
  *                        /END pairs, a few IPIs, boot events first
  *                 mixed: every field random (unknown types, flags, full
  *                        64-bit args, TSC going backwards): losslessness
+ *                 matrices: the results of an ipi, a c2c and a tsc run
+ *                        (workloads.def 2, 3, 4; runs 1, 2, 3) as the
+ *                        kernel records them, every pair of CPUs: two
+ *                        sockets (the upper half of the CPUs slower to
+ *                        reach), CPU 3 slow (an SMI) in the ipi matrix,
+ *                        TSC offsets of a few ticks; events= is ignored
  *                                                                 default timer
  *   raw=PATH      write the records the dump must hold: per CPU in order
  *                 0..cpus-1, oldest to newest, 32 bytes each (event.h);
@@ -150,6 +156,59 @@ static void workload_timer(const struct opts *o, unsigned cpu, struct ring *r,
     }
 }
 
+/* The made-up machine of workload=matrices (ticks). */
+static unsigned socket_of(const struct opts *o, unsigned cpu)
+{
+    return cpu >= (o->cpus + 1) / 2;
+}
+
+static uint64_t ipi_ticks(const struct opts *o, unsigned from, unsigned to)
+{
+    if (from == 3)
+        return 12000000;                /* an SMI landed on every round trip */
+    return 4000 + 1500 * (socket_of(o, from) != socket_of(o, to)) + (from * 7 + to) % 50;
+}
+
+static uint64_t c2c_ticks(const struct opts *o, unsigned a, unsigned b)
+{
+    return 2 * (150 + 700 * (socket_of(o, a) != socket_of(o, b)) + (a ^ b) % 30);
+}
+
+static int64_t tsc_offset(unsigned cpu)
+{
+    return (int64_t)(cpu % 7) * 11 - 30;
+}
+
+/* Workload results as the kernel's ipi, c2c and tsc runs record them:
+ * CPU 0 brackets each run with WORKLOAD_BEGIN/END, every CPU records its
+ * row (IPI_RTT to each other CPU; C2C_RTT once per pair, by the lower
+ * CPU; TSC_DELTA against each writer). */
+static void workload_matrices(const struct opts *o, unsigned cpu, struct ring *r,
+                              struct shadow *sh)
+{
+    static const uint64_t ids[] = { 2, 3, 4 };          /* ipi, c2c, tsc */
+    uint64_t t0 = 1000000000ULL + cpu * 7000ULL;
+    boot_events(o, cpu, r, sh, t0);
+    for (unsigned k = 0; k < 3; k++) {
+        uint64_t start = 2000000000ULL + 100000000ULL * k, t = start + 1000;
+        if (cpu == 0)
+            put(r, sh, start, TRACE_EV_WORKLOAD_BEGIN, 0, ids[k], k + 1, 0);
+        for (unsigned other = 0; other < o->cpus; other++, t += 10) {
+            if (other == cpu)
+                continue;
+            if (k == 0)
+                put(r, sh, t, TRACE_EV_IPI_RTT, 0, other, ipi_ticks(o, cpu, other), 0);
+            else if (k == 1 && other > cpu)
+                put(r, sh, t, TRACE_EV_C2C_RTT, 0, other, c2c_ticks(o, cpu, other), 0);
+            else if (k == 2)    /* reader cpu, writer other: offset difference + transit */
+                put(r, sh, t, TRACE_EV_TSC_DELTA, 0, other,
+                    (uint64_t)(tsc_offset(cpu) - tsc_offset(other) + 300), 0);
+        }
+        if (cpu == 0)
+            put(r, sh, start + 50000000ULL, TRACE_EV_WORKLOAD_END, 0, ids[k], k + 1, 0);
+    }
+}
+
 static uint64_t wild(void)
 {
     switch (rnd_below(4)) {
@@ -255,9 +314,10 @@ static void parse(int argc, char **argv, struct opts *o)
         fprintf(stderr, "gen_dump: at most %llu events per CPU\n", (unsigned long long)MAX_EVENTS);
         exit(2);
     }
-    if (cpus < 1 || cpus > GEN_MAX_CPUS ||
-        (strcmp(o->workload, "timer") && strcmp(o->workload, "mixed"))) {
-        fprintf(stderr, "gen_dump: cpus must be 1..%u and workload timer or mixed\n", GEN_MAX_CPUS);
+    if (cpus < 1 || cpus > GEN_MAX_CPUS || (strcmp(o->workload, "timer") &&
+        strcmp(o->workload, "mixed") && strcmp(o->workload, "matrices"))) {
+        fprintf(stderr, "gen_dump: cpus must be 1..%u and workload timer, mixed or matrices\n",
+                GEN_MAX_CPUS);
         exit(2);
     }
     o->cpus = (unsigned)cpus, o->cap = (unsigned)cap, o->dump = (unsigned)dump;
@@ -325,6 +385,8 @@ int main(int argc, char **argv)
     for (unsigned c = 0; c < o.cpus; c++) {
         if (!strcmp(o.workload, "timer"))
             workload_timer(&o, c, rings[c], &sh[c]);
+        else if (!strcmp(o.workload, "matrices"))
+            workload_matrices(&o, c, rings[c], &sh[c]);
         else
             workload_mixed(&o, rings[c], &sh[c]);
     }

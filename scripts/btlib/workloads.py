@@ -169,6 +169,15 @@ def _matrix(n: int):
     return [[None] * n for _ in range(n)]
 
 
+def measured_cpus(m) -> list[int]:
+    """The CPUs of square matrix m with a value in their row or column, in
+    order (a run over cpus=LIST measured only those)."""
+    n = len(m)
+    rows = [any(v is not None for v in row) for row in m]
+    cols = [any(m[r][c] is not None for r in range(n)) for c in range(n)]
+    return [c for c in range(n) if rows[c] or cols[c]]
+
+
 def _ipi(run: Run, dump: Dump) -> dict:
     n = _cpus(dump)
     ticks = _matrix(n)
@@ -223,7 +232,7 @@ def _matrix_result(ticks, dump: Dump, what: str, layout: str) -> dict:
     return {'what': what, 'layout': layout, 'cpus': len(ticks), 'ticks': ticks, 'ns': ns,
             'cells': len(vals), 'min_ticks': min(vals, default=None),
             'max_ticks': max(vals, default=None),
-            'median_ticks': _median(vals)}
+            'median_ticks': _median(vals), 'measured_cpus': measured_cpus(ticks)}
 
 
 def _median(vals):
