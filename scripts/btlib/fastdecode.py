@@ -103,13 +103,14 @@ def _batches(texts: list[bytes], seed: int):
     lib = native.lib()
     buf = b'\n'.join(texts) + b'\n'
     base = _addr(buf)                        # buf stays alive
-    runs = (_CRun * BATCH_RUNS)()
+    nruns = max(1, min(BATCH_RUNS, len(texts)))   # a window's few lines: a small array
+    runs = (_CRun * nruns)()
     room = min(BATCH_EVENTS, len(buf))       # a line holds fewer events than bytes
     ev = _scratch(room * RECORD_SIZE)
     used = ctypes.c_size_t()
     pos, total = 0, len(buf)
     while pos < total:
-        n = lib.bt_decode_lines(base + pos, total - pos, seed & 0xFFFFFFFF, runs, BATCH_RUNS,
+        n = lib.bt_decode_lines(base + pos, total - pos, seed & 0xFFFFFFFF, runs, nruns,
                                 ev, room, ctypes.byref(used))
         # the runs as tuples in one C loop: reading ctypes fields one by
         # one costs more than decoding the line did
