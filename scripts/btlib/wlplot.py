@@ -238,6 +238,20 @@ def _tsc(plt, run, tsc_hz, machine=None):
                     machine=machine)
 
 
+LINES_MAX = 16                 # per-CPU histogram lines drawn; past it, the WORST_LINES
+WORST_LINES = 3               # CPUs with the latest wake-up
+
+
+def lines_drawn(per_cpu):
+    """The CPUs whose own histogram line is drawn: every one up to
+    LINES_MAX CPUs, else the WORST_LINES with the largest sample (256
+    lines over one another show nothing; the worst CPUs are the news)."""
+    if len(per_cpu) <= LINES_MAX:
+        return list(per_cpu)
+    worst = sorted(per_cpu, key=lambda c: max(per_cpu[c], default=0), reverse=True)
+    return sorted(worst[:WORST_LINES], key=lambda c: list(per_cpu).index(c))
+
+
 def _timer(plt, run, tsc_hz, machine=None):
     """Log-spaced bins on a log axis: the body and the rare long tail both
     show. Early wake-ups (negative latency) cannot sit on a log axis: they
@@ -252,13 +266,12 @@ def _timer(plt, run, tsc_hz, machine=None):
         edges = log_bins(positive, 50)
         _draw_hist(ax, positive, edges, scale, histtype='stepfilled', color='0.85',
                    label='all CPUs')
-        for cpu, vs in per_cpu.items():
-            _draw_hist(ax, [v for v in vs if v > 0], edges, scale, histtype='step',
-                       label=f'CPU {cpu}')
+        for cpu in lines_drawn(per_cpu):
+            _draw_hist(ax, [v for v in per_cpu[cpu] if v > 0], edges, scale, histtype='step',
+                       label=f'CPU {cpu}' + ('' if len(per_cpu) <= LINES_MAX else ' (worst)'))
         ax.set_xscale('log')
         ax.set_yscale('log')
-        if len(per_cpu) <= 16:
-            ax.legend(fontsize=6, ncol=2)
+        ax.legend(fontsize=6, ncol=2)
     ax.set_xlabel('wake-up latency (us)' if tsc_hz else 'wake-up latency (TSC ticks)')
     ax.set_ylabel('samples')
     note = f'; {early} early (< 0) not shown' if early else ''
@@ -269,7 +282,10 @@ def _timer(plt, run, tsc_hz, machine=None):
 def _hwlat(plt, run, tsc_hz, machine=None):
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
     cpus = run.result.get('cpus', [])
-    a1.bar([str(r['cpu']) for r in cpus], [r['lost_ppm'] or 0 for r in cpus])
+    a1.bar(range(len(cpus)), [r['lost_ppm'] or 0 for r in cpus])
+    at, labels = tick_cpus([r['cpu'] for r in cpus])
+    a1.set_xticks(at)
+    a1.set_xticklabels(labels, rotation=90 if max(map(len, labels), default=0) > 2 else 0)
     a1.set_xlabel('CPU')
     a1.set_ylabel('time lost to gaps (ppm of time spun)')
     a1.set_title(_title(run, 'time lost per CPU', machine), fontsize=10)

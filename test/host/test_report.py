@@ -607,6 +607,34 @@ class AtScale(unittest.TestCase):
         self.assertEqual(labels, ['0', '8'] + [str(c) for c in range(16, 24)])
         self.assertFalse(wlplot.cell_labels_fit(self.CPUS, wlplot.MAX_FIGURE_IN, [2300]))
 
+    def test_timer_lines_of_the_worst_cpus(self):
+        per_cpu = {str(c): [1000 + c % 7, 2000] for c in range(self.CPUS)}
+        per_cpu['200'].append(90000)
+        per_cpu['17'].append(80000)
+        drawn = wlplot.lines_drawn(per_cpu)
+        self.assertEqual(len(drawn), wlplot.WORST_LINES)
+        self.assertLess(drawn.index('17'), drawn.index('200'), 'in CPU order')
+        few = {str(c): [5] for c in range(4)}
+        self.assertEqual(wlplot.lines_drawn(few), list(few))
+
+    @unittest.skipUnless(have_matplotlib(), 'python3-matplotlib is not installed')
+    def test_256_cpu_timer_and_hwlat_pictures(self):
+        timer = {'latency_ticks': {str(c): [1000 + c, 3000 + 5 * c] for c in range(self.CPUS)}}
+        hwlat = {'cpus': [{'cpu': c, 'lost_ppm': c % 9} for c in range(self.CPUS)],
+                 'gaps': {'3': [{'gap_ticks': 5000}]}}
+        code = (f'import sys; sys.path.insert(0, {str(ROOT / "scripts")!r})\n'
+                'from btlib import wlplot, workloads\n'
+                f'wlplot.render(workloads.Run("timer", 1, 1, 2, result={timer!r}), 2000000000, '
+                'sys.argv[1] + "/timer.png", "256 CPUs")\n'
+                f'wlplot.render(workloads.Run("hwlat", 2, 1, 2, result={hwlat!r}), 2000000000, '
+                'sys.argv[1] + "/hwlat.png", "256 CPUs")\n')
+        with tempfile.TemporaryDirectory() as tmp:
+            r = subprocess.run([PYTHON, '-c', code, tmp], capture_output=True, text=True,
+                               timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            for name in ('timer', 'hwlat'):
+                self.assertEqual((Path(tmp) / f'{name}.png').read_bytes()[:8], PNG_MAGIC)
+
     @unittest.skipUnless(have_matplotlib(), 'python3-matplotlib is not installed')
     def test_256_cpu_pictures(self):
         out = Path(self.tmp.name) / 'png'
