@@ -115,8 +115,7 @@ def plan_grow(read, disk: int, limit: int) -> Plan:
             struct.unpack_from('<I', head, HDR_BYTES - 4)[0] != _crc(head[:HDR_BYTES - 4]):
         raise GrowError('the dump area has no valid area header: write the image first')
     build_id = struct.unpack_from('<Q', head, 16)[0]
-    array_sectors_new = array_sectors
-    last_usable = disk - 2 - array_sectors_new              # backup entries, then header
+    last_usable = disk - 2 - array_sectors          # then the backup entries and header
     old_count = last - first + 1
     new_count = min(last_usable - first + 1, limit, MAX_AREA_SECTORS)
     if new_count < old_count:
