@@ -4,7 +4,7 @@ build/baretrace.iso ends in its dump area (docs/host-tools.md, "Dumps on
 the stick"): a GPT partition of its own type, followed only by xorriso's
 padding (a "Gap" partition of zeros) and the backup GPT. Written to a
 stick, the image leaves the rest of the stick unused. grow() moves the
-backup GPT to the stick's last sectors, drops the partitions of padding
+backup GPT to the stick's last sectors, removes the partitions of padding
 after the area, extends the area's entry up to them (at most `limit`
 sectors), zeroes the sectors it gains, writes the area's header for its
 new size and updates the protective MBR: the kernel then keeps that many
@@ -49,7 +49,7 @@ class Plan:
     new_count: int
     build_id: int
     old_last: int                    # the image's last sector (its backup GPT header)
-    dropped: list = field(default_factory=list)    # (number, name, sectors) of padding dropped
+    removed: list = field(default_factory=list)    # (number, name, sectors) of padding removed
     mbr: bytes = b''
 
     @property
@@ -102,14 +102,14 @@ def plan_grow(read, disk: int, limit: int) -> Plan:
     after = [p for p in parts if p[2] > last]
     if any(p[2] <= last and p[3] >= first and p[0] != k for p in parts):
         raise GrowError('another partition overlaps the dump area')
-    dropped = []
+    removed = []
     for i, _, pfirst, plast, name in after:
         count = plast - pfirst + 1
         data = read(pfirst, count)
         if data.count(0) != len(data):
             raise GrowError(f'partition {i + 1} ({name}) after the dump area holds data: '
                             f'the area cannot grow over it')
-        dropped.append((i + 1, name, count))
+        removed.append((i + 1, name, count))
     head = read(first, 1)
     if head[:8] != AREA_MAGIC or struct.unpack_from('<I', head, 8)[0] != LAYOUT or \
             struct.unpack_from('<I', head, HDR_BYTES - 4)[0] != _crc(head[:HDR_BYTES - 4]):
@@ -126,7 +126,7 @@ def plan_grow(read, disk: int, limit: int) -> Plan:
     if f[6] >= disk:
         raise GrowError(f'the target ({disk} sectors) is smaller than the image on it')
     return Plan(disk, bytes(h), entries, entry_lba, k, first, old_count, new_count, build_id,
-                f[6], dropped, bytes(mbr))
+                f[6], removed, bytes(mbr))
 
 
 def _gpt_header(plan: Plan, backup: bool) -> bytes:
@@ -179,7 +179,7 @@ def describe(plan: Plan) -> str:
     kib = plan.new_count * SECTOR // 1024
     text = (f'dump area grown from {plan.old_count * SECTOR // 1024} KiB to {kib} KiB '
             f'(GPT partition {plan.area_index + 1}): {records_room(plan.new_count)}')
-    if plan.dropped:
+    if plan.removed:
         text += '; ' + ', '.join(f'partition {i} ({name}, {n * SECTOR // 1024} KiB of the '
-                                 f'image\'s padding) dropped' for i, name, n in plan.dropped)
+                                 f'image\'s padding) removed' for i, name, n in plan.removed)
     return text

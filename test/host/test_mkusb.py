@@ -337,7 +337,7 @@ class Grow(unittest.TestCase):
         path = self.target(0)
         r = run(ISO, path, '--allow-file', '--yes', '--grow')
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn('(Gap1, 300 KiB of the image\'s padding) dropped', r.stderr)
+        self.assertIn('(Gap1, 300 KiB of the image\'s padding) removed', r.stderr)
         sectors = self.area(path).sectors
         self.assertGreater(sectors, 16 * 2048)
         mkusb = runpy.run_path(MKUSB, run_name='mkusb')
