@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .model import SEQ_MODULUS, Dump, Event, as_signed
+from .model import CPU_BYTE, SEQ_MODULUS, Dump, Event, as_signed
 from .timeline import merged_events
 
 # For dumps without %W lines only: a0 of WORKLOAD_BEGIN/END and the result
@@ -59,10 +59,12 @@ def _mix(x: int) -> int:
 
 
 def stress_checksum(tsc: int, type_id: int, cpu: int, flags: int, a0: int) -> int:
-    """The a1 a stress event must carry: covers every field but seq."""
+    """The a1 a stress event must carry: covers every field but seq, and
+    of the CPU what the record keeps, its low 8 bits (src/lab/stresssum.h
+    takes a uint8_t)."""
     h = _mix(tsc ^ 0x9E3779B97F4A7C15)
     h = _mix(h ^ a0)
-    return _mix(h ^ (type_id | cpu << 16 | flags << 24))
+    return _mix(h ^ (type_id | (cpu & CPU_BYTE) << 16 | flags << 24))
 
 
 # ---- runs ----------------------------------------------------------------------

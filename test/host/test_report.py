@@ -68,6 +68,12 @@ class Checksum(unittest.TestCase):
         for args, want in CHECKSUMS:
             self.assertEqual(workloads.stress_checksum(*args), want, args)
 
+    def test_a_cpu_above_255_sums_its_record_byte(self):
+        """The kernel sums the record's u8 cpu: CPU 261's events carry CPU
+        5's sum (Event.cpu is the whole number, 261)."""
+        for (tsc, typ, cpu, flags, a0), want in CHECKSUMS:
+            self.assertEqual(workloads.stress_checksum(tsc, typ, cpu + 256, flags, a0), want)
+
     def test_signed_results(self):
         self.assertEqual(workloads.as_signed(2**64 - 5), -5)
         self.assertEqual(workloads.as_signed(5), 5)
