@@ -31,6 +31,7 @@ MAX_AREA_SECTORS = (1 << 23) - 1     # dumparea.h DUMPAREA_MAX_SECTORS: lengths 
 GPT_HEADER = struct.Struct('<8sIIIIQQQQ16sQIII')
 MBR_ENTRY = struct.Struct('<B3xB3xII')
 MBR_TABLE = 446
+PADDING_MAX = 32768                  # sectors (16 MiB): more after the area is no padding
 
 
 class GrowError(Exception):
@@ -105,7 +106,7 @@ def plan_grow(read, disk: int, limit: int) -> Plan:
     removed = []
     for i, _, pfirst, plast, name in after:
         count = plast - pfirst + 1
-        data = read(pfirst, count)
+        data = read(pfirst, count) if count <= PADDING_MAX else b'\1'
         if data.count(0) != len(data):
             raise GrowError(f'partition {i + 1} ({name}) after the dump area holds data: '
                             f'the area cannot grow over it')

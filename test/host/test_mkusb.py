@@ -360,6 +360,23 @@ class Grow(unittest.TestCase):
         self.assertIn('--grow: no protective MBR', r.stderr)
         self.assertIn('the image was written and verified as it is', r.stderr)
 
+    def test_data_after_the_area_is_never_grown_over(self):
+        """A partition after the dump area that holds anything but zeros
+        (not the image's padding) stops --grow before it writes."""
+        iso = os.path.join(self.tmp, 'edited.iso')
+        shutil.copyfile(ISO, iso)
+        sys.path.insert(0, os.path.join(REPO, 'scripts'))
+        from btlib import dumparea
+        with open(iso, 'r+b') as f:
+            first, count, _ = dumparea.find_partition(f, f.seek(0, os.SEEK_END) // SECTOR)
+            f.seek((first + count) * SECTOR)     # the padding partition right after it
+            f.write(b'user data')
+        path = self.target(32 * MIB)
+        r = run(iso, path, '--allow-file', '--yes', '--grow')
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn('after the dump area holds data: the area cannot grow over it', r.stderr)
+        self.assertEqual(self.area(path).sectors, count, 'the area as the image has it')
+
     def test_bad_grow_max(self):
         self.assertEqual(run(ISO, 'x', '--grow', '--grow-max', '0').returncode, 2)
         self.assertEqual(run(ISO, 'x', '--grow', '--grow-max', '4096').returncode, 2)
