@@ -40,7 +40,7 @@ static const struct bt_abi_field bt_marker_fields[] = {
 };
 static const struct bt_abi_field bt_text_fields[] = {
     F(bt_text, table), F(bt_text, markers), F(bt_text, nmarkers), F(bt_text, int_w),
-    F(bt_text, row_max),
+    F(bt_text, cpu_w), F(bt_text, row_max),
 };
 static const struct bt_abi_field bt_scan_fields[] = {
     F(bt_scan, min_tsc), F(bt_scan, max_tsc), F(bt_scan, events), F(bt_scan, sorted),
@@ -48,7 +48,7 @@ static const struct bt_abi_field bt_scan_fields[] = {
 };
 static const struct bt_abi_field bt_kmerge_src_fields[] = {
     F(bt_kmerge_src, ev), F(bt_kmerge_src, order), F(bt_kmerge_src, n), F(bt_kmerge_src, at),
-    F(bt_kmerge_src, base), F(bt_kmerge_src, lo), F(bt_kmerge_src, hi),
+    F(bt_kmerge_src, base), F(bt_kmerge_src, lo), F(bt_kmerge_src, hi), F(bt_kmerge_src, cpu),
 };
 static const struct bt_abi_field bt_kmerge_head_fields[] = {
     F(bt_kmerge_head, tsc), F(bt_kmerge_head, key), F(bt_kmerge_head, src),
@@ -128,7 +128,7 @@ static const struct bt_abi_struct structs[] = {
 
 #define C(name) { #name, (int64_t)(name) }
 static const struct bt_abi_const constants[] = {
-    C(BT_DAMAGED), C(BT_PUNT), C(BT_LINE_MAX_CHARS),
+    C(BT_DAMAGED), C(BT_PUNT), C(BT_LINE_MAX_CHARS), C(BT_CPU_LIMIT),
     C(BT_CSV_FIELDS), C(BT_CSV_ARGS_MAX), C(BT_CTF_EVENT_SIZE), C(BT_JSON_FIELDS),
     C(BT_PAIR_MAX_EVENTS), C(BT_STATS_TYPES), C(BT_STATS_NO_GROUP), C(BT_DIST_VALUES),
     C(PAIRING_DEPTH), C(TRACE_KIND_INSTANT), C(TRACE_KIND_BEGIN), C(TRACE_KIND_END),

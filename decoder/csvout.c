@@ -52,11 +52,11 @@ static char *put_field(char *p, const char *s, size_t n)
     return p;
 }
 
-static char *row(const struct bt_csv *c, const struct trace_event *ev, char *p)
+static char *row(const struct bt_csv *c, const struct trace_event *ev, uint32_t cpu, char *p)
 {
     const struct bt_csv_type *t = &c->types[c->type_index[ev->type]];
     char args[BT_CSV_ARGS_MAX];
-    p = bt_put_u64(p, ev->cpu);
+    p = bt_put_u64(p, cpu);
     *p++ = ',';
     p = bt_put_u64(p, ev->seq);
     *p++ = ',';
@@ -79,13 +79,13 @@ static char *row(const struct bt_csv *c, const struct trace_event *ev, char *p)
     return p;
 }
 
-size_t bt_csv_rows(const struct bt_csv *c, const struct trace_event *ev, size_t n,
-                   char *out, size_t cap, size_t *done)
+size_t bt_csv_rows(const struct bt_csv *c, const struct trace_event *ev, const uint32_t *cpu,
+                   size_t n, char *out, size_t cap, size_t *done)
 {
     char *p = out, *end = out + cap;
     size_t i = 0;
-    while (i < n && (size_t)(end - p) >= c->row_max)
-        p = row(c, &ev[i++], p);
+    for (; i < n && (size_t)(end - p) >= c->row_max; i++)
+        p = row(c, &ev[i], cpu ? cpu[i] : ev[i].cpu, p);
     *done = i;
     return (size_t)(p - out);
 }

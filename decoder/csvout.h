@@ -45,9 +45,11 @@ struct bt_csv {
 };
 
 /* Formats rows for ev[0..n) into out[0..cap) until fewer than row_max
- * bytes are left; returns the bytes written, *done the events used. */
-size_t bt_csv_rows(const struct bt_csv *c, const struct trace_event *ev, size_t n,
-                   char *out, size_t cap, size_t *done);
+ * bytes are left; returns the bytes written, *done the events used.
+ * cpu[0..n): each event's CPU number (a record keeps only its low 8
+ * bits); NULL: the records' own. */
+size_t bt_csv_rows(const struct bt_csv *c, const struct trace_event *ev, const uint32_t *cpu,
+                   size_t n, char *out, size_t cap, size_t *done);
 
 /* The args text of ev (type t) into p, unquoted ("tick=12 lateness_tsc=-40");
  * returns its end. Also the text export's (textout.c). */

@@ -9,7 +9,6 @@
 #define PAYLOAD_MAX    (BT_LINE_MAX_CHARS / 4 * 3 + 3)
 #define CRC_BYTES      4
 #define HEAD_FIELDS    6         /* line, cpu, start, gap_over, gap_excl, tsc */
-#define CPU_LIMIT      255
 #define TYPE_LIMIT     0xFFFF
 #define B64_BAD        0xFF
 #define B64_PAD        0xFE
@@ -199,7 +198,7 @@ int32_t bt_decode_line(const uint8_t *text, size_t len, uint32_t seed,
     run->start = head[2];
     run->gap_over = head[3];
     run->gap_excl = head[4];
-    if (head[1] > CPU_LIMIT || c.p >= c.end)
+    if (head[1] >= BT_CPU_LIMIT || c.p >= c.end)
         return run->status = BT_DAMAGED;
     struct pred p;
     pred_reset(&p, head[5]);
@@ -212,7 +211,7 @@ int32_t bt_decode_line(const uint8_t *text, size_t len, uint32_t seed,
         if (r != VI_OK)
             return run->status = status_of(r);
         e->seq = (uint32_t)(head[2] + count);
-        e->cpu = (uint8_t)head[1];
+        e->cpu = (uint8_t)head[1];          /* the low 8 bits (decode.h) */
         pred_update(&p, e);
         count++;
     }

@@ -30,6 +30,11 @@
 #define BT_DAMAGED (-1)          /* the line cannot be trusted: no events */
 #define BT_PUNT    (-2)          /* decode this line with the reference decoder */
 #define BT_LINE_MAX_CHARS 4096   /* longer lines (never sent) go to the reference */
+/* Dense CPU numbers 0 .. BT_CPU_LIMIT - 1 (the kernel's ceiling,
+ * docs/dump-format.md): a line naming a higher one is damaged. A record's
+ * u8 cpu keeps the low 8 bits of the number; struct bt_run's cpu, and
+ * whatever holds one CPU's records, has all of it. */
+#define BT_CPU_LIMIT 1024
 
 /* Every event takes at least one payload byte, and 4 base64 characters
  * carry 3 bytes: a line of n characters holds fewer than n events. */

@@ -148,13 +148,13 @@ static char *put_tail(char *p, uint64_t cpu)
     return bt_put_str(p, ",\"args\":");
 }
 
-static char *instant(const struct bt_json *j, const struct trace_event *ev, bool unmatched,
-                     char *p)
+static char *instant(const struct bt_json *j, const struct trace_event *ev, uint64_t cpu,
+                     bool unmatched, char *p)
 {
     const struct bt_json_fmt *f = &j->fmts[j->type_index[ev->type]];
     uint64_t vals[2] = {ev->a0, ev->a1};
     p = bt_put_str(p, f->head);
-    p = put_tail(put_us(p, bt_ns_of(ev->tsc, j->t0, j->hz)), ev->cpu);
+    p = put_tail(put_us(p, bt_ns_of(ev->tsc, j->t0, j->hz)), cpu);
     p = put_args(j, f, vals, unmatched, p);
     if (unmatched)
         p = bt_put_str(p, UNMATCHED);
@@ -163,14 +163,14 @@ static char *instant(const struct bt_json *j, const struct trace_event *ev, bool
 }
 
 static char *slice(const struct bt_json *j, const struct trace_event *b,
-                   const struct trace_event *e, char *p)
+                   const struct trace_event *e, uint64_t cpu, char *p)
 {
     const struct bt_json_fmt *f = &j->fmts[pair_of(j, b->type, e->type)->fmt];
     uint64_t vals[4] = {b->a0, b->a1, e->a0, e->a1};
     __int128 begin = bt_ns_of(b->tsc, j->t0, j->hz);
     p = put_us(bt_put_str(p, f->head), begin);
     p = bt_put_str(p, ",\"dur\":");
-    p = put_tail(put_us(p, bt_ns_of(e->tsc, j->t0, j->hz) - begin), e->cpu);
+    p = put_tail(put_us(p, bt_ns_of(e->tsc, j->t0, j->hz) - begin), cpu);
     p = put_args(j, f, vals, false, p);
     *p++ = '}';
     return p;
@@ -267,8 +267,8 @@ static char *event(const struct bt_json *j, struct bt_json_cpu *c, size_t i, cha
     p = marks(c, i, p);
     if (role != ROLE_END) {
         p = bt_put_str(p, SEP);
-        p = role < ROLE_UNMATCHED ? slice(j, ev, &c->ev[role], p)
-                                  : instant(j, ev, role == ROLE_UNMATCHED, p);
+        p = role < ROLE_UNMATCHED ? slice(j, ev, &c->ev[role], c->cpu, p)
+                                  : instant(j, ev, c->cpu, role == ROLE_UNMATCHED, p);
     }
     if (ev->type == j->timer) {
         if (c->have_tick && ev->tsc > c->prev_tick)

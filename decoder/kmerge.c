@@ -40,7 +40,7 @@ static void set_head(struct bt_kmerge_head *h, const struct bt_kmerge_src *src, 
 {
     const struct trace_event *ev = &src[s].ev[next_index(&src[s]) - src[s].lo];
     h->tsc = ev->tsc;
-    h->key = (uint64_t)ev->cpu << 32 | ev->seq;
+    h->key = src[s].cpu << 32 | ev->seq;
     h->src = s;
 }
 
@@ -98,8 +98,8 @@ void bt_kmerge_init(struct bt_kmerge *m, struct bt_kmerge_src *src, size_t nsrc,
         sift_down(m, i);
 }
 
-size_t bt_kmerge_next(struct bt_kmerge *m, struct trace_event *out, uint64_t *idx,
-                      size_t max)
+size_t bt_kmerge_next(struct bt_kmerge *m, struct trace_event *out, uint32_t *cpu,
+                      uint64_t *idx, size_t max)
 {
     size_t k = 0;
     while (k < max && m->nheap && !m->starved) {
@@ -108,6 +108,8 @@ size_t bt_kmerge_next(struct bt_kmerge *m, struct trace_event *out, uint64_t *id
         uint64_t i = next_index(src);
         if (out)
             out[k] = src->ev[i - src->lo];
+        if (cpu)
+            cpu[k] = (uint32_t)src->cpu;
         if (idx)
             idx[k] = src->base + i;
         k++;

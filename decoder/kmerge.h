@@ -55,9 +55,11 @@ struct bt_kmerge_src {
     uint64_t at;                     /* how many it has given (bt_kmerge state) */
     uint64_t base;                   /* index of its record 0 among all CPUs' records */
     uint64_t lo, hi;                 /* the window ev holds */
+    uint64_t cpu;                    /* its dense CPU number (records keep only 8 bits) */
 };
 
-/* A source not yet used up, keyed by its next event: (tsc, cpu << 32 | seq, src). */
+/* A source not yet used up, keyed by its next event: (tsc, cpu << 32 | seq, src),
+ * cpu the source's. */
 struct bt_kmerge_head {
     uint64_t tsc, key, src;
 };
@@ -72,13 +74,13 @@ struct bt_kmerge {
 /* Starts m over src[0..nsrc) (at = 0 in each); heap holds nsrc entries. */
 void bt_kmerge_init(struct bt_kmerge *m, struct bt_kmerge_src *src, size_t nsrc,
                     struct bt_kmerge_head *heap);
-/* Copies the next (up to max) events in timeline order to out, and their
- * indices among all CPUs' records (CPU after CPU) to idx; either may be
- * NULL. Returns how many: 0 once every event was given, or when a
+/* Copies the next (up to max) events in timeline order to out, their
+ * CPUs' numbers (their sources' cpu) to cpu, and their indices among all
+ * CPUs' records (CPU after CPU) to idx; any may be NULL. Returns how many: 0 once every event was given, or when a
  * source's window ran out (m->starved) right before this call. Stops
  * early when one runs out. */
-size_t bt_kmerge_next(struct bt_kmerge *m, struct trace_event *out, uint64_t *idx,
-                      size_t max);
+size_t bt_kmerge_next(struct bt_kmerge *m, struct trace_event *out, uint32_t *cpu,
+                      uint64_t *idx, size_t max);
 /* Puts back source s (m->starved - 1), whose ev, lo and hi now hold its
  * next window (lo = its at), and clears m->starved. */
 void bt_kmerge_refill(struct bt_kmerge *m, uint64_t s);

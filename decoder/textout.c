@@ -2,8 +2,6 @@
 #include "decoder/textout.h"
 #include "decoder/putnum.h"
 
-#define CPU_WIDTH 3
-
 /* v right-aligned in a field of width w (Python's f'{v:>{w}}'). */
 static char *put_right(char *p, __int128 v, uint32_t w)
 {
@@ -18,7 +16,8 @@ static char *put_right(char *p, __int128 v, uint32_t w)
 }
 
 /* "  12.345    3  ": the event's time and CPU columns. */
-static char *time_cpu(const struct bt_text *x, const struct trace_event *ev, char *p)
+static char *time_cpu(const struct bt_text *x, const struct trace_event *ev, uint32_t cpu,
+                      char *p)
 {
     __int128 d = bt_ns_of(ev->tsc, x->table->t0, x->table->hz);
     __int128 us = d >= 0 && d <= (__int128)UINT64_MAX ? (__int128)((uint64_t)d / 1000)
@@ -31,7 +30,7 @@ static char *time_cpu(const struct bt_text *x, const struct trace_event *ev, cha
     *p++ = (char)('0' + frac % 10);
     *p++ = ' ';
     *p++ = ' ';
-    p = put_right(p, ev->cpu, CPU_WIDTH);
+    p = put_right(p, cpu, x->cpu_w);
     *p++ = ' ';
     *p++ = ' ';
     return p;
@@ -54,28 +53,28 @@ static const struct bt_marker *marker_of(const struct bt_text *x, uint64_t cpu, 
     return NULL;
 }
 
-static char *row(const struct bt_text *x, const struct trace_event *ev, char *p)
+static char *row(const struct bt_text *x, const struct trace_event *ev, uint32_t cpu, char *p)
 {
     const struct bt_csv *c = x->table;
     const struct bt_csv_type *t = &c->types[c->type_index[ev->type]];
-    const struct bt_marker *m = x->nmarkers ? marker_of(x, ev->cpu, ev->seq) : NULL;
+    const struct bt_marker *m = x->nmarkers ? marker_of(x, cpu, ev->seq) : NULL;
     if (m && m->before)
-        p = bt_put_str(time_cpu(x, ev, p), m->before);
-    p = bt_put_str(time_cpu(x, ev, p), t->name);
+        p = bt_put_str(time_cpu(x, ev, cpu, p), m->before);
+    p = bt_put_str(time_cpu(x, ev, cpu, p), t->name);
     p = bt_csv_args(c, t, ev, p);
     *p++ = '\n';
     if (m && m->after)
-        p = bt_put_str(time_cpu(x, ev, p), m->after);
+        p = bt_put_str(time_cpu(x, ev, cpu, p), m->after);
     return p;
 }
 
-size_t bt_text_rows(const struct bt_text *x, const struct trace_event *ev, size_t n,
-                    char *out, size_t cap, size_t *done)
+size_t bt_text_rows(const struct bt_text *x, const struct trace_event *ev, const uint32_t *cpu,
+                    size_t n, char *out, size_t cap, size_t *done)
 {
     char *p = out, *end = out + cap;
     size_t i = 0;
-    while (i < n && (size_t)(end - p) >= x->row_max)
-        p = row(x, &ev[i++], p);
+    for (; i < n && (size_t)(end - p) >= x->row_max; i++)
+        p = row(x, &ev[i], cpu ? cpu[i] : ev[i].cpu, p);
     *done = i;
     return (size_t)(p - out);
 }

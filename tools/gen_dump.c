@@ -5,7 +5,11 @@
  * records it says the dump must hold.
  *
  * Usage: build/tools/gen_dump [key=value ...]
- *   cpus=N        CPUs (rings), 1..255                          default 16
+ *   cpus=N        CPUs (rings), 1..1024                         default 16
+ *   apic=dense|sparse  APIC IDs: dense 0, 2, 4, ...; sparse spread over
+ *                 the whole u32 range as x2APIC IDs are (CPU 0 has 0, odd
+ *                 CPUs 256 + 3 * cpu, even ones 2^31 + 4097 * cpu, the
+ *                 last CPU 2^32 - 1)                             default dense
  *   events=N      events written into each ring, boot events included
  *                 (more than cap wraps the ring; at most 2^26)    default 4096
  *   cap=N         ring capacity, a power of two >= 8              default 4096
@@ -14,6 +18,12 @@
  *                        /END pairs, a few IPIs, boot events first
  *                 mixed: every field random (unknown types, flags, full
  *                        64-bit args, TSC going backwards): losslessness
+ *                 matrices: the results of an ipi, a c2c and a tsc run
+ *                        (workloads.def 2, 3, 4; runs 1, 2, 3) as the
+ *                        kernel records them, every pair of CPUs: two
+ *                        sockets (the upper half of the CPUs slower to
+ *                        reach), CPU 3 slow (an SMI) in the ipi matrix,
+ *                        TSC offsets of a few ticks; events= is ignored
  *                                                                 default timer
  *   raw=PATH      write the records the dump must hold: per CPU in order
  *                 0..cpus-1, oldest to newest, 32 bytes each (event.h);
@@ -38,9 +48,10 @@
 #include "trace/trace.h"
 
 #define MAX_EVENTS (1ULL << 26)     /* per CPU: keeps the shadow copy in memory */
+#define GEN_MAX_CPUS   1024             /* the kernel's CPU ceiling (docs/dump-format.md) */
 
 struct opts {
-    unsigned cpus, cap, dump, excluded, refused, noise, crlf, previous;
+    unsigned cpus, cap, dump, excluded, refused, noise, crlf, previous, sparse;
     uint64_t events, seed, tsc_hz, clear_at, nonce;
     const char *workload, *raw;
 };
@@ -88,6 +99,18 @@ static void put(struct ring *r, struct shadow *sh, uint64_t tsc, uint16_t type,
     sh->n = seq + 1;
 }
 
+/* CPU cpu's APIC ID (apic=). */
+static uint32_t apic_of(const struct opts *o, unsigned cpu)
+{
+    if (!o->sparse)
+        return cpu * 2;
+    if (cpu == 0)
+        return 0;
+    if (cpu == o->cpus - 1)
+        return UINT32_MAX;
+    return cpu % 2 ? 256 + 3 * cpu : 0x80000000u + 4097 * cpu;
+}
+
 static uint64_t boot_events(const struct opts *o, unsigned cpu, struct ring *r,
                             struct shadow *sh, uint64_t tsc)
 {
@@ -100,7 +123,7 @@ static uint64_t boot_events(const struct opts *o, unsigned cpu, struct ring *r,
         }
     } else {
         if (n++ < o->events)
-            put(r, sh, tsc, TRACE_EV_AP_ONLINE, 0, cpu, cpu * 2, 1);
+            put(r, sh, tsc, TRACE_EV_AP_ONLINE, 0, cpu, apic_of(o, cpu), 1);
         if (n++ < o->events)
             put(r, sh, tsc + 40000, TRACE_EV_TSC_WARP, 0, 0, rnd_below(50), 1);
     }
@@ -130,6 +153,59 @@ static void workload_timer(const struct opts *o, unsigned cpu, struct ring *r,
             n++;
         }
         tick++;
+    }
+}
+
+/* The made-up machine of workload=matrices (ticks). */
+static unsigned socket_of(const struct opts *o, unsigned cpu)
+{
+    return cpu >= (o->cpus + 1) / 2;
+}
+
+static uint64_t ipi_ticks(const struct opts *o, unsigned from, unsigned to)
+{
+    if (from == 3)
+        return 12000000;                /* an SMI landed on every round trip */
+    return 4000 + 1500 * (socket_of(o, from) != socket_of(o, to)) + (from * 7 + to) % 50;
+}
+
+static uint64_t c2c_ticks(const struct opts *o, unsigned a, unsigned b)
+{
+    return 2 * (150 + 700 * (socket_of(o, a) != socket_of(o, b)) + (a ^ b) % 30);
+}
+
+static int64_t tsc_offset(unsigned cpu)
+{
+    return (int64_t)(cpu % 7) * 11 - 30;
+}
+
+/* Workload results as the kernel's ipi, c2c and tsc runs record them:
+ * CPU 0 brackets each run with WORKLOAD_BEGIN/END, every CPU records its
+ * row (IPI_RTT to each other CPU; C2C_RTT once per pair, by the lower
+ * CPU; TSC_DELTA against each writer). */
+static void workload_matrices(const struct opts *o, unsigned cpu, struct ring *r,
+                              struct shadow *sh)
+{
+    static const uint64_t ids[] = { 2, 3, 4 };          /* ipi, c2c, tsc */
+    uint64_t t0 = 1000000000ULL + cpu * 7000ULL;
+    boot_events(o, cpu, r, sh, t0);
+    for (unsigned k = 0; k < 3; k++) {
+        uint64_t start = 2000000000ULL + 100000000ULL * k, t = start + 1000;
+        if (cpu == 0)
+            put(r, sh, start, TRACE_EV_WORKLOAD_BEGIN, 0, ids[k], k + 1, 0);
+        for (unsigned other = 0; other < o->cpus; other++, t += 10) {
+            if (other == cpu)
+                continue;
+            if (k == 0)
+                put(r, sh, t, TRACE_EV_IPI_RTT, 0, other, ipi_ticks(o, cpu, other), 0);
+            else if (k == 1 && other > cpu)
+                put(r, sh, t, TRACE_EV_C2C_RTT, 0, other, c2c_ticks(o, cpu, other), 0);
+            else if (k == 2)    /* reader cpu, writer other: offset difference + transit */
+                put(r, sh, t, TRACE_EV_TSC_DELTA, 0, other,
+                    (uint64_t)(tsc_offset(cpu) - tsc_offset(other) + 300), 0);
+        }
+        if (cpu == 0)
+            put(r, sh, start + 50000000ULL, TRACE_EV_WORKLOAD_END, 0, ids[k], k + 1, 0);
     }
 }
 
@@ -207,7 +283,7 @@ static void parse(int argc, char **argv, struct opts *o)
     uint64_t previous = 0;
     o->events = 4096, o->seed = 1, o->tsc_hz = 2400000000ULL, o->clear_at = 0;
     o->nonce = 0x0123456789ABCDEFULL;
-    o->workload = "timer", o->raw = NULL;
+    o->workload = "timer", o->raw = NULL, o->sparse = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (opt_u64(a, "cpus", &cpus) || opt_u64(a, "events", &o->events) ||
@@ -222,6 +298,8 @@ static void parse(int argc, char **argv, struct opts *o)
             o->workload = a + 9;
         else if (!strncmp(a, "raw=", 4))
             o->raw = a + 4;
+        else if (!strcmp(a, "apic=dense") || !strcmp(a, "apic=sparse"))
+            o->sparse = !strcmp(a, "apic=sparse");
         else {
             fprintf(stderr, "gen_dump: unknown argument '%s' (see the top of tools/gen_dump.c)\n", a);
             exit(2);
@@ -236,9 +314,10 @@ static void parse(int argc, char **argv, struct opts *o)
         fprintf(stderr, "gen_dump: at most %llu events per CPU\n", (unsigned long long)MAX_EVENTS);
         exit(2);
     }
-    if (cpus < 1 || cpus > 255 ||
-        (strcmp(o->workload, "timer") && strcmp(o->workload, "mixed"))) {
-        fprintf(stderr, "gen_dump: cpus must be 1..255 and workload timer or mixed\n");
+    if (cpus < 1 || cpus > GEN_MAX_CPUS || (strcmp(o->workload, "timer") &&
+        strcmp(o->workload, "mixed") && strcmp(o->workload, "matrices"))) {
+        fprintf(stderr, "gen_dump: cpus must be 1..%u and workload timer, mixed or matrices\n",
+                GEN_MAX_CPUS);
         exit(2);
     }
     o->cpus = (unsigned)cpus, o->cap = (unsigned)cap, o->dump = (unsigned)dump;
@@ -284,7 +363,11 @@ int main(int argc, char **argv)
     for (unsigned c = 0; c < o.cpus; c++) {
         rings[c] = aligned_alloc(RING_CACHE_LINE, sizeof(struct ring));
         struct trace_event *slots = aligned_alloc(RING_CACHE_LINE, (size_t)o.cap * 32);
-        if (!rings[c] || !slots || ring_init(rings[c], slots, o.cap, c)) {
+        /* ring_init stamps the CPU into the records' u8 cpu field and
+         * takes only CPUs below 256: the records keep the low 8 bits (as
+         * the host's records do, docs/dump-format.md), the ring (which
+         * the encoder numbers the lines by) the whole number. */
+        if (!rings[c] || !slots || ring_init(rings[c], slots, o.cap, c & 0xFF)) {
             fprintf(stderr, "gen_dump: out of memory for %u rings of %u events\n", o.cpus, o.cap);
             return 2;
         }
@@ -296,11 +379,14 @@ int main(int argc, char **argv)
                     (unsigned long long)o.events);
             return 2;
         }
-        apic[c] = c * 2;
+        rings[c]->cpu = c;
+        apic[c] = apic_of(&o, c);
     }
     for (unsigned c = 0; c < o.cpus; c++) {
         if (!strcmp(o.workload, "timer"))
             workload_timer(&o, c, rings[c], &sh[c]);
+        else if (!strcmp(o.workload, "matrices"))
+            workload_matrices(&o, c, rings[c], &sh[c]);
         else
             workload_mixed(&o, rings[c], &sh[c]);
     }

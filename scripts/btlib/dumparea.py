@@ -30,6 +30,14 @@ REC_MAGIC = b'BT-DUMP\xb7'
 HDR_BYTES = 64
 OPEN, DONE, TRUNCATED = 1, 2, 3
 GPT_MAX_ENTRIES = 1024
+AREA_NOTE = b'baretrace dump area: read it with scripts/decode (docs/host-tools.md)'
+
+# What a full dump of a big machine takes (docs/host-tools.md, "Capacity"):
+# gen_dump's 256 CPUs of idle, timer-ticking 4096-event rings (the kernel's
+# default) encode to 5,911,414 bytes, 5.64 bytes an event, headers included.
+FULL_CPUS, FULL_EVENTS = 256, 4096
+BYTES_PER_EVENT = 5.64
+DUMP_OVERHEAD = 4096                   # DUMP BEGIN, %M, %K, %P, %T, %W lines
 
 
 class Error(Exception):
@@ -53,6 +61,35 @@ class Area:
     where: str                     # 'GPT partition 4' / 'MBR partition 2'
     records: list = field(default_factory=list)      # usable, oldest first
     notes: list = field(default_factory=list)
+
+
+def area_header(sectors, build_id):
+    """The area header sector for a partition of `sectors` sectors: what
+    dumparea_format (src/recorder/dumparea.c) writes, byte for byte."""
+    s = bytearray(SECTOR)
+    s[:8] = AREA_MAGIC
+    struct.pack_into('<IIQQ', s, 8, LAYOUT, SECTOR, build_id, sectors)
+    struct.pack_into('<I', s, HDR_BYTES - 4, zlib.crc32(bytes(s[:HDR_BYTES - 4])))
+    s[HDR_BYTES:HDR_BYTES + len(AREA_NOTE)] = AREA_NOTE
+    return bytes(s)
+
+
+def full_dump_bytes(cpus=FULL_CPUS, events=FULL_EVENTS):
+    """About the wire size of a dump of `cpus` full rings of `events`."""
+    return int(cpus * events * BYTES_PER_EVENT) + DUMP_OVERHEAD
+
+
+def dumps_held(area_sectors, dump_bytes):
+    """How many dumps of dump_bytes an area of area_sectors keeps at once
+    (each takes a header sector and its text rounded up to sectors)."""
+    return (area_sectors - 1) // (1 + -(-dump_bytes // SECTOR))
+
+
+def records_room(area_sectors):
+    """'room for N full dumps of a 256-CPU machine (about 5.9 MB each)'."""
+    size = full_dump_bytes()
+    return (f'room for {dumps_held(area_sectors, size)} full dumps of a {FULL_CPUS}-CPU '
+            f'machine ({FULL_EVENTS}-event rings, about {size / 1e6:.1f} MB each)')
 
 
 def is_image(path):
@@ -239,10 +276,16 @@ def read_area(path):
 
 
 def describe(area):
-    """One line saying what the area holds."""
+    """One line saying what the area holds, and how many dumps it can hold:
+    of the newest one's size, and full ones of a 256-CPU machine."""
     build = f'{area.build_id:016x}' if area.build_id is not None else 'unknown: header damaged'
+    room = records_room(area.sectors)
+    if area.records:
+        size = len(area.records[-1].text)
+        room = (f'room for {dumps_held(area.sectors, size)} dumps the size of the newest '
+                f'({-(-size // 1024)} KiB), {room[len("room for "):]}')
     return (f'{area.path}: dump area in {area.where} ({area.sectors * SECTOR // 1024} KiB, '
-            f'build id {build}): {len(area.records)} dump(s)')
+            f'build id {build}): {len(area.records)} dump(s); {room}')
 
 
 def read_log(path):

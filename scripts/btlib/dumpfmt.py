@@ -17,11 +17,10 @@ import binascii
 import re
 import zlib
 
-from .model import RECORD, SEQ_MASK, Event, U64_MASK, events_of
+from .model import MAX_CPUS, RECORD, SEQ_MASK, Event, U64_MASK, events_of
 
 FORMAT_VERSION = 2           # the newest format this decoder reads
 VERSIONS = (1, 2)            # the formats it reads
-MAX_CPUS = 256               # the record's cpu field is one byte
 
 ANSI = re.compile(rb'\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])')
 NEWLINE = re.compile(rb'\r\n|\r|\n')       # a lone CR ends a line too, as on a terminal
@@ -95,7 +94,7 @@ class Run:
     @property
     def events(self) -> list[Event]:
         if self._events is None:
-            self._events = events_of(self.records)
+            self._events = events_of(self.records, self.cpu)
         return self._events
 
 
@@ -246,7 +245,7 @@ def decode_event_line_py(text: bytes, seed: int = 0) -> Run:
             v, pos = _varint(buf, pos)
             head.append(v)
         line, cpu, start, gap_over, gap_excl, tsc = head
-        if cpu > 255 or pos >= len(buf):
+        if cpu >= MAX_CPUS or pos >= len(buf):
             raise Damaged
         return Run(line, cpu, start, gap_over, gap_excl,
                    _decode_events(buf, pos, cpu, start, tsc))

@@ -198,7 +198,7 @@ def _marks(w, cpu, records, ends):
         last = len(records) // RECORD_SIZE - 1
         for i, first, count, cause in hole_causes(cpu, seqs_of(records)):
             k = min(i, last) * RECORD_SIZE
-            ev = Event.from_raw(records[k:k + RECORD_SIZE])
+            ev = Event.from_raw(records[k:k + RECORD_SIZE], cpu.cpu)
             at.setdefault(i, []).append(w.lost(ev, first, count, cause))
     for end in ends:
         at.setdefault(end.index, []).append(w.flow(end))

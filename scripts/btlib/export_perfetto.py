@@ -301,7 +301,7 @@ def _lost_marks(sch, seq, cpu, records=None):
         last = len(records) // RECORD_SIZE - 1
 
         def event_at(k):
-            return Event.from_raw(records[k * RECORD_SIZE:(k + 1) * RECORD_SIZE])
+            return Event.from_raw(records[k * RECORD_SIZE:(k + 1) * RECORD_SIZE], cpu.cpu)
     at = {}
     for i, first, count, cause in found:
         at.setdefault(i, []).append(_lost_packet(sch, seq, event_at(min(i, last)),

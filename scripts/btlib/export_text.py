@@ -22,7 +22,7 @@ from .outsink import text_sink
 from .timeline import LOST_NAME, NS_PER_S, us_text
 
 MIN_TIME_WIDTH = len('TIME_US')
-CPU_WIDTH = 3
+CPU_WIDTH = 3               # the CPU column's least width: 4 digits from CPU 1000
 WRITE_BATCH = 4096          # lines joined per write()
 
 
@@ -41,7 +41,8 @@ def write_text(tl, out):
     write(f'# baretrace dump {dump.index}: {len(dump.cpus)} CPUs, '
               f'{tl.count} events, tsc_hz={dump.tsc_hz}, '
               f'times in {unit} since the first event\n')
-    write(f'{"TIME_US":>{time_w}}  {"CPU":>{CPU_WIDTH}}  '
+    cpu_w = max([CPU_WIDTH] + [len(str(c.cpu)) for c in dump.cpus])
+    write(f'{"TIME_US":>{time_w}}  {"CPU":>{cpu_w}}  '
               f'{"EVENT":<{name_w}}  ARGS\n')
 
     t0, hz, int_w = tl.t0, tl.hz, time_w - 4
@@ -55,14 +56,14 @@ def write_text(tl, out):
         rows = fastdecode.text_writer(
             tl.views, tl.phases, t0, hz, {t: h for t, (h, _) in heads.items()}, int_w,
             {k: lost_text(a) for k, a in before.items()},
-            {k: lost_text(a) for k, a in after.items()})
+            {k: lost_text(a) for k, a in after.items()}, cpu_w)
         if rows is not None:          # the same lines, written in C from the records
             rows(tl.merge, out)
             return
 
     def time_cpu(ev):
         d = (ev.tsc - t0) * NS_PER_S // hz
-        return f'{d // 1000:>{int_w}}.{d % 1000:03d}  {ev.cpu:>{CPU_WIDTH}}  '
+        return f'{d // 1000:>{int_w}}.{d % 1000:03d}  {ev.cpu:>{cpu_w}}  '
 
     def lost_line(ev, args):
         return (time_cpu(ev) + f'{LOST_NAME:<{name_w}}  '
@@ -75,7 +76,7 @@ def write_text(tl, out):
             chunk.append(lost_line(ev, before[key]))
         head, args = heads[ev.type]
         d = (ev.tsc - t0) * NS_PER_S // hz
-        chunk.append(f'{d // 1000:>{int_w}}.{d % 1000:03d}  {ev.cpu:>{CPU_WIDTH}}  '
+        chunk.append(f'{d // 1000:>{int_w}}.{d % 1000:03d}  {ev.cpu:>{cpu_w}}  '
                      f'{head}{args((ev.a0, ev.a1))}\n')
         if key in after:
             chunk.append(lost_line(ev, after[key]))

@@ -103,13 +103,14 @@ def _batches(texts: list[bytes], seed: int):
     lib = native.lib()
     buf = b'\n'.join(texts) + b'\n'
     base = _addr(buf)                        # buf stays alive
-    runs = (_CRun * BATCH_RUNS)()
+    nruns = max(1, min(BATCH_RUNS, len(texts)))   # a window's few lines: a small array
+    runs = (_CRun * nruns)()
     room = min(BATCH_EVENTS, len(buf))       # a line holds fewer events than bytes
     ev = _scratch(room * RECORD_SIZE)
     used = ctypes.c_size_t()
     pos, total = 0, len(buf)
     while pos < total:
-        n = lib.bt_decode_lines(base + pos, total - pos, seed & 0xFFFFFFFF, runs, BATCH_RUNS,
+        n = lib.bt_decode_lines(base + pos, total - pos, seed & 0xFFFFFFFF, runs, nruns,
                                 ev, room, ctypes.byref(used))
         # the runs as tuples in one C loop: reading ctypes fields one by
         # one costs more than decoding the line did
@@ -171,7 +172,7 @@ class LineRun(Run):
     def events(self):
         if self._events is None:
             self._events = events_of(self.records if self.records is not None else
-                                     decode_records([self.text], self.seed))
+                                     decode_records([self.text], self.seed), self.cpu)
         return self._events
 
 
@@ -234,6 +235,11 @@ def decode_event_line(text: bytes, seed: int = 0) -> Run:
 
 
 WINDOW_EVENTS = 1 << 12      # events per window of LineSource: 128 KiB of records
+# The timeline's merge holds a window of every CPU: together at most
+# MERGE_WINDOWS events (16 CPUs of WINDOW_EVENTS, 2 MiB of records), at
+# least MIN_WINDOW each (a 1024-CPU dump: 8 MiB, not 128).
+MERGE_WINDOWS = 16 * WINDOW_EVENTS
+MIN_WINDOW = 256
 
 
 class LineSource:
@@ -269,7 +275,7 @@ class LineSource:
         return first, (end - 1) & SEQ_MASK, consecutive
 
     def windows(self, events: int = WINDOW_EVENTS):
-        """Its records, a run of whole lines of about `events` at a time."""
+        """Its records, a run of whole lines of at least `events` at a time."""
         group, n = [], 0
         for r in self.runs:
             group.append(r)
@@ -305,7 +311,7 @@ class _Whole:
     def records(self) -> bytes:
         return self.data
 
-    def windows(self):
+    def windows(self, events: int = WINDOW_EVENTS):
         yield self.data
 
 
@@ -369,14 +375,19 @@ class Merge:
     window per CPU, and whole only the CPUs whose records are out of TSC
     order (with their index array).
 
-        m = Merge([c.record_source() for c in dump.cpus])
+        m = Merge([c.record_source() for c in dump.cpus], [c.cpu for c in dump.cpus])
         m.count, m.first_tsc, m.last_tsc, m.types   # found in one pass
         for buf, n in m.chunks(): ...               # n records at buf (reused)
+        for buf, cpus, n in m.chunks(cpus=True): ...   # and their CPUs (u32 each)
+
+    cpus: each part's CPU number (default 0, 1, ...): the timeline orders
+    by it, where a record keeps only its low 8 bits.
     """
 
-    def __init__(self, parts: list):
+    def __init__(self, parts: list, cpus: list | None = None):
         lib = native.lib()
         self.parts = [p if hasattr(p, 'windows') else _Whole(p) for p in parts]
+        self.cpus = list(range(len(parts))) if cpus is None else list(cpus)
         self._whole = []             # per part: (records, order) when out of order
         scan = _Scan()
         lib.bt_scan_init(ctypes.byref(scan))
@@ -401,27 +412,29 @@ class Merge:
         native.lib().bt_merge_order(part, n, order, tmp)
         return order
 
-    def _run(self, size: int, out=None, idx=None):
+    def _run(self, size: int, out=None, idx=None, cpus=None):
         """bt_kmerge_next over the parts, loading each CPU's next window
         when the merge stops for it: yields n after each call that gave n
-        events, written to out (reused) or at idx[given so far]."""
+        events, written to out and their CPUs to cpus (both reused) or at
+        idx[given so far]."""
         lib, nparts = native.lib(), len(self.parts)
         srcs, heap, m = (_Src * max(1, nparts))(), (_Head * max(1, nparts))(), _KMerge()
         held, feeds, base = [None] * nparts, [None] * nparts, 0
+        window = max(MIN_WINDOW, min(WINDOW_EVENTS, MERGE_WINDOWS // max(1, nparts)))
         for k, (s, p, whole) in enumerate(zip(srcs, self.parts, self._whole)):
-            s.n, s.base = p.count, base
+            s.n, s.base, s.cpu = p.count, base, self.cpus[k]
             base += s.n
             if whole is not None:
                 held[k] = whole
                 s.ev, s.order, s.hi = _addr(whole[0]), ctypes.addressof(whole[1]), s.n
             elif s.n:
-                feeds[k] = p.windows()
+                feeds[k] = p.windows(window)
                 self._next_window(s, feeds[k], held, k)
         lib.bt_kmerge_init(ctypes.byref(m), srcs, nparts, heap)
         given, step = 0, ctypes.sizeof(ctypes.c_uint64)
         while True:
-            n = lib.bt_kmerge_next(ctypes.byref(m), out, idx + given * step if idx else None,
-                                   size)
+            n = lib.bt_kmerge_next(ctypes.byref(m), out, cpus,
+                                   idx + given * step if idx else None, size)
             given += n
             if n:
                 yield n
@@ -442,12 +455,15 @@ class Merge:
             raise ValueError(f'CPU source {k}: its records ran out at {s.at} of {s.n}')
         s.ev = _addr(win)
 
-    def chunks(self, size: int = MERGE_CHUNK):
+    def chunks(self, size: int = MERGE_CHUNK, cpus: bool = False):
         """Yields (buffer, n): the next n records in timeline order at the
-        start of buffer, a ctypes buffer reused for every chunk."""
+        start of buffer, a ctypes buffer reused for every chunk; with
+        cpus, (buffer, cpu buffer, n), the second holding each record's
+        CPU number (u32)."""
         buf = ctypes.create_string_buffer(size * RECORD_SIZE)
-        for n in self._run(size, out=buf):
-            yield buf, n
+        cpu_buf = (ctypes.c_uint32 * size)() if cpus else None
+        for n in self._run(size, out=buf, cpus=cpu_buf):
+            yield (buf, cpu_buf, n) if cpus else (buf, n)
 
     def order(self) -> memoryview:
         """Each event's index among all CPUs' records (CPU after CPU), in
@@ -498,10 +514,12 @@ def _table(views: dict, phases: dict, t0: int, hz: int, names: dict):
 
 
 def _chunks_of(records):
-    """(address, n) chunks of records: a Merge, or bytes of records."""
+    """(address, CPU numbers' address or None, n) chunks of records: a
+    Merge, or bytes of records (their CPUs: their own u8 cpu)."""
     if isinstance(records, Merge):
-        return ((ctypes.addressof(buf), n) for buf, n in records.chunks())
-    return [(_addr(records), len(records) // RECORD_SIZE)]
+        return ((ctypes.addressof(buf), ctypes.addressof(cpus), n)
+                for buf, cpus, n in records.chunks(cpus=True))
+    return [(_addr(records), None, len(records) // RECORD_SIZE)]
 
 
 def _rows(fn, ctx, row_max: int):
@@ -510,10 +528,11 @@ def _rows(fn, ctx, row_max: int):
     def write(records, out):
         buf = ctypes.create_string_buffer(CSV_CHUNK + row_max)
         view, done, put = memoryview(buf), ctypes.c_size_t(), byte_sink(out)
-        for base, n in _chunks_of(records):
+        for base, cpus, n in _chunks_of(records):
             at = 0
             while at < n:
-                size = fn(ctypes.byref(ctx), base + at * RECORD_SIZE, n - at, buf, len(buf),
+                size = fn(ctypes.byref(ctx), base + at * RECORD_SIZE,
+                          cpus + at * 4 if cpus else None, n - at, buf, len(buf),
                           ctypes.byref(done))
                 put(view[:size])
                 at += done.value
@@ -540,14 +559,14 @@ TEXT_TIME_MAX = 64           # a time and CPU column's bytes beyond int_w
 
 
 def text_writer(views: dict, phases: dict, t0: int, hz: int, heads: dict, int_w: int,
-                before: dict, after: dict):
+                before: dict, after: dict, cpu_w: int = 3):
     """A function (records, out) that writes export_text's event lines of
     records (heads: {type: its name column}; before/after: {(cpu, seq):
-    marker text after the time and CPU}), or None when something does not
-    fit textout.c."""
+    marker text after the time and CPU}; cpu_w: the CPU column's width),
+    or None when something does not fit textout.c."""
     ctx = _table(views, phases, t0, hz, heads)
     keys = sorted(set(before) | set(after))
-    if ctx is None or not 0 <= int_w < 4096 or not all(
+    if ctx is None or not 0 <= int_w < 4096 or not 0 <= cpu_w < 64 or not all(
             0 <= c < U64_LIMIT and 0 <= q < U64_LIMIT for c, q in keys):
         return None
     marks = [(before.get(k), after.get(k)) for k in keys]
@@ -555,8 +574,8 @@ def text_writer(views: dict, phases: dict, t0: int, hz: int, heads: dict, int_w:
     arr = (_Marker * max(1, len(keys)))(*[_Marker(c, q, b, a)
                                           for (c, q), (b, a) in zip(keys, texts)])
     mark_max = max((len(t or b'') for pair in texts for t in pair), default=0)
-    row_max = 3 * (int_w + TEXT_TIME_MAX) + ctx.row_max + 2 * mark_max
-    x = _Text(ctypes.pointer(ctx), arr, len(keys), int_w, row_max)
+    row_max = 3 * (int_w + cpu_w + TEXT_TIME_MAX) + ctx.row_max + 2 * mark_max
+    x = _Text(ctypes.pointer(ctx), arr, len(keys), int_w, cpu_w, row_max)
     x.keep = (ctx, arr, texts)
     return _rows(native.lib().bt_text_rows, x, row_max)
 

@@ -71,7 +71,8 @@ def _picked(cpu, wanted):
     if records is None:
         return [(i, ev) for i, ev in enumerate(cpu.events) if ev.type in wanted]
     idx = fastdecode.pick_types(records, wanted)
-    return [(i, Event.from_raw(records[i * RECORD_SIZE:(i + 1) * RECORD_SIZE])) for i in idx]
+    return [(i, Event.from_raw(records[i * RECORD_SIZE:(i + 1) * RECORD_SIZE], cpu.cpu))
+            for i in idx]
 
 
 def flows(tl):

@@ -31,8 +31,13 @@ from __future__ import annotations
 import struct
 from dataclasses import InitVar, dataclass, field
 
-# u64 tsc, u32 seq, u16 type, u8 cpu, u8 flags, u64 a0, u64 a1 (little-endian)
+# u64 tsc, u32 seq, u16 type, u8 cpu, u8 flags, u64 a0, u64 a1 (little-endian).
+# The u8 cpu holds the low 8 bits of the CPU's number (CPU 300: 44); the
+# whole number (0 .. MAX_CPUS - 1) is the CpuInfo's, the event line's and
+# Event.cpu's.
 RECORD = struct.Struct('<QIHBBQQ')
+MAX_CPUS = 1024                      # dense CPU numbers 0..1023: the kernel's ceiling
+CPU_BYTE = 0xFF                      # what of a CPU number a record keeps
 RECORD_SIZE = RECORD.size            # 32
 SEQ_WORD, RECORD_WORDS = 2, RECORD_SIZE // 4      # a record's seq: its 3rd u32
 SEQ_MODULUS = 1 << 32                # Event.seq is the record's u32: seqs compare modulo this
@@ -83,7 +88,8 @@ class Workload:
 
 @dataclass(slots=True)
 class Event:
-    """One 32-byte ring record, exactly as the kernel stored it."""
+    """One 32-byte ring record, exactly as the kernel stored it, with
+    its CPU's whole number (the record keeps its low 8 bits)."""
     cpu: int
     seq: int                   # u32: low 32 bits of the CPU's event number
     tsc: int
@@ -94,14 +100,15 @@ class Event:
 
     def raw(self) -> bytes:
         """The exact 32-byte little-endian record."""
-        return RECORD.pack(self.tsc, self.seq, self.type, self.cpu, self.flags,
+        return RECORD.pack(self.tsc, self.seq, self.type, self.cpu & CPU_BYTE, self.flags,
                            self.a0, self.a1)
 
     @classmethod
-    def from_raw(cls, data: bytes) -> 'Event':
-        """The inverse of raw(): one event from a 32-byte record."""
-        tsc, seq, typ, cpu, flags, a0, a1 = RECORD.unpack(data)
-        return cls(cpu, seq, tsc, typ, flags, a0, a1)
+    def from_raw(cls, data: bytes, cpu: int | None = None) -> 'Event':
+        """The inverse of raw(): one event from a 32-byte record of CPU
+        `cpu` (None: the record's own byte, right below CPU 256)."""
+        tsc, seq, typ, byte, flags, a0, a1 = RECORD.unpack(data)
+        return cls(byte if cpu is None else cpu, seq, tsc, typ, flags, a0, a1)
 
 
 @dataclass
@@ -183,7 +190,7 @@ class CpuInfo:
 def _cpu_events(self) -> list[Event]:
     events = self.__dict__.get('_events')
     if events is None:
-        events = self.__dict__['_events'] = events_of(self.packed() or b'')
+        events = self.__dict__['_events'] = events_of(self.packed() or b'', self.cpu)
     return events
 
 
@@ -210,8 +217,12 @@ def seqs_of(records: bytes) -> list[int]:
     return memoryview(records).cast('I')[SEQ_WORD::RECORD_WORDS].tolist()
 
 
-def events_of(records: bytes) -> list[Event]:
-    """Event objects from packed 32-byte records."""
+def events_of(records: bytes, cpu: int | None = None) -> list[Event]:
+    """Event objects from packed 32-byte records, all of CPU `cpu` (None:
+    each record's own byte, which is the CPU only below 256)."""
+    if cpu is not None:
+        return [Event(cpu, seq, tsc, typ, flags, a0, a1)
+                for tsc, seq, typ, _, flags, a0, a1 in RECORD.iter_unpack(records)]
     return [Event(cpu, seq, tsc, typ, flags, a0, a1)
             for tsc, seq, typ, cpu, flags, a0, a1 in RECORD.iter_unpack(records)]
 

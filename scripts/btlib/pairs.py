@@ -47,14 +47,15 @@ class Slice:
         return self.end.tsc - self.begin.tsc
 
 
-def match_cpu(tl, events):
+def match_cpu(tl, events, cpu=None):
     """(slices, unmatched) for one CPU's ring (oldest first): Event
-    objects, or its packed records (bytes, as CpuInfo.records).
+    objects, or its packed records (bytes, as CpuInfo.records) of CPU
+    `cpu` (None: the records' own u8 cpu).
 
     slices are in BEGIN order (parents before their children); unmatched
     lists the BEGIN/END events left without a partner, in ring order."""
     if isinstance(events, (bytes, bytearray, memoryview)):
-        return _match_packed(tl, events)
+        return _match_packed(tl, events, cpu)
     role = roles(tl)
     stack = []               # (pair key, a0, index, event)
     slices, unmatched = [], []
@@ -115,16 +116,16 @@ def _find_open(stack, base, a0):
     return None
 
 
-def _match_packed(tl, records):
+def _match_packed(tl, records, cpu):
     """match_cpu() of packed records: Events only for the paired halves."""
     found = match_records(tl, records)
     if found is None:
-        return match_cpu(tl, events_of(records))
+        return match_cpu(tl, events_of(records, cpu))
     pairs, unmatched = found
     used = sorted({i for pair in pairs for i in pair} | set(unmatched))
     mv = memoryview(records)
     ev = dict(zip(used, events_of(b''.join(mv[i * RECORD_SIZE:(i + 1) * RECORD_SIZE]
-                                           for i in used))))
+                                           for i in used), cpu)))
     slices = [Slice(ev[b].cpu, tl.views[ev[b].type].base, ev[b], ev[e], b) for b, e in pairs]
     return slices, [ev[i] for i in unmatched]
 

@@ -99,7 +99,7 @@ def pair_durations(tl, columns=None):
     """{base name: [ticks, ...]} over every CPU (columns: _columns(tl))."""
     out = {}
     for cpu, (_, types) in zip(tl.dump.cpus, columns or _columns(tl)):
-        for s in match_cpu(tl, _paired_events(tl, cpu, types))[0]:
+        for s in match_cpu(tl, _paired_events(tl, cpu, types), cpu.cpu)[0]:
             out.setdefault(s.name, []).append(s.ticks)
     return out
 

@@ -20,3 +20,15 @@ def format_table(headers, rows, indent='  '):
                  for c, w, num in zip(row, widths, numeric)]
         return (indent + '  '.join(parts)).rstrip()
     return [line(headers)] + [line(r) for r in cells]
+
+
+def cpu_ranges(cpus):
+    """'0-7,16,18-23': a sorted list of CPU numbers in few characters."""
+    out, start = [], None
+    for i, c in enumerate(cpus):
+        if start is None:
+            start = c
+        if i + 1 == len(cpus) or cpus[i + 1] != c + 1:
+            out.append(str(c) if c == start else f'{start}-{c}')
+            start = None
+    return ','.join(out) or 'none'

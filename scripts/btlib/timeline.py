@@ -65,7 +65,7 @@ def merged(dump):
     parts = [c.record_source() for c in dump.cpus]
     if any(p is None for p in parts) or not fastdecode.available():   # (a dump without CPUs)
         return None
-    return fastdecode.Merge(parts)
+    return fastdecode.Merge(parts, [c.cpu for c in dump.cpus])
 
 
 def merged_events(dump, merge=None):

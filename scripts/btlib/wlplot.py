@@ -3,10 +3,13 @@
     from btlib import wlplot
     wlplot.render(run, tsc_hz, 'out/ipi-run2.png')   # the picture for one run
 
-Matrices (ipi, c2c, tsc) become heat maps (heat_scale: a log colour scale
-when one slow cell would flatten the rest, a symmetric log one for signed
-offsets; the colour bar says which) with the value in every cell while it
-fits (cell_labels_fit), titled with the machine (workloads.machine),
+Matrices (ipi, c2c, tsc) become heat maps over the CPUs they measured
+(heat_scale: a log colour scale when one slow cell would flatten the rest,
+a symmetric log one for signed offsets; past CLIP_MIN_CELLS cells the
+colours span the 1st to 99th percentile, the rest drawn in the end
+colours; the colour bar says which) with the value in every cell while it
+fits (cell_labels_fit), at most MAX_TICKS CPU numbers an axis (tick_cpus),
+titled with the machine (workloads.machine),
 timer a wake-up latency histogram per CPU (log-scaled, like cyclictest's),
 hwlat the time lost per CPU next to the distribution of gap lengths.
 matplotlib is imported on first use: MissingMatplotlib says how to get it.
@@ -24,6 +27,7 @@ import bisect
 import math
 
 from . import interp
+from .workloads import measured_cpus
 
 
 class MissingMatplotlib(RuntimeError):
@@ -50,7 +54,7 @@ def render(run, tsc_hz: int, path: str, machine: str | None = None) -> None:
     (workloads.machine(dump)) goes under its title."""
     plt = _plt()
     fig = _RENDER[run.name](plt, run, tsc_hz, machine)
-    fig.savefig(path, dpi=110, bbox_inches='tight')
+    fig.savefig(path, dpi=getattr(fig, 'bt_dpi', DPI), bbox_inches='tight')
     plt.close(fig)
 
 
@@ -82,6 +86,11 @@ def _draw_hist(ax, ticks, edges, scale, **style):
 MAX_FIGURE_IN = 14.0          # a heat map's side, in inches, however many CPUs
 CELL_FONT_PT = 6              # the per-cell numbers' size
 LOG_SPREAD = 20               # max/min above this: a log colour scale
+DPI = 110                     # pixels an inch, raised so that a cell keeps CELL_MIN_PX
+CELL_MIN_PX = 3
+MAX_TICKS = 32                # CPU numbers an axis at most
+CLIP_MIN_CELLS = 1024         # from this many cells (a 33-CPU matrix), colours by percentile
+CLIP_PERCENT = 1              # ... from the CLIP_PERCENT-th to the (100 - it)-th
 
 
 def _title(run, what, machine=None):
@@ -92,6 +101,35 @@ def _title(run, what, machine=None):
 def _positive_median(values):
     vs = sorted(v for v in values if v > 0)
     return vs[(len(vs) - 1) // 2] if vs else None
+
+
+def clip_range(values, signed=False):
+    """(lo, hi, cells beyond) of the colours: every value below
+    CLIP_MIN_CELLS values, else the CLIP_PERCENT-th to (100 - CLIP_PERCENT)-th
+    percentile (nearest rank; signed: +-that of the magnitudes), so that a
+    few outliers (one slow row of 256) take an end colour instead of
+    squeezing every other cell into one."""
+    if not values:
+        return None, None, 0
+    if len(values) < CLIP_MIN_CELLS:
+        return min(values), max(values), 0
+    if signed:
+        mags = sorted(abs(v) for v in values)
+        top = mags[min(len(mags) - 1, (len(mags) * (100 - CLIP_PERCENT)) // 100)]
+        lo, hi = -top, top
+    else:
+        vs = sorted(values)
+        lo = vs[(len(vs) * CLIP_PERCENT) // 100]
+        hi = vs[min(len(vs) - 1, (len(vs) * (100 - CLIP_PERCENT)) // 100)]
+    return lo, hi, sum(1 for v in values if v < lo or v > hi)
+
+
+def tick_cpus(cpus, most=MAX_TICKS):
+    """(positions, labels) of the CPU numbers an axis shows: every
+    step-th of `cpus` (the matrix's CPUs, in order), at most `most`."""
+    step = max(1, -(-len(cpus) // most))
+    at = list(range(0, len(cpus), step))
+    return at, [str(cpus[i]) for i in at]
 
 
 def heat_scale(values, signed=False):
@@ -127,23 +165,38 @@ def cell_labels_fit(n, side_in, values):
 
 def _heatmap(plt, run, tsc_hz, values, what, unit, signed=False, machine=None):
     from matplotlib import colors
-    n = len(values)
+    cpus = measured_cpus(values) or list(range(len(values)))
+    n = len(cpus)
     size = min(MAX_FIGURE_IN, max(4.0, 0.42 * n + 2))
     fig, ax = plt.subplots(figsize=(size + 1.2, size))
-    data = [[math.nan if v is None else v for v in row] for row in values]
+    fig.bt_dpi = max(DPI, math.ceil(CELL_MIN_PX * (n + 2) / size))
+    data = [[math.nan if values[r][c] is None else values[r][c] for c in cpus] for r in cpus]
     finite = [v for row in data for v in row if not math.isnan(v)]
-    kind, lo, hi = heat_scale(finite, signed)
+    lo_clip, hi_clip, beyond = clip_range(finite, signed)
+    kind, lo, hi = heat_scale([min(max(v, lo_clip), hi_clip) for v in finite], signed)
     if kind == 'log':
         norm, legend = colors.LogNorm(vmin=lo, vmax=hi), f'{unit} (log scale)'
     elif kind == 'symlog':
         norm = colors.SymLogNorm(linthresh=lo, vmin=-hi, vmax=hi, base=10)
         legend = f'{unit} (linear within +-{lo:.0f}, log beyond)'
     else:
+        if beyond and not signed:
+            lo = lo_clip             # percentiles: the colours span what most cells hold
         norm, legend = colors.Normalize(vmin=lo, vmax=hi), f'{unit} (linear scale)'
-    im = ax.imshow(data, cmap='coolwarm' if signed else 'viridis', norm=norm)
-    step = max(1, n // 32)                       # at most 32 tick labels an axis
-    ax.set_xticks(range(0, n, step))
-    ax.set_yticks(range(0, n, step))
+    extend = 'neither'
+    if beyond:
+        legend += (f'; colours span percentiles {CLIP_PERCENT}-{100 - CLIP_PERCENT}, '
+                   f'{beyond} cells beyond in the end colours')
+        extend = 'both'
+    # viridis: perceptually uniform and readable in grey; nearest: one
+    # cell is one block of pixels, never blurred into its neighbours
+    im = ax.imshow(data, cmap='coolwarm' if signed else 'viridis', norm=norm,
+                   interpolation='nearest')
+    at, labels = tick_cpus(cpus)
+    ax.set_xticks(at)
+    ax.set_xticklabels(labels, rotation=90 if max(map(len, labels), default=0) > 2 else 0)
+    ax.set_yticks(at)
+    ax.set_yticklabels(labels)
     ax.set_xlabel('to CPU' if not signed else 'reader CPU')
     ax.set_ylabel('from CPU' if not signed else 'writer CPU')
     ax.set_title(_title(run, what, machine), fontsize=10)
@@ -155,7 +208,7 @@ def _heatmap(plt, run, tsc_hz, values, what, unit, signed=False, machine=None):
                     dark = not signed and norm(v) < 0.6
                     ax.text(c, r, f'{v:.0f}', ha='center', va='center', fontsize=CELL_FONT_PT,
                             color='white' if dark else 'black')
-    fig.colorbar(im, ax=ax, label=legend, shrink=0.8)
+    fig.colorbar(im, ax=ax, label=legend, shrink=0.8, extend=extend)
     return fig
 
 
@@ -185,6 +238,20 @@ def _tsc(plt, run, tsc_hz, machine=None):
                     machine=machine)
 
 
+LINES_MAX = 16                 # per-CPU histogram lines drawn; past it, the WORST_LINES
+WORST_LINES = 3               # CPUs with the latest wake-up
+
+
+def lines_drawn(per_cpu):
+    """The CPUs whose own histogram line is drawn: every one up to
+    LINES_MAX CPUs, else the WORST_LINES with the largest sample (256
+    lines over one another show nothing; the worst CPUs are the news)."""
+    if len(per_cpu) <= LINES_MAX:
+        return list(per_cpu)
+    worst = sorted(per_cpu, key=lambda c: max(per_cpu[c], default=0), reverse=True)
+    return sorted(worst[:WORST_LINES], key=lambda c: list(per_cpu).index(c))
+
+
 def _timer(plt, run, tsc_hz, machine=None):
     """Log-spaced bins on a log axis: the body and the rare long tail both
     show. Early wake-ups (negative latency) cannot sit on a log axis: they
@@ -199,13 +266,12 @@ def _timer(plt, run, tsc_hz, machine=None):
         edges = log_bins(positive, 50)
         _draw_hist(ax, positive, edges, scale, histtype='stepfilled', color='0.85',
                    label='all CPUs')
-        for cpu, vs in per_cpu.items():
-            _draw_hist(ax, [v for v in vs if v > 0], edges, scale, histtype='step',
-                       label=f'CPU {cpu}')
+        for cpu in lines_drawn(per_cpu):
+            _draw_hist(ax, [v for v in per_cpu[cpu] if v > 0], edges, scale, histtype='step',
+                       label=f'CPU {cpu}' + ('' if len(per_cpu) <= LINES_MAX else ' (worst)'))
         ax.set_xscale('log')
         ax.set_yscale('log')
-        if len(per_cpu) <= 16:
-            ax.legend(fontsize=6, ncol=2)
+        ax.legend(fontsize=6, ncol=2)
     ax.set_xlabel('wake-up latency (us)' if tsc_hz else 'wake-up latency (TSC ticks)')
     ax.set_ylabel('samples')
     note = f'; {early} early (< 0) not shown' if early else ''
@@ -216,7 +282,10 @@ def _timer(plt, run, tsc_hz, machine=None):
 def _hwlat(plt, run, tsc_hz, machine=None):
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
     cpus = run.result.get('cpus', [])
-    a1.bar([str(r['cpu']) for r in cpus], [r['lost_ppm'] or 0 for r in cpus])
+    a1.bar(range(len(cpus)), [r['lost_ppm'] or 0 for r in cpus])
+    at, labels = tick_cpus([r['cpu'] for r in cpus])
+    a1.set_xticks(at)
+    a1.set_xticklabels(labels, rotation=90 if max(map(len, labels), default=0) > 2 else 0)
     a1.set_xlabel('CPU')
     a1.set_ylabel('time lost to gaps (ppm of time spun)')
     a1.set_title(_title(run, 'time lost per CPU', machine), fontsize=10)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .model import SEQ_MODULUS, Dump, Event, as_signed
+from .model import CPU_BYTE, SEQ_MODULUS, Dump, Event, as_signed
 from .timeline import merged_events
 
 # For dumps without %W lines only: a0 of WORKLOAD_BEGIN/END and the result
@@ -59,10 +59,12 @@ def _mix(x: int) -> int:
 
 
 def stress_checksum(tsc: int, type_id: int, cpu: int, flags: int, a0: int) -> int:
-    """The a1 a stress event must carry: covers every field but seq."""
+    """The a1 a stress event must carry: covers every field but seq, and
+    of the CPU what the record keeps, its low 8 bits (src/lab/stresssum.h
+    takes a uint8_t)."""
     h = _mix(tsc ^ 0x9E3779B97F4A7C15)
     h = _mix(h ^ a0)
-    return _mix(h ^ (type_id | cpu << 16 | flags << 24))
+    return _mix(h ^ (type_id | (cpu & CPU_BYTE) << 16 | flags << 24))
 
 
 # ---- runs ----------------------------------------------------------------------
@@ -169,6 +171,15 @@ def _matrix(n: int):
     return [[None] * n for _ in range(n)]
 
 
+def measured_cpus(m) -> list[int]:
+    """The CPUs of square matrix m with a value in their row or column, in
+    order (a run over cpus=LIST measured only those)."""
+    n = len(m)
+    rows = [any(v is not None for v in row) for row in m]
+    cols = [any(m[r][c] is not None for r in range(n)) for c in range(n)]
+    return [c for c in range(n) if rows[c] or cols[c]]
+
+
 def _ipi(run: Run, dump: Dump) -> dict:
     n = _cpus(dump)
     ticks = _matrix(n)
@@ -223,7 +234,7 @@ def _matrix_result(ticks, dump: Dump, what: str, layout: str) -> dict:
     return {'what': what, 'layout': layout, 'cpus': len(ticks), 'ticks': ticks, 'ns': ns,
             'cells': len(vals), 'min_ticks': min(vals, default=None),
             'max_ticks': max(vals, default=None),
-            'median_ticks': _median(vals)}
+            'median_ticks': _median(vals), 'measured_cpus': measured_cpus(ticks)}
 
 
 def _median(vals):

@@ -73,6 +73,7 @@ static void scan_sector(struct dumparea *a, const uint8_t *s, uint64_t idx, uint
         return;
     *best = 1;
     a->seq = seq + 1;
+    a->newest_sectors = le32(s + OFF_DATA);
     a->next = le32(s + OFF_WORD) == DUMPAREA_OPEN ? idx
                                                    : (idx + 1 + le32(s + OFF_DATA)) % a->ring;
 }
@@ -80,7 +81,7 @@ static void scan_sector(struct dumparea *a, const uint8_t *s, uint64_t idx, uint
 static int scan(struct dumparea *a)
 {
     uint64_t best = 0;
-    a->seq = 1, a->next = 0, a->records = 0, a->oldest = 0;
+    a->seq = 1, a->next = 0, a->records = 0, a->oldest = 0, a->newest_sectors = 0;
     for (uint64_t idx = 0; idx < a->ring; idx += DUMPAREA_BUF_SECTORS) {
         uint32_t n = a->ring - idx < DUMPAREA_BUF_SECTORS ? (uint32_t)(a->ring - idx)
                                                           : DUMPAREA_BUF_SECTORS;
@@ -91,6 +92,11 @@ static int scan(struct dumparea *a)
             scan_sector(a, a->buf + i * DUMPAREA_SECTOR, idx + i, &best);
     }
     return BLOCKDEV_OK;
+}
+
+uint64_t dumparea_room(const struct dumparea *a, uint64_t data_sectors)
+{
+    return a->ring / (1 + data_sectors);
 }
 
 uint64_t dumparea_missing(const struct dumparea *a)
@@ -215,5 +221,6 @@ int dumparea_end(struct dumparea *a)
         return a->err;
     a->next = (a->at + 1 + a->data_sectors) % a->ring;
     a->seq++;
+    a->newest_sectors = a->data_sectors;
     return BLOCKDEV_OK;
 }

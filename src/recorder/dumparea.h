@@ -54,6 +54,7 @@ struct dumparea {
     uint64_t seq;                /* the next record's sequence number */
     uint32_t records;            /* valid records found when attached */
     uint64_t oldest;             /* the lowest sequence number among them */
+    uint32_t newest_sectors;     /* data sectors of the newest record (0: none yet) */
     /* the record being written */
     uint64_t at;                 /* ring index of its header */
     uint64_t text_len, dropped;  /* bytes kept, bytes past the ring's end */
@@ -68,6 +69,10 @@ extern const struct part_type dumparea_part_type;
 /* Records between the oldest and the newest found that are missing (their
  * header damaged on the medium): numbers a dump reader will not find. */
 uint64_t dumparea_missing(const struct dumparea *a);
+
+/* How many records of `data_sectors` data sectors the ring holds at once
+ * (each also takes its header sector): the dumps of that size it keeps. */
+uint64_t dumparea_room(const struct dumparea *a, uint64_t data_sectors);
 
 /* The area header for a partition of `sectors` sectors (build time). */
 void dumparea_format(uint8_t sector[DUMPAREA_SECTOR], uint64_t sectors, uint64_t build_id);

@@ -51,8 +51,14 @@ static bool probe(struct blockdev *dev)
     if (why)
         return false;
     stick = dev, partno = p.index;
-    kprintf("dumpstick: %s partition %u: dump area of %lu KiB, %u dumps kept, next is #%lu\n",
-            dev->name, p.index, (area.ring + 1) / 2, area.records, area.seq);
+    if (area.newest_sectors)            /* one line, one kprintf: no other CPU's text inside */
+        kprintf("dumpstick: %s partition %u: dump area of %lu KiB, %u dumps kept, next is #%lu; "
+                "room for %lu dumps the size of the newest (%lu KiB)\n", dev->name, p.index,
+                (area.ring + 1) / 2, area.records, area.seq,
+                dumparea_room(&area, area.newest_sectors), ((uint64_t)area.newest_sectors + 1) / 2);
+    else
+        kprintf("dumpstick: %s partition %u: dump area of %lu KiB, %u dumps kept, next is #%lu\n",
+                dev->name, p.index, (area.ring + 1) / 2, area.records, area.seq);
     if (dumparea_missing(&area))
         kprintf("dumpstick: %lu dumps between #%lu and #%lu are missing (their records are "
                 "damaged on the stick)\n", dumparea_missing(&area), area.oldest, area.seq - 1);
@@ -113,7 +119,9 @@ void dumpstick_close(void)
         kprintf("dumpstick: %s: %s; dump #%lu on the stick is torn%s\n", stick->name,
                 blockdev_strerror(err), seq, to_serial ? "" : " (and was not sent to serial)");
     else
-        kprintf("dumpstick: dump #%lu written to %s partition %u (%lu KiB%s)\n", seq,
-                stick->name, partno, (area.text_len + 1023) / 1024,
-                area.dropped ? ", truncated: larger than the area" : "");
+        kprintf("dumpstick: dump #%lu written to %s partition %u (%lu KiB%s; the area holds "
+                "%lu dumps of this size)\n", seq, stick->name, partno,
+                (area.text_len + 1023) / 1024,
+                area.dropped ? ", truncated: larger than the area" : "",
+                dumparea_room(&area, area.newest_sectors));
 }

@@ -181,6 +181,37 @@ class OnTheStick(DumpsOnAStick):
     def test_uefi_dump_lands_on_stick(self):
         self.dump_lands_on_stick("uefi")
 
+    def grown_stick_keeps_dumps(self, fw):
+        """Issue 19: a stick written by mkusb --grow (a 64 MiB one: the area
+        to its end, GPTs rewritten) still boots, the kernel finds the grown
+        area, says how many dumps of this size it holds, and the dump reads
+        back from the image."""
+        img = self.stick_copy()
+        with open(img, "r+b") as f:
+            f.truncate(64 << 20)
+        r = subprocess.run([sys.executable, os.path.join(REPO, "scripts", "mkusb"), ISO, img,
+                            "--allow-file", "--yes", "--grow"], capture_output=True, text=True,
+                           timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        kib = dumparea.read_area(img).sectors * 512 // 1024
+        self.assertGreater(kib, 40 << 10)
+        serial = self.boot_and_dump(img, fw, 1)
+        text = serial.decode(errors="replace") if isinstance(serial, bytes) else serial
+        self.assertRegex(text, rf"dumpstick: \S+ partition 4: dump area of {kib} KiB, 0 dumps kept")
+        self.assertRegex(text, r"dumpstick: dump #1 written to \S+ partition 4 \(\d+ KiB; the "
+                               r"area holds \d+ dumps of this size\)")
+        r = subprocess.run([sys.executable, DECODE, img, "--list"], capture_output=True,
+                           text=True, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([line.split()[1] for line in r.stdout.splitlines()[1:]], ["complete"])
+        self.assertIn(f"({kib} KiB, build id", r.stderr)
+
+    def test_bios_grown_stick(self):
+        self.grown_stick_keeps_dumps("bios")
+
+    def test_uefi_grown_stick(self):
+        self.grown_stick_keeps_dumps("uefi")
+
 
 class OnAStickOnEhci(DumpsOnAStick):
     """The stick on an ICH9's EHCI, its UHCI companions beside it and no

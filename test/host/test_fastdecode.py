@@ -130,7 +130,7 @@ class NativeMatchesReference(unittest.TestCase):
                 self.assertEqual(res, ref, f'line {i}: {text[:60]!r}')
                 continue
             self.assertEqual(res[:5], ref[:5], f'line {i} header')
-            self.assertEqual(fastdecode.events_of(res[5]), ref[5], f'line {i} events')
+            self.assertEqual(fastdecode.events_of(res[5], res[1]), ref[5], f'line {i} events')
             events += len(ref[5])
         if want_events:
             self.assertGreater(events, 0)
@@ -224,7 +224,7 @@ class NativeMatchesReference(unittest.TestCase):
         top = b'\xff' * 9 + b'\x01'                   # 2**64 - 1 in ten bytes
         cases = {
             'type 0xFFFF': head() + b'\x01\xff\xff\x03', 'type 0x10000': head() + b'\x01\x80\x80\x04',
-            'cpu 255': head(b'\xff\x01') + b'\x01\x02', 'cpu 256': head(b'\x80\x02') + b'\x01\x02',
+            'cpu 1023': head(b'\xff\x07') + b'\x01\x02', 'cpu 1024': head(b'\x80\x08') + b'\x01\x02',
             'no events': head(), 'no type first': head() + b'\x00',
             'flags cut': head() + b'\x03\x02', 'tsc cut': head() + b'\x81\x02\x80',
             'a0 a1': head() + b'\x0d\x02\x03\x04' + b'\x00\x0c\x05\x06',
@@ -244,9 +244,11 @@ class NativeMatchesReference(unittest.TestCase):
                     self.assertEqual(res, ref)
                 else:
                     self.assertEqual(res[:5], ref[:5])
-                    self.assertEqual(fastdecode.events_of(res[5]), ref[5])
+                    self.assertEqual(fastdecode.events_of(res[5], res[1]), ref[5])
         self.assertEqual(got[1], fastdecode.DAMAGED)
         self.assertEqual(got[3], fastdecode.DAMAGED)
+        self.assertEqual(got[2][1], 1023)
+        self.assertEqual(bytes(got[2][5])[14], 1023 & 0xFF, 'a record keeps the low 8 bits')
 
     def test_punts_are_decoded_by_the_reference(self):
         """Lines beyond 64-bit arithmetic come back PUNT, never a guess."""

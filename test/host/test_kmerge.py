@@ -38,21 +38,28 @@ SEQ_TOP = (1 << 32) - 1
 
 
 def ring(cpu, items):
-    """Events of one CPU from (tsc, seq[, cpu byte]) tuples."""
-    return [Event(it[2] if len(it) > 2 else cpu, it[1], it[0], 1 + i % 3, i % 4, i, TOP - i)
+    """Events of one CPU from (tsc, seq) tuples."""
+    return [Event(cpu, it[1], it[0], 1 + i % 3, i % 4, i, TOP - i)
             for i, it in enumerate(items)]
 
 
+def cpus_of(rings):
+    """Each ring's CPU number (an empty one: its index)."""
+    return [r[0].cpu if r else k for k, r in enumerate(rings)]
+
+
 def python_order(rings):
-    """Dump.events()' reference: a stable sort of the concatenation."""
+    """Dump.events()' reference: a stable sort of the concatenation, by
+    the CPUs' whole numbers (a record keeps only their low 8 bits)."""
     flat = [e for r in rings for e in r]
     return sorted(range(len(flat)), key=lambda i: (flat[i].tsc, flat[i].cpu, flat[i].seq))
 
 
 ADVERSARIAL = {
     'equal keys on every CPU': [ring(c, [(7, 0, 0), (7, 0, 0), (7, 1, 0)]) for c in range(4)],
-    'equal TSCs, CPU bytes out of order': [ring(0, [(5, 3, 9), (5, 2, 1)]),
-                                           ring(1, [(5, 1, 0), (5, 1, 9)])],
+    'equal TSCs, CPUs out of order': [ring(9, [(5, 3), (5, 2)]), ring(1, [(5, 1), (5, 1)])],
+    'CPUs 256 apart share a record byte': [ring(300, [(5, 0), (6, 1)]), ring(44, [(5, 0), (6, 1)]),
+                                           ring(1023, [(5, 0)]), ring(255, [(5, 0), (6, 0)])],
     'TSC going backwards': [ring(0, [(10, 0), (20, 1), (5, 2), (15, 3), (1, 4), (20, 5)]),
                             ring(1, [(4, 0), (12, 1), (19, 2)])],
     'every CPU backwards': [ring(c, [(100 - 7 * i - c, i) for i in range(12)])
@@ -69,13 +76,13 @@ ADVERSARIAL = {
 
 def random_rings(rnd):
     rings = []
-    for cpu in range(rnd.randrange(0, 9)):
+    for cpu in rnd.sample(range(1024), rnd.randrange(0, 9)):
         n = rnd.choice((0, 1, 2, rnd.randrange(50)))
         tscs = sorted(rnd.randrange(20) for _ in range(n))
         if rnd.random() < 0.3:          # some rings out of order
             rnd.shuffle(tscs)
         seqs = [(rnd.randrange(4) if rnd.random() < 0.2 else i) for i in range(n)]
-        rings.append(ring(cpu, [(t, s, rnd.choice((cpu, cpu, 0))) for t, s in zip(tscs, seqs)]))
+        rings.append(ring(cpu, list(zip(tscs, seqs))))
     return rings
 
 
@@ -89,13 +96,15 @@ class MergeOrder(unittest.TestCase):
     def check(self, rings):
         want = python_order(rings)
         flat = [e for r in rings for e in r]
-        m = fastdecode.Merge(packed(rings))
+        m = fastdecode.Merge(packed(rings), cpus_of(rings))
         self.assertEqual(list(m.order()), want)
         records = b''.join(flat[i].raw() for i in want)
         self.assertEqual(m.records(), records)
         for size in (1, 2, 3, 7, 64):
             got = b''.join(bytes(buf[:n * 32]) for buf, n in m.chunks(size))
             self.assertEqual(got, records, f'chunks of {size}')
+            got = [c for _, cpus, n in m.chunks(size, cpus=True) for c in cpus[:n]]
+            self.assertEqual(got, [flat[i].cpu for i in want], f'CPUs in chunks of {size}')
         self.assertEqual(m.count, len(flat))
         self.assertEqual(m.first_tsc, min((e.tsc for e in flat), default=0))
         self.assertEqual(m.last_tsc, max((e.tsc for e in flat), default=0))
@@ -133,7 +142,7 @@ def dump_of(rings, records):
     """A Dump of rings: CPUs with packed records (the compiled decoder's
     form) or with Event lists."""
     cpus = []
-    for cpu, r in enumerate(rings):
+    for cpu, r in zip(cpus_of(rings), rings):
         c = CpuInfo(cpu=cpu, apic_id=cpu, capacity=64, recorded=len(r), overwritten=0,
                     dropped=0, first_seq=None, last_seq=None, events=list(r))
         if records:

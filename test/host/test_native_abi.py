@@ -48,6 +48,11 @@ class Tables(unittest.TestCase):
             with self.subTest(name):
                 self.assertEqual(len(getattr(lib, name).argtypes), len(args))
 
+    def test_one_cpu_limit(self):
+        """The C core and the Python reference take the same CPU numbers."""
+        self.assertEqual(native.const('BT_CPU_LIMIT'), model.MAX_CPUS)
+        self.assertEqual(model.MAX_CPUS, 1024)
+
     def test_the_record_is_model_record(self):
         size, fields = self.structs['trace_event']
         self.assertEqual(size, model.RECORD_SIZE)

@@ -68,6 +68,12 @@ class Checksum(unittest.TestCase):
         for args, want in CHECKSUMS:
             self.assertEqual(workloads.stress_checksum(*args), want, args)
 
+    def test_a_cpu_above_255_sums_its_record_byte(self):
+        """The kernel sums the record's u8 cpu: CPU 261's events carry CPU
+        5's sum (Event.cpu is the whole number, 261)."""
+        for (tsc, typ, cpu, flags, a0), want in CHECKSUMS:
+            self.assertEqual(workloads.stress_checksum(tsc, typ, cpu + 256, flags, a0), want)
+
     def test_signed_results(self):
         self.assertEqual(workloads.as_signed(2**64 - 5), -5)
         self.assertEqual(workloads.as_signed(5), 5)
@@ -420,9 +426,6 @@ class PartialDumps(unittest.TestCase):
             self.assertEqual(target.read_bytes(), b'keep')
 
 
-if __name__ == '__main__':
-    unittest.main()
-
 
 def load_report():
     """scripts/report's functions (its text tables), without running it."""
@@ -490,3 +493,165 @@ class Readable(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             with open(out, 'rb') as f:
                 self.assertEqual(f.read(8), PNG_MAGIC)
+
+
+def matrices_log(tmp, cpus):
+    """A log of gen_dump workload=matrices: an ipi, a c2c and a tsc run
+    over `cpus` CPUs (two sockets, CPU 3 slow in the ipi matrix)."""
+    sys.path.insert(0, str(ROOT / 'test' / 'host'))
+    from test_decode_support import ensure_gen_dump, GEN_DUMP
+    ensure_gen_dump()
+    path = Path(tmp) / f'matrices-{cpus}.log'
+    path.write_bytes(subprocess.run([GEN_DUMP, f'cpus={cpus}', 'workload=matrices'],
+                                    capture_output=True, check=True, timeout=120).stdout)
+    return path
+
+
+class AtScale(unittest.TestCase):
+    """Issue 19: 256 CPUs' matrices (65280 cells each) stay readable: a
+    summary per row instead of 256 columns, the whole matrix on request in
+    blocks that fit a screen, pictures over the CPUs measured with
+    percentile colours and thinned CPU labels."""
+
+    CPUS = 256
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix='bt-report-')
+        cls.log = matrices_log(cls.tmp.name, cls.CPUS)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def sections(self, text):
+        """{workload: its lines} of report's text."""
+        out, name = {}, None
+        for line in text.splitlines():
+            if line.startswith('== '):
+                name = line.split()[1]
+            elif name:
+                out.setdefault(name, []).append(line)
+        return out
+
+    def test_summary_per_row(self):
+        res = report(self.log)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        runs = self.sections(res.stdout)
+        self.assertEqual(set(runs), {'ipi', 'c2c', 'tsc'})
+        for name, lines in runs.items():
+            with self.subTest(name):
+                self.assertIn(f'{self.CPUS} CPUs measured: 0-{self.CPUS - 1}', lines)
+                at = lines.index('per row (the whole matrix: --full-matrix, --json or --png):')
+                self.assertEqual(lines[at + 1].split(),
+                                 ['from', 'cells', 'min', 'median', 'max', 'max_to'])
+                rows = [line.split() for line in lines[at + 2:at + 2 + self.CPUS]]
+                self.assertEqual([int(r[0]) for r in rows], list(range(self.CPUS)))
+                self.assertTrue(all(r[1] == str(self.CPUS - 1) for r in rows))
+        ipi = runs['ipi']
+        row3 = ipi[ipi.index('per row (the whole matrix: --full-matrix, --json or --png):') + 5]
+        self.assertEqual(row3.split()[:5], ['3', '255', '5000000', '5000000', '5000000'])
+        largest = ipi[ipi.index('largest 10 cells:') + 2].split()
+        self.assertEqual((largest[0], largest[2]), ('3', '5000000'))
+        for line in res.stdout.splitlines():
+            self.assertLessEqual(len(line), 120, line)
+            self.assertNotRegex(line, r'\d{8,}-?\d', 'numbers run together')
+
+    def test_full_matrix_in_blocks(self):
+        res = report(self.log, '--full-matrix', '--workload', 'ipi')
+        self.assertEqual(res.returncode, 0, res.stderr)
+        lines = res.stdout.splitlines()
+        blocks = [i for i, line in enumerate(lines) if line.startswith('columns: to CPUs ')]
+        self.assertEqual(len(blocks), self.CPUS // 16)
+        self.assertEqual(lines[blocks[1]], 'columns: to CPUs 16-31')
+        header = lines[blocks[1] + 1].split()
+        self.assertEqual(header, ['from\\to'] + [str(c) for c in range(16, 32)])
+        first = lines[blocks[1] + 2].split()
+        self.assertEqual(len(first), 17)
+        self.assertEqual(first[0], '0')
+        self.assertTrue(all(len(line) <= 200 for line in lines))
+
+    def test_json_keeps_the_whole_matrices(self):
+        res = report(self.log, '--json', '-')
+        doc = json.loads(res.stdout)
+        for run in doc['runs']:
+            with self.subTest(run['workload']):
+                self.assertEqual(run['measured_cpus'], list(range(self.CPUS)))
+                self.assertEqual(len(run['ticks']), self.CPUS)
+                self.assertEqual({len(r) for r in run['ticks']}, {self.CPUS})
+
+    def test_a_subset_of_cpus_is_printed_whole(self):
+        matrix_text = load_report()['matrix_text']
+        m = [[None] * self.CPUS for _ in range(self.CPUS)]
+        cpus = [0, 8] + list(range(16, 24)) + [255]
+        for r in cpus:
+            for c in cpus:
+                if r != c:
+                    m[r][c] = 1000 + r + c
+        lines = matrix_text(m, 'c2c', 'ns')
+        self.assertEqual(lines[1].split(), ['from\\to'] + [str(c) for c in cpus])
+        self.assertEqual([int(line.split()[0]) for line in lines[2:]], cpus)
+        self.assertEqual(workloads.measured_cpus(m), cpus)
+
+    def test_colour_range_clips_outliers(self):
+        n = self.CPUS
+        cells = [v for row in slow_row_matrix(n) for v in row if v is not None]
+        lo, hi, beyond = wlplot.clip_range(cells)
+        self.assertLess(hi, 12_000_000, 'the slow row takes the end colour')
+        self.assertGreaterEqual(beyond, n - 1)
+        self.assertEqual(wlplot.heat_scale([min(max(v, lo), hi) for v in cells])[0], 'linear')
+        small = [v for row in slow_row_matrix(16) for v in row if v is not None]
+        self.assertEqual(wlplot.clip_range(small), (min(small), max(small), 0))
+        lo, hi, _ = wlplot.clip_range([-5, 3] * 600 + [-90000], signed=True)
+        self.assertEqual((lo, hi), (-5, 5))
+
+    def test_cpu_labels_thinned(self):
+        at, labels = wlplot.tick_cpus(list(range(self.CPUS)))
+        self.assertLessEqual(len(labels), wlplot.MAX_TICKS)
+        self.assertEqual(labels[:2], ['0', '8'])
+        at, labels = wlplot.tick_cpus([0, 8] + list(range(16, 24)))
+        self.assertEqual(labels, ['0', '8'] + [str(c) for c in range(16, 24)])
+        self.assertFalse(wlplot.cell_labels_fit(self.CPUS, wlplot.MAX_FIGURE_IN, [2300]))
+
+    def test_timer_lines_of_the_worst_cpus(self):
+        per_cpu = {str(c): [1000 + c % 7, 2000] for c in range(self.CPUS)}
+        per_cpu['200'].append(90000)
+        per_cpu['17'].append(80000)
+        drawn = wlplot.lines_drawn(per_cpu)
+        self.assertEqual(len(drawn), wlplot.WORST_LINES)
+        self.assertLess(drawn.index('17'), drawn.index('200'), 'in CPU order')
+        few = {str(c): [5] for c in range(4)}
+        self.assertEqual(wlplot.lines_drawn(few), list(few))
+
+    @unittest.skipUnless(have_matplotlib(), 'python3-matplotlib is not installed')
+    def test_256_cpu_timer_and_hwlat_pictures(self):
+        timer = {'latency_ticks': {str(c): [1000 + c, 3000 + 5 * c] for c in range(self.CPUS)}}
+        hwlat = {'cpus': [{'cpu': c, 'lost_ppm': c % 9} for c in range(self.CPUS)],
+                 'gaps': {'3': [{'gap_ticks': 5000}]}}
+        code = (f'import sys; sys.path.insert(0, {str(ROOT / "scripts")!r})\n'
+                'from btlib import wlplot, workloads\n'
+                f'wlplot.render(workloads.Run("timer", 1, 1, 2, result={timer!r}), 2000000000, '
+                'sys.argv[1] + "/timer.png", "256 CPUs")\n'
+                f'wlplot.render(workloads.Run("hwlat", 2, 1, 2, result={hwlat!r}), 2000000000, '
+                'sys.argv[1] + "/hwlat.png", "256 CPUs")\n')
+        with tempfile.TemporaryDirectory() as tmp:
+            r = subprocess.run([PYTHON, '-c', code, tmp], capture_output=True, text=True,
+                               timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            for name in ('timer', 'hwlat'):
+                self.assertEqual((Path(tmp) / f'{name}.png').read_bytes()[:8], PNG_MAGIC)
+
+    @unittest.skipUnless(have_matplotlib(), 'python3-matplotlib is not installed')
+    def test_256_cpu_pictures(self):
+        out = Path(self.tmp.name) / 'png'
+        res = report(self.log, '--png', out)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        for name in ('ipi-run1', 'c2c-run2', 'tsc-run3'):
+            data = (out / f'{name}.png').read_bytes()
+            self.assertEqual(data[:8], PNG_MAGIC)
+            width, height = int.from_bytes(data[16:20], 'big'), int.from_bytes(data[20:24], 'big')
+            self.assertGreaterEqual(min(width, height), 3 * self.CPUS, name)
+
+
+if __name__ == '__main__':
+    unittest.main()

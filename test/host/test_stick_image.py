@@ -9,6 +9,7 @@ partition table of build/baretrace.iso when it has been built.
 
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -266,6 +267,48 @@ class IsoDumpArea(unittest.TestCase):
             with open(BUILD_ID) as f:
                 want = int(re.search(r'0x([0-9a-f]+)', f.read()).group(1), 16)
             self.assertEqual(area.build_id, want)
+
+    def test_iso_area_keeps_two_full_256_cpu_dumps(self):
+        """Issue 19: the default area holds two full dumps of a 256-CPU
+        machine (256 x 4096 events), written by the kernel's own code, and
+        decode says how many it has room for."""
+        from test_decode_support import generate
+        with tempfile.TemporaryDirectory(prefix='bt-iso-') as tmp:
+            img = os.path.join(tmp, 'stick.img')
+            shutil.copyfile(ISO, img)
+            area = dumparea.read_area(img)
+            self.assertIn('room for 2 full dumps of a 256-CPU machine', dumparea.describe(area))
+            dumps = []
+            for n in (1, 2):
+                dumps.append(os.path.join(tmp, f'd{n}.txt'))
+                with open(dumps[-1], 'wb') as f:
+                    data = generate('cpus=256', f'dump={n}', f'seed={n}', 'noise=0')[0]
+                    self.assertLessEqual(len(data), dumparea.full_dump_bytes())
+                    f.write(data)
+            gen_stick(img, f'{area.build_id:x}', *dumps)
+            r = subprocess.run([sys.executable, DECODE, img, '--list'], capture_output=True,
+                               text=True, timeout=300)
+            rows = [line.split() for line in r.stdout.splitlines()[1:]]
+            self.assertEqual([(x[1], x[2], x[3]) for x in rows],
+                             [('complete', '256', '1048576')] * 2, r.stderr)
+            self.assertIn('2 dump(s); room for 2 dumps the size of the newest', r.stderr)
+
+
+class AreaHeader(unittest.TestCase):
+    def test_python_header_is_the_kernels(self):
+        """dumparea.area_header (mkusb --grow) writes what dumparea_format does."""
+        with tempfile.TemporaryDirectory(prefix='bt-area-') as tmp:
+            for sectors in (16, 32768, 100003):
+                path = os.path.join(tmp, 'area')
+                gen_stick('--format', path, sectors, ID)
+                with open(path, 'rb') as f:
+                    self.assertEqual(f.read(SECTOR), dumparea.area_header(sectors, int(ID, 16)))
+                os.unlink(path)
+
+    def test_room(self):
+        full = dumparea.full_dump_bytes()
+        self.assertEqual(dumparea.dumps_held(2 * (1 + -(-full // SECTOR)) + 1, full), 2)
+        self.assertEqual(dumparea.dumps_held(2 * (1 + -(-full // SECTOR)), full), 1)
 
 
 if __name__ == '__main__':

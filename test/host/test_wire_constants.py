@@ -85,7 +85,9 @@ class WireConstants(unittest.TestCase):
         self.assertEqual({k: want[k] for k in offsets}, offsets)
         self.assertGreaterEqual(len(offsets), 5)
         self.assertEqual(model.SEQ_WORD * 4, want['seq'])
-        self.assertEqual(dumpfmt.MAX_CPUS, 1 << 8 * (want['flags'] - want['cpu']))
+        # the record's cpu byte keeps CPU_BYTE of a number below MAX_CPUS
+        self.assertEqual(model.CPU_BYTE + 1, 1 << 8 * (want['flags'] - want['cpu']))
+        self.assertEqual(dumpfmt.MAX_CPUS, model.MAX_CPUS)
 
     def test_the_check_sees_a_change_on_either_side(self):
         py = python_side()

@@ -82,7 +82,10 @@ static void test_records_and_reboot(void)
     CHECK_EQ(attach(), BLOCKDEV_OK);
     CHECK(why == NULL);
     CHECK_EQ(area.seq, 1);
+    CHECK_EQ(area.newest_sectors, 0);
     CHECK_EQ(write_dump(1, 1000), BLOCKDEV_OK);          /* 2 data sectors */
+    CHECK_EQ(area.newest_sectors, 2);
+    CHECK_EQ(dumparea_room(&area, area.newest_sectors), (COUNT - 1) / 3);
     CHECK_EQ(write_dump(2, 512), BLOCKDEV_OK);           /* exactly 1 */
     CHECK(record_is(0, 1, 1000, DUMPAREA_DONE));
     CHECK(record_is(3, 2, 512, DUMPAREA_DONE));
@@ -90,6 +93,8 @@ static void test_records_and_reboot(void)
     CHECK_EQ(area.seq, 3);
     CHECK_EQ(area.next, 5);
     CHECK_EQ(area.records, 2);
+    CHECK_EQ(area.newest_sectors, 1);                    /* dump 2's, the newest */
+    CHECK_EQ(dumparea_room(&area, 1), (COUNT - 1) / 2);
     CHECK(guards_intact());
 }
 

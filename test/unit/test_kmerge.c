@@ -5,8 +5,10 @@
  * chunk size, also when rings in order are given a small window at a
  * time (each window a buffer of its own, so ASan sees any read past it),
  * and bt_scan() must find the TSC range, the types, and whether a ring
- * is in order and its seqs consecutive. The comparison
- * with Python's sort is test/host/test_kmerge.py. */
+ * is in order and its seqs consecutive. Source c is CPU c * 257 (above 255
+ * from c = 1; its records keep the low 8 bits, c): the merge hands out
+ * each event's whole CPU number. The comparison with Python's sort, CPUs
+ * whose records share a byte included, is test/host/test_kmerge.py. */
 #include <stdlib.h>
 #include <string.h>
 #include "decoder/kmerge.h"
@@ -22,6 +24,8 @@ static uint32_t want[MAX_CPUS_HERE * MAX_RING], tmp[MAX_CPUS_HERE * MAX_RING];
 static uint32_t orders[MAX_CPUS_HERE][MAX_RING], otmp[MAX_RING];
 static struct trace_event got[MAX_CPUS_HERE * MAX_RING];
 static uint64_t idx[MAX_CPUS_HERE * MAX_RING];
+static uint32_t got_cpu[MAX_CPUS_HERE * MAX_RING];
+#define CPU_OF(c) ((uint32_t)(c) * 257)     /* low 8 bits: c */
 static struct bt_scan scan;
 static size_t cpu_base[MAX_CPUS_HERE], window[MAX_CPUS_HERE];     /* window 0: whole */
 static struct trace_event *win_buf[MAX_CPUS_HERE];
@@ -49,7 +53,7 @@ static size_t make_rings(size_t ncpu, size_t *n)
             memset(e, 0, sizeof *e);
             tsc += in_order ? rnd(3) : 0;
             e->tsc = in_order ? tsc : rnd(8);
-            e->cpu = (uint8_t)(rnd(5) == 0 ? 0 : c);
+            e->cpu = (uint8_t)CPU_OF(c);
             e->seq = rnd(6) == 0 ? UINT32_MAX - rnd(2) : (uint32_t)i;
             e->type = (uint16_t)rnd(70000);
             e->a0 = total + i;                      /* tells equal keys apart */
@@ -93,7 +97,7 @@ static void check_round(size_t ncpu)
         CHECK_EQ(scan.consecutive, consecutive);
         src[c] = (struct bt_kmerge_src){ .ev = &all[base], .n = n[c], .base = base,
                                          .order = scan.sorted ? NULL : orders[c],
-                                         .lo = 0, .hi = n[c] };
+                                         .lo = 0, .hi = n[c], .cpu = CPU_OF(c) };
         cpu_base[c] = base;
         window[c] = scan.sorted && n[c] && rnd(2) ? 1 + rnd(5) : 0;
         if (window[c])
@@ -104,7 +108,8 @@ static void check_round(size_t ncpu)
     struct bt_kmerge m;
     bt_kmerge_init(&m, src, ncpu, heap);
     size_t chunk = 1 + rnd(7), k = 0, got_n;
-    while ((got_n = bt_kmerge_next(&m, &got[k], &idx[k], chunk)) > 0 || m.starved) {
+    while ((got_n = bt_kmerge_next(&m, &got[k], &got_cpu[k], &idx[k], chunk)) > 0 ||
+           m.starved) {
         k += got_n;
         if (m.starved) {
             size_t c = m.starved - 1;
@@ -121,6 +126,10 @@ static void check_round(size_t ncpu)
     for (size_t i = 0; i < total; i++) {
         CHECK_EQ(idx[i], want[i]);
         CHECK(!memcmp(&got[i], &all[want[i]], sizeof got[i]));
+        size_t c = 0;
+        while (c + 1 < ncpu && cpu_base[c + 1] <= want[i])
+            c++;
+        CHECK_EQ(got_cpu[i], CPU_OF(c));
         CHECK(scan.min_tsc <= all[i].tsc && all[i].tsc <= scan.max_tsc);
         CHECK(scan.types[all[i].type]);
     }
@@ -131,7 +140,7 @@ static void test_empty(void)
     struct bt_kmerge m;
     struct bt_kmerge_head heap[1];
     bt_kmerge_init(&m, NULL, 0, heap);
-    CHECK_EQ(bt_kmerge_next(&m, got, NULL, 4), 0);
+    CHECK_EQ(bt_kmerge_next(&m, got, NULL, NULL, 4), 0);
     bt_scan_init(&scan);
     bt_scan(all, 0, &scan);
     CHECK(scan.sorted && scan.events == 0 && scan.min_tsc == UINT64_MAX);

@@ -1,0 +1,192 @@
+"""A dump of 1024 CPUs (the kernel's ceiling) with APIC IDs spread over the
+whole u32 range, as x2APIC machines have them (build/tools/gen_dump
+cpus=1024 apic=sparse): decode and every export carry each CPU's whole
+number (a record keeps only its low 8 bits) and its APIC ID, per-CPU
+streams and tracks come one per CPU, the events are exactly those the
+rings held, and the compiled core agrees with the pure-Python reference
+byte for byte (oracle.py). One check runs the default ring size (1024 x
+4096 events) through the compiled core for its counts and time."""
+
+import csv
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import oracle                                                      # noqa: E402
+from test_decode_support import (BABELTRACE, RECORD, decode, generate,   # noqa: E402
+                                 require_compiled_core)
+from test_perfetto import parsed                                   # noqa: E402
+
+CPUS = 1024
+EVENTS, CAP = 40, 32             # per CPU: the ring wraps, the boot log keeps the boot events
+TOP_APIC = (1 << 32) - 1
+
+
+def apic_of(cpu):
+    """gen_dump's apic=sparse IDs (tools/gen_dump.c)."""
+    if cpu == 0:
+        return 0
+    if cpu == CPUS - 1:
+        return TOP_APIC
+    return 256 + 3 * cpu if cpu % 2 else 0x80000000 + 4097 * cpu
+
+
+def setUpModule():
+    require_compiled_core('the native half of the oracle')
+    global LOG, EXPECTED, TMP
+    TMP = tempfile.TemporaryDirectory(prefix='bt-cpus-')
+    data, records = generate(f'cpus={CPUS}', 'apic=sparse', f'events={EVENTS}', f'cap={CAP}')
+    LOG = os.path.join(TMP.name, 'cpus.log')
+    with open(LOG, 'wb') as f:
+        f.write(data)
+    EXPECTED = {}                # cpu -> its records, ring order (each run of CPU c: c's)
+    cpu = -1
+    for rec in records:
+        fields = RECORD.unpack(rec)
+        if not EXPECTED.get(cpu) or fields[1] <= RECORD.unpack(EXPECTED[cpu][-1])[1]:
+            cpu += 1             # a CPU's seqs rise: a fall starts the next CPU
+        EXPECTED.setdefault(cpu, []).append(rec)
+
+
+def tearDownModule():
+    TMP.cleanup()
+
+
+class Decode(unittest.TestCase):
+    def test_list_and_complete(self):
+        r = decode('--list', LOG)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        row = r.stdout.decode().splitlines()[1].split()
+        self.assertEqual(row[1:4], ['complete', str(CPUS), str(sum(map(len, EXPECTED.values())))])
+        self.assertEqual(len(EXPECTED), CPUS)
+
+    def test_csv_holds_every_event_with_its_whole_cpu(self):
+        r = decode('-f', 'csv', LOG)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        got = {}
+        for row in csv.DictReader(io.StringIO(r.stdout.decode())):
+            cpu = int(row['cpu'])
+            got.setdefault(cpu, []).append(RECORD.pack(
+                int(row['tsc']), int(row['seq']), int(row['type']), cpu & 0xFF,
+                int(row['flags']), int(row['a0']), int(row['a1'])))
+        self.assertEqual(sorted(got), list(range(CPUS)))
+        for cpu in (0, 255, 256, 511, 1023):
+            self.assertEqual(sorted(got[cpu], key=lambda x: RECORD.unpack(x)[1]),
+                             EXPECTED[cpu], f'CPU {cpu}')
+        self.assertEqual(sum(map(len, got.values())), sum(map(len, EXPECTED.values())))
+
+    def test_text_cpu_column_is_wide_enough(self):
+        r = decode(LOG)
+        lines = r.stdout.decode().splitlines()
+        header = lines[1]
+        self.assertRegex(header, r'TIME_US   CPU  EVENT')       # 4 wide from CPU 1000
+        end = header.index('CPU') + len('CPU')
+        cpus = set()
+        for line in lines[2:]:
+            self.assertEqual(line[end:end + 2], '  ', line)
+            cpus.add(int(line[:end].split()[-1]))
+        self.assertEqual(cpus, set(range(CPUS)))
+        self.assertIn(f'AP_ONLINE        cpu=1023 apic_id={TOP_APIC}', r.stdout.decode())
+
+    def test_stats_rows_and_apic_ids(self):
+        r = decode('--stats', LOG)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        text = r.stdout.decode()
+        rows = {}
+        for line in text.split('per CPU\n')[1].split('\n\n')[0].splitlines()[1:]:
+            cells = line.split()
+            rows[int(cells[0])] = int(cells[1])
+        self.assertEqual(rows, {c: apic_of(c) for c in range(CPUS)})
+
+    def test_json_one_named_track_per_cpu(self):
+        r = decode('-f', 'json', LOG)
+        trace = json.loads(r.stdout)
+        names = {e['tid']: e['args']['name'] for e in trace['traceEvents']
+                 if e['ph'] == 'M' and e['name'] == 'thread_name'}
+        self.assertEqual(names, {c: f'CPU {c} (APIC {apic_of(c)})' for c in range(CPUS)})
+        tids = {e['tid'] for e in trace['traceEvents'] if e['ph'] in ('X', 'i')}
+        self.assertEqual(tids, set(range(CPUS)))
+
+    def test_perfetto_one_track_and_sequence_per_cpu(self):
+        r = decode('-f', 'perfetto', LOG)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        text, counts = parsed(r.stdout)
+        names = re.findall(r'name: "CPU (\d+) \(APIC (\d+)\)"', text)
+        self.assertEqual(sorted((int(c), int(a)) for c, a in names),
+                         [(c, apic_of(c)) for c in range(CPUS)])
+        seqs = set(map(int, re.findall(r'trusted_packet_sequence_id: (\d+)', text)))
+        self.assertTrue({c + 2 for c in range(CPUS)} <= seqs)
+        self.assertIn(f'{CPUS} CPUs', r.stderr)
+
+    def test_ctf_one_stream_per_cpu_read_by_babeltrace(self):
+        out = os.path.join(TMP.name, 'ctf')
+        r = decode('-f', 'ctf', '-o', out, LOG)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        streams = sorted(n for n in os.listdir(out) if n.startswith('stream_'))
+        self.assertEqual(streams, sorted(f'stream_{c:02d}' for c in range(CPUS)))
+        with open(os.path.join(out, 'metadata')) as f:
+            self.assertIn('cpu_id', f.read())
+        if BABELTRACE is None:
+            self.skipTest('no babeltrace2')
+        b = subprocess.run([BABELTRACE, '--fields=all', out], capture_output=True, text=True,
+                           timeout=600)
+        self.assertEqual(b.returncode, 0, b.stderr[-2000:])
+        cpu_ids = set(map(int, re.findall(r'cpu_id = (\d+)', b.stdout)))
+        self.assertEqual(cpu_ids, set(range(CPUS)))
+        self.assertEqual(len(b.stdout.splitlines()), sum(map(len, EXPECTED.values())))
+
+    def test_raw_one_file_per_cpu_of_its_records(self):
+        out = os.path.join(TMP.name, 'raw')
+        r = decode('-f', 'raw', '-o', out, LOG)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(len(os.listdir(out)), CPUS)
+        for cpu in (0, 255, 256, 1023):
+            with open(os.path.join(out, f'cpu{cpu:02d}.bin'), 'rb') as f:
+                self.assertEqual(f.read(), b''.join(EXPECTED[cpu]), f'CPU {cpu}')
+
+
+class Oracle(unittest.TestCase):
+    """The compiled core and the pure-Python reference, byte for byte."""
+
+    def test_streams_and_stats(self):
+        for args in (('-f', 'text'), ('-f', 'csv'), ('-f', 'json'), ('-f', 'perfetto'),
+                     ('--stats',), ('--list',)):
+            with self.subTest(args=args):
+                oracle.assert_decode_agrees(self, LOG, *args)
+
+    def test_directories(self):
+        from test_oracle import same_tree
+        cwds = tuple(os.path.join(TMP.name, p) for p in ('native', 'reference'))
+        for d in cwds:
+            os.makedirs(d, exist_ok=True)
+        for fmt in ('ctf', 'raw'):
+            with self.subTest(fmt):
+                oracle.assert_decode_agrees(self, LOG, '-f', fmt, '-o', fmt, cwds=cwds)
+                same_tree(self, *(os.path.join(d, fmt) for d in cwds))
+
+
+class DefaultRings(unittest.TestCase):
+    """1024 CPUs of 4096-event rings (the kernel's default): 4 M events."""
+
+    def test_counts(self):
+        data, _ = generate(f'cpus={CPUS}', 'apic=sparse', 'noise=0')
+        path = os.path.join(TMP.name, 'big.log')
+        with open(path, 'wb') as f:
+            f.write(data)
+        r = decode('--list', path, timeout=300)
+        self.assertEqual(r.stdout.decode().splitlines()[1].split()[1:5],
+                         ['complete', str(CPUS), str(CPUS * 4096), str(CPUS * 4096)])
+        r = decode('--stats', path, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(f'{CPUS} CPUs, {CPUS * 4096} events', r.stdout.decode())
+        self.assertRegex(r.stdout.decode(), rf'\n +1023 +{TOP_APIC} +4096 ')
+
+
+if __name__ == '__main__':
+    unittest.main()
