@@ -21,11 +21,11 @@
 #define START_TIMEOUT_US 1000000
 
 static const struct wl_param params[] = {
-    { "width", "ms", 500, 1, 60000 },
-    { "window", "ms", 1000, 1, 60000 },
-    { "windows", "", 2, 1, 1000 },
-    { "thresh", "us", 10, 1, 1000000 },
-    { NULL, NULL, 0, 0, 0 },
+    { "width", "ms", 500, 1, 60000, false },
+    { "window", "ms", 1000, 1, 60000, false },
+    { "windows", "", 2, 1, 1000, false },
+    { "thresh", "us", 10, 1, 1000000, false },
+    { NULL, NULL, 0, 0, 0, false },
 };
 
 struct result {

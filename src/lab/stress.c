@@ -30,9 +30,9 @@
 #define FLAGS_MAX   255
 
 static const struct wl_param params[] = {
-    { "secs", "s", 10, 1, 3600 },
-    { "irq_hz", "", 10000, 100, 100000 },
-    { NULL, NULL, 0, 0, 0 },
+    { "secs", "s", 10, 1, 3600, false },
+    { "irq_hz", "", 10000, 100, 100000, false },
+    { NULL, NULL, 0, 0, 0, false },
 };
 
 /* One source of events on one CPU: the main loop or the interrupt. */

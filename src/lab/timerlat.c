@@ -11,6 +11,7 @@
  * missed) and TIMER_RANGE(min, max). The periodic tick is stopped while
  * the CPU measures. */
 #include "lab/workload.h"
+#include "mm/mem.h"
 #include "lib/kprintf.h"
 #include "arch/cpu.h"
 #include "arch/percpu.h"
@@ -25,10 +26,10 @@
 #define HIST_BUCKETS   23
 
 static const struct wl_param params[] = {
-    { "interval", "us", 1000, 10, 1000000 },
-    { "samples", "", 200, 1, 1000000 },
-    { "spin", "", 0, 0, 1 },
-    { NULL, NULL, 0, 0, 0 },
+    { "interval", "us", 1000, 10, 1000000, false },
+    { "samples", "", 200, 1, 1000000, false },
+    { "spin", "", 0, 0, 1, false },
+    { NULL, NULL, 0, 0, 0, false },
 };
 
 struct result {
@@ -39,7 +40,7 @@ struct result {
     volatile uint32_t fired;
 } __attribute__((aligned(64)));
 
-static struct result res[MAX_CPUS];
+static struct result *res;          /* [slots]: sized at the first run */
 static uint64_t interval_tsc, nsamples, spin;
 
 static void on_fire(uint64_t entry_tsc)
@@ -135,10 +136,14 @@ static void run(const uint64_t *v)
     interval_tsc = tsc_from_us(v[0]);
     nsamples = v[1];
     spin = v[2];
+    uint32_t n = oncpu_slots();
+    if (!res && !(res = mem_alloc((uint64_t)n * sizeof *res, 64))) {
+        kprintf("timer: no memory for %u CPUs' results; not run\n", n);
+        return;
+    }
     wltimer_init();
     bool ran[MAX_CPUS];
     uint64_t timeout = tsc_from_us(nsamples * (v[0] + MISS_AFTER_US) + 1000000);
-    uint32_t n = oncpu_slots();
     workload_all(measure, NULL, timeout, ran);
     kprintf("timer: one-shot LAPIC timer every %lu us, %s until it fires; latency = handler "
             "entry - deadline (us)\n", v[0], spin ? "spinning" : "halted");

@@ -5,6 +5,7 @@
 
 static uint32_t runs;
 static uint8_t  current_id;
+static struct wl_cpus run_cpus;
 
 uint32_t wlrun_start(uint8_t id)
 {
@@ -13,6 +14,10 @@ uint32_t wlrun_start(uint8_t id)
 }
 
 uint32_t workload_run_number(void) { return runs; }
+
+void wlrun_set_cpus(const struct wl_cpus *cpus) { run_cpus = *cpus; }
+
+const struct wl_cpus *workload_cpus(void) { return &run_cpus; }
 
 int64_t workload_ns(int64_t ticks)
 {

@@ -80,7 +80,7 @@ uint64_t dump_run(const struct dump_request *rq)
     struct snapshot f;
     if (!snapshot_take(&f))
         return 0;
-    uint32_t apic[MAX_CPUS];
+    static uint32_t apic[MAX_CPUS];   /* not on the stack: 4 KiB at 1024 CPUs */
     for (unsigned i = 0; i < f.n; i++)
         apic[i] = cpus[i].apic_id;
     bool fault = rq->fault_cpu >= 0;

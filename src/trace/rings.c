@@ -95,7 +95,7 @@ void rings_keep_facts(uint64_t tsc_hz)
         return;
     keep->tsc_hz = tsc_hz;
     for (uint32_t i = 0; i < keep->ncpus && i < MAX_CPUS; i++)
-        keep->apic_ids[i] = cpus[i].apic_id;
+        persist_apic_ids(keep)[i] = cpus[i].apic_id;
     persist_seal(keep);
     if (keep->phys < RINGS_KEEP_FLOOR)      /* said at rings_init: may not be kept */
         kprintf("trace: rings at 0x%lx (%lu KiB, boot %lu), below %lu MiB: a warm reset may "

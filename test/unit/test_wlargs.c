@@ -4,9 +4,9 @@
 #include "check.h"
 
 static const struct wl_param params[] = {
-    { "width", "ms", 500, 1, 60000 },
-    { "thresh", "us", 10, 1, 1000000 },
-    { NULL, NULL, 0, 0, 0 },
+    { "width", "ms", 500, 1, 60000, false },
+    { "thresh", "us", 10, 1, 1000000, false },
+    { NULL, NULL, 0, 0, 0, false },
 };
 
 static char last[200];
@@ -23,7 +23,7 @@ static unsigned apply(const char *text, uint64_t *v)
 {
     warned = 0;
     last[0] = '\0';
-    return wlargs_apply(text, params, v, warn, NULL);
+    return wlargs_apply(text, params, v, NULL, warn, NULL);
 }
 
 int main(void)
