@@ -194,7 +194,8 @@ static void trace_setup(void)
     /* A ring for each CPU that may run (none listed: the boot CPU alone). */
     uint32_t n = madt.enabled < cpu_limit() ? madt.enabled : cpu_limit();
     n = n ? n : 1;
-    bool traced = rings_init(cfg.trace_events, n, prevboot_next_boot(), prevboot_kept_bytes());
+    bool traced = rings_init(cfg.trace_events, cfg.trace_memory, n, prevboot_next_boot(),
+                             prevboot_kept_bytes());
     snapshot_init(traced ? rings_capacity() : 0, n);  /* shadows: dumps pause for a copy only */
     rings_attach(0);
 }

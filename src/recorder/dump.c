@@ -100,6 +100,7 @@ uint64_t dump_run(const struct dump_request *rq)
         { fault ? "fault_vector" : NULL, NULL, rq->fault_vector },
         { f.silent[0] ? "silent_cpus" : NULL, f.silent, 0 },
         { f.busy[0] ? "busy_cpus" : NULL, f.busy, 0 },
+        { "events_asked", NULL, rings_asked() }, { "ring_bytes", NULL, rings_bytes() },
     };
     const struct dump_meta meta = { no, tsc_hz(), apic, extras, sizeof extras / sizeof extras[0],
                                     boot_nonce(), false };

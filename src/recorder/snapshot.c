@@ -16,6 +16,8 @@
 #define QUIESCE_US 10000              /* a trace point takes nanoseconds */
 #define NO_OWNER   0xFFFFFFFFu
 #define LISTS      2                  /* snapshots one CPU may hold nested */
+#define SHADOW_SPARE         (4ull << 20)   /* left for the boot after the shadows */
+#define SHADOW_SPARE_PER_CPU (64ull << 10)
 
 static volatile uint32_t owner = NO_OWNER;   /* CPU reading the rings */
 static uint32_t depth;                       /* its nested claims */
@@ -169,19 +171,28 @@ void snapshot_init(uint32_t capacity, uint32_t ncpus)
     if (!list_len)
         kprintf("trace: no memory to list %u rings; no dumps\n", ncpus);
     shadow_capacity = capacity;
-    shadows = mem_alloc((uint64_t)ncpus * sizeof *shadows, RING_CACHE_LINE);
-    shadow_slots = mem_alloc((uint64_t)ncpus * sizeof *shadow_slots, sizeof *shadow_slots);
-    for (uint32_t i = 0; capacity && shadows && shadow_slots && i < ncpus; i++) {
+    /* Only when they leave what the rest of the boot needs (the APs'
+     * stacks and tables): a dump can pause tracing instead, a CPU cannot
+     * start without a stack. Checked first so a partial set is never
+     * taken and lost (the allocator never frees). */
+    uint64_t need = (uint64_t)ncpus * (capacity * sizeof(struct trace_event) + sizeof(struct ring));
+    uint64_t spare = SHADOW_SPARE + (uint64_t)ncpus * SHADOW_SPARE_PER_CPU;
+    bool room = capacity && mem_available_bytes() >= need + spare;
+    if (room) {
+        shadows = mem_alloc((uint64_t)ncpus * sizeof *shadows, RING_CACHE_LINE);
+        shadow_slots = mem_alloc((uint64_t)ncpus * sizeof *shadow_slots, sizeof *shadow_slots);
+    }
+    for (uint32_t i = 0; room && shadows && shadow_slots && i < ncpus; i++) {
         shadow_slots[i] = mem_alloc((uint64_t)capacity * sizeof(struct trace_event),
                                     RING_CACHE_LINE);
         if (!shadow_slots[i])
             break;
         shadow_cpus = i + 1;
     }
-    if (capacity && shadow_cpus < ncpus) {
+    if (shadow_capacity && shadow_cpus < ncpus) {
         shadow_cpus = 0;
-        kprintf("trace: no memory for dump shadows (%lu KiB for %u CPUs); dumps pause tracing "
-                "until done\n", (uint64_t)ncpus * (capacity * sizeof(struct trace_event) +
+        kprintf("trace: no memory for dump shadows; dumps pause tracing until done (%lu KiB "
+                "for %u CPUs)\n", (uint64_t)ncpus * (shadow_capacity * sizeof(struct trace_event) +
                                                   sizeof(struct ring)) / 1024, ncpus);
     }
 }
