@@ -162,6 +162,9 @@ static void acpi_setup(void)
         if (madt.enabled > madt.stored)
             kprintf("acpi: MADT lists %u CPUs; only the first %u are considered\n",
                     madt.enabled, madt.stored);
+        if (madt.repeated || madt.invalid)
+            kprintf("acpi: MADT lists %u CPUs a second time (counted once) and %u with the "
+                    "x2APIC broadcast ID (no CPU)\n", madt.repeated, madt.invalid);
         return;
     }
     kprintf("acpi: %s; running on the boot CPU only\n", why);
