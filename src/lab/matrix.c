@@ -136,8 +136,8 @@ static void print_table(const int64_t *cells, const uint32_t *list, uint32_t n, 
     for (uint32_t b = 0; b < blocks; b++) {
         uint32_t c0 = b * BLOCK_COLS, c1 = c0 + BLOCK_COLS < n ? c0 + BLOCK_COLS : n;
         if (blocks > 1)
-            kprintf("  columns %u-%u of %u (block %u of %u)\n", list[c0], list[c1 - 1], n, b + 1,
-                    blocks);
+            kprintf("  block %u of %u: columns of CPUs %u to %u\n", b + 1, blocks, list[c0],
+                    list[c1 - 1]);
         print_block(cells, list, n, c0, c1, ns);
     }
 }

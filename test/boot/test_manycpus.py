@@ -97,6 +97,22 @@ class SixtyFour(ManyCpusCase):
         self.assertEqual([int(c) for c in header.group(1).split()], list(range(8)))
         self.assertNotIn("pairs not measured", matrix)
 
+        # The c2c key: by default 16 CPUs spread over the 64, in blocks of
+        # 10 columns that fit an 80-column screen.
+        start = len(m.output())
+        m.send(b"3")
+        m.wait_for(rb"^workload: c2c run=2 done", WORKLOAD_TIMEOUT_S, start=start)
+        text = m.output()[start:].decode(errors="replace")
+        spread = ",".join(str(c) for c in range(0, 64, 4))
+        self.assertIn(f"c2c: 16 of 64 CPUs by default, spread over the machine ({spread})", text)
+        self.assertIn("c2c: 120 pairs to measure", text)
+        self.assertIn("  block 1 of 2: columns of CPUs 0 to 36", text)
+        self.assertIn("  block 2 of 2: columns of CPUs 40 to 60", text)
+        widths = {len(line.rstrip()) for line in text.splitlines()
+                  if re.match(r"^ *(ticks|ns|\d+)( +(-|\d+))+ *$", line)}
+        self.assertTrue(widths and max(widths) <= 80, f"matrix lines of {widths} characters")
+        self.assertNotIn("pairs not measured", text)
+
         # s: the summary form, which fits the screen; S: the full table.
         out = self.key_output(m, b"s", rb"^late max [^\r\n]*\r?\n")
         out = out[out.index("stats: uptime"):]
