@@ -53,7 +53,6 @@ static uint32_t split(uint64_t bytes, uint32_t ncpus)
     return cap;
 }
 
-
 bool rings_init(uint32_t events, uint64_t memory, uint32_t ncpus, uint64_t boot,
                 uint64_t kept_bytes)
 {
