@@ -15,7 +15,10 @@
  *     Each AP's boot stack and GDT/TSS come from the memory map, as many
  *     as APs are started, before the first IPI; the bring-up's time, first
  *     INIT to last arrival, is said on the console.
- *  4. We wait at most SMP_TIMEOUT_MS for the pending set to empty. An AP
+ *  4. We wait at most SMP_TIMEOUT_MS for the pending set to empty
+ *     (SMP_TIMEOUT_VIRTUAL_MS under a hypervisor, CPUID.1:ECX bit 31: a
+ *     virtual CPU runs when its host schedules it, and an emulator on a
+ *     busy host took 2 s to start 64). An AP
  *     still missing then is sent INIT (parked), named on the console, and
  *     counted as failed; the boot goes on with the others. An AP that
  *     arrives after being given up on halts itself.
@@ -35,6 +38,7 @@
 #include "time/tsc.h"
 
 #define SMP_TIMEOUT_MS     2000
+#define SMP_TIMEOUT_VIRTUAL_MS 10000
 #define INIT_DELAY_US      10000
 #define SIPI_GAP_US        200
 #define XAPIC_MAX_ID       0xFE
@@ -140,7 +144,8 @@ static void send_startups(uint32_t page)
 
 static uint32_t wait_and_park(void)
 {
-    uint64_t t0 = rdtsc(), limit = tsc_from_us(SMP_TIMEOUT_MS * 1000ull);
+    uint32_t ms = cpuid(1, 0).ecx & CPUID1_HYPERVISOR ? SMP_TIMEOUT_VIRTUAL_MS : SMP_TIMEOUT_MS;
+    uint64_t t0 = rdtsc(), limit = tsc_from_us(ms * 1000ull);
     while (count_pending() && rdtsc() - t0 < limit)
         cpu_relax();
     uint32_t failed = 0;
@@ -150,7 +155,7 @@ static uint32_t wait_and_park(void)
                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
             ipi(i, ICR_INIT | ICR_ASSERT);
             kprintf("smp: CPU %u (APIC id %u) did not start within %u ms; parked\n",
-                    i, apic_ids[i], SMP_TIMEOUT_MS);
+                    i, apic_ids[i], ms);
             failed++;
         }
     }
