@@ -139,6 +139,17 @@ class SixtyFour(ManyCpusCase):
         cpu_rows = re.findall(r"^ *(\d+) +\d+ +\d+ +\d+ +\d+ +\d+ +\d+/s", full, re.M)
         self.assertEqual(sorted(int(c) for c in cpu_rows), list(range(64)), "S: a row per CPU")
 
+        # The mask prompt sets every CPU's categories at once.
+        start = len(m.output())
+        m.send(b"m")
+        m.wait_for(rb"trace: categories now BOOT,SMP,IRQ,IPI,EXC,INPUT,TRACE,WORK", 60, start=start)
+        m.send(b"irq,boot\r")
+        m.wait_for(rb"trace: categories now BOOT,IRQ\r?\n", 60, start=start)
+        m.send(b"m")
+        m.send(b"all\r")
+        m.wait_for(rb"trace: categories now BOOT,SMP,IRQ,IPI,EXC,INPUT,TRACE,WORK\r?\n", 60,
+                   start=start)
+
         # A dump of all 64 CPUs decodes complete.
         data = self.dump(m)
         dumps = dumplog.parse_log(data)
