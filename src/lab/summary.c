@@ -3,8 +3,8 @@
 #include "lib/kprintf.h"
 #include "arch/cpu.h"
 #include "lib/kstring.h"
-#include "lib/median.h"
-#include "lib/format.h"
+#include "lab/cpusum.h"
+#include "lab/wlrun.h"
 #include "arch/percpu.h"
 #include "console/serial.h"
 #include "time/tsc.h"
@@ -17,19 +17,13 @@
 #include "trace/trace.h"
 
 #define MAX_TYPES 64
-#define WORST     3                    /* CPUs named per column of the summary form */
 
-/* The per-CPU table's columns, kept for the summary form. */
-enum column { COL_RECORDED, COL_OVERWRITTEN, COL_EXCLUDED, COL_REFUSED, COL_RATE,
-              COL_TICK_AVG, COL_LATE_MAX, COLUMNS };
-static const struct { const char *name; bool total; } column_info[COLUMNS] = {
+/* The per-CPU table's columns in the summary form (cpusum.h). */
+static const struct cpusum_col columns[] = {
     { "recorded", true }, { "overwritten", true }, { "excluded", true }, { "refused", true },
     { "rate/s", true }, { "tick-handler avg", false }, { "late max", false },
 };
-static uint64_t col[COLUMNS][MAX_CPUS];     /* by place among the CPUs shown */
-static uint32_t col_cpu[MAX_CPUS];          /* that place's CPU */
-static uint64_t sorted[MAX_CPUS];           /* scratch for the medians */
-static uint32_t ncols;
+#define COLUMNS (sizeof columns / sizeof columns[0])
 
 static uint64_t per_type[MAX_TYPES];
 /* Durations of BEGIN/END pairs (recorder/pairing.h: the rule the host's
@@ -69,55 +63,12 @@ static void cpu_line(uint32_t cpu, struct ring *r, uint64_t uptime_s, bool full)
                 avg(&st->tick_lateness), st->tick_lateness.max);
         return;
     }
-    const uint64_t v[COLUMNS] = { recorded, s.overwritten, s.excluded, s.refused, rate,
-                                  avg(&st->tick_handler), st->tick_lateness.max };
-    for (unsigned c = 0; c < COLUMNS; c++)
-        col[c][ncols] = v[c];
-    col_cpu[ncols++] = cpu;
+    const int64_t v[COLUMNS] = {
+        (int64_t)recorded, (int64_t)s.overwritten, (int64_t)s.excluded, (int64_t)s.refused,
+        (int64_t)rate, (int64_t)avg(&st->tick_handler), (int64_t)st->tick_lateness.max };
+    cpusum_add(cpu, v);
 }
 
-/* The place (< ncols) of the highest value of column c above `floor`
- * that is not among picked[0..n), or ncols when none. */
-static uint32_t highest(unsigned c, uint64_t floor, const uint32_t *picked, unsigned n)
-{
-    uint32_t best = ncols;
-    for (uint32_t i = 0; i < ncols; i++) {
-        bool used = false;
-        for (unsigned k = 0; k < n; k++)
-            used |= picked[k] == i;
-        if (!used && col[c][i] > floor && (best == ncols || col[c][i] > col[c][best]))
-            best = i;
-    }
-    return best;
-}
-
-/* One row of the summary form: total, min, median, max over the CPUs and
- * the WORST CPUs with the highest values (none when all are equal). */
-static void summary_row(unsigned c)
-{
-    uint64_t total = 0, hi = 0, lo = UINT64_MAX;
-    for (uint32_t i = 0; i < ncols; i++) {
-        total += col[c][i];
-        hi = col[c][i] > hi ? col[c][i] : hi;
-        lo = col[c][i] < lo ? col[c][i] : lo;
-    }
-    memcpy(sorted, col[c], ncols * sizeof sorted[0]);
-    uint64_t med = median_u64(sorted, ncols);
-    char worst[96] = "", total_text[24] = "-";
-    size_t at = 0;
-    uint32_t picked[WORST];
-    for (unsigned w = 0; w < WORST && hi != lo; w++) {
-        picked[w] = highest(c, lo, picked, w);
-        if (picked[w] == ncols)
-            break;
-        at += (size_t)ksnprintf(worst + at, sizeof worst - at, " cpu%u=%lu", col_cpu[picked[w]],
-                                col[c][picked[w]]);
-    }
-    if (column_info[c].total)
-        ksnprintf(total_text, sizeof total_text, "%lu", total);
-    kprintf("%-17s %12s %10lu %10lu %10lu %s\n", column_info[c].name, total_text,
-            ncols ? lo : 0, med, hi, worst[0] ? worst : " -");
-}
 
 void summary_print(uint64_t ignored_keys, uint64_t usb_keys_dropped, bool full)
 {
@@ -138,8 +89,8 @@ void summary_print(uint64_t ignored_keys, uint64_t usb_keys_dropped, bool full)
     uint32_t shown = 0;
     for (uint32_t i = 0; i < f.n; i++)
         shown += f.rings[i] != NULL;
-    full = full || shown <= SUMMARY_TABLE_MAX;
-    ncols = 0;
+    full = full || shown <= CPUSUM_TABLE_MAX;
+    cpusum_begin(columns, COLUMNS);
     if (full)
         kprintf("cpu  apic   recorded overwritten excluded refused    rate  tick-handler "
                 "min/avg/max  late avg/max (TSC ticks)\n");
@@ -149,9 +100,7 @@ void summary_print(uint64_t ignored_keys, uint64_t usb_keys_dropped, bool full)
     if (!full) {
         kprintf("stats: %u CPUs, more than a screen's table (S prints it); over the CPUs "
                 "(TSC ticks for the timer):\n", shown);
-        kprintf("%-17s %12s %10s %10s %10s  worst CPUs\n", "", "total", "min", "median", "max");
-        for (unsigned c = 0; c < COLUMNS; c++)
-            summary_row(c);
+        cpusum_print(workload_line);
     }
     kprintf("events held per type:");
     for (unsigned t = 0; t < MAX_TYPES; t++) {

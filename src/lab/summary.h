@@ -6,10 +6,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* More CPUs than this: `s` prints the summary form (totals, min, median
- * and max over the CPUs, the worst CPUs by name) instead of a row per
- * CPU, which would not fit the screen; `S` prints the table anyway. */
-#define SUMMARY_TABLE_MAX 24
+/* Past CPUSUM_TABLE_MAX CPUs, `s` prints the summary form (cpusum.h:
+ * totals, min, median and max over the CPUs, the worst CPUs by name)
+ * instead of a row per CPU, which would not fit the screen; `full` (`S`)
+ * asks for the table anyway. */
 
 /* ignored_keys: input bytes that named no command (hotkey.h). */
 /* ignored_keys: keys that named no command; usb_keys_dropped: USB key

@@ -1,5 +1,6 @@
 /* wlrun.c — the current run's number and per-CPU part (wlrun.h). */
 #include "lab/wlrun.h"
+#include "lib/kprintf.h"
 #include "time/tsc.h"
 #include "trace/trace.h"
 
@@ -18,6 +19,8 @@ uint32_t workload_run_number(void) { return runs; }
 void wlrun_set_cpus(const struct wl_cpus *cpus) { run_cpus = *cpus; }
 
 const struct wl_cpus *workload_cpus(void) { return &run_cpus; }
+
+void workload_line(const char *line) { kprintf("%s\n", line); }
 
 int64_t workload_ns(int64_t ticks)
 {

@@ -21,6 +21,8 @@ void     wlrun_set_cpus(const struct wl_cpus *cpus);
 const struct wl_cpus *workload_cpus(void);
 /* oncpu_all inside per-CPU WORKLOAD_BEGIN/END events of the current run. */
 unsigned workload_all(oncpu_fn fn, void *arg, uint64_t timeout_tsc, bool *ran);
+/* One line on the console (a newline added): for cpusum_print. */
+void     workload_line(const char *line);
 /* ns from TSC ticks (signed), for summaries. */
 int64_t  workload_ns(int64_t ticks);
 

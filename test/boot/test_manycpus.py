@@ -139,6 +139,19 @@ class SixtyFour(ManyCpusCase):
         cpu_rows = re.findall(r"^ *(\d+) +\d+ +\d+ +\d+ +\d+ +\d+ +\d+/s", full, re.M)
         self.assertEqual(sorted(int(c) for c in cpu_rows), list(range(64)), "S: a row per CPU")
 
+        # The timer workload's per-CPU results in their summary form.
+        start = len(m.output())
+        m.send(b"5")
+        m.wait_for(rb"^workload: timer run=3 done", WORKLOAD_TIMEOUT_S, start=start)
+        text = m.output()[start:].decode(errors="replace")
+        self.assertIn("timer: 64 CPUs, over the CPUs (latency in us):", text)
+        rows = re.findall(r"^(samples|missed|min|avg|max) +(\S+) +(-?\d+) +(-?\d+) +(-?\d+) ",
+                          text, re.M)
+        self.assertEqual([r[0] for r in rows], ["samples", "missed", "min", "avg", "max"], text)
+        self.assertEqual(int(rows[0][1]), 64 * 200, "every CPU's 200 samples counted")
+        self.assertEqual(re.findall(r"^ *\d+ +\d+ +\d+ +-?\d+ +-?\d+ +-?\d+\s*$", text, re.M),
+                         [], "no per-CPU rows")
+
         # The mask prompt sets every CPU's categories at once.
         start = len(m.output())
         m.send(b"m")
