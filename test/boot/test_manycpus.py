@@ -174,36 +174,6 @@ class SixtyFour(ManyCpusCase):
         self.assertEqual(m.faults(), [])
 
 
-class WarmReset(ManyCpusCase):
-    """The reset-surviving region of 64 CPUs (layout version 3: its
-    per-CPU tables after the header) is found again after a warm reset,
-    and `l` dumps all 64 rings with their APIC ids."""
-
-    def test_64_rings_survive_a_reset(self):
-        m, info = self.boot(smp=64, no_reboot=False)
-        self.assertEqual(info["prev_events"], "0")
-        before = dumplog.parse_log(self.dump(m))[-1]
-        self.assertTrue(before.complete)
-        start = len(m.output())
-        m.qmp().command("system_reset")
-        m.wait_for(rb"READY [^\r\n]*prev_events=(\d+)[^\r\n]*\r?\n", READY_TIMEOUT_S,
-                   start=start)
-        again = re.findall(r"READY [^\r\n]*prev_events=(\d+)", m.text())
-        self.assertEqual(len(again), 2)
-        self.assertGreater(int(again[-1]), 0)
-        self.assertRegex(m.text(), r"trace: previous boot 1's trace kept at 0x[0-9a-f]+: 64 CPUs")
-        start = len(m.output())
-        m.send(b"l")
-        m.wait_for(DUMP_END, DUMP_TIMEOUT_S, start=start)
-        prev = dumplog.parse_log(m.output()[start:])[-1]
-        self.assertTrue(prev.complete, prev.warnings)
-        self.assertEqual(prev.header.get("boot"), "previous")
-        self.assertEqual(len(prev.cpus), 64)
-        self.assertEqual(sorted(c.apic_id for c in prev.cpus), list(range(64)))
-        self.assertEqual(sum(len(c.events) for c in prev.cpus), int(again[-1]))
-        self.assertEqual(m.faults(), [])
-
-
 class RingMemory(ManyCpusCase):
     """trace.memory= and a too-large trace.events= on a 128 MiB machine:
     it boots, says what it took, and the dump's %M says the same."""
