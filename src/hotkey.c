@@ -37,10 +37,16 @@ void hotkey_init(unsigned keyboard)
 }
 
 static void key_dump(void)     { dump_all(); }
-static void key_print(void)    { table_print_newest(); }
+static void key_print(void)    { table_print_newest(false); }
 static void key_toggle(void)   { control_toggle(); }
 static void key_clear(void)    { control_clear(stats_clear); }   /* the timer statistics too */
-static void key_stats(void)    { summary_print(ignored, usb_keys_dropped()); }
+static void key_stats(void)    { summary_print(ignored, usb_keys_dropped(), false); }
+/* S: the per-CPU tables of s and p, however many CPUs. */
+static void key_full(void)
+{
+    summary_print(ignored, usb_keys_dropped(), true);
+    table_print_newest(true);
+}
 static void key_mask(void)     { maskprompt_open(); }
 static void key_previous(void) { prevboot_dump(); }
 

@@ -69,7 +69,7 @@ void kmain(uint32_t magic, const void *info)
     boot_phase(TRACE_PHASE_CMDLINE, cfg.warning_count);
     exception_set_on_fault((enum on_fault)cfg.on_fault);  /* trace.on_fault= */
     console_setup();                        /* legacy COM port, screen, banner */
-    gdt_init_cpu(0);                        /* this CPU's GDT and TSS */
+    gdt_init_cpu(NULL);                     /* this CPU's GDT and TSS */
     pat_init();                             /* PAT entry 1: write combining (screen) */
     idt_init(exception_handle);             /* all 256 vectors; faults report */
     idt_load();
@@ -162,6 +162,9 @@ static void acpi_setup(void)
         if (madt.enabled > madt.stored)
             kprintf("acpi: MADT lists %u CPUs; only the first %u are considered\n",
                     madt.enabled, madt.stored);
+        if (madt.repeated || madt.invalid)
+            kprintf("acpi: MADT lists %u CPUs a second time (counted once) and %u with the "
+                    "x2APIC broadcast ID (no CPU)\n", madt.repeated, madt.invalid);
         return;
     }
     kprintf("acpi: %s; running on the boot CPU only\n", why);
@@ -191,9 +194,12 @@ static void trace_setup(void)
         cats = TRACE_CATS_ALL;
     }
     trace_set_mask((cfg.trace_off ? 0 : TRACE_ENABLE) | cats);
-    uint32_t n = madt.enabled && madt.enabled < cpu_limit() ? madt.enabled : cpu_limit();
-    if (rings_init(cfg.trace_events, n, prevboot_next_boot(), prevboot_kept_bytes()))
-        snapshot_init(rings_capacity(), n);      /* shadows: dumps pause for a copy only */
+    /* A ring for each CPU that may run (none listed: the boot CPU alone). */
+    uint32_t n = madt.enabled < cpu_limit() ? madt.enabled : cpu_limit();
+    n = n ? n : 1;
+    bool traced = rings_init(cfg.trace_events, cfg.trace_memory, n, prevboot_next_boot(),
+                             prevboot_kept_bytes());
+    snapshot_init(traced ? rings_capacity() : 0, n);  /* shadows: dumps pause for a copy only */
     rings_attach(0);
 }
 

@@ -31,6 +31,8 @@ static inline uint64_t rdtsc(void)
 
 struct cpuid_regs { uint32_t eax, ebx, ecx, edx; };
 
+#define CPUID1_HYPERVISOR (1u << 31)   /* CPUID.1:ECX: running under a hypervisor */
+
 static inline struct cpuid_regs cpuid(uint32_t leaf, uint32_t sub)
 {
     struct cpuid_regs r;

@@ -20,7 +20,11 @@ struct cpu_tables {
     uint8_t ist_stacks[3][IST_STACK_SIZE] __attribute__((aligned(16)));
 } __attribute__((aligned(64)));
 
-static struct cpu_tables tables[MAX_CPUS];
+/* The boot CPU's are here (it needs them before memory is known); the
+ * APs' come from the memory map, sized by how many start (smp.c). */
+static struct cpu_tables bsp_tables;
+
+size_t gdt_cpu_bytes(void) { return sizeof(struct cpu_tables); }
 
 static uint64_t tss_low(uint64_t base, uint32_t limit)
 {
@@ -29,9 +33,9 @@ static uint64_t tss_low(uint64_t base, uint32_t limit)
            ((uint64_t)(limit >> 16 & 0xF) << 48) | ((base >> 24 & 0xFF) << 56);
 }
 
-void gdt_init_cpu(uint32_t index)
+void gdt_init_cpu(void *mem)
 {
-    struct cpu_tables *t = &tables[index];
+    struct cpu_tables *t = mem ? mem : &bsp_tables;
     t->tss = (struct tss64){ 0 };
     for (int i = 0; i < 3; i++)
         t->tss.ist[i] = (uint64_t)(uintptr_t)(t->ist_stacks[i] + IST_STACK_SIZE);

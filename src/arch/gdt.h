@@ -3,6 +3,7 @@
  * stack overflow still reports instead of triple-faulting. */
 #ifndef GDT_H
 #define GDT_H
+#include <stddef.h>
 #include <stdint.h>
 
 #define GDT_KCODE 0x08                /* must match boot/layout.inc */
@@ -13,7 +14,10 @@
 #define IST_NMI          2
 #define IST_MACHINE_CHECK 3
 
-/* Build and load CPU `index`'s GDT and TSS (on that CPU). */
-void gdt_init_cpu(uint32_t index);
+/* Build and load the calling CPU's GDT and TSS in `mem` (gdt_cpu_bytes()
+ * bytes, zeroed, 64-byte aligned, its own), or NULL on the boot CPU:
+ * its tables are static. */
+void   gdt_init_cpu(void *mem);
+size_t gdt_cpu_bytes(void);
 
 #endif

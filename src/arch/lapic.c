@@ -52,6 +52,15 @@ static void wr(uint32_t reg, uint32_t v)
 void lapic_init(uint64_t mmio_base)
 {
     uint64_t base = rdmsr(MSR_APIC_BASE);
+    /* The boot CPU's mode is every CPU's: firmware that hands over in
+     * x2APIC mode (APIC ids above 254) normally leaves the APs so too; one
+     * that is not is switched, xAPIC -> x2APIC by setting EXTD with EN set
+     * (SDM §11.12.5, the one legal transition between the two). */
+    if (x2 && !(base & APIC_BASE_EXTD)) {
+        wrmsr(MSR_APIC_BASE, base | APIC_BASE_EN);
+        base |= APIC_BASE_EN | APIC_BASE_EXTD;
+        wrmsr(MSR_APIC_BASE, base);
+    }
     x2 = base & APIC_BASE_EXTD;
     if (!x2) {
         uint64_t addr = base & APIC_BASE_ADDR;

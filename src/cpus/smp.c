@@ -12,7 +12,13 @@
  *     enough to need it, a STARTUP IPI to each, 200 us, and a second
  *     STARTUP only to those not yet arrived. The APIC error status is
  *     cleared before and checked after every IPI.
- *  4. We wait at most SMP_TIMEOUT_MS for the pending set to empty. An AP
+ *     Each AP's boot stack and GDT/TSS come from the memory map, as many
+ *     as APs are started, before the first IPI; the bring-up's time, first
+ *     INIT to last arrival, is said on the console.
+ *  4. We wait at most SMP_TIMEOUT_MS for the pending set to empty
+ *     (SMP_TIMEOUT_VIRTUAL_MS under a hypervisor, CPUID.1:ECX bit 31: a
+ *     virtual CPU runs when its host schedules it, and an emulator on a
+ *     busy host took 2 s to start 64). An AP
  *     still missing then is sent INIT (parked), named on the console, and
  *     counted as failed; the boot goes on with the others. An AP that
  *     arrives after being given up on halts itself.
@@ -32,12 +38,15 @@
 #include "time/tsc.h"
 
 #define SMP_TIMEOUT_MS     2000
+#define SMP_TIMEOUT_VIRTUAL_MS 10000
 #define INIT_DELAY_US      10000
 #define SIPI_GAP_US        200
 #define XAPIC_MAX_ID       0xFE
 #define PARKED_LIST_LEN    256      /* APIC ids named on the parked line */
 #define PARKED_ID_LEN      12       /* " 4294967295" and its NUL */
 #define PARKED_MORE_LEN    32
+#define AP_STACK_SIZE      16384    /* must match boot/layout.inc */
+#define AP_STACK_ALIGN     4096
 
 enum cpu_state { CPU_UNUSED, CPU_PENDING, CPU_ONLINE, CPU_FAILED };
 
@@ -45,6 +54,8 @@ extern char tramp_start[], tramp_end[];
 extern char tramp_gdt[], tramp_gdtr[], tramp_pm32_jmp[], tramp_lm64_jmp[];
 extern char tramp_cr3[], tramp_entry64[], tramp_pm32[], tramp_lm64[];
 extern char ap_long_entry[];
+extern uint64_t ap_stack_base;        /* boot/ap_entry.asm: the APs' stacks */
+extern uint32_t ap_stack_count;
 
 static uint32_t apic_ids[MAX_CPUS];
 static volatile uint8_t state[MAX_CPUS];
@@ -52,6 +63,7 @@ static uint32_t slots;
 static volatile uint32_t released;
 static uint64_t madt_lapic;
 static ap_online_fn ap_online;        /* main.c's, given to smp_start */
+static uint8_t *ap_tables;            /* APs' GDT/TSS: CPU i's at (i - 1) * gdt_cpu_bytes() */
 
 int smp_index_of(uint32_t apic_id)
 {
@@ -132,7 +144,8 @@ static void send_startups(uint32_t page)
 
 static uint32_t wait_and_park(void)
 {
-    uint64_t t0 = rdtsc(), limit = tsc_from_us(SMP_TIMEOUT_MS * 1000ull);
+    uint32_t ms = cpuid(1, 0).ecx & CPUID1_HYPERVISOR ? SMP_TIMEOUT_VIRTUAL_MS : SMP_TIMEOUT_MS;
+    uint64_t t0 = rdtsc(), limit = tsc_from_us(ms * 1000ull);
     while (count_pending() && rdtsc() - t0 < limit)
         cpu_relax();
     uint32_t failed = 0;
@@ -142,7 +155,7 @@ static uint32_t wait_and_park(void)
                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
             ipi(i, ICR_INIT | ICR_ASSERT);
             kprintf("smp: CPU %u (APIC id %u) did not start within %u ms; parked\n",
-                    i, apic_ids[i], SMP_TIMEOUT_MS);
+                    i, apic_ids[i], ms);
             failed++;
         }
     }
@@ -192,6 +205,25 @@ static uint32_t choose(const struct madt_info *m, uint32_t bsp, uint32_t limit)
     return slots;
 }
 
+/* Stacks and GDT/TSS for slots - 1 APs, from the memory map. */
+static bool alloc_ap_state(void)
+{
+    uint64_t n = slots - 1;
+    void *stacks = mem_alloc(n * AP_STACK_SIZE, AP_STACK_ALIGN);
+    ap_tables = mem_alloc(n * gdt_cpu_bytes(), 64);
+    if (!stacks || !ap_tables)
+        return false;
+    ap_stack_base = (uint64_t)(uintptr_t)stacks;
+    __atomic_store_n(&ap_stack_count, (uint32_t)n, __ATOMIC_RELEASE);
+    return true;
+}
+
+static void give_up_all(void)
+{
+    for (uint32_t i = 1; i < slots; i++)
+        state[i] = CPU_FAILED;
+}
+
 void smp_start(const struct madt_info *m, uint32_t limit, struct smp_summary *out,
                ap_online_fn online)
 {
@@ -204,22 +236,33 @@ void smp_start(const struct madt_info *m, uint32_t limit, struct smp_summary *ou
     choose(m, bsp, limit ? limit : 1);
     uint32_t found = m->enabled ? m->enabled : 1;
     uint32_t failed = 0;
+    uint64_t took_us = 0;
     if (slots > 1) {
         uint32_t page = install_trampoline();
-        if (page) {
+        if (!page) {
+            kprintf("smp: no free page below 1 MiB for the AP trampoline; BSP only\n");
+            give_up_all();
+            failed = slots - 1;
+        } else if (!alloc_ap_state()) {
+            kprintf("smp: no memory for %u APs' stacks and tables (%lu KiB); BSP only\n",
+                    slots - 1, (uint64_t)(slots - 1) * (AP_STACK_SIZE + gdt_cpu_bytes()) / 1024);
+            give_up_all();
+            failed = slots - 1;
+        } else {
+            uint64_t t0 = rdtsc();
             send_startups(page);
             failed = wait_and_park();
-        } else {
-            kprintf("smp: no free page below 1 MiB for the AP trampoline; BSP only\n");
-            for (uint32_t i = 1; i < slots; i++)
-                state[i] = CPU_FAILED;
-            failed = slots - 1;
+            took_us = tsc_to_us(rdtsc() - t0);
         }
     }
     *out = (struct smp_summary){ .found = found, .online = slots - failed,
                                  .parked = found > slots ? found - slots : 0,
                                  .failed = failed, .slots = slots };
     cpus_online = out->online;
+    out->bringup_us = took_us;
+    if (slots > 1)
+        kprintf("smp: %u CPUs online in %lu us (%u started in parallel, %u failed)\n",
+                out->online, took_us, slots - 1, failed);
     name_parked(m, bsp, out->parked, limit);
 }
 
@@ -247,7 +290,7 @@ void ap_main(void)
     percpu_install((uint32_t)idx);
     cpus[idx].apic_id = apic_ids[idx];
     cpus[idx].online = 1;
-    gdt_init_cpu((uint32_t)idx);
+    gdt_init_cpu(ap_tables + (uint64_t)(idx - 1) * gdt_cpu_bytes());
     pat_init();                          /* the same PAT on every CPU (SDM §12.12.4) */
     idt_load();
     ap_online((uint32_t)idx);

@@ -11,6 +11,7 @@ struct smp_summary {
     uint32_t parked;       /* enabled but not started: MAX_CPUS, maxcpus, nosmp */
     uint32_t failed;       /* sent INIT/SIPI but never arrived; parked again */
     uint32_t slots;        /* CPU indices assigned (online or failed) */
+    uint64_t bringup_us;   /* first INIT to the last AP's arrival (or the timeout) */
 };
 
 /* What an AP runs once it is online (main.c's); never returns. */

@@ -192,6 +192,35 @@ static void opt_trace_events(struct boot_config *cfg, const char *word, const ch
     cfg->trace_events = v;
 }
 
+/* trace.memory=<n>[K|M|G]: bytes in binary units (64M = 64 MiB). */
+static void opt_trace_memory(struct boot_config *cfg, const char *word, const char *val)
+{
+    char digits[24];
+    size_t n = strlen(val);
+    uint64_t unit = 1;
+    char last = n ? val[n - 1] : '\0';
+    if (last == 'K' || last == 'k')
+        unit = 1ull << 10;
+    else if (last == 'M' || last == 'm')
+        unit = 1ull << 20;
+    else if (last == 'G' || last == 'g')
+        unit = 1ull << 30;
+    n -= unit != 1;
+    uint32_t v;
+    bool ok = n > 0 && n < sizeof digits;
+    if (ok) {
+        memcpy(digits, val, n);
+        digits[n] = '\0';
+        ok = parse_u32(digits, &v);
+    }
+    uint64_t bytes = ok ? (uint64_t)v * unit : 0;
+    if (!ok || bytes < MIN_TRACE_MEMORY || bytes > MAX_TRACE_MEMORY) {
+        warn(cfg, word, "want a size like 64M or 1G, 64K to 1024G; using trace.events");
+        return;
+    }
+    cfg->trace_memory = bytes;
+}
+
 /* One usb.skip= item, `n` bytes at p: a kind or pci:BB:DD.F. */
 static bool usb_skip_item(struct boot_config *c, const char *p, size_t n)
 {
@@ -314,6 +343,8 @@ static void apply(struct boot_config *cfg, const char *word)
         parse_range(cfg, word, val, 1, 10000, &cfg->timer_hz, "100");
     else if (KEY("trace.events"))
         opt_trace_events(cfg, word, val);
+    else if (KEY("trace.memory"))
+        opt_trace_memory(cfg, word, val);
     else if (KEY("trace.mask"))
         copy_value(cfg, word, val, cfg->trace_mask, sizeof cfg->trace_mask);
     else if (KEY("trace.dump_to"))

@@ -12,6 +12,9 @@
  *   timer_hz=<n>                 LAPIC timer rate per CPU (1..10000, 100)
  *   trace.events=<n>             ring capacity per CPU, power of two
  *                                (64..1048576, 4096)
+ *   trace.memory=<size>          ring memory in all, split among the CPUs
+ *                                (64K..1024G, K/M/G binary units; wins over
+ *                                trace.events=)
  *   trace.mask=<names>           categories traced at boot (all)
  *   trace.off                    boot with tracing disabled
  *   trace.dump_to=<list>         where dumps go: serial, stick or both,
@@ -64,6 +67,7 @@ struct boot_config {
     bool     nosmp;
     uint32_t timer_hz;
     uint32_t trace_events;
+    uint64_t trace_memory;             /* bytes; 0 = per CPU (trace_events) */
     char     trace_mask[96];           /* empty = default */
     bool     trace_off;
     unsigned dump_to;                  /* DUMP_TO_* bits; 0 = the default */
@@ -109,6 +113,8 @@ struct boot_config {
 #define DEFAULT_TRACE_EVENTS  4096
 #define MIN_TRACE_EVENTS      64
 #define MAX_TRACE_EVENTS      (1u << 20)
+#define MIN_TRACE_MEMORY      (64ull << 10)
+#define MAX_TRACE_MEMORY      (1024ull << 30)
 
 /* Why the CPU an option names (debug.fault=, by CPU index) will never act
  * on it, or NULL when it will: CPU 0 is the boot CPU, which only serves

@@ -1,7 +1,6 @@
 /* madt.c — MADT parsing (ACPI 6.5 §5.2.12). */
 #include "firmware/madt.h"
 #include "lib/bytes.h"
-#include "lib/bytes.h"
 #include "lib/kstring.h"
 
 #define SDT_HEADER_LEN    36
@@ -26,6 +25,15 @@ static void add_cpu(struct madt_info *out, uint32_t apic_id, uint32_t uid, uint3
             out->disabled++;
         return;
     }
+    if (apic_id == MADT_NO_CPU) {
+        out->invalid++;
+        return;
+    }
+    for (unsigned i = 0; i < out->stored; i++)
+        if (out->cpus[i].apic_id == apic_id) {
+            out->repeated++;
+            return;
+        }
     out->enabled++;
     if (out->stored < MADT_MAX_CPUS)
         out->cpus[out->stored++] = (struct madt_cpu){ apic_id, uid, x2 };

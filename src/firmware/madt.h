@@ -4,14 +4,21 @@
  * for IDs >= 255), 5 (local APIC address override), 1 (I/O APIC) and 2
  * (interrupt source override: where a legacy ISA IRQ really arrives). Only entries with
  * the ENABLED flag are CPUs we may start; ONLINE_CAPABLE ones are merely
- * hot-pluggable later and are counted separately. Pure code (host-tested). */
+ * hot-pluggable later and are counted separately. An APIC ID listed twice
+ * (some firmware lists a CPU below 255 as both type 0 and type 9) is one
+ * CPU, its first entry; a type 9 entry with ID 0xFFFFFFFF names no CPU
+ * (it is the broadcast ID, where an INIT would reach every CPU). x2APIC
+ * IDs are 32-bit and may be sparse. Pure code (host-tested). */
 #ifndef MADT_H
 #define MADT_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define MADT_MAX_CPUS      1024
+/* CPUs kept: every one the image can run (MAX_CPUS), at least 1024, so
+ * that those left parked can be named. */
+#define MADT_MAX_CPUS      (MAX_CPUS > 1024 ? MAX_CPUS : 1024)
+#define MADT_NO_CPU        0xFFFFFFFFu   /* the x2APIC broadcast ID: never a CPU's */
 #define MADT_MAX_IOAPICS   8
 #define MADT_MAX_OVERRIDES 16
 
@@ -27,6 +34,8 @@ struct madt_info {
     unsigned enabled;                  /* ENABLED CPU entries */
     unsigned online_capable;           /* present but disabled, hot-pluggable */
     unsigned disabled;                 /* neither: firmware says unusable */
+    unsigned repeated;                 /* ENABLED entries of an APIC ID seen before */
+    unsigned invalid;                  /* ENABLED entries with ID MADT_NO_CPU */
     unsigned stored;                   /* entries in cpus[] (<= MADT_MAX_CPUS) */
     struct madt_cpu cpus[MADT_MAX_CPUS];   /* ENABLED entries, table order */
     unsigned ioapics, overrides;           /* entries stored below (extra ones dropped) */

@@ -32,25 +32,33 @@
 #define SCOPES           2             /* the boot CPU alone; all CPUs */
 
 static const struct wl_param params[] = {
-    { "n", "", 20000, 1000, 100000000 },
-    { "rounds", "", 5, 1, MAX_ROUNDS },
-    { NULL, NULL, 0, 0, 0 },
+    { "n", "", 20000, 1000, 100000000, false },
+    { "rounds", "", 5, 1, MAX_ROUNDS, false },
+    { NULL, NULL, 0, 0, 0, false },
 };
 
-static struct bench_cpu bcpu[MAX_CPUS];
+static struct bench_cpu *bcpu;          /* [slots]: sized at the first run */
 static struct bl_global_ring global;
 static bool have_rings;
 static uint64_t n_events, rounds;
 static uint32_t saved_mask;
-/* ticks[variant][scope][round][cpu] for n events */
-static uint64_t ticks[BV_COUNT][SCOPES][MAX_ROUNDS][MAX_CPUS];
+/* ticks[variant][scope][round][cpu] for n events, as one block of
+ * BV_COUNT * SCOPES * MAX_ROUNDS * slots counters */
+static uint64_t *ticks;
+static uint32_t slots;
+#define TICKS(v, scope, r, c) ticks[(((uint64_t)(v) * SCOPES + (scope)) * MAX_ROUNDS + (r)) * slots + (c)]
 
 /* Baseline rings, once per boot (the allocator never frees). */
 static bool alloc_rings(void)
 {
     if (have_rings)
         return true;
-    for (uint32_t c = 0; c < oncpu_slots(); c++) {
+    slots = oncpu_slots();
+    bcpu = mem_alloc((uint64_t)slots * sizeof *bcpu, 64);
+    ticks = mem_alloc((uint64_t)BV_COUNT * SCOPES * MAX_ROUNDS * slots * sizeof *ticks, 64);
+    if (!bcpu || !ticks)
+        return false;
+    for (uint32_t c = 0; c < slots; c++) {
         struct trace_event *s = mem_alloc(BASELINE_EVENTS * sizeof *s, 64);
         struct bl_wide_entry *w = mem_alloc(BASELINE_EVENTS * sizeof *w, 64);
         if (!s || !w)
@@ -81,7 +89,7 @@ static void one_cpu(void)
     for (uint64_t r = 0; r < rounds; r++)
         for (unsigned v = 0; v < BV_COUNT; v++) {
             trace_set_mask(bench_mask(v, saved_mask));
-            ticks[v][0][r][0] = timed(v, 0);
+            TICKS(v, 0, r, 0) = timed(v, 0);
         }
     trace_set_mask(saved_mask);
 }
@@ -96,7 +104,7 @@ static void all_cpus(uint32_t cpu, void *arg)
             if (cpu == 0)
                 trace_set_mask(bench_mask(v, saved_mask));
             oncpu_barrier(limit);      /* the mask is set: start together */
-            ticks[v][1][r][cpu] = timed(v, cpu);
+            TICKS(v, 1, r, cpu) = timed(v, cpu);
         }
     oncpu_barrier(limit);
     if (cpu == 0)
@@ -112,7 +120,7 @@ static uint64_t figure(unsigned v, unsigned scope, const bool *ran)
         uint64_t sum = 0, cpus = 0;
         for (uint32_t c = 0; c < (scope ? oncpu_slots() : 1); c++)
             if (!scope || ran[c]) {
-                sum += ticks[v][scope][r][c];
+                sum += TICKS(v, scope, r, c);
                 cpus++;
             }
         per_round[r] = cpus ? sum * 1000 / cpus / n_events : 0;
@@ -142,7 +150,7 @@ static void run(const uint64_t *v)
     n_events = v[0];
     rounds = v[1];
     if (!alloc_rings()) {
-        kprintf("bench: no memory for the baseline rings; not run\n");
+        kprintf("bench: no memory for the baseline rings and counters; not run\n");
         return;
     }
     saved_mask = trace_get_mask();

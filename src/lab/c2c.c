@@ -23,17 +23,20 @@
 #define PAIR_TRIES       3
 
 static const struct wl_param params[] = {
-    { "samples", "", 16, 1, MAX_SAMPLES },
-    { "trips", "", 100, 1, 100000 },
-    { NULL, NULL, 0, 0, 0 },
+    { "samples", "", 16, 1, MAX_SAMPLES, false },
+    { "trips", "", 100, 1, 100000, false },
+    { "cpus", "", 0, 0, 0, true },
+    { NULL, NULL, 0, 0, 0, false },
 };
 
 static struct { uint64_t v; } __attribute__((aligned(64))) line, ready, stop;
 static uint32_t peer;
+static uint32_t cpu_at, peer_at, n; /* places in list[] of the pair, its length */
+static uint32_t list[MAX_CPUS];     /* the CPUs measured (matrix.h) */
 static uint64_t pair_deadline;      /* TSC: both sides give up here */
 static uint64_t nsamples, trips;
 static uint64_t sample[MAX_SAMPLES];
-static int64_t cells[MAX_CPUS * MAX_CPUS];
+static int64_t *cells;             /* n x n, by place in list[] */
 
 /* Compare-exchange `from` -> `from + 1` until it works; false on timeout. */
 static bool handover(uint64_t from, uint64_t timeout_tsc)
@@ -64,7 +67,7 @@ static void pong(uint32_t cpu, void *arg)
 
 static void ping(uint32_t cpu, void *arg)
 {
-    (void)arg;
+    (void)cpu, (void)arg;
     uint64_t timeout = tsc_from_us(TRIP_TIMEOUT_US), even = 0;
     unsigned got = 0;
     if (!spin_until_eq(&ready.v, 1, tsc_from_us(START_TIMEOUT_US)))
@@ -82,7 +85,7 @@ out:
     __atomic_store_n(&stop.v, 1, __ATOMIC_RELEASE);
     if (got == nsamples) {
         uint64_t m = median_u64(sample, got);
-        cells[cpu * MAX_CPUS + peer] = cells[peer * MAX_CPUS + cpu] = (int64_t)(m / 2);
+        cells[cpu_at * n + peer_at] = cells[peer_at * n + cpu_at] = (int64_t)(m / 2);
         trace(C2C_RTT, peer, m);
     }
 }
@@ -91,25 +94,30 @@ static void run(const uint64_t *v)
 {
     nsamples = v[0];
     trips = v[1];
-    uint32_t n = oncpu_slots(), failed = 0;
+    uint32_t failed = 0;
     uint64_t timeout = tsc_from_us(PAIR_BUDGET_US + START_TIMEOUT_US);
-    for (uint32_t i = 0; i < MAX_CPUS * MAX_CPUS; i++)
-        cells[i] = MATRIX_NONE;
+    n = matrix_pick("c2c", workload_cpus(), v[2], list);
+    if (n < 2 || !(cells = matrix_cells(0, n))) {
+        kprintf("c2c: fewer than 2 CPUs to measure; nothing measured\n");
+        return;
+    }
+    matrix_begin("c2c", (uint64_t)n * (n - 1) / 2);
     for (uint32_t a = 0; a < n; a++)
         for (uint32_t b = a + 1; b < n; b++) {
             /* More tries when one timed out: a preempted (virtual) CPU
              * can stall a handover. A CPU that did not even take its job
              * is no longer usable, so it costs no more tries. */
-            for (unsigned t = 0; t < PAIR_TRIES && cells[a * MAX_CPUS + b] == MATRIX_NONE &&
-                                 oncpu_usable(a) && oncpu_usable(b); t++) {
-                peer = b;
+            for (unsigned t = 0; t < PAIR_TRIES && cells[a * n + b] == MATRIX_NONE &&
+                                 oncpu_usable(list[a]) && oncpu_usable(list[b]); t++) {
+                peer = list[b], cpu_at = a, peer_at = b;
                 line.v = ready.v = stop.v = 0;
                 pair_deadline = rdtsc() + tsc_from_us(PAIR_BUDGET_US);
-                oncpu_pair(a, ping, b, pong, NULL, timeout);
+                oncpu_pair(list[a], ping, list[b], pong, NULL, timeout);
             }
-            failed += cells[a * MAX_CPUS + b] == MATRIX_NONE;
+            failed += cells[a * n + b] == MATRIX_NONE;
+            matrix_pair_done();
         }
-    matrix_print("c2c: one-way cache-line latency (median round trip / 2)", cells, n);
+    matrix_print("c2c: one-way cache-line latency (median round trip / 2)", cells, list, n);
     if (failed)
         kprintf("c2c: %u pairs not measured (a CPU did not answer, or handovers timed out "
                 "on every try)\n", failed);

@@ -11,6 +11,7 @@
  * window: HWLAT_WINDOW(time spun, SMIs); per CPU at the end: HWLAT_CPU
  * (gaps, longest) and HWLAT_LOST(total gap time, total time spun). */
 #include "lab/workload.h"
+#include "lab/cpusum.h"
 #include "lib/kprintf.h"
 #include "arch/cpu.h"
 #include "lib/format.h"
@@ -21,11 +22,11 @@
 #define START_TIMEOUT_US 1000000
 
 static const struct wl_param params[] = {
-    { "width", "ms", 500, 1, 60000 },
-    { "window", "ms", 1000, 1, 60000 },
-    { "windows", "", 2, 1, 1000 },
-    { "thresh", "us", 10, 1, 1000000 },
-    { NULL, NULL, 0, 0, 0 },
+    { "width", "ms", 500, 1, 60000, false },
+    { "window", "ms", 1000, 1, 60000, false },
+    { "windows", "", 2, 1, 1000, false },
+    { "thresh", "us", 10, 1, 1000000, false },
+    { NULL, NULL, 0, 0, 0, false },
 };
 
 struct result {
@@ -83,6 +84,12 @@ static void measure(uint32_t cpu, void *arg)
     trace(HWLAT_LOST, r->lost, r->spun);
 }
 
+/* The per-CPU table's columns, for its summary form past CPUSUM_TABLE_MAX CPUs. */
+static const struct cpusum_col columns[] = {
+    { "gaps", true }, { "max(us)", false }, { "lost(us)", true }, { "lost(ppm)", false },
+    { "smis", true },
+};
+
 static void run(const uint64_t *v)
 {
     uint64_t width = v[0], window = v[1];
@@ -102,21 +109,37 @@ static void run(const uint64_t *v)
 
     kprintf("hwlat: gaps above %lu us with interrupts off, %lu x %lu ms per CPU; SMI counter: "
             "%s%s\n", v[3], windows, width, have_smi ? "yes, " : "no, ", why);
-    kprintf("cpu     gaps   max(us) lost(us)  lost(ppm)     smis\n");
+    uint32_t n = oncpu_slots();
+    bool table = n <= CPUSUM_TABLE_MAX;
+    if (table)
+        kprintf("cpu     gaps   max(us) lost(us)  lost(ppm)     smis\n");
+    cpusum_begin(columns, have_smi ? 5 : 4);     /* smis: only with the counter */
     uint64_t total = 0, worst = 0;
-    for (uint32_t c = 0; c < oncpu_slots(); c++) {
+    for (uint32_t c = 0; c < n; c++) {
         const struct result *r = &res[c];
         if (!ran[c]) {
-            kprintf("%3u  did not take part\n", c);
+            if (table)
+                kprintf("%3u  did not take part\n", c);
+            cpusum_absent(c);
             continue;
         }
         total += r->gaps;
         worst = r->max > worst ? r->max : worst;
+        const int64_t v[] = { (int64_t)r->gaps, (int64_t)tsc_to_us(r->max),
+                              (int64_t)tsc_to_us(r->lost),
+                              (int64_t)(r->spun ? r->lost * 1000000 / r->spun : 0),
+                              (int64_t)r->smis };
+        cpusum_add(c, v);
+        if (!table)
+            continue;
         char smis[24] = "-";
         if (have_smi)
             ksnprintf(smis, sizeof smis, "%lu", r->smis);
-        kprintf("%3u %8lu %9lu %8lu %10lu %8s\n", c, r->gaps, tsc_to_us(r->max),
-                tsc_to_us(r->lost), r->spun ? r->lost * 1000000 / r->spun : 0, smis);
+        kprintf("%3u %8ld %9ld %8ld %10ld %8s\n", c, v[0], v[1], v[2], v[3], smis);
+    }
+    if (!table) {
+        kprintf("hwlat: %u CPUs, over the CPUs:\n", n);
+        cpusum_print(workload_line);
     }
     kprintf("hwlat: %lu gaps, longest %lu us\n", total, tsc_to_us(worst));
 }

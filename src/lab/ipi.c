@@ -28,16 +28,19 @@
 #define PAIR_TRIES       3
 
 static const struct wl_param params[] = {
-    { "samples", "", 32, 1, MAX_SAMPLES },
-    { NULL, NULL, 0, 0, 0 },
+    { "samples", "", 32, 1, MAX_SAMPLES, false },
+    { "cpus", "", 0, 0, 0, true },
+    { NULL, NULL, 0, 0, 0, false },
 };
 
 /* Shared by the pair: each word has one writer and its own cache line. */
 static struct { uint64_t v; } __attribute__((aligned(64))) ping, ack, ready, stop;
 static uint32_t src, dst, samples;
+static uint32_t src_at, dst_at, n;  /* their places in list[], and its length */
+static uint32_t list[MAX_CPUS];     /* the CPUs measured (matrix.h) */
 static uint64_t rtt[MAX_SAMPLES];
 static unsigned got;
-static int64_t cells[MAX_CPUS * MAX_CPUS];
+static int64_t *cells;             /* n x n, by place in list[] */
 
 static void on_ping(struct int_frame *f)
 {
@@ -82,7 +85,7 @@ out:
     __atomic_store_n(&stop.v, 1, __ATOMIC_RELEASE);
     if (got) {
         uint64_t m = median_u64(rtt, got);
-        cells[src * MAX_CPUS + dst] = (int64_t)m;
+        cells[src_at * n + dst_at] = (int64_t)m;
         trace(IPI_RTT, dst, m);
     }
 }
@@ -91,25 +94,30 @@ static void run(const uint64_t *v)
 {
     samples = (uint32_t)v[0];
     idt_set_handler(VEC_WL_PING, on_ping);
-    uint32_t n = oncpu_slots(), failed = 0;
+    uint32_t failed = 0;
     uint64_t timeout = tsc_from_us(2 * START_TIMEOUT_US + (uint64_t)samples * ACK_TIMEOUT_US);
-    for (uint32_t i = 0; i < MAX_CPUS * MAX_CPUS; i++)
-        cells[i] = MATRIX_NONE;
+    n = matrix_pick("ipi", workload_cpus(), v[1], list);
+    if (n < 2 || !(cells = matrix_cells(0, n))) {
+        kprintf("ipi: fewer than 2 CPUs to measure; nothing measured\n");
+        return;
+    }
+    matrix_begin("ipi", (uint64_t)n * (n - 1));
     for (uint32_t s = 0; s < n; s++)
         for (uint32_t d = 0; d < n; d++) {
             if (s == d)
                 continue;
             /* More tries when pings went unanswered (see c2c.c). */
-            for (unsigned t = 0; t < PAIR_TRIES && cells[s * MAX_CPUS + d] == MATRIX_NONE &&
-                                 oncpu_usable(s) && oncpu_usable(d); t++) {
-                src = s, dst = d;
+            for (unsigned t = 0; t < PAIR_TRIES && cells[s * n + d] == MATRIX_NONE &&
+                                 oncpu_usable(list[s]) && oncpu_usable(list[d]); t++) {
+                src = list[s], dst = list[d], src_at = s, dst_at = d;
                 ping.v = ack.v = ready.v = stop.v = 0;
-                oncpu_pair(s, sender, d, receiver, NULL, timeout);
+                oncpu_pair(src, sender, dst, receiver, NULL, timeout);
             }
-            failed += cells[s * MAX_CPUS + d] == MATRIX_NONE;
+            failed += cells[s * n + d] == MATRIX_NONE;
+            matrix_pair_done();
         }
     matrix_print("ipi: median IPI round trip, send to acknowledgement by the receiver's handler",
-                 cells, n);
+                 cells, list, n);
     if (failed)
         kprintf("ipi: %u pairs not measured (a CPU did not answer)\n", failed);
 }

@@ -12,8 +12,9 @@
 
 #define REWAKE_US     1000      /* re-send the wake IPI this often while waiting */
 /* An AP of an oncpu_all job waits at most this long for the start: the
- * boot CPU gives each AP up to ONCPU_CLAIM_MS to take the job, in turn. */
-#define GO_TIMEOUT_US ((uint64_t)ONCPU_CLAIM_MS * 1000 * (MAX_CPUS + 1))
+ * boot CPU gives each AP up to ONCPU_CLAIM_MS to take the job, in turn
+ * (the CPUs that have an index, not the build's ceiling). */
+#define GO_TIMEOUT_US ((uint64_t)ONCPU_CLAIM_MS * 1000 * (smp_slots() + 1))
 
 /* A job moves EMPTY -> POSTED (boot CPU) -> RUNNING (the CPU takes it) ->
  * DONE (the CPU finished) -> EMPTY (the boot CPU collected it). A job not

@@ -16,6 +16,7 @@
  * the TSC and flags: the checksum must cover the TSC the ring stores, so
  * it is read here, before the trace point decides. */
 #include "lab/workload.h"
+#include "lab/cpusum.h"
 #include "lib/kprintf.h"
 #include "arch/cpu.h"
 #include "dev/inputpoll.h"
@@ -30,9 +31,9 @@
 #define FLAGS_MAX   255
 
 static const struct wl_param params[] = {
-    { "secs", "s", 10, 1, 3600 },
-    { "irq_hz", "", 10000, 100, 100000 },
-    { NULL, NULL, 0, 0, 0 },
+    { "secs", "s", 10, 1, 3600, false },
+    { "irq_hz", "", 10000, 100, 100000, false },
+    { NULL, NULL, 0, 0, 0, false },
 };
 
 /* One source of events on one CPU: the main loop or the interrupt. */
@@ -93,6 +94,11 @@ static void hammer(uint32_t cpu, void *arg)
     trace(STRESS_CPU, st->main.count + st->irq.count, st->main.refused + st->irq.refused);
 }
 
+/* The per-CPU table's columns, for its summary form past CPUSUM_TABLE_MAX CPUs. */
+static const struct cpusum_col columns[] = {
+    { "attempts", true }, { "irq-attempts", true }, { "refused", true },
+};
+
 static void run(const uint64_t *v)
 {
     duration_tsc = tsc_from_us(v[0] * 1000000);
@@ -103,15 +109,28 @@ static void run(const uint64_t *v)
             "tracing inside; press d to dump meanwhile\n", v[0], irq_hz);
     /* The boot CPU may spend long in dumps it is asked for: wait generously. */
     workload_all(hammer, NULL, duration_tsc * 4 + tsc_from_us(60000000), ran);
-    kprintf("cpu     attempts  irq-attempts      refused\n");
-    for (uint32_t c = 0; c < oncpu_slots(); c++) {
+    uint32_t n = oncpu_slots();
+    bool table = n <= CPUSUM_TABLE_MAX;
+    if (table)
+        kprintf("cpu     attempts  irq-attempts      refused\n");
+    cpusum_begin(columns, sizeof columns / sizeof columns[0]);
+    for (uint32_t c = 0; c < n; c++) {
         const struct cpu_state *st = &state[c];
         if (!ran[c]) {
-            kprintf("%3u  did not take part\n", c);
+            if (table)
+                kprintf("%3u  did not take part\n", c);
+            cpusum_absent(c);
             continue;
         }
-        kprintf("%3u %12lu %13lu %12lu\n", c, st->main.count, st->irq.count,
-                st->main.refused + st->irq.refused);
+        const int64_t v[] = { (int64_t)st->main.count, (int64_t)st->irq.count,
+                              (int64_t)(st->main.refused + st->irq.refused) };
+        if (table)
+            kprintf("%3u %12ld %13ld %12ld\n", c, v[0], v[1], v[2]);
+        cpusum_add(c, v);
+    }
+    if (!table) {
+        kprintf("stress: %u CPUs, over the CPUs:\n", n);
+        cpusum_print(workload_line);
     }
 }
 

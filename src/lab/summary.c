@@ -3,6 +3,8 @@
 #include "lib/kprintf.h"
 #include "arch/cpu.h"
 #include "lib/kstring.h"
+#include "lab/cpusum.h"
+#include "lab/wlrun.h"
 #include "arch/percpu.h"
 #include "console/serial.h"
 #include "time/tsc.h"
@@ -15,6 +17,13 @@
 #include "trace/trace.h"
 
 #define MAX_TYPES 64
+
+/* The per-CPU table's columns in the summary form (cpusum.h). */
+static const struct cpusum_col columns[] = {
+    { "recorded", true }, { "overwritten", true }, { "excluded", true }, { "refused", true },
+    { "rate/s", true }, { "tick-handler avg", false }, { "late max", false },
+};
+#define COLUMNS (sizeof columns / sizeof columns[0])
 
 static uint64_t per_type[MAX_TYPES];
 /* Durations of BEGIN/END pairs (recorder/pairing.h: the rule the host's
@@ -38,21 +47,30 @@ static void scan(struct ring_snap *s)
 
 static uint64_t avg(const struct minmax *m) { return m->n ? m->sum / m->n : 0; }
 
-static void cpu_line(uint32_t cpu, struct ring *r, uint64_t uptime_s)
+/* Scan one CPU's ring; print its row of the table (full) or keep its
+ * columns for the summary. */
+static void cpu_line(uint32_t cpu, struct ring *r, uint64_t uptime_s, bool full)
 {
     struct ring_snap s;
     ring_snap_begin(&s, r);
     scan(&s);
     const struct cpu_stats *st = stats_cpu(cpu);
-    uint64_t recorded = s.head - s.base;
-    kprintf("%3u %5u %10lu %10lu %8lu %8lu %7lu/s %6lu %6lu %6lu %8lu %8lu\n", cpu,
-            cpus[cpu].apic_id, recorded, s.overwritten, s.excluded, s.refused,
-            uptime_s ? recorded / uptime_s : recorded, st->tick_handler.min,
-            avg(&st->tick_handler), st->tick_handler.max, avg(&st->tick_lateness),
-            st->tick_lateness.max);
+    uint64_t recorded = s.head - s.base, rate = uptime_s ? recorded / uptime_s : recorded;
+    if (full) {
+        kprintf("%3u %5u %10lu %10lu %8lu %8lu %7lu/s %6lu %6lu %6lu %8lu %8lu\n", cpu,
+                cpus[cpu].apic_id, recorded, s.overwritten, s.excluded, s.refused, rate,
+                st->tick_handler.min, avg(&st->tick_handler), st->tick_handler.max,
+                avg(&st->tick_lateness), st->tick_lateness.max);
+        return;
+    }
+    const int64_t v[COLUMNS] = {
+        (int64_t)recorded, (int64_t)s.overwritten, (int64_t)s.excluded, (int64_t)s.refused,
+        (int64_t)rate, (int64_t)avg(&st->tick_handler), (int64_t)st->tick_lateness.max };
+    cpusum_add(cpu, v);
 }
 
-void summary_print(uint64_t ignored_keys, uint64_t usb_keys_dropped)
+
+void summary_print(uint64_t ignored_keys, uint64_t usb_keys_dropped, bool full)
 {
     struct snapshot f;
     if (!snapshot_take(&f))
@@ -68,11 +86,22 @@ void summary_print(uint64_t ignored_keys, uint64_t usb_keys_dropped)
     if (dump_nowhere_count())
         kprintf("stats: %u dumps asked for had nowhere to go (no UART answered, no stick with "
                 "a dump area): nothing was sent\n", dump_nowhere_count());
-    kprintf("cpu  apic   recorded overwritten excluded refused    rate  tick-handler min/avg/max"
-            "  late avg/max (TSC ticks)\n");
+    uint32_t shown = 0;
+    for (uint32_t i = 0; i < f.n; i++)
+        shown += f.rings[i] != NULL;
+    full = full || shown <= CPUSUM_TABLE_MAX;
+    cpusum_begin(columns, COLUMNS);
+    if (full)
+        kprintf("cpu  apic   recorded overwritten excluded refused    rate  tick-handler "
+                "min/avg/max  late avg/max (TSC ticks)\n");
     for (uint32_t i = 0; i < f.n; i++)
         if (f.rings[i])
-            cpu_line(i, f.rings[i], uptime_s);
+            cpu_line(i, f.rings[i], uptime_s, full);
+    if (!full) {
+        kprintf("stats: %u CPUs, more than a screen's table (S prints it); over the CPUs "
+                "(TSC ticks for the timer):\n", shown);
+        cpusum_print(workload_line);
+    }
     kprintf("events held per type:");
     for (unsigned t = 0; t < MAX_TYPES; t++) {
         const struct trace_event_info *info = trace_event_info((uint16_t)t);

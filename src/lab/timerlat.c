@@ -11,6 +11,8 @@
  * missed) and TIMER_RANGE(min, max). The periodic tick is stopped while
  * the CPU measures. */
 #include "lab/workload.h"
+#include "lab/cpusum.h"
+#include "mm/mem.h"
 #include "lib/kprintf.h"
 #include "arch/cpu.h"
 #include "arch/percpu.h"
@@ -25,10 +27,10 @@
 #define HIST_BUCKETS   23
 
 static const struct wl_param params[] = {
-    { "interval", "us", 1000, 10, 1000000 },
-    { "samples", "", 200, 1, 1000000 },
-    { "spin", "", 0, 0, 1 },
-    { NULL, NULL, 0, 0, 0 },
+    { "interval", "us", 1000, 10, 1000000, false },
+    { "samples", "", 200, 1, 1000000, false },
+    { "spin", "", 0, 0, 1, false },
+    { NULL, NULL, 0, 0, 0, false },
 };
 
 struct result {
@@ -39,7 +41,7 @@ struct result {
     volatile uint32_t fired;
 } __attribute__((aligned(64)));
 
-static struct result res[MAX_CPUS];
+static struct result *res;          /* [slots]: sized at the first run */
 static uint64_t interval_tsc, nsamples, spin;
 
 static void on_fire(uint64_t entry_tsc)
@@ -130,29 +132,50 @@ static void print_histogram(uint32_t n)
     }
 }
 
+/* The per-CPU table's columns, for its summary form past CPUSUM_TABLE_MAX CPUs. */
+static const struct cpusum_col columns[] = {
+    { "samples", true }, { "missed", true }, { "min", false }, { "avg", false }, { "max", false },
+};
+
 static void run(const uint64_t *v)
 {
     interval_tsc = tsc_from_us(v[0]);
     nsamples = v[1];
     spin = v[2];
+    uint32_t n = oncpu_slots();
+    if (!res && !(res = mem_alloc((uint64_t)n * sizeof *res, 64))) {
+        kprintf("timer: no memory for %u CPUs' results; not run\n", n);
+        return;
+    }
     wltimer_init();
     bool ran[MAX_CPUS];
     uint64_t timeout = tsc_from_us(nsamples * (v[0] + MISS_AFTER_US) + 1000000);
-    uint32_t n = oncpu_slots();
     workload_all(measure, NULL, timeout, ran);
     kprintf("timer: one-shot LAPIC timer every %lu us, %s until it fires; latency = handler "
             "entry - deadline (us)\n", v[0], spin ? "spinning" : "halted");
-    kprintf("cpu  samples missed      min      avg      max\n");
+    bool table = n <= CPUSUM_TABLE_MAX;
+    if (table)
+        kprintf("cpu  samples missed      min      avg      max\n");
+    cpusum_begin(columns, sizeof columns / sizeof columns[0]);
     for (uint32_t c = 0; c < n; c++) {
         const struct result *r = &res[c];
         if (!ran[c]) {
-            kprintf("%3u  did not take part\n", c);
+            if (table)
+                kprintf("%3u  did not take part\n", c);
+            cpusum_absent(c);
             continue;
         }
         int64_t avg = r->samples ? r->sum / (int64_t)r->samples : 0;
-        kprintf("%3u %8lu %6lu %8ld %8ld %8ld\n", c, r->samples, r->missed,
-                r->samples ? workload_ns(r->min) / 1000 : 0, workload_ns(avg) / 1000,
-                r->samples ? workload_ns(r->max) / 1000 : 0);
+        const int64_t v[] = { (int64_t)r->samples, (int64_t)r->missed,
+                              r->samples ? workload_ns(r->min) / 1000 : 0, workload_ns(avg) / 1000,
+                              r->samples ? workload_ns(r->max) / 1000 : 0 };
+        if (table)
+            kprintf("%3u %8ld %6ld %8ld %8ld %8ld\n", c, v[0], v[1], v[2], v[3], v[4]);
+        cpusum_add(c, v);
+    }
+    if (!table) {
+        kprintf("timer: %u CPUs, over the CPUs (latency in us):\n", n);
+        cpusum_print(workload_line);
     }
     print_histogram(n);
 }

@@ -51,9 +51,39 @@ static void known_keys(const struct wl_param *params, char *buf, size_t cap)
         at += (size_t)ksnprintf(buf + at, cap - at, "%s%s", i ? " " : "", params[i].key);
 }
 
+/* "0-15", "0,8,16-23" (s[0..n)) into *set; how many CPUs, 0 when bad. */
+static uint64_t parse_cpu_list(const char *s, size_t n, struct wl_cpus *set)
+{
+    memset(set, 0, sizeof *set);
+    uint64_t count = 0;
+    for (size_t at = 0; at <= n;) {
+        size_t end = at, dash = n;
+        while (end < n && s[end] != ',') {
+            if (s[end] == '-' && dash == n)
+                dash = end;
+            end++;
+        }
+        uint64_t lo, hi;
+        if (!parse_u64(s + at, (dash < end ? dash : end) - at, &lo))
+            return 0;
+        hi = lo;
+        if (dash < end && !parse_u64(s + dash + 1, end - dash - 1, &hi))
+            return 0;
+        if (lo > hi || hi >= MAX_CPUS)
+            return 0;
+        for (uint64_t c = lo; c <= hi; c++)
+            if (!wl_cpus_has(set, (uint32_t)c)) {
+                set->bits[c / 64] |= 1ull << (c % 64);
+                count++;
+            }
+        at = end + 1;
+    }
+    return count;
+}
+
 /* One KEY=VALUE pair, s[0..n). */
 static bool apply_pair(const char *name, size_t name_len, const char *s, size_t n,
-                       const struct wl_param *params, uint64_t *values,
+                       const struct wl_param *params, uint64_t *values, struct wl_cpus *cpus,
                        wl_warn_fn warn, void *ctx)
 {
     char msg[MSG_MAX], keys[MSG_MAX / 2];
@@ -70,6 +100,20 @@ static bool apply_pair(const char *name, size_t name_len, const char *s, size_t 
     }
     uint64_t v;
     const struct wl_param *p = &params[i];
+    if (p->cpu_list) {
+        struct wl_cpus set;
+        v = cpus ? parse_cpu_list(s + k + 1, n - k - 1, &set) : 0;
+        if (!v) {
+            ksnprintf(msg, sizeof msg, "workload: %.*s: %.*s wants CPU numbers below %u like "
+                      "0-15 or 0,8,16-23; using the default CPUs", (int)name_len, name,
+                      (int)(n < 40 ? n : 40), s, (unsigned)MAX_CPUS);
+            warn(ctx, msg);
+            return false;
+        }
+        *cpus = set;
+        values[i] = v;
+        return true;
+    }
     if (!parse_u64(s + k + 1, n - k - 1, &v) || v < p->min || v > p->max) {
         ksnprintf(msg, sizeof msg, "workload: %.*s: %.*s wants a number from %lu to %lu%s; using %lu",
                   (int)name_len, name, (int)(n < 40 ? n : 40), s, p->min, p->max, p->unit,
@@ -81,12 +125,24 @@ static bool apply_pair(const char *name, size_t name_len, const char *s, size_t 
     return true;
 }
 
+/* Whether s[0..n) (a pair without its ',') is KEY=... of a cpu_list key. */
+static bool is_list_pair(const char *s, size_t n, const struct wl_param *params)
+{
+    size_t k = 0;
+    while (k < n && s[k] != '=')
+        k++;
+    int i = k < n ? find(params, s, k) : -1;
+    return i >= 0 && params[i].cpu_list;
+}
+
 unsigned wlargs_apply(const char *text, const struct wl_param *params, uint64_t *values,
-                      wl_warn_fn warn, void *ctx)
+                      struct wl_cpus *cpus, wl_warn_fn warn, void *ctx)
 {
     unsigned warnings = 0;
     for (int i = 0; params[i].key; i++)
         values[i] = params[i].dflt;
+    if (cpus)
+        memset(cpus, 0, sizeof *cpus);
     size_t name_len = 0;
     while (text[name_len] && text[name_len] != ':')
         name_len++;
@@ -97,7 +153,11 @@ unsigned wlargs_apply(const char *text, const struct wl_param *params, uint64_t 
         size_t n = 0;
         while (s[n] && s[n] != ',')
             n++;
-        if (n && !apply_pair(text, name_len, s, n, params, values, warn, ctx))
+        /* A CPU list goes on over ",<digit>" (cpus=0,8,16-23). */
+        while (s[n] == ',' && s[n + 1] >= '0' && s[n + 1] <= '9' && is_list_pair(s, n, params))
+            for (n++; s[n] && s[n] != ','; n++)
+                ;
+        if (n && !apply_pair(text, name_len, s, n, params, values, cpus, warn, ctx))
             warnings++;
         s += n;
         if (*s == ',')

@@ -1,10 +1,12 @@
 /* wlrun.c — the current run's number and per-CPU part (wlrun.h). */
 #include "lab/wlrun.h"
+#include "lib/kprintf.h"
 #include "time/tsc.h"
 #include "trace/trace.h"
 
 static uint32_t runs;
 static uint8_t  current_id;
+static struct wl_cpus run_cpus;
 
 uint32_t wlrun_start(uint8_t id)
 {
@@ -13,6 +15,12 @@ uint32_t wlrun_start(uint8_t id)
 }
 
 uint32_t workload_run_number(void) { return runs; }
+
+void wlrun_set_cpus(const struct wl_cpus *cpus) { run_cpus = *cpus; }
+
+const struct wl_cpus *workload_cpus(void) { return &run_cpus; }
+
+void workload_line(const char *line) { kprintf("%s\n", line); }
 
 int64_t workload_ns(int64_t ticks)
 {

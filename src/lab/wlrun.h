@@ -10,13 +10,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "lab/oncpu.h"
+#include "lab/wlargs.h"
 
 /* workload.c, as a run of workload `id` starts: returns its run number. */
 uint32_t wlrun_start(uint8_t id);
 
 uint32_t workload_run_number(void);
+/* The cpus= list of the run about to start / running (wlargs.h). */
+void     wlrun_set_cpus(const struct wl_cpus *cpus);
+const struct wl_cpus *workload_cpus(void);
 /* oncpu_all inside per-CPU WORKLOAD_BEGIN/END events of the current run. */
 unsigned workload_all(oncpu_fn fn, void *arg, uint64_t timeout_tsc, bool *ran);
+/* One line on the console (a newline added): for cpusum_print. */
+void     workload_line(const char *line);
 /* ns from TSC ticks (signed), for summaries. */
 int64_t  workload_ns(int64_t ticks);
 

@@ -24,6 +24,7 @@ static const struct workload *const impl[] = {
 static volatile int pending = NONE;               /* requested, not started */
 static int      running = NONE;
 static uint64_t pending_values[WL_MAX_PARAMS];
+static struct wl_cpus pending_cpus;               /* its cpus= list, if it has one */
 static bool     pending_dump;                     /* dump=1: dump at the end */
 
 static int by_name(const char *name)
@@ -72,7 +73,7 @@ static bool request(int w, const char *spec)
     }
     char rest[128];
     take_dump_flag(spec, rest, sizeof rest, &pending_dump);
-    wlargs_apply(rest, impl[w]->params, pending_values, warn_console, NULL);
+    wlargs_apply(rest, impl[w]->params, pending_values, &pending_cpus, warn_console, NULL);
     pending = w;
     return true;
 }
@@ -128,7 +129,8 @@ static void print_start(int wi, const uint64_t *v)
     size_t at = 0;
     line[0] = '\0';
     for (unsigned i = 0; w->params[i].key && at < sizeof line; i++)
-        at += (size_t)ksnprintf(line + at, sizeof line - at, " %s=%lu%s", w->params[i].key, v[i],
+        if (!w->params[i].cpu_list)     /* the workload names its CPUs itself */
+            at += (size_t)ksnprintf(line + at, sizeof line - at, " %s=%lu%s", w->params[i].key, v[i],
                                 w->params[i].unit);
     kprintf("workload: %s run=%u started on %u CPUs:%s\n", workload_decl[wi].name,
             workload_run_number(), cpus_online, at ? line : " (no parameters)");
@@ -164,6 +166,7 @@ void workload_poll(void)
         return;
     uint64_t values[WL_MAX_PARAMS];
     memcpy(values, pending_values, sizeof values);
+    wlrun_set_cpus(&pending_cpus);
     bool dump = pending_dump;
     pending = NONE;
     irq_enable();

@@ -80,7 +80,7 @@ uint64_t dump_run(const struct dump_request *rq)
     struct snapshot f;
     if (!snapshot_take(&f))
         return 0;
-    uint32_t apic[MAX_CPUS];
+    static uint32_t apic[MAX_CPUS];   /* not on the stack: 4 KiB at 1024 CPUs */
     for (unsigned i = 0; i < f.n; i++)
         apic[i] = cpus[i].apic_id;
     bool fault = rq->fault_cpu >= 0;
@@ -100,6 +100,7 @@ uint64_t dump_run(const struct dump_request *rq)
         { fault ? "fault_vector" : NULL, NULL, rq->fault_vector },
         { f.silent[0] ? "silent_cpus" : NULL, f.silent, 0 },
         { f.busy[0] ? "busy_cpus" : NULL, f.busy, 0 },
+        { "events_asked", NULL, rings_asked() }, { "ring_bytes", NULL, rings_bytes() },
     };
     const struct dump_meta meta = { no, tsc_hz(), apic, extras, sizeof extras / sizeof extras[0],
                                     boot_nonce(), false };

@@ -9,9 +9,9 @@
 #define SCAN_STEP 0x200000ull           /* rings.c places the region on 2 MiB */
 
 static const struct persist_header *prev;
-static struct ring copies[MAX_CPUS];   /* counters frozen as found */
-static struct ring *rings[MAX_CPUS];   /* NULL: that ring was damaged */
-static uint32_t ncpus;                 /* prev->ncpus, at most MAX_CPUS */
+static struct ring *copies;            /* counters frozen as found: ncpus of them */
+static struct ring **rings;            /* NULL: that ring was damaged */
+static uint32_t ncpus;                 /* prev->ncpus (0 when no memory for copies) */
 static uint64_t events, excluded;
 static unsigned damaged, rejected;
 
@@ -60,7 +60,18 @@ void prevboot_find(void)
         return;
     }
     mem_reserve(prev->phys, prev->size);
-    ncpus = prev->ncpus < MAX_CPUS ? prev->ncpus : MAX_CPUS;
+    /* Its counters are copied (the rings themselves stay where they are):
+     * memory for as many CPUs as the previous boot had, whatever our own
+     * MAX_CPUS. */
+    copies = mem_alloc((uint64_t)prev->ncpus * sizeof *copies, RING_CACHE_LINE);
+    rings = mem_alloc((uint64_t)prev->ncpus * sizeof *rings, sizeof *rings);
+    if (!copies || !rings) {
+        kprintf("trace: previous boot %lu's trace kept at 0x%lx (%u CPUs): no memory to read "
+                "it; left alone\n", prev->boot, prev->phys, prev->ncpus);
+        prev = NULL;
+        return;
+    }
+    ncpus = prev->ncpus;
     for (uint32_t i = 0; i < ncpus; i++)
         take_ring(i);
     kprintf("trace: previous boot %lu's trace kept at 0x%lx: %u CPUs, %lu events; "
@@ -87,6 +98,6 @@ uint64_t prevboot_dump(void)
         { "capacity", NULL, prev->capacity }, { "damaged_rings", NULL, damaged },
         { "kept_at", NULL, prev->phys },
     };
-    return dump_rings_of_previous_boot(rings, ncpus, prev->tsc_hz, prev->apic_ids,
+    return dump_rings_of_previous_boot(rings, ncpus, prev->tsc_hz, persist_apic_ids(prev),
                                        extras, sizeof extras / sizeof extras[0]);
 }

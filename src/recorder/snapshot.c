@@ -15,14 +15,22 @@
 
 #define QUIESCE_US 10000              /* a trace point takes nanoseconds */
 #define NO_OWNER   0xFFFFFFFFu
+#define LISTS      2                  /* snapshots one CPU may hold nested */
+#define SHADOW_SPARE         (4ull << 20)   /* left for the boot after the shadows */
+#define SHADOW_SPARE_PER_CPU (64ull << 10)
 
 static volatile uint32_t owner = NO_OWNER;   /* CPU reading the rings */
 static uint32_t depth;                       /* its nested claims */
 static bool paused;                          /* it holds tracing paused */
 static uint32_t paused_saved;
-static struct ring shadows[MAX_CPUS];
-static struct trace_event *shadow_slots[MAX_CPUS];
-static uint32_t shadow_capacity;
+/* Sized at boot for the CPUs that have rings (snapshot_init): the shadow
+ * rings and their slots, and the lists of ring pointers a snapshot hands
+ * out (one per nesting depth: the claim nests on its CPU). */
+static struct ring *shadows;
+static struct trace_event **shadow_slots;
+static uint32_t shadow_capacity, shadow_cpus;
+static struct ring **lists[LISTS];
+static uint32_t list_len;
 
 
 /* ---- the claim: one reader at a time ------------------------------------ */
@@ -78,13 +86,20 @@ void snapshot_stop_tracing(void)
 
 /* ---- pause ---------------------------------------------------------------- */
 
-static unsigned collect(struct ring *rings[MAX_CPUS])
+/* The list for this claim's depth, filled with every CPU's live ring
+ * (NULL for one offline or without a ring); NULL when nested too deep. */
+static struct ring **collect(unsigned *n)
 {
-    unsigned n = smp_slots();
-    kassert(n <= MAX_CPUS);
-    for (unsigned i = 0; i < n; i++)
+    if (depth > LISTS || !lists[depth - 1]) {
+        kprintf("dump: rings read %u deep on CPU %u; this reader goes without\n", depth,
+                this_cpu_index());
+        return NULL;
+    }
+    struct ring **rings = lists[depth - 1];
+    *n = smp_slots() < list_len ? smp_slots() : list_len;
+    for (unsigned i = 0; i < *n; i++)
         rings[i] = cpus[i].online ? rings_of(i) : NULL;
-    return n;
+    return rings;
 }
 
 /* Pause tracing everywhere and wait (bounded) for writers in flight;
@@ -115,11 +130,15 @@ static void resume(void)
 
 void snapshot_paused(void (*fn)(void))
 {
-    struct ring *rings[MAX_CPUS];
     char busy[64], silent[64];
+    unsigned n;
     if (!snapshot_claim(SNAPSHOT_CLAIM_US))
         return;
-    unsigned n = collect(rings);
+    struct ring **rings = collect(&n);
+    if (!rings) {
+        snapshot_unclaim();
+        return;
+    }
     pause_all(rings, n, busy, silent, sizeof busy);
     fn();
     resume();
@@ -146,18 +165,35 @@ static void check_ring(struct ring *r)
 /* All or nothing: a dump must not copy some CPUs and pause for others. */
 void snapshot_init(uint32_t capacity, uint32_t ncpus)
 {
-    if (ncpus > MAX_CPUS)
-        ncpus = MAX_CPUS;
+    for (unsigned l = 0; l < LISTS; l++)
+        lists[l] = mem_alloc((uint64_t)ncpus * sizeof(struct ring *), sizeof(struct ring *));
+    list_len = lists[LISTS - 1] ? ncpus : 0;
+    if (!list_len)
+        kprintf("trace: no memory to list %u rings; no dumps\n", ncpus);
     shadow_capacity = capacity;
-    for (uint32_t i = 0; capacity && i < ncpus; i++) {
+    /* Only when they leave what the rest of the boot needs (the APs'
+     * stacks and tables): a dump can pause tracing instead, a CPU cannot
+     * start without a stack. Checked first so a partial set is never
+     * taken and lost (the allocator never frees). */
+    uint64_t need = (uint64_t)ncpus * (capacity * sizeof(struct trace_event) + sizeof(struct ring));
+    uint64_t spare = SHADOW_SPARE + (uint64_t)ncpus * SHADOW_SPARE_PER_CPU;
+    bool room = capacity && mem_available_bytes() >= need + spare;
+    if (room) {
+        shadows = mem_alloc((uint64_t)ncpus * sizeof *shadows, RING_CACHE_LINE);
+        shadow_slots = mem_alloc((uint64_t)ncpus * sizeof *shadow_slots, sizeof *shadow_slots);
+    }
+    for (uint32_t i = 0; room && shadows && shadow_slots && i < ncpus; i++) {
         shadow_slots[i] = mem_alloc((uint64_t)capacity * sizeof(struct trace_event),
                                     RING_CACHE_LINE);
-        if (!shadow_slots[i]) {
-            for (uint32_t j = 0; j < i; j++)
-                shadow_slots[j] = NULL;
-            kprintf("trace: no memory for dump shadows; dumps pause tracing until done\n");
-            return;
-        }
+        if (!shadow_slots[i])
+            break;
+        shadow_cpus = i + 1;
+    }
+    if (shadow_capacity && shadow_cpus < ncpus) {
+        shadow_cpus = 0;
+        kprintf("trace: no memory for dump shadows; dumps pause tracing until done (%lu KiB "
+                "for %u CPUs)\n", (uint64_t)ncpus * (shadow_capacity * sizeof(struct trace_event) +
+                                                  sizeof(struct ring)) / 1024, ncpus);
     }
 }
 
@@ -166,7 +202,7 @@ void snapshot_init(uint32_t capacity, uint32_t ncpus)
 static struct ring *shadow_copy(uint32_t index)
 {
     struct ring *r = rings_of(index);
-    if (!r || !shadow_slots[index])
+    if (!r || index >= shadow_cpus)
         return NULL;
     struct ring *s = &shadows[index];
     memcpy(s, r, sizeof *s);
@@ -196,22 +232,25 @@ bool snapshot_take(struct snapshot *f)
 {
     if (!snapshot_claim(SNAPSHOT_CLAIM_US))
         return false;
+    f->rings = collect(&f->n);
+    if (!f->rings) {
+        snapshot_unclaim();
+        return false;
+    }
     uint64_t irq = irq_save();
-    f->n = collect(f->rings);
     pause_all(f->rings, f->n, f->busy, f->silent, sizeof f->silent);
-    struct ring *copy[MAX_CPUS];
+    /* All or nothing: every ring has a shadow (shadow_copy cannot fail
+     * then) or the live rings stay paused. */
     f->copied = true;
-    for (unsigned i = 0; i < f->n; i++)
+    for (unsigned i = 0; i < f->n; i++) {
         if (f->rings[i])
             check_ring(f->rings[i]);
-    for (unsigned i = 0; i < f->n && f->copied; i++) {
-        copy[i] = f->rings[i] ? shadow_copy(i) : NULL;
-        f->copied = !f->rings[i] || copy[i];
+        f->copied &= !f->rings[i] || i < shadow_cpus;
     }
     if (f->copied) {
-        resume();
         for (unsigned i = 0; i < f->n; i++)
-            f->rings[i] = copy[i];
+            f->rings[i] = f->rings[i] ? shadow_copy(i) : NULL;
+        resume();
     }
     irq_restore(irq);
     return true;

@@ -29,15 +29,17 @@
 #define SNAPSHOT_CLAIM_US (60 * 1000000ull)  /* a whole dump at 115200 baud: ~30 s */
 
 struct snapshot {
-    struct ring *rings[MAX_CPUS];   /* NULL for an offline CPU */
+    struct ring **rings;            /* [n]; NULL for an offline CPU */
     unsigned     n;                 /* CPU slots */
     bool         copied;            /* shadows (tracing runs on), else paused */
     char         silent[64];        /* CPUs that do not answer, "1,3" (cpuwatch.h) */
     char         busy[64];          /* CPUs still inside a trace point after the wait */
 };
 
-/* Shadow memory for ncpus rings of `capacity` events (after rings_init);
- * all or nothing, said on the console when memory is short. */
+/* From the memory map, for ncpus CPUs: the readers' ring lists, and
+ * shadow memory for rings of `capacity` events (after rings_init; 0: no
+ * rings, no shadows); shadows all or nothing, said on the console when
+ * memory is short. */
 void snapshot_init(uint32_t capacity, uint32_t ncpus);
 
 /* False (said on the console) when another reader kept the rings longer

@@ -19,6 +19,14 @@ static void print_args(const struct trace_event_info *info, const struct trace_e
     kprintf(sig & TRACE_ARG1_SIGNED ? "%s=%ld\n" : "%s=%lu\n", n1, e->a1);
 }
 
+static void print_event(uint32_t cpu, const struct trace_event *e)
+{
+    const struct trace_event_info *info = trace_event_info(e->type);
+    kprintf("%3u %10u %14lu us  %-16s ", cpu, e->seq, tsc_to_us(e->tsc - uptime_boot_tsc()),
+            info ? info->name : "?");
+    print_args(info, e);
+}
+
 static void print_cpu(uint32_t cpu, struct ring *r)
 {
     struct trace_event last[TABLE_NEWEST], ev;
@@ -28,20 +36,64 @@ static void print_cpu(uint32_t cpu, struct ring *r)
     while (ring_snap_next(&s, &ev, &seq))
         last[n++ % TABLE_NEWEST] = ev;
     uint64_t shown = n < TABLE_NEWEST ? n : TABLE_NEWEST;
-    for (uint64_t i = n - shown; i < n; i++) {
-        const struct trace_event *e = &last[i % TABLE_NEWEST];
-        const struct trace_event_info *info = trace_event_info(e->type);
-        kprintf("%3u %10u %14lu us  %-16s ", cpu, e->seq, tsc_to_us(e->tsc - uptime_boot_tsc()),
-                info ? info->name : "?");
-        print_args(info, e);
-    }
+    for (uint64_t i = n - shown; i < n; i++)
+        print_event(cpu, &last[i % TABLE_NEWEST]);
 }
 
-void table_print_newest(void)
+/* The newest TABLE_MERGED events of all CPUs together, oldest first (by
+ * TSC): held in order, each newer event pushing out the oldest. */
+static struct { struct trace_event ev; uint32_t cpu; } merged[TABLE_MERGED];
+static unsigned nmerged;
+
+static void keep_newest(uint32_t cpu, const struct trace_event *ev)
+{
+    if (nmerged == TABLE_MERGED && ev->tsc <= merged[0].ev.tsc)
+        return;
+    unsigned at = nmerged == TABLE_MERGED ? 0 : nmerged++;
+    /* Drop merged[0] (full) or take a new slot, then sink into place. */
+    if (at == 0 && nmerged == TABLE_MERGED)
+        for (; at + 1 < TABLE_MERGED && merged[at + 1].ev.tsc < ev->tsc; at++)
+            merged[at] = merged[at + 1];
+    else
+        for (; at > 0 && merged[at - 1].ev.tsc > ev->tsc; at--)
+            merged[at] = merged[at - 1];
+    merged[at].ev = *ev;
+    merged[at].cpu = cpu;
+}
+
+static void print_merged(const struct snapshot *f, uint32_t shown)
+{
+    nmerged = 0;
+    for (uint32_t i = 0; i < f->n; i++) {
+        struct ring_snap s;
+        struct trace_event ev;
+        uint64_t seq;
+        if (!f->rings[i])
+            continue;
+        ring_snap_begin(&s, f->rings[i]);
+        while (ring_snap_next(&s, &ev, &seq))
+            keep_newest(i, &ev);
+    }
+    kprintf("newest: the %u newest events of all %u CPUs (S prints each CPU's newest)\n",
+            nmerged, shown);
+    kprintf("cpu        seq      since boot     event            args\n");
+    for (unsigned i = 0; i < nmerged; i++)
+        print_event(merged[i].cpu, &merged[i].ev);
+}
+
+void table_print_newest(bool full)
 {
     struct snapshot f;
     if (!snapshot_take(&f))
         return;
+    uint32_t shown = 0;
+    for (uint32_t i = 0; i < f.n; i++)
+        shown += f.rings[i] != NULL;
+    if (!full && shown > TABLE_CPUS_MAX) {
+        print_merged(&f, shown);
+        snapshot_release(&f);
+        return;
+    }
     kprintf("cpu        seq      since boot     event            args\n");
     for (uint32_t i = 0; i < f.n; i++)
         if (f.rings[i])

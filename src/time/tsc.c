@@ -11,7 +11,6 @@
 #define LEAF_HV_BASE         0x40000000
 #define LEAF_HV_TIMING       0x40000010
 #define LEAF_POWER_MGMT      0x80000007
-#define CPUID1_HYPERVISOR    (1u << 31)
 #define INVARIANT_TSC        (1u << 8)
 /* Time to READY matters (#8): three 10 ms windows give the rate to a few
  * ppm (their median drops one late wake-up), and the cross-check, which

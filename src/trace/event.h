@@ -5,7 +5,11 @@
  *   u32 seq     the CPU's event number (low 32 bits of its ring's reserve
  *               counter): a gap in seq is a lost event, visible in the data
  *   u16 type    TRACE_EV_* id from events.def
- *   u8  cpu     dense CPU number (0 = BSP)
+ *   u8  cpu     the low 8 bits of the dense CPU number (0 = BSP): a check
+ *               that a slot belongs to its ring, stamped for free with the
+ *               id word. The CPU's identity is its ring (struct ring's cpu,
+ *               which the dump writes on each line as a varint): nothing
+ *               reads this byte as the CPU number, so 1024 CPUs fit.
  *   u8  flags   free for the trace point (0 from trace())
  *   u64 a0, a1  arguments, named per type in events.def
  * The second word (seq, type, cpu, flags) is also reachable as one 64-bit
@@ -43,6 +47,7 @@ _Static_assert(offsetof(struct trace_event, a0) == 16, "a0 at byte 16");
 #define TRACE_ID_TYPE_SHIFT  32
 #define TRACE_ID_CPU_SHIFT   48
 #define TRACE_ID_FLAGS_SHIFT 56
+#define TRACE_ID_CPU_MASK    0xFFu    /* the record's cpu byte: low 8 bits */
 
 /* Event kinds (column KIND of events.def). */
 enum trace_kind { TRACE_KIND_INSTANT, TRACE_KIND_BEGIN, TRACE_KIND_END };

@@ -9,7 +9,7 @@ int ring_init(struct ring *r, struct trace_event *slots, uint32_t capacity,
 {
     if (!r || !slots || capacity < RING_MIN_CAPACITY ||
         capacity > RING_MAX_CAPACITY || (capacity & (capacity - 1)) ||
-        cpu > 255 || (uintptr_t)slots % RING_CACHE_LINE)
+        cpu > RING_MAX_CPU || (uintptr_t)slots % RING_CACHE_LINE)
         return -1;
     for (uint32_t i = 0; i < capacity; i++) {
         /* Stale by construction: slot i claims seq i - capacity, a lap
@@ -30,7 +30,7 @@ int ring_init(struct ring *r, struct trace_event *slots, uint32_t capacity,
         r->result_seq[i] = RING_NO_SEQ;
     r->slots = slots;
     r->mask = capacity - 1;
-    r->id_bits = (uint64_t)cpu << TRACE_ID_CPU_SHIFT;
+    r->id_bits = (uint64_t)(cpu & TRACE_ID_CPU_MASK) << TRACE_ID_CPU_SHIFT;
     r->base = 0;
     r->refused_base = 0;
     r->capacity = capacity;

@@ -55,6 +55,7 @@
 #define RING_NO_SEQ       (~0ull)     /* a results-log entry being written, or never */
 #define RING_MIN_CAPACITY 8
 #define RING_MAX_CAPACITY (1u << 30)
+#define RING_MAX_CPU      0xFFFFFFu   /* far above any MAX_CPUS; keeps ids sane */
 
 struct ring {
     /* The owning CPU's cache line: the fast path touches this line and the
@@ -67,7 +68,7 @@ struct ring {
     uint64_t pinned_done;   /* bit i: boot-log entry i complete */
     struct trace_event *slots;
     uint64_t mask;          /* capacity - 1 */
-    uint64_t id_bits;       /* cpu << TRACE_ID_CPU_SHIFT, ready to OR in */
+    uint64_t id_bits;       /* (cpu & 0xFF) << TRACE_ID_CPU_SHIFT, ready to OR in */
 
     /* Control line: written only by ring_init and ring_clear (on any CPU,
      * while this ring is paused), never by the writer: own cache line so
@@ -94,7 +95,9 @@ _Static_assert(offsetof(struct ring, base) == RING_CACHE_LINE,
 
 /* Sets up r over caller-provided memory: `slots` holds `capacity` events,
  * capacity a power of two in [RING_MIN_CAPACITY, RING_MAX_CAPACITY], slots
- * aligned to RING_CACHE_LINE. `cpu` (< 256) is stamped into every event.
+ * aligned to RING_CACHE_LINE. `cpu` (<= RING_MAX_CPU) is the ring's CPU
+ * (r->cpu, which the dump names); its low 8 bits are stamped into every
+ * event (event.h: a check byte, not the CPU's identity).
  * Returns 0, or -1 (r untouched) when an argument is out of range. */
 int ring_init(struct ring *r, struct trace_event *slots, uint32_t capacity,
               unsigned cpu);

@@ -1,6 +1,7 @@
 /* rings.c — ring memory and the early boot-phase buffer. */
 #include "trace/rings.h"
 #include "lib/kprintf.h"
+#include "lib/format.h"
 #include "arch/cpu.h"
 #include "lib/kassert.h"
 #include "lib/kstring.h"
@@ -15,11 +16,15 @@
  * GRUB loads (the kernel and modules near 1-16 MiB) and of the top of
  * memory, where firmware and GRUB's heap allocate downwards. */
 #define KEEP_ALIGN   0x200000ull
+/* Memory the rest of the boot takes after the rings: USB and page tables,
+ * then per CPU its stacks, GDT/TSS and the workloads' buffers. */
+#define RINGS_SPARE         (8ull << 20)
+#define RINGS_SPARE_PER_CPU (64ull << 10)
 
 static struct persist_header *keep;     /* this boot's region */
 static struct ring *rings;              /* in it: struct ring[ncpus] */
 static bool ready[MAX_CPUS];
-static uint32_t capacity;
+static uint32_t capacity, asked;
 
 /* Phases seen before the BSP's ring existed (BSP only, single threaded). */
 static struct { uint64_t tsc, phase, value; } early[EARLY_PHASES];
@@ -36,11 +41,34 @@ static struct persist_header *place(uint32_t cap, uint32_t ncpus)
     return (struct persist_header *)(uintptr_t)at;
 }
 
-bool rings_init(uint32_t cap, uint32_t ncpus, uint64_t boot, uint64_t kept_bytes)
+/* Events per CPU for `bytes` of slots split among ncpus CPUs: the largest
+ * power of two that fits, at least RING_MIN_CAPACITY, at most
+ * RING_MAX_EVENTS. */
+static uint32_t split(uint64_t bytes, uint32_t ncpus)
 {
-    uint32_t want = cap;
+    uint64_t each = bytes / ncpus / sizeof(struct trace_event);
+    uint32_t cap = RING_MIN_CAPACITY;
+    while (cap < RING_MAX_EVENTS && (uint64_t)cap * 2 <= each)
+        cap *= 2;
+    return cap;
+}
+
+bool rings_init(uint32_t events, uint64_t memory, uint32_t ncpus, uint64_t boot,
+                uint64_t kept_bytes)
+{
     if (ncpus > MAX_CPUS)
         ncpus = MAX_CPUS;
+    uint32_t want = memory ? split(memory, ncpus) : events, cap = want;
+    asked = want;
+    /* Room left for the rest of the boot (the APs' stacks and tables, the
+     * drivers): when the rings would not leave it, smaller rings, said
+     * below. The dump shadows come after, from what is left (all or none:
+     * without them dumps pause tracing, snapshot.h). */
+    uint64_t avail = mem_available_bytes();
+    uint64_t room = RINGS_SPARE + (uint64_t)ncpus * RINGS_SPARE_PER_CPU;
+    uint64_t budget = avail > room ? avail - room : 0;
+    while (cap > RING_MIN_CAPACITY && persist_size(ncpus, cap) > budget)
+        cap /= 2;
     for (; cap >= RING_MIN_CAPACITY && !(keep = place(cap, ncpus)); cap /= 2)
         ;
     if (keep) {
@@ -54,17 +82,33 @@ bool rings_init(uint32_t cap, uint32_t ncpus, uint64_t boot, uint64_t kept_bytes
         kprintf("trace: no memory for %u rings; tracing off\n", ncpus);
         return false;
     }
+    char how[96];
+    if (memory)
+        ksnprintf(how, sizeof how, "trace.memory=%lu KiB (%u events per CPU for %u CPUs)",
+                  memory / 1024, want, ncpus);
+    else
+        ksnprintf(how, sizeof how, "trace.events=%u", events);
     if (cap != want && kept_bytes)
-        kprintf("trace: trace.events=%u does not fit in memory beside the previous boot's "
-                "kept trace (%lu KiB; l dumps it); using %u\n", want, kept_bytes / 1024, cap);
+        kprintf("trace: %s does not fit in memory beside the previous boot's kept trace "
+                "(%lu KiB; l dumps it); using %u\n", how, kept_bytes / 1024, cap);
     else if (cap != want)
-        kprintf("trace: trace.events=%u does not fit in memory; using %u\n", want, cap);
+        kprintf("trace: %s does not fit in memory (%lu KiB free); using %u\n", how,
+                avail / 1024, cap);
+    capacity = cap;
+    kprintf("trace: %u rings of %u events, %lu KiB in all (%s)\n", ncpus, cap,
+            rings_bytes() / 1024, how);
     if (keep && keep->phys < RINGS_KEEP_FLOOR)
         kprintf("trace: the rings fit only below %lu MiB (at 0x%lx), where firmware and GRUB "
                 "reuse memory: a warm reset may not keep them (fewer trace.events or more "
                 "memory would)\n", (uint64_t)(RINGS_KEEP_FLOOR >> 20), keep->phys);
-    capacity = cap;
     return true;
+}
+
+uint32_t rings_asked(void) { return asked; }
+
+uint64_t rings_bytes(void)
+{
+    return keep ? (uint64_t)keep->ncpus * capacity * sizeof(struct trace_event) : 0;
 }
 
 uint32_t rings_capacity(void) { return capacity; }
@@ -95,7 +139,7 @@ void rings_keep_facts(uint64_t tsc_hz)
         return;
     keep->tsc_hz = tsc_hz;
     for (uint32_t i = 0; i < keep->ncpus && i < MAX_CPUS; i++)
-        keep->apic_ids[i] = cpus[i].apic_id;
+        persist_apic_ids(keep)[i] = cpus[i].apic_id;
     persist_seal(keep);
     if (keep->phys < RINGS_KEEP_FLOOR)      /* said at rings_init: may not be kept */
         kprintf("trace: rings at 0x%lx (%lu KiB, boot %lu), below %lu MiB: a warm reset may "

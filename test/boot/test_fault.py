@@ -247,12 +247,12 @@ class Hang(FaultCase):
 
 class Reset(FaultCase):
 
-    def reset_and_compare(self, fw):
-        m, info = self.boot(smp=2, fw=fw, no_reboot=False)
+    def reset_and_compare(self, fw, smp=2):
+        m, info = self.boot(smp=smp, fw=fw, no_reboot=False)
         self.assertEqual(info.get("prev_events"), "0", info)
         time.sleep(SETTLE_S)
         before = self.dump(m)
-        self.check_dump(before, online=2)
+        self.check_dump(before, online=smp)
         start = len(m.output())
         m.qmp().command("system_reset")
         # Whole lines only: a READY half arrived would cut the number short.
@@ -260,13 +260,14 @@ class Reset(FaultCase):
         again = re.findall(r"READY [^\r\n]*prev_events=(\d+)[^\r\n]*\r?\n", m.text())
         self.assertEqual(len(again), 2, "a second READY after the reset")
         self.assertGreater(int(again[-1]), 0, "the previous boot's events were found")
-        self.assertRegex(m.text(), r"previous boot 1's trace kept at 0x[0-9a-f]+")
+        self.assertRegex(m.text(), rf"previous boot 1's trace kept at 0x[0-9a-f]+: {smp} CPUs")
         start = len(m.output())
         m.send(b"l")
         m.wait_for(DUMP_END, DUMP_TIMEOUT_S, start=start)
         prev = dumplog.parse_log(m.output()[start:])[-1]
         self.assertTrue(prev.complete, prev.warnings)
         self.assertEqual(prev.header.get("boot"), "previous")
+        self.assertEqual(sorted(c.apic_id for c in prev.cpus), list(range(smp)))
         self.assertEqual(sum(len(c.events) for c in prev.cpus), int(again[-1]))
         mine = {(e.cpu, e.seq): e for c in before.cpus for e in c.events}
         shared = [e for c in prev.cpus for e in c.events if (e.cpu, e.seq) in mine]
@@ -286,6 +287,10 @@ class Reset(FaultCase):
 
     def test_reset_keeps_rings_bios(self):
         self.reset_and_compare("bios")
+
+    def test_reset_keeps_64_rings(self):
+        # The region's per-CPU tables follow its header (layout version 3).
+        self.reset_and_compare("bios", smp=64)
 
     def test_reset_keeps_rings_uefi(self):
         self.reset_and_compare("uefi")

@@ -74,6 +74,37 @@ static void test_edge(void)
     CHECK(warned(&c, "nosmp=1"));
 }
 
+/* trace.memory=: a total in binary units, or a warning and the default. */
+static void test_trace_memory(void)
+{
+    static const struct { const char *line; uint64_t bytes; bool warns; } cases[] = {
+        { "trace.memory=64M", 64ull << 20, false },
+        { "trace.memory=1G", 1ull << 30, false },
+        { "trace.memory=1g", 1ull << 30, false },
+        { "trace.memory=512k", 512ull << 10, false },
+        { "trace.memory=64K", 64ull << 10, false },           /* the least */
+        { "trace.memory=1024G", 1024ull << 30, false },       /* the most */
+        { "trace.memory=1048576", 1ull << 20, false },        /* bytes */
+        { "trace.memory=1025G", 0, true },
+        { "trace.memory=63K", 0, true },
+        { "trace.memory=M", 0, true },
+        { "trace.memory=", 0, true },
+        { "trace.memory=12X", 0, true },
+        { "trace.memory=-1M", 0, true },
+        { "trace.memory=99999999999M", 0, true },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct boot_config c;
+        cmdline_defaults(&c);
+        cmdline_parse(cases[i].line, &c);
+        CHECK_EQ(c.trace_memory, cases[i].bytes);
+        CHECK_EQ(c.warning_count, cases[i].warns ? 1u : 0u);
+        if (cases[i].warns)
+            CHECK(warned(&c, "want a size like 64M or 1G"));
+        CHECK_EQ(c.trace_events, DEFAULT_TRACE_EVENTS);      /* untouched either way */
+    }
+}
+
 static void test_dump_to(void)
 {
     static const struct { const char *line; unsigned to; bool warns; } cases[] = {
@@ -284,6 +315,7 @@ static void test_escape_hatches(void)
 int main(void)
 {
     test_dump_to();
+    test_trace_memory();
     test_fault_options();
     test_cpu_never_runs();
     test_warnings_cut();

@@ -138,22 +138,75 @@ static void test_malformed(void)
     CHECK(!madt_parse(t, 10, &m, &why));
 }
 
+/* A big machine: 255 type-0 CPUs, then type-9 CPUs with sparse 32-bit
+ * IDs (steps of 4099 from 256: sockets far apart), MADT_MAX_CPUS + 10 in
+ * all: every one counted, the first MADT_MAX_CPUS kept, in table order. */
 static void test_cap(void)
 {
-    static uint8_t big[44 + 8 * (MADT_MAX_CPUS + 10)];
+    enum { LOW = 255, N = MADT_MAX_CPUS + 10 };
+    static uint8_t big[44 + 8 * LOW + 16 * (N - LOW)];
     struct madt_info m;
     const char *why;
     memset(big, 0, sizeof big);
     memcpy(big, "APIC", 4);
     uint32_t l = sizeof big;
     memcpy(big + 4, &l, 4);
-    for (size_t i = 0; i < MADT_MAX_CPUS + 10; i++) {
-        uint8_t *e = big + 44 + 8 * i;
-        e[0] = 0; e[1] = 8; e[3] = (uint8_t)i; e[4] = 1;
+    size_t off = 44;
+    for (size_t i = 0; i < LOW; i++, off += 8) {
+        uint8_t *e = big + off;
+        e[0] = 0; e[1] = 8; e[2] = (uint8_t)i; e[3] = (uint8_t)i; e[4] = 1;
     }
+    for (size_t i = LOW; i < N; i++, off += 16) {
+        uint8_t *e = big + off;
+        uint32_t id = 256 + (uint32_t)(i - LOW) * 4099u, flags = 1, uid = (uint32_t)i;
+        e[0] = 9; e[1] = 16;
+        memcpy(e + 4, &id, 4);
+        memcpy(e + 8, &flags, 4);
+        memcpy(e + 12, &uid, 4);
+    }
+    CHECK_EQ(off, sizeof big);
     CHECK(madt_parse(big, sizeof big, &m, &why));
-    CHECK_EQ(m.enabled, MADT_MAX_CPUS + 10);
+    CHECK_EQ(m.enabled, N);
     CHECK_EQ(m.stored, MADT_MAX_CPUS);
+    CHECK_EQ(m.repeated, 0);
+    CHECK_EQ(m.cpus[254].apic_id, 254);
+    CHECK(!m.cpus[254].x2apic);
+    CHECK_EQ(m.cpus[255].apic_id, 256);
+    CHECK(m.cpus[255].x2apic);
+    CHECK_EQ(m.cpus[MADT_MAX_CPUS - 1].apic_id, 256 + (MADT_MAX_CPUS - 1 - LOW) * 4099u);
+    CHECK_EQ(m.cpus[MADT_MAX_CPUS - 1].uid, MADT_MAX_CPUS - 1);
+}
+
+/* x2APIC IDs across the whole 32-bit range, a CPU listed as both type 0
+ * and type 9, the broadcast ID, disabled type-9 entries. */
+static void test_x2apic_sparse_ids(void)
+{
+    struct madt_info m;
+    const char *why = NULL;
+    begin();
+    lapic(0, 0, 1);
+    lapic(1, 2, 1);
+    x2apic(2, 1, 1);                  /* CPU 2 again, as x2APIC: one CPU */
+    x2apic(255, 30, 1);
+    x2apic(0x10000, 31, 1);
+    x2apic(0xFFFFFFFEu, 32, 1);       /* the highest CPU ID there is */
+    x2apic(0xFFFFFFFFu, 33, 1);       /* broadcast: not a CPU */
+    x2apic(70000, 34, 2);             /* online capable */
+    x2apic(70001, 35, 0);             /* disabled */
+    finish();
+    CHECK(madt_parse(t, len, &m, &why));
+    CHECK_EQ(m.enabled, 5);
+    CHECK_EQ(m.stored, 5);
+    CHECK_EQ(m.repeated, 1);
+    CHECK_EQ(m.invalid, 1);
+    CHECK_EQ(m.online_capable, 1);
+    CHECK_EQ(m.disabled, 1);
+    const uint32_t ids[] = { 0, 2, 255, 0x10000, 0xFFFFFFFEu };
+    for (unsigned i = 0; i < 5; i++)
+        CHECK_EQ(m.cpus[i].apic_id, ids[i]);
+    CHECK(!m.cpus[1].x2apic);         /* its first entry: type 0 */
+    CHECK(m.cpus[2].x2apic);
+    CHECK_EQ(m.cpus[4].uid, 32);
 }
 
 int main(void)
@@ -163,5 +216,6 @@ int main(void)
     test_ioapic_and_overrides();
     test_malformed();
     test_cap();
+    test_x2apic_sparse_ids();
     return check_summary("test_madt");
 }

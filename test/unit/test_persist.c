@@ -79,7 +79,7 @@ static void test_bad_crc(void)
     h->boot = 8;                                /* one field changed under the CRC */
     CHECK_EQ(persist_check(h, phys, size), PERSIST_BAD_CRC);
     fresh();
-    h->apic_ids[3] ^= 1;
+    persist_apic_ids(h)[1] ^= 1;
     CHECK_EQ(persist_check(h, phys, size), PERSIST_BAD_CRC);
     fresh();
     h->crc ^= 0x80;
@@ -102,9 +102,56 @@ static void test_bad_layout(void)
     persist_seal(h);
     CHECK_EQ(persist_check(h, phys, size), PERSIST_BAD_LAYOUT);
     fresh();
+    h->ncpus = PERSIST_MAX_CPUS + 1;            /* tables beyond any sane size: not read */
+    CHECK_EQ(persist_check(h, phys, size), PERSIST_BAD_LAYOUT);
+}
+
+/* Another layout version (v2 had 256-entry tables inside the header) is
+ * named as such and never read past its version field. */
+static void test_other_version(void)
+{
+    fresh();
     h->version = PERSIST_VERSION + 1;
     persist_seal(h);
-    CHECK_EQ(persist_check(h, phys, size), PERSIST_BAD_LAYOUT);
+    CHECK_EQ(persist_check(h, phys, size), PERSIST_OTHER_VERSION);
+    fresh();
+    h->version = 2;
+    h->ncpus = 0xFFFFFFFFu;                     /* v2's fields mean other things */
+    CHECK_EQ(persist_check(h, phys, sizeof *h), PERSIST_OTHER_VERSION);
+    CHECK(strstr(persist_verdict_name(PERSIST_OTHER_VERSION), "another layout version"));
+}
+
+/* The tables grow with ncpus: 1024 CPUs, APIC ids up to 2^32-1, kept and
+ * checked; the rings start after them. */
+static void test_many_cpus(void)
+{
+    uint32_t n = 1024, cap = 8;
+    uint64_t sz = persist_size(n, cap);
+    struct persist_header *big = aligned_alloc(PERSIST_PAGE, sz);
+    memset(big, 0x5A, sz);
+    uint64_t at = (uint64_t)(uintptr_t)big;
+    persist_layout(big, at, 1, n, cap);
+    CHECK(big->rings_off >= sizeof *big + 8ull * n);
+    for (uint32_t c = 0; c < n; c++) {
+        CHECK_EQ(ring_init(&persist_rings(big)[c], persist_slots(big, c), cap, c), 0);
+        persist_apic_ids(big)[c] = 0xFFFFFFFFu - c;
+    }
+    ring_write(&persist_rings(big)[1000], 5, 1, 0, 1, 2);
+    persist_seal(big);
+    CHECK_EQ(persist_check(big, at, sz), PERSIST_OK);
+    CHECK_EQ(persist_apic_ids(big)[1023], 0xFFFFFFFFu - 1023);
+    for (uint32_t c = 0; c < n; c++)
+        CHECK(persist_ring_ok(big, c));
+    struct ring_snap s;
+    struct trace_event ev;
+    uint64_t seq;
+    ring_snap_begin(&s, &persist_rings(big)[1000]);
+    CHECK(ring_snap_next(&s, &ev, &seq));
+    CHECK_EQ(ev.cpu, 1000 & 0xFF);              /* the record keeps the low 8 bits */
+    CHECK_EQ(persist_rings(big)[1000].cpu, 1000);
+    persist_ring_crcs(big)[1023] ^= 1;
+    CHECK_EQ(persist_check(big, at, sz), PERSIST_BAD_CRC);
+    free(big);
 }
 
 static void test_damaged_ring(void)
@@ -181,6 +228,8 @@ int main(void)
     test_no_magic();
     test_bad_crc();
     test_bad_layout();
+    test_other_version();
+    test_many_cpus();
     test_damaged_ring();
     test_overwritten_slots();
     test_overwritten_boot_log();

@@ -74,7 +74,26 @@ static void test_init(void)
     CHECK_EQ(ring_init(&r, slots_a, 6, 0), -1);           /* not a power of 2 */
     CHECK_EQ(ring_init(&r, slots_a, 4, 0), -1);           /* too small */
     CHECK_EQ(ring_init(&r, slots_a + 1, 8, 0), -1);       /* misaligned */
-    CHECK_EQ(ring_init(&r, slots_a, 8, 256), -1);         /* cpu > 255 */
+    CHECK_EQ(ring_init(&r, slots_a, 8, RING_MAX_CPU + 1), -1);   /* not a CPU */
+    /* CPU 1023: the ring keeps the number, each event its low 8 bits,
+     * and the snapshot checks those against the ring. */
+    CHECK_EQ(ring_init(&r, slots_a, 8, 1023), 0);
+    CHECK_EQ(r.cpu, 1023);
+    ring_write(&r, 7, 3, 0, 1, 2);
+    {
+        struct ring_snap s;
+        struct trace_event ev;
+        uint64_t seq;
+        ring_snap_begin(&s, &r);
+        CHECK(ring_snap_next(&s, &ev, &seq));
+        CHECK_EQ(ev.cpu, 0xFF);
+        CHECK_EQ(ev.flags, 0);
+        CHECK_EQ(ev.type, 3);
+        slots_a[0].id_word ^= 1ull << TRACE_ID_CPU_SHIFT;   /* another CPU's byte */
+        ring_snap_begin(&s, &r);
+        CHECK(!ring_snap_next(&s, &ev, &seq));
+        CHECK_EQ(s.excluded, 1);
+    }
     CHECK_EQ(ring_init(&r, slots_a, 8, 255), 0);
     CHECK(ring_quiescent(&r));
     struct snap_result res;

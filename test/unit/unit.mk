@@ -12,6 +12,7 @@ UNIT_SRCS_kassert := src/lib/kassert.c src/lib/format.c
 UNIT_SRCS_tscmath := src/time/tscmath.c
 UNIT_SRCS_scancode := src/dev/scancode.c
 UNIT_SRCS_median := src/lib/median.c
+UNIT_SRCS_cpusum := src/lab/cpusum.c src/lib/median.c src/lib/format.c
 UNIT_SRCS_bytes :=
 UNIT_SRCS_pat := src/arch/pat.c
 # lab/ (workloads and the benchmark): the pure parts
