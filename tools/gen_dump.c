@@ -363,11 +363,10 @@ int main(int argc, char **argv)
     for (unsigned c = 0; c < o.cpus; c++) {
         rings[c] = aligned_alloc(RING_CACHE_LINE, sizeof(struct ring));
         struct trace_event *slots = aligned_alloc(RING_CACHE_LINE, (size_t)o.cap * 32);
-        /* ring_init stamps the CPU into the records' u8 cpu field and
-         * takes only CPUs below 256: the records keep the low 8 bits (as
-         * the host's records do, docs/dump-format.md), the ring (which
-         * the encoder numbers the lines by) the whole number. */
-        if (!rings[c] || !slots || ring_init(rings[c], slots, o.cap, c & 0xFF)) {
+        /* ring_init keeps the whole CPU number in the ring (which the
+         * encoder numbers the lines by) and its low 8 bits in each
+         * record's cpu byte (docs/dump-format.md). */
+        if (!rings[c] || !slots || ring_init(rings[c], slots, o.cap, c)) {
             fprintf(stderr, "gen_dump: out of memory for %u rings of %u events\n", o.cpus, o.cap);
             return 2;
         }
@@ -379,7 +378,6 @@ int main(int argc, char **argv)
                     (unsigned long long)o.events);
             return 2;
         }
-        rings[c]->cpu = c;
         apic[c] = apic_of(&o, c);
     }
     for (unsigned c = 0; c < o.cpus; c++) {
