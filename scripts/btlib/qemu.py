@@ -482,9 +482,10 @@ class Qmp:
                 err = msg["error"]
                 raise QemuError(f"QMP: {err.get('class')}: {err.get('desc')}")
 
-    def command(self, name, **arguments):
-        """Run one QMP command and return its "return" value."""
-        msg = {"execute": name}
+    def command(self, execute, /, **arguments):
+        """Run one QMP command and return its "return" value (arguments
+        may be called name=, as set_link's is)."""
+        msg = {"execute": execute}
         if arguments:
             msg["arguments"] = arguments
         self.file.write(json.dumps(msg).encode() + b"\n")

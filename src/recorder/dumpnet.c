@@ -36,7 +36,7 @@ void dumpnet_init(unsigned to) { dump_to = to; }
 
 bool dumpnet_would_take(void)
 {
-    return (!dump_to || (dump_to & DUMP_TO_NET)) && net_active();
+    return (!dump_to || (dump_to & DUMP_TO_NET)) && net_active() && net_up();
 }
 
 static void flush(void)
@@ -104,6 +104,11 @@ bool dumpnet_open(struct dump_sink *sink, const struct dump_meta *meta, bool fau
     bool want_net = !dump_to || (dump_to & DUMP_TO_NET);
     if (!want_net || !net_active())
         return false;
+    if (!net_up()) {
+        kprintf("dumpnet: the network is not up (no link or no address yet): this dump "
+                "skips it\n");
+        return false;
+    }
     if (net_held_here() && !fault) {       /* an NMI inside the stack: it resumes later */
         kprintf("dumpnet: this CPU was stopped inside the network stack; this dump skips "
                 "the network\n");
