@@ -1,6 +1,7 @@
 /* netcon.c — console lines out, keys in (netcon.h). */
 #include "net/netcon.h"
 #include "arch/cpu.h"
+#include "console/status.h"
 #include "lib/format.h"
 #include "lib/kprintf.h"
 #include "lib/kstring.h"
@@ -124,6 +125,9 @@ void netcon_init(const struct boot_config *cfg, uint64_t random)
     console_lock();
     console_write_locked(line, (unsigned long)len);
     console_unlock();
+    char words[32];
+    ksnprintf(words, sizeof words, "net session %s", session);
+    status_set_note(words);                 /* and on the screen's status row, to stay */
     started = console_add_sink(sink, NULL, 0);   /* dumps: recorder/dumpnet.c */
     if (!started)
         kprintf("net: no console sink left for the network (%u taken)\n", CONSOLE_SINKS_MAX);

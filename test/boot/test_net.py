@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
 from harness import Machine, scaled, ISO, LOG_DIR                       # noqa: E402
 from test_trace import TraceCase                                        # noqa: E402
+from test_screen import ScreenCase                                      # noqa: E402
 from btlib import dumplog, qemu                                         # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -394,3 +395,13 @@ class NetAbsent(NetCase):
             m.qmp().command("set_link", name="net0", up=True)
             m.wait_for(rb"net: e1000 00:03.0: link up", 60, start=start)
             m.wait_for(ADDRESS, 60, start=start)
+
+
+class NetOnScreen(ScreenCase):
+    """The session code stays on the screen's status row."""
+
+    def test_session_code_on_the_status_row(self):
+        m, _ = self.boot(smp=1, nic="e1000", cmdline=f"net.to={HOST}:{free_port()}")
+        code = re.search(rb"net: session code ([A-Z2-9]{6})", m.output()).group(1).decode()
+        _, rows = self.wait_screen(m.qmp(), rf"net session {code}")
+        self.assertIn(f"net session {code}", rows[0])
