@@ -135,6 +135,19 @@ void netcon_init(const struct boot_config *cfg, uint64_t random)
         sink(line, (unsigned long)len);
 }
 
+void netcon_print_stats(void)
+{
+    if (!net_active())
+        return;
+    struct net_counts c;
+    char where[64];
+    net_counts(&c);
+    net_ready_fields(where, sizeof where);
+    kprintf("stats: %s: datagrams sent %lu, not sent %lu; frames received %lu, receive errors "
+            "%lu; transmit ring full %lu; key datagrams refused %lu\n", where, c.sent,
+            c.not_sent, c.received, c.rx_errors, c.tx_full, refused);
+}
+
 int netcon_getc(void)
 {
     if (!net_active() || !net_take(0, false))

@@ -35,7 +35,7 @@ void dumpnet_init(unsigned to) { dump_to = to; }
 
 bool dumpnet_would_take(void)
 {
-    return (!dump_to || (dump_to & DUMP_TO_NET)) && net_active() && net_up();
+    return (!dump_to || (dump_to & DUMP_TO_NET)) && net_active() && net_link_now();
 }
 
 static void flush(void)

@@ -27,7 +27,8 @@
 
 /* DUMP_TO_* bits from cmdline.h; 0 = every transport present. */
 void dumpnet_init(unsigned dump_to);
-/* Whether a dump taken now would go over the network. */
+/* Whether a dump taken now would go over the network (a link: an
+ * address may still be coming, dumpnet_open waits for it). */
 bool dumpnet_would_take(void);
 /* trace.dump_to=net alone: no other transport gets dumps. */
 bool dumpnet_only(void);

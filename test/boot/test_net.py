@@ -197,6 +197,22 @@ class NetAndSerial(NetCase):
         self.assertEqual(d.header.get("trigger"), "nmi")
 
 
+class NetKeys(NetCase):
+
+    def test_keys_from_the_host_refused_with_keys_off(self):
+        port = free_port()
+        cap = Capture(self.id(), port, "--key", "d")
+        try:
+            m, _ = self.net_boot(port, smp=1, cmdline="net.keys=off")
+            m.wait_for(rb"net: \d+ key datagrams refused so far \(net\.keys=off; the last from "
+                       rb"10\.0\.2\.2\)", 60, start=0)
+            time.sleep(1)
+        finally:
+            cap.stop()
+        self.assertIn("sent 'd'", cap.said())
+        self.assertNotIn(b"DUMP BEGIN", m.output())
+
+
 class Relay:
     """Between the machine (QEMU's user network, which delivers its
     datagrams for 10.0.2.2:PORT to 127.0.0.1:PORT) and capture: drops a
@@ -348,7 +364,11 @@ class NetHostile(NetCase):
             time.sleep(2)
             self.assertNotIn(b"DUMP BEGIN", m.output()[start:], "a key was taken")
             m.send(b"s")                              # still answering
-            m.wait_for(rb"uptime", 60, start=start)
+            stats = m.wait_for(rb"stats: net=e1000:00:03\.0 ip=10\.0\.2\.15: datagrams sent "
+                               rb"\d+, not sent \d+; frames received (\d+), .*key datagrams "
+                               rb"refused (\d+)", 60, start=start)
+            self.assertGreater(int(stats.group(1)), len(frames) // 2, "the frames reached it")
+            self.assertGreaterEqual(int(stats.group(2)), 199)
             start = len(m.output())
             serial = m.dump()
             m.wait_for(CONFIRMED, 60, start=start)
