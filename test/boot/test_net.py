@@ -23,10 +23,12 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+sys.path.insert(0, os.path.join(HERE, "..", "host"))
 
 from harness import Machine, scaled, ISO, LOG_DIR                       # noqa: E402
 from test_trace import TraceCase                                        # noqa: E402
 from test_screen import ScreenCase                                      # noqa: E402
+from test_netcapture import free_port                                   # noqa: E402
 from btlib import dumplog, qemu                                         # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -36,14 +38,6 @@ CAPTURE_TIMEOUT_S = 240
 CONFIRMED = rb"dumpnet: dump (\d+): the host confirmed all (\d+) lines"
 HOST = "10.0.2.2"            # QEMU user-mode network: this host's 127.0.0.1
 ADDRESS = rb"net: address 10\.0\.2\.15 \(DHCP\), gateway 10\.0\.2\.2"
-
-
-def free_port():
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def decode_list(path):

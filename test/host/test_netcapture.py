@@ -190,6 +190,7 @@ class CaptureNet(unittest.TestCase):
 
 
 def free_port():
+    """A UDP port on 127.0.0.1 free a moment ago (also for test/boot/test_net.py)."""
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind(('127.0.0.1', 0))
     port = s.getsockname()[1]
