@@ -348,6 +348,7 @@ class NetHostile(NetCase):
                     ip(ip_udp("10.0.2.2", "10.0.2.15", 40000, 6666,
                               b"BT1 R 0123456789ABCDEF.1 " + b"0-4294967294," * 60 + b"1\n")),
                 ]
+            rng.shuffle(frames)                       # each kind all along the flood
             start = len(m.output())
             for i, f in enumerate(frames):
                 inject.sendto(f, ("127.0.0.1", hub))
