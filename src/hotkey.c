@@ -18,6 +18,7 @@
 #include "arch/cpu.h"
 #include "time/timer.h"
 #include "time/tsc.h"
+#include "net/netcon.h"
 
 #define POLL_BUDGET 64                /* keys handled per wake-up */
 /* Input is read at least this often, whatever timer_hz says: a USB
@@ -139,9 +140,15 @@ void hotkey_poll(void)
         }
         uint8_t usage, mods;
         c = usb_key_poll(&usage, &mods);
+        if (c >= 0) {
+            trace(USB_KEY, usage, mods);
+            input(c);
+            continue;
+        }
+        c = netcon_getc();
         if (c < 0)
             return;
-        trace(USB_KEY, usage, mods);
+        trace(NET_KEY, (uint64_t)c, 0);
         input(c);
     }
 }

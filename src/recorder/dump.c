@@ -1,12 +1,14 @@
 /* dump.c — encode a snapshot of every ring to the console port (and the stick). */
 #include "recorder/dump.h"
 #include "lib/kprintf.h"
+#include "lib/kstring.h"
 #include "arch/cpu.h"
 #include "arch/percpu.h"
 #include "console/serial.h"
 #include "console/status.h"
 #include "time/tsc.h"
 #include "time/uptime.h"
+#include "recorder/dumpnet.h"
 #include "recorder/dumpstick.h"
 #include "recorder/encode.h"
 #include "recorder/dumpid.h"
@@ -40,13 +42,25 @@ static bool stick_ok(const struct dump_request *rq)
     return this_cpu_index() == 0 && rq->fault_cpu < 0;   /* fault and NMI dumps name a CPU */
 }
 
+/* The network first (it goes at its own speed and the host confirms
+ * it), then the serial console and the stick, from the same snapshot. */
 static uint64_t encode(const struct dump_meta *meta, struct ring *const rings[], unsigned n,
-                       bool stick)
+                       bool stick, enum dumpnet_cause cause)
 {
+    uint64_t events = 0;
+    bool others = !dumpnet_only() && (console_dump_sink_present() || dumpstick_would_take(stick));
+    if (dumpnet_open(meta, cause)) {
+        console_lock();                 /* no other text meanwhile, as on the serial line */
+        events = dumpnet_send(meta, rings, n, others ? NULL : to_status);
+        console_unlock();
+        dumpnet_close(meta, rings, n);  /* the host's confirmation; the snapshot is kept */
+        if (!others)
+            return events;
+    }
     struct dump_sink sink = { to_console, NULL, to_status };  /* the screen shows progress */
     dumpstick_open(&sink, stick);       /* trace.dump_to=: the boot stick too */
     console_lock();
-    uint64_t events = dump_encode(&sink, meta, rings, n);
+    events = dump_encode(&sink, meta, rings, n);
     console_unlock();
     dumpstick_close();
     return events;
@@ -58,11 +72,12 @@ static uint64_t encode(const struct dump_meta *meta, struct ring *const rings[],
  * the status row and in `s`, and keep the rings as they are. */
 static bool way_out(bool stick_allowed, const char *trigger)
 {
-    if (console_dump_sink_present() || dumpstick_would_take(stick_allowed))
+    if (console_dump_sink_present() || dumpstick_would_take(stick_allowed) ||
+        dumpnet_would_take())
         return true;
     nowhere++;
-    kprintf("dump: nowhere to send it (%s): no UART answered and no stick with a dump area "
-            "%s; nothing was dumped, the rings are kept\n", trigger,
+    kprintf("dump: nowhere to send it (%s): no UART answered, no network and no stick with a "
+            "dump area %s; nothing was dumped, the rings are kept\n", trigger,
             stick_allowed ? "was found" : "can be written from this CPU");
     status_dump_nowhere(nowhere);
     return false;
@@ -104,7 +119,9 @@ uint64_t dump_run(const struct dump_request *rq)
     };
     const struct dump_meta meta = { no, tsc_hz(), apic, extras, sizeof extras / sizeof extras[0],
                                     boot_nonce(), false };
-    uint64_t events = encode(&meta, f.rings, f.n, stick_ok(rq));
+    enum dumpnet_cause cause = !fault ? DUMPNET_KEY
+                              : !strcmp(rq->trigger, "nmi") ? DUMPNET_NMI : DUMPNET_FAULT;
+    uint64_t events = encode(&meta, f.rings, f.n, stick_ok(rq), cause);
     snapshot_release(&f);
     if (!rq->quiet)
         trace(DUMP_END, no, events);
@@ -128,7 +145,7 @@ uint64_t dump_rings_of_previous_boot(struct ring *const rings[], unsigned n, uin
     uint32_t no = ++dumps;
     trace(DUMP_BEGIN, no, 0);
     const struct dump_meta meta = { no, hz, apic_ids, extras, nextras, boot_nonce(), true };
-    uint64_t events = encode(&meta, rings, n, this_cpu_index() == 0);
+    uint64_t events = encode(&meta, rings, n, this_cpu_index() == 0, DUMPNET_KEY);
     snapshot_unclaim();
     trace(DUMP_END, no, events);
     return events;
