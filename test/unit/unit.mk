@@ -37,3 +37,5 @@ UNIT_SRCS_decode := decoder/decode.c decoder/merge.c $(UNIT_SRCS_encode)
 $(BUILD)/unit/test_decode: $(wildcard decoder/*.h)
 UNIT_SRCS_kmerge := decoder/kmerge.c decoder/merge.c
 $(BUILD)/unit/test_kmerge: $(wildcard decoder/*.h)
+# net/: NIC drivers' pure parts (issue 18)
+UNIT_SRCS_virtq := src/net/virtq.c
