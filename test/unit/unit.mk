@@ -39,3 +39,4 @@ UNIT_SRCS_kmerge := decoder/kmerge.c decoder/merge.c
 $(BUILD)/unit/test_kmerge: $(wildcard decoder/*.h)
 # net/: NIC drivers' pure parts (issue 18)
 UNIT_SRCS_virtq := src/net/virtq.c
+UNIT_SRCS_rtl8111 := src/net/rtl8111.c
