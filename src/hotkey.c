@@ -15,6 +15,7 @@
 #include "recorder/table.h"
 #include "trace/trace.h"
 #include "usb/usbstack.h"
+#include "net/netcon.h"
 
 #define POLL_BUDGET 64                /* keys handled per wake-up */
 
@@ -112,9 +113,15 @@ void hotkey_poll(void)
         }
         uint8_t usage, mods;
         c = usb_key_poll(&usage, &mods);
+        if (c >= 0) {
+            trace(USB_KEY, usage, mods);
+            input(c);
+            continue;
+        }
+        c = netcon_getc();
         if (c < 0)
             return;
-        trace(USB_KEY, usage, mods);
+        trace(NET_KEY, (uint64_t)c, 0);
         input(c);
     }
 }

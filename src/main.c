@@ -32,12 +32,16 @@
 #include "lab/workload.h"
 #include "recorder/autodump.h"
 #include "recorder/dump.h"
+#include "recorder/dumpid.h"
+#include "recorder/dumpnet.h"
 #include "recorder/dumpstick.h"
 #include "recorder/prevboot.h"
 #include "trace/rings.h"
 #include "recorder/snapshot.h"
 #include "trace/trace.h"
 #include "usb/usbstack.h"
+#include "net/net.h"
+#include "net/netcon.h"
 
 #define MB2_INFO_MAX      (1u << 20)
 #define WARP_CHECK_US     20000
@@ -90,6 +94,8 @@ void kmain(uint32_t magic, const void *info)
     boot_phase(TRACE_PHASE_TSC_CALIBRATED, tsc_hz());
     timer_init(cfg.timer_hz);               /* LAPIC timer calibrated on the TSC */
     usb_init(&cfg);                         /* USB: before the APs (see usb/xhci.h) */
+    net_init(&cfg);                         /* NICs, link and address (bounded): net= */
+    netcon_init(&cfg, boot_random());       /* console lines out, keys in; session code */
     boot_phase(TRACE_PHASE_SMP_START, 0);
     smp_start(&madt, cpu_limit(), &smp, ap_online); /* INIT/SIPI/SIPI, bounded wait */
     boot_phase(TRACE_PHASE_SMP_DONE, smp.online);
@@ -103,6 +109,7 @@ void kmain(uint32_t magic, const void *info)
     hotkey_init(cfg.keyboard);              /* PS/2 keyboard, if any (keyboard=) */
     inputpoll_set(hotkey_poll);             /* keys read inside long workloads */
     dumpstick_init(cfg.dump_to);            /* trace.dump_to=: dumps to the boot stick too */
+    dumpnet_init(cfg.dump_to);              /* and over the network */
     serial_irq_setup();                     /* ISA UART input by interrupt, else polled */
     print_ready();                          /* the one READY line */
     hotkey_help();
@@ -231,11 +238,14 @@ static void print_ready(void)
     struct dump_facts f = { mb.efi ? "uefi" : "bios", smp.found, smp.parked, smp.failed,
                             tsc_sync_worst_warp(), tsc_invariant(), tsc_source(), timer_hz() };
     dump_set_facts(&f);
+    char net[64];
+    net_ready_fields(net, sizeof net);
     kprintf("READY cpus=%u found=%u max=%u parked=%u failed=%u tsc_hz=%lu tsc_src=%s "
-            "invariant_tsc=%u tsc_warp=%lu x2apic=%u timer_hz=%u fw=%s console=%s prev_events=%lu\n",
+            "invariant_tsc=%u tsc_warp=%lu x2apic=%u timer_hz=%u fw=%s console=%s prev_events=%lu"
+            " %s\n",
             smp.online, smp.found, MAX_CPUS, smp.parked, smp.failed, tsc_hz(), tsc_source(),
             tsc_invariant(), tsc_sync_worst_warp(), lapic_x2apic(), timer_hz(),
-            mb.efi ? "uefi" : "bios", serial_name(), prevboot_events());
+            mb.efi ? "uefi" : "bios", serial_name(), prevboot_events(), net);
 }
 
 static __attribute__((noreturn)) void idle(void)

@@ -260,6 +260,8 @@ static void opt_dump_to(struct boot_config *cfg, const char *word, const char *v
             to |= DUMP_TO_SERIAL;
         else if (n == 5 && !strncmp(p, "stick", 5))
             to |= DUMP_TO_STICK;
+        else if (n == 3 && !strncmp(p, "net", 3))
+            to |= DUMP_TO_NET;
         else
             break;
         p += n + (p[n] == ',');
@@ -268,7 +270,56 @@ static void opt_dump_to(struct boot_config *cfg, const char *word, const char *v
             return;
         }
     }
-    warn(cfg, word, "want serial, stick or serial,stick; ignored");
+    warn(cfg, word, "want serial, stick, net or a list of them; ignored");
+}
+
+/* "A.B.C.D" (each 0..255, no leading junk) from s[0..n). */
+static bool parse_ipv4(const char *s, size_t n, uint32_t *ip)
+{
+    uint32_t v = 0;
+    size_t at = 0;
+    for (int part = 0; part < 4; part++) {
+        unsigned b = 0, digits = 0;
+        while (at < n && s[at] >= '0' && s[at] <= '9' && digits < 4) {
+            b = b * 10 + (unsigned)(s[at++] - '0');
+            digits++;
+        }
+        if (!digits || digits > 3 || b > 255)
+            return false;
+        v = v << 8 | b;
+        if (part < 3 && (at >= n || s[at++] != '.'))
+            return false;
+    }
+    *ip = v;
+    return at == n;
+}
+
+static void opt_net_to(struct boot_config *cfg, const char *word, const char *val)
+{
+    size_t n = 0;
+    while (val[n] && val[n] != ':') n++;
+    uint32_t ip, port = 0;
+    if (!parse_ipv4(val, n, &ip) || !ip ||
+        (val[n] && (!parse_u32(val + n + 1, &port) || port < 1 || port > 65535))) {
+        warn(cfg, word, "want A.B.C.D or A.B.C.D:PORT; using 255.255.255.255:6666");
+        return;
+    }
+    cfg->net_to_ip = ip;
+    cfg->net_to_port = (uint16_t)port;
+}
+
+static void opt_net_ip(struct boot_config *cfg, const char *word, const char *val)
+{
+    size_t n = 0;
+    while (val[n] && val[n] != '/') n++;
+    uint32_t ip, prefix = 24;
+    if (!parse_ipv4(val, n, &ip) || !ip || ip == 0xFFFFFFFFu ||
+        (val[n] && (!parse_u32(val + n + 1, &prefix) || prefix < 1 || prefix > 30))) {
+        warn(cfg, word, "want A.B.C.D or A.B.C.D/PREFIX (1..30); using DHCP");
+        return;
+    }
+    cfg->net_ip = ip;
+    cfg->net_mask = 0xFFFFFFFFu << (32 - prefix);
 }
 
 static void opt_on_fault(struct boot_config *cfg, const char *word, const char *val)
@@ -337,6 +388,18 @@ static void apply(struct boot_config *cfg, const char *word)
         cfg->screen_off = true;
     else if (KEY("screen"))
         warn(cfg, word, "want screen=off; ignored");
+    else if (KEY("net") && !strcmp(val, "off"))
+        cfg->net_off = true;
+    else if (KEY("net"))
+        warn(cfg, word, "want net=off; ignored");
+    else if (KEY("net.keys") && !strcmp(val, "off"))
+        cfg->net_keys_off = true;
+    else if (KEY("net.keys"))
+        warn(cfg, word, "want net.keys=off; ignored");
+    else if (KEY("net.to"))
+        opt_net_to(cfg, word, val);
+    else if (KEY("net.ip"))
+        opt_net_ip(cfg, word, val);
     else if (KEY("workload"))
         copy_value(cfg, word, val, cfg->workload, sizeof cfg->workload);
     else

@@ -14,9 +14,8 @@
  *                                (64..1048576, 4096)
  *   trace.mask=<names>           categories traced at boot (all)
  *   trace.off                    boot with tracing disabled
- *   trace.dump_to=<list>         where dumps go: serial, stick or both,
- *                                comma separated (both when a stick with
- *                                a dump area is found, else serial)
+ *   trace.dump_to=<list>         where dumps go: serial, stick, net,
+ *                                comma separated (every one present)
  *   workload=<name>              workload to start after boot
  *   debug.fault=<cpu>            that CPU runs ud2 once online (tests the
  *                                exception report; the others go on)
@@ -31,6 +30,11 @@
  *                                (uhci, ohci, ehci, xhci), comma separated
  *   keyboard=legacy|usb|both     where keys come from (both)
  *   screen=off                   no screen console (UART only)
+ *   net=off                      touch no network controller
+ *   net.to=<a.b.c.d>[:<port>]    where console lines and dumps go
+ *                                (255.255.255.255:6666)
+ *   net.ip=<a.b.c.d>[/<prefix>]  fixed address, no DHCP (/24)
+ *   net.keys=off                 take no keys from the network
  * A bad value never stops the boot: it produces a warning naming the
  * option and the default used instead. Pure code, tested on the host. */
 #ifndef CMDLINE_H
@@ -75,6 +79,11 @@ struct boot_config {
     struct { uint8_t bus, dev, fn; } usb_skip[CMDLINE_USB_SKIP_MAX];
     uint8_t  keyboard;                 /* CMDLINE_KEYBOARD_*: where keys come from */
     bool     screen_off;               /* screen=off: no screen console */
+    bool     net_off;                  /* net=off: touch no network controller */
+    bool     net_keys_off;             /* net.keys=off */
+    uint32_t net_to_ip;                /* net.to=: 0 = the default (broadcast) */
+    uint16_t net_to_port;              /* 0 = 6666 */
+    uint32_t net_ip, net_mask;         /* net.ip=: 0 = DHCP */
     unsigned warning_count;
     unsigned warnings_cut;             /* beyond the last slot, which says "(N more)" */
     char     warnings[CMDLINE_MAX_WARNINGS][CMDLINE_WARNING_LEN];
@@ -93,6 +102,7 @@ struct boot_config {
 
 #define DUMP_TO_SERIAL        1u
 #define DUMP_TO_STICK         2u
+#define DUMP_TO_NET           4u
 /* trace.on_fault values, in the order of exception.h's enum on_fault. */
 #define CMDLINE_ON_FAULT_DUMP   0
 #define CMDLINE_ON_FAULT_FREEZE 1

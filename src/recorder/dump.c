@@ -7,6 +7,7 @@
 #include "console/status.h"
 #include "time/tsc.h"
 #include "time/uptime.h"
+#include "recorder/dumpnet.h"
 #include "recorder/dumpstick.h"
 #include "recorder/encode.h"
 #include "recorder/dumpid.h"
@@ -41,13 +42,16 @@ static bool stick_ok(const struct dump_request *rq)
 }
 
 static uint64_t encode(const struct dump_meta *meta, struct ring *const rings[], unsigned n,
-                       bool stick)
+                       bool stick, bool fault)
 {
     struct dump_sink sink = { to_console, NULL, to_status };  /* the screen shows progress */
     dumpstick_open(&sink, stick);       /* trace.dump_to=: the boot stick too */
+    bool net = dumpnet_open(&sink, meta, fault);   /* and the network */
     console_lock();
     uint64_t events = dump_encode(&sink, meta, rings, n);
     console_unlock();
+    if (net)
+        dumpnet_close(meta, rings, n);  /* the host's confirmation; the snapshot is kept */
     dumpstick_close();
     return events;
 }
@@ -58,11 +62,12 @@ static uint64_t encode(const struct dump_meta *meta, struct ring *const rings[],
  * the status row and in `s`, and keep the rings as they are. */
 static bool way_out(bool stick_allowed, const char *trigger)
 {
-    if (console_dump_sink_present() || dumpstick_would_take(stick_allowed))
+    if (console_dump_sink_present() || dumpstick_would_take(stick_allowed) ||
+        dumpnet_would_take())
         return true;
     nowhere++;
-    kprintf("dump: nowhere to send it (%s): no UART answered and no stick with a dump area "
-            "%s; nothing was dumped, the rings are kept\n", trigger,
+    kprintf("dump: nowhere to send it (%s): no UART answered, no network and no stick with a "
+            "dump area %s; nothing was dumped, the rings are kept\n", trigger,
             stick_allowed ? "was found" : "can be written from this CPU");
     status_dump_nowhere(nowhere);
     return false;
@@ -103,7 +108,7 @@ uint64_t dump_run(const struct dump_request *rq)
     };
     const struct dump_meta meta = { no, tsc_hz(), apic, extras, sizeof extras / sizeof extras[0],
                                     boot_nonce(), false };
-    uint64_t events = encode(&meta, f.rings, f.n, stick_ok(rq));
+    uint64_t events = encode(&meta, f.rings, f.n, stick_ok(rq), fault);
     snapshot_release(&f);
     if (!rq->quiet)
         trace(DUMP_END, no, events);
@@ -127,7 +132,7 @@ uint64_t dump_rings_of_previous_boot(struct ring *const rings[], unsigned n, uin
     uint32_t no = ++dumps;
     trace(DUMP_BEGIN, no, 0);
     const struct dump_meta meta = { no, hz, apic_ids, extras, nextras, boot_nonce(), true };
-    uint64_t events = encode(&meta, rings, n, this_cpu_index() == 0);
+    uint64_t events = encode(&meta, rings, n, this_cpu_index() == 0, false);
     snapshot_unclaim();
     trace(DUMP_END, no, events);
     return events;

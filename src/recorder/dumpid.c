@@ -72,3 +72,9 @@ uint32_t dump_id_seed(uint64_t nonce, uint32_t dump_no)
         id[8 + i] = (uint8_t)(dump_no >> (8 * i));
     return crc32_update(0, id, sizeof id);
 }
+
+uint64_t boot_random(void)
+{
+    uint64_t r;
+    return try_rdrand(&r) ? r ^ mix(rdtsc()) : from_tsc();
+}

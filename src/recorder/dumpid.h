@@ -16,6 +16,10 @@
 
 /* The boot's nonce: made on the first call, the same value afterwards. */
 uint64_t boot_nonce(void);
+/* A fresh random value (RDRAND, else TSC jitter), independent of the
+ * nonce: for secrets such as the network's session code (the nonce is
+ * public, in every dump). */
+uint64_t boot_random(void);
 
 /* The CRC seed of a dump's lines: crc32 of its 12-byte id. Example:
  * nonce 0x0123456789ABCDEF, dump 1 -> crc32 of EF CD AB 89 67 45 23 01

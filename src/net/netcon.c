@@ -1,0 +1,100 @@
+/* netcon.c — console lines out, keys in (netcon.h). */
+#include "net/netcon.h"
+#include "lib/format.h"
+#include "lib/kprintf.h"
+#include "lib/kstring.h"
+#include "net/net.h"
+
+#define KEY_QUEUE      64               /* a power of two */
+#define LINE_WAIT_US   20000ull         /* a console line waits this long for the stack */
+#define POLL_BUDGET    32
+#define HEADER_MAX     48
+
+static char session[NETPROTO_SESSION_LEN + 1];
+static bool keys_off, host_seen, started;
+static uint8_t keyq[KEY_QUEUE];
+static unsigned key_head, key_tail;     /* under the net lock */
+static uint32_t seq;
+static uint64_t refused;
+static void (*dump_handler)(const struct netmsg *m);
+static uint8_t out[NET_PAYLOAD_MAX];
+
+void netcon_set_dump_handler(void (*fn)(const struct netmsg *m)) { dump_handler = fn; }
+bool netcon_host_seen(void) { return host_seen; }
+uint64_t netcon_keys_refused(void) { return refused; }
+
+static bool same_session(const char *s)
+{
+    return !memcmp(s, session, NETPROTO_SESSION_LEN);
+}
+
+/* Under the net lock, from net_poll_locked: never prints. */
+static void receive(uint32_t ip, uint16_t port, const uint8_t *p, unsigned len)
+{
+    (void)ip, (void)port;
+    struct netmsg m;
+    if (!netproto_parse(p, len, &m))
+        return;
+    if (m.kind != NETMSG_KEYS) {
+        host_seen = true;
+        if (dump_handler)
+            dump_handler(&m);
+        return;
+    }
+    if (keys_off || !same_session(m.session)) {
+        refused++;
+        return;
+    }
+    for (unsigned i = 0; i < m.nkeys && key_tail - key_head < KEY_QUEUE; i++)
+        keyq[key_tail++ % KEY_QUEUE] = m.keys[i];
+}
+
+/* The sink: console bytes as "BT1 T" datagrams, cut to fit. */
+static void sink(const char *s, unsigned long n)
+{
+    if (!net_take(LINE_WAIT_US, false))
+        return;                         /* the stack is busy elsewhere: the line is lost */
+    while (n && net_ready()) {
+        unsigned h = (unsigned)ksnprintf((char *)out, HEADER_MAX, "BT1 T %s %u\n",
+                                         net_mac_text(), seq++);
+        unsigned take = n < NET_PAYLOAD_MAX - h ? (unsigned)n : NET_PAYLOAD_MAX - h;
+        memcpy(out + h, s, take);
+        net_send_host(out, h + take);   /* a failure is counted there */
+        s += take, n -= take;
+    }
+    net_give();
+}
+
+void netcon_init(const struct boot_config *cfg, uint64_t random)
+{
+    if (!net_active())
+        return;
+    netproto_session(random, session);
+    keys_off = cfg->net_keys_off;
+    net_set_receiver(receive);
+    /* The code on the screen and serial console; over the network only to
+     * a host net.to names. */
+    char line[160];
+    int len = ksnprintf(line, sizeof line, "net: session code %s (keys from the host need it: "
+                        "scripts/capture --net --session %s)%s\n", session, session,
+                        keys_off ? "; remote keys are off (net.keys=off)" : "");
+    console_lock();
+    console_write_locked(line, (unsigned long)len);
+    console_unlock();
+    started = console_add_sink(sink, NULL, 0);   /* dumps: recorder/dumpnet.c */
+    if (!started)
+        kprintf("net: no console sink left for the network (%u taken)\n", CONSOLE_SINKS_MAX);
+    else if (net_to_unicast())
+        sink(line, (unsigned long)len);
+}
+
+int netcon_getc(void)
+{
+    if (!net_active() || !net_take(0, false))
+        return -1;
+    net_poll_locked(POLL_BUDGET);
+    int c = key_head != key_tail ? keyq[key_head++ % KEY_QUEUE] : -1;
+    net_give();
+    net_report();
+    return c;
+}
