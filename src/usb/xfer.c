@@ -115,3 +115,14 @@ void usb_queue(struct usb_dev *d, uint8_t dci, void *buf, uint32_t len)
     if (!d->dead && !d->hc->dead && d->ring[dci])
         push_normal(d, dci, buf, len);
 }
+
+bool usb_can_wait(const struct usb_dev *d)
+{
+    return !d->dead && !d->hc->dead && !d->hc->waiting;
+}
+
+void usb_poll_completions(struct usb_dev *d)
+{
+    if (!d->hc->dead)
+        xhci_poll(d->hc);
+}

@@ -40,3 +40,4 @@ $(BUILD)/unit/test_kmerge: $(wildcard decoder/*.h)
 # net/: NIC drivers' pure parts (issue 18)
 UNIT_SRCS_virtq := src/net/virtq.c
 UNIT_SRCS_rtl8111 := src/net/rtl8111.c
+UNIT_SRCS_ecmdesc := src/usb/ecmdesc.c
