@@ -32,6 +32,11 @@ FIRMWARES = ("bios", "uefi")
 MEDIA = ("cd", "usb")
 ACCELS = ("auto", "kvm", "tcg")
 UARTS = ("isa", "pci", "com2", "pci2x")
+# NICs by the names make run NET= and capture --qemu --net take: QEMU's
+# device for each (usb: a CDC Ethernet adapter on its own xHCI).
+NICS = {"e1000": ["e1000"], "e1000e": ["e1000e"], "virtio": ["virtio-net-pci"],
+        "usb": ["qemu-xhci,id=netxhci", "usb-net,bus=netxhci.0"]}
+NETDEV_ID = "net0"
 
 # Split OVMF (code read-only + a variable store) is preferred: it is what a
 # real board has. The variable store is opened with snapshot=on, so each run
@@ -111,6 +116,10 @@ class Options:
     "usb", the stick accepts writes (give it a copy of the ISO).
     machine: -machine value (e.g. "q35,i8042=off,hpet=off"); extra: raw
     arguments appended last (more -device lines, say).
+    nic: a network adapter (a key of NICS) on the netdev `netdev` (QEMU
+    -netdev options after its id; default user-mode networking, whose
+    host side is 127.0.0.1 and whose 10.0.2.x addresses exist only inside
+    QEMU).
     """
     iso: str
     fw: str = "bios"
@@ -129,6 +138,8 @@ class Options:
     no_reboot: bool = True
     stick_writable: bool = False
     qemu: str = QEMU_BIN
+    nic: str | None = None
+    netdev: str = "user"
     extra: list = dataclasses.field(default_factory=list)
 
 
@@ -263,6 +274,8 @@ def validate(opts):
                         "(want auto, kvm or tcg)")
     if int(opts.smp) < 1:
         raise QemuError(f"--smp must be at least 1, not {opts.smp}")
+    if opts.nic is not None and opts.nic not in NICS:
+        raise QemuError(f"unknown NIC '{opts.nic}' (want {', '.join(NICS)})")
     if not os.path.isfile(opts.iso):
         raise QemuError(f"ISO '{opts.iso}' not found (run make first)")
 
@@ -286,7 +299,20 @@ def build_argv(opts):
     argv += ["-vga", "std"] + ([] if opts.display else ["-display", "none"])
     argv += ["-no-reboot"] if opts.no_reboot else []
     argv += ["-device", f"isa-debug-exit,iobase={DEBUG_EXIT_PORT:#x},iosize=0x04"]
+    argv += nic_args(opts.nic, opts.netdev)
     return argv + list(opts.extra)
+
+
+def nic_args(nic, netdev="user"):
+    """-netdev/-device arguments for a NIC of NICS (nothing for None)."""
+    if nic is None:
+        return []
+    devices = NICS[nic]
+    argv = ["-netdev", f"{netdev.split(',')[0]},id={NETDEV_ID}" +
+            "".join("," + o for o in netdev.split(",")[1:])]
+    for d in devices[:-1]:
+        argv += ["-device", d]
+    return argv + ["-device", f"{devices[-1]},netdev={NETDEV_ID}"]
 
 
 def probe_disk(path):
@@ -456,9 +482,10 @@ class Qmp:
                 err = msg["error"]
                 raise QemuError(f"QMP: {err.get('class')}: {err.get('desc')}")
 
-    def command(self, name, **arguments):
-        """Run one QMP command and return its "return" value."""
-        msg = {"execute": name}
+    def command(self, execute, /, **arguments):
+        """Run one QMP command and return its "return" value (arguments
+        may be called name=, as set_link's is)."""
+        msg = {"execute": execute}
         if arguments:
             msg["arguments"] = arguments
         self.file.write(json.dumps(msg).encode() + b"\n")

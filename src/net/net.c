@@ -97,6 +97,7 @@ bool net_held_here(void)
 static uint64_t now_us(void) { return tsc_to_us(rdtsc()); }
 
 bool net_ready(void) { return nic && link && conf.ip; }
+bool net_up(void) { return net_ready(); }
 
 static bool in_subnet(uint32_t ip)
 {

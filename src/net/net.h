@@ -35,6 +35,8 @@ void net_init(const struct boot_config *cfg);
 void net_ready_fields(char *buf, unsigned cap);
 /* A NIC is in use (it may have no link or address yet). */
 bool net_active(void);
+/* Link and an address now (read without the lock: a snapshot). */
+bool net_up(void);
 /* This NIC's MAC as 12 lower-case hex digits (the host names its log after it). */
 const char *net_mac_text(void);
 /* net.to= names one host (not the broadcast address). */

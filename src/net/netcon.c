@@ -1,27 +1,32 @@
 /* netcon.c — console lines out, keys in (netcon.h). */
 #include "net/netcon.h"
+#include "arch/cpu.h"
 #include "lib/format.h"
 #include "lib/kprintf.h"
 #include "lib/kstring.h"
+#include "net/ipv4.h"
 #include "net/net.h"
+#include "time/tsc.h"
 
 #define KEY_QUEUE      64               /* a power of two */
 #define LINE_WAIT_US   20000ull         /* a console line waits this long for the stack */
 #define POLL_BUDGET    32
 #define HEADER_MAX     48
+#define REFUSED_SAY_US 1000000ull       /* refused keys are said at most this often */
 
 static char session[NETPROTO_SESSION_LEN + 1];
 static bool keys_off, host_seen, started;
 static uint8_t keyq[KEY_QUEUE];
 static unsigned key_head, key_tail;     /* under the net lock */
 static uint32_t seq;
-static uint64_t refused;
+static uint64_t refused, refused_said;
+static uint32_t refused_from;
+static uint64_t refused_tsc;            /* when refusals were last said */
 static void (*dump_handler)(const struct netmsg *m);
 static uint8_t out[NET_PAYLOAD_MAX];
 
 void netcon_set_dump_handler(void (*fn)(const struct netmsg *m)) { dump_handler = fn; }
 bool netcon_host_seen(void) { return host_seen; }
-uint64_t netcon_keys_refused(void) { return refused; }
 
 static bool same_session(const char *s)
 {
@@ -31,7 +36,7 @@ static bool same_session(const char *s)
 /* Under the net lock, from net_poll_locked: never prints. */
 static void receive(uint32_t ip, uint16_t port, const uint8_t *p, unsigned len)
 {
-    (void)ip, (void)port;
+    (void)port;
     struct netmsg m;
     if (!netproto_parse(p, len, &m))
         return;
@@ -43,6 +48,7 @@ static void receive(uint32_t ip, uint16_t port, const uint8_t *p, unsigned len)
     }
     if (keys_off || !same_session(m.session)) {
         refused++;
+        refused_from = ip;
         return;
     }
     for (unsigned i = 0; i < m.nkeys && key_tail - key_head < KEY_QUEUE; i++)
@@ -96,5 +102,13 @@ int netcon_getc(void)
     int c = key_head != key_tail ? keyq[key_head++ % KEY_QUEUE] : -1;
     net_give();
     net_report();
+    if (refused != refused_said && rdtsc() - refused_tsc >= tsc_from_us(REFUSED_SAY_US)) {
+        refused_tsc = rdtsc();
+        char from[16];
+        ipv4_format(refused_from, from);
+        kprintf("net: %lu key datagrams refused so far (%s; the last from %s)\n", refused,
+                keys_off ? "net.keys=off" : "without this boot's session code", from);
+        refused_said = refused;
+    }
     return c;
 }

@@ -23,7 +23,5 @@ int  netcon_getc(void);
 void netcon_set_dump_handler(void (*fn)(const struct netmsg *m));
 /* A host has spoken the protocol since boot (it will confirm dumps). */
 bool netcon_host_seen(void);
-/* Key datagrams refused: wrong session code, or net.keys=off. */
-uint64_t netcon_keys_refused(void);
 
 #endif

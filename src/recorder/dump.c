@@ -41,17 +41,26 @@ static bool stick_ok(const struct dump_request *rq)
     return this_cpu_index() == 0 && rq->fault_cpu < 0;   /* fault and NMI dumps name a CPU */
 }
 
+/* The network first (it goes at its own speed and the host confirms
+ * it), then the serial console and the stick, from the same snapshot. */
 static uint64_t encode(const struct dump_meta *meta, struct ring *const rings[], unsigned n,
                        bool stick, bool fault)
 {
+    uint64_t events = 0;
+    bool others = !dumpnet_only() && (console_dump_sink_present() || dumpstick_would_take(stick));
+    if (dumpnet_open(meta, fault)) {
+        console_lock();                 /* no other text meanwhile, as on the serial line */
+        events = dumpnet_send(meta, rings, n, others ? NULL : to_status);
+        console_unlock();
+        dumpnet_close(meta, rings, n);  /* the host's confirmation; the snapshot is kept */
+        if (!others)
+            return events;
+    }
     struct dump_sink sink = { to_console, NULL, to_status };  /* the screen shows progress */
     dumpstick_open(&sink, stick);       /* trace.dump_to=: the boot stick too */
-    bool net = dumpnet_open(&sink, meta, fault);   /* and the network */
     console_lock();
-    uint64_t events = dump_encode(&sink, meta, rings, n);
+    events = dump_encode(&sink, meta, rings, n);
     console_unlock();
-    if (net)
-        dumpnet_close(meta, rings, n);  /* the host's confirmation; the snapshot is kept */
     dumpstick_close();
     return events;
 }

@@ -18,8 +18,7 @@
 #define TAKE_US        100000ull         /* a key's dump waits this long for the stack */
 
 static unsigned dump_to;
-static struct dump_sink inner;
-static bool inner_on, active, fault_dump;
+static bool active, fault_dump;
 static uint64_t nonce;
 static uint32_t dump_no, line_no, sent_since_poll;
 static uint8_t pkt[NET_PAYLOAD_MAX];
@@ -36,7 +35,7 @@ void dumpnet_init(unsigned to) { dump_to = to; }
 
 bool dumpnet_would_take(void)
 {
-    return (!dump_to || (dump_to & DUMP_TO_NET)) && net_active();
+    return (!dump_to || (dump_to & DUMP_TO_NET)) && net_active() && net_up();
 }
 
 static void flush(void)
@@ -67,11 +66,9 @@ static void put_line(uint32_t no, const char *s, size_t n)
     pkt_next = no + 1;
 }
 
-static void tee(void *ctx, const char *s, size_t n)
+static void to_net(void *ctx, const char *s, size_t n)
 {
     (void)ctx;
-    if (inner_on)
-        inner.write(inner.ctx, s, n);
     put_line(line_no++, s, n);
 }
 
@@ -99,11 +96,18 @@ static void handler(const struct netmsg *m)
         }
 }
 
-bool dumpnet_open(struct dump_sink *sink, const struct dump_meta *meta, bool fault)
+bool dumpnet_only(void) { return dump_to == DUMP_TO_NET; }
+
+bool dumpnet_open(const struct dump_meta *meta, bool fault)
 {
     bool want_net = !dump_to || (dump_to & DUMP_TO_NET);
     if (!want_net || !net_active())
         return false;
+    if (!net_up()) {
+        kprintf("dumpnet: the network is not up (no link or no address yet): this dump "
+                "skips it%s\n", dumpnet_only() ? " and goes to the serial console" : "");
+        return false;
+    }
     if (net_held_here() && !fault) {       /* an NMI inside the stack: it resumes later */
         kprintf("dumpnet: this CPU was stopped inside the network stack; this dump skips "
                 "the network\n");
@@ -120,10 +124,16 @@ bool dumpnet_open(struct dump_sink *sink, const struct dump_meta *meta, bool fau
     line_no = 0, pkt_len = 0, sent_since_poll = 0;
     memset(want, 0, sizeof want);
     wanted = 0, want_beyond = false, confirmed = false, replies = 0;
-    inner = *sink;
-    inner_on = !dump_to || (dump_to & (DUMP_TO_SERIAL | DUMP_TO_STICK));
-    *sink = (struct dump_sink){ tee, NULL, sink->progress };
     return true;
+}
+
+uint64_t dumpnet_send(const struct dump_meta *meta, struct ring *const rings[], unsigned n,
+                      void (*progress)(const struct dump_progress *p))
+{
+    const struct dump_sink sink = { to_net, NULL, progress };
+    uint64_t events = dump_encode(&sink, meta, rings, n);
+    flush();
+    return events;
 }
 
 /* The lines the host asked for, encoded again from the same rings. */
@@ -163,7 +173,6 @@ static void status(char kind, uint64_t arg)
 
 void dumpnet_close(const struct dump_meta *meta, struct ring *const rings[], unsigned n)
 {
-    flush();
     uint64_t t0 = rdtsc(), heard = t0;
     uint64_t quiet = tsc_from_us(netcon_host_seen() ? DUMPNET_QUIET_US : DUMPNET_NO_HOST_US);
     uint64_t max = tsc_from_us(DUMPNET_WAIT_MAX_US), period = tsc_from_us(WAIT_PERIOD_US);

@@ -1,17 +1,20 @@
 /* dumpnet.h — dumps over the network, with nothing lost.
  *
- * dump.c wraps its sink like dumpstick.h does: dumpnet_open() before the
- * dump, and dumpnet_close() after it, while the snapshot is still held.
- * The lines leave as "BT1 D" datagrams (net/netproto.h), several lines
- * each, numbered as the dump numbers them. Then the machine says "BT1 W"
- * (sent, waiting) until the host answers "BT1 A" (whole) or asks for
- * lines again ("BT1 R"): those are encoded again from the same snapshot
- * (the encoder is deterministic on rings that hold still) and sent. It
- * stops waiting when the host confirms, when no host answers for
- * DUMPNET_QUIET_US (DUMPNET_NO_HOST_US if no host ever spoke), or after
- * DUMPNET_WAIT_MAX_US, and says on the console what was not confirmed.
- * A fault's or an NMI's dump goes over the network too (net/net.h's
- * lock rules). */
+ * dump.c sends a dump over the network first, at the network's own
+ * speed, then (unless trace.dump_to=net alone) to the serial console and
+ * the stick, encoded again from the same snapshot: the encoder is
+ * deterministic on rings that hold still, so every transport gets the
+ * same lines, and the network never waits for a 115200-baud line.
+ * dumpnet_open() takes the network stack, dumpnet_send() streams the
+ * lines as "BT1 D" datagrams (net/netproto.h), several lines each,
+ * numbered as the dump numbers them, and dumpnet_close(), with the
+ * snapshot still held, says "BT1 W" (sent, waiting) until the host
+ * answers "BT1 A" (whole) or asks for lines again ("BT1 R"): those are
+ * encoded again and sent. It stops waiting when the host confirms, when
+ * no host answers for DUMPNET_QUIET_US (DUMPNET_NO_HOST_US if no host
+ * ever spoke), or after DUMPNET_WAIT_MAX_US, and says on the console
+ * what was not confirmed. A fault's or an NMI's dump goes over the
+ * network too (net/net.h's lock rules). */
 #ifndef RECORDER_DUMPNET_H
 #define RECORDER_DUMPNET_H
 #include <stdbool.h>
@@ -25,11 +28,18 @@
 void dumpnet_init(unsigned dump_to);
 /* Whether a dump taken now would go over the network. */
 bool dumpnet_would_take(void);
-/* Wrap *sink: the lines also (or, with trace.dump_to=net alone, only) go
- * to the network. fault: a fault's or NMI's dump (takes the stack over
- * from a stopped CPU). False when the network takes no part. */
-bool dumpnet_open(struct dump_sink *sink, const struct dump_meta *meta, bool fault);
-/* After the dump: wait for the host, send again what it asks for. */
+/* trace.dump_to=net alone: no other transport gets dumps. */
+bool dumpnet_only(void);
+/* Take the network for a dump with this id; fault: a fault's or NMI's
+ * dump (takes the stack over from a stopped CPU). False (said on the
+ * console when it matters) when the network takes no part. */
+bool dumpnet_open(const struct dump_meta *meta, bool fault);
+/* Send the dump; returns its events. progress: the screen's, when the
+ * network is the only transport (else the serial pass reports). */
+uint64_t dumpnet_send(const struct dump_meta *meta, struct ring *const rings[], unsigned n,
+                      void (*progress)(const struct dump_progress *p));
+/* After dumpnet_send: wait for the host, send again what it asks for;
+ * gives the network back. */
 void dumpnet_close(const struct dump_meta *meta, struct ring *const rings[], unsigned n);
 
 #endif

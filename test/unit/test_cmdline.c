@@ -80,6 +80,9 @@ static void test_dump_to(void)
         { "trace.dump_to=serial", DUMP_TO_SERIAL, false },
         { "trace.dump_to=stick", DUMP_TO_STICK, false },
         { "trace.dump_to=stick,serial", DUMP_TO_SERIAL | DUMP_TO_STICK, false },
+        { "trace.dump_to=net", DUMP_TO_NET, false },
+        { "trace.dump_to=serial,net", DUMP_TO_SERIAL | DUMP_TO_NET, false },
+        { "trace.dump_to=nets", 0, true },
         { "trace.dump_to=usb", 0, true },
         { "trace.dump_to=serial,,stick", 0, true },
         { "trace.dump_to=", 0, true },
@@ -275,8 +278,50 @@ static void test_escape_hatches(void)
     CHECK_EQ(c.usb_skip_count, 0);
 }
 
+static void test_net(void)
+{
+    struct boot_config c;
+    cmdline_defaults(&c);
+    CHECK(!c.net_off && !c.net_keys_off && !c.net_to_ip && !c.net_ip);
+    cmdline_parse("net=off net.keys=off net.to=10.0.2.2:7000 net.ip=192.168.1.20/16", &c);
+    CHECK_EQ(c.warning_count, 0);
+    CHECK(c.net_off);
+    CHECK(c.net_keys_off);
+    CHECK_EQ(c.net_to_ip, 0x0A000202u);
+    CHECK_EQ(c.net_to_port, 7000);
+    CHECK_EQ(c.net_ip, 0xC0A80114u);
+    CHECK_EQ(c.net_mask, 0xFFFF0000u);
+    cmdline_defaults(&c);
+    cmdline_parse("net.to=192.168.0.255 net.ip=10.1.2.3", &c);
+    CHECK_EQ(c.warning_count, 0);
+    CHECK_EQ(c.net_to_ip, 0xC0A800FFu);
+    CHECK_EQ(c.net_to_port, 0);                       /* 0: the default, 6666 */
+    CHECK_EQ(c.net_mask, 0xFFFFFF00u);                /* /24 */
+    static const char *const bad[] = {
+        "net=on", "net=", "net.keys=on", "net.to=10.0.2", "net.to=10.0.2.2.5",
+        "net.to=256.0.0.1", "net.to=10.0.2.2:0", "net.to=10.0.2.2:65536", "net.to=10.0.2.2:",
+        "net.to=0.0.0.0", "net.to=1.2.3.4x", "net.ip=10.0.0.1/31",
+        "net.ip=10.0.0.1/0", "net.ip=255.255.255.255", "net.ip=10.0.0", "net.ip=0001.2.3.4",
+        "net.to=host.example",
+    };
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cmdline_defaults(&c);
+        cmdline_parse(bad[i], &c);
+        CHECK_EQ(c.warning_count, 1);
+        CHECK(!c.net_off && !c.net_keys_off && !c.net_to_ip && !c.net_to_port && !c.net_ip);
+        if (c.warning_count != 1)
+            fprintf(stderr, "  for %s\n", bad[i]);
+    }
+    cmdline_defaults(&c);
+    cmdline_parse("net.to=1.2.3", &c);
+    CHECK(warned(&c, "using 255.255.255.255:6666"));
+    cmdline_parse("net.ip=1.2.3", &c);
+    CHECK(warned(&c, "using DHCP"));
+}
+
 int main(void)
 {
+    test_net();
     test_dump_to();
     test_fault_options();
     test_cpu_never_runs();

@@ -37,6 +37,9 @@ UNIT_SRCS_decode := decoder/decode.c decoder/merge.c $(UNIT_SRCS_encode)
 $(BUILD)/unit/test_decode: $(wildcard decoder/*.h)
 UNIT_SRCS_kmerge := decoder/kmerge.c decoder/merge.c
 $(BUILD)/unit/test_kmerge: $(wildcard decoder/*.h)
+# net/: the frame parsers, the host protocol and the address state machine
+UNIT_SRCS_netparse := src/net/eth.c src/net/arp.c src/net/ipv4.c src/net/udp.c src/net/dhcp.c \
+                      src/net/netproto.c src/net/ipconf.c
 # net/: NIC drivers' pure parts (issue 18)
 UNIT_SRCS_virtq := src/net/virtq.c
 UNIT_SRCS_rtl8111 := src/net/rtl8111.c

@@ -1,0 +1,387 @@
+"""The dump at the speed of the wire (issue 18): console lines, keys and
+dumps over UDP, with nothing lost.
+
+Every network here stays on this machine: QEMU's user-mode network (the
+guest's 10.0.2.x exist only inside QEMU; its host side is 127.0.0.1), and
+for frames the test writes itself a QEMU dgram netdev on 127.0.0.1 joined
+to the same hub. The kernel is always told net.to=10.0.2.2:PORT, so it
+never broadcasts. scripts/capture --net receives, as a user would run it;
+its logs are read with the real decoder."""
+import glob
+import os
+import random
+import re
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+
+from harness import Machine, scaled, ISO, LOG_DIR                       # noqa: E402
+from test_trace import TraceCase                                        # noqa: E402
+from btlib import dumplog, qemu                                         # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(HERE))
+CAPTURE = os.path.join(REPO, "scripts", "capture")
+DECODE = os.path.join(REPO, "scripts", "decode")
+CAPTURE_TIMEOUT_S = 240
+CONFIRMED = rb"dumpnet: dump (\d+): the host confirmed all (\d+) lines"
+HOST = "10.0.2.2"            # QEMU user-mode network: this host's 127.0.0.1
+
+
+def free_port():
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def decode_list(path):
+    """scripts/decode --list rows of a log: [{column: value}]."""
+    r = subprocess.run([sys.executable, DECODE, "--list", path], capture_output=True,
+                       text=True, timeout=300)
+    if r.returncode != 0:
+        raise AssertionError(f"decode --list {path}: {r.stderr[-2000:]}")
+    lines = r.stdout.strip().splitlines()
+    head = lines[0].split()
+    return [dict(zip(head, line.split())) for line in lines[1:]]
+
+
+class Capture:
+    """scripts/capture --net in the background, listening on 127.0.0.1."""
+
+    def __init__(self, name, port, *args):
+        self.dir = tempfile.mkdtemp(prefix="bt-netcap-")
+        self.err_path = os.path.join(LOG_DIR, f"{name}.capture.txt")
+        os.makedirs(LOG_DIR, exist_ok=True)
+        self.err = open(self.err_path, "w+")
+        self.proc = subprocess.Popen(
+            [sys.executable, CAPTURE, "--net", "--listen", f"127.0.0.1:{port}", "-o", self.dir,
+             *args], stdin=subprocess.DEVNULL, stdout=self.err, stderr=subprocess.STDOUT)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.err.flush()
+
+    def said(self):
+        self.err.flush()
+        with open(self.err_path) as f:
+            return f.read()
+
+    def log(self):
+        logs = glob.glob(os.path.join(self.dir, "*.log"))
+        if len(logs) != 1:
+            raise AssertionError(f"capture wrote {logs}, not one log: {self.said()[-2000:]}")
+        return logs[0]
+
+
+class NetCase(TraceCase):
+
+    def net_boot(self, port, nic="e1000", cmdline="", **options):
+        return self.boot(nic=nic, cmdline=f"net.to={HOST}:{port} {cmdline}".strip(), **options)
+
+    def check_net_dump(self, path, index=-1):
+        rows = decode_list(path)
+        self.assertTrue(rows, f"no dump in {path}")
+        self.assertEqual(rows[index]["STATE"], "complete", rows)
+        with open(path, "rb") as f:
+            dumps = dumplog.parse_log(f.read())
+        d = dumps[index]
+        self.assertEqual((d.damaged_lines, d.missing_lines), (0, 0), d.warnings)
+        return d
+
+    def same_events(self, a, b):
+        key = [(e.cpu, e.seq, e.tsc, e.type, e.a0, e.a1) for e in a.events()]
+        self.assertEqual(key, [(e.cpu, e.seq, e.tsc, e.type, e.a0, e.a1) for e in b.events()])
+        self.assertEqual(a.header.get("nonce"), b.header.get("nonce"))
+
+
+class NetOverCapture(NetCase):
+    """capture --qemu --net MODEL: no serial port at all."""
+
+    def capture_qemu(self, model):
+        out = tempfile.mkdtemp(prefix="bt-netcap-")
+        r = subprocess.run(
+            [sys.executable, CAPTURE, "--qemu", "--net", model, "--smp", "2", "--accel", "tcg",
+             "--iso", ISO, "-o", out, "--key", "d", "--delay", "1", "--until-dump",
+             "--timeout", str(scaled(CAPTURE_TIMEOUT_S))],
+            capture_output=True, text=True, timeout=scaled(CAPTURE_TIMEOUT_S) + 60)
+        with open(os.path.join(LOG_DIR, f"{self.id()}.capture.txt"), "w") as f:
+            f.write(r.stderr)
+        self.assertEqual(r.returncode, 0, r.stderr[-3000:])
+        logs = glob.glob(os.path.join(out, "*.log"))
+        self.assertEqual([os.path.basename(p) for p in logs], ["525400123456.log"], r.stderr)
+        with open(logs[0], "rb") as f:
+            text = f.read()
+        ready = qemu.parse_ready(re.search(rb"READY ([^\n]*)\n", text).group(1))
+        self.assertEqual(ready["console"], "none")
+        self.assertEqual(ready["ip"], "10.0.2.15")
+        self.assertIn("dump 1 complete", r.stderr)
+        self.check_net_dump(logs[0])
+        return ready
+
+    def test_e1000_ready_and_dump_without_serial(self):
+        self.assertEqual(self.capture_qemu("e1000")["net"], "e1000:00:03.0")
+
+    def test_e1000e_ready_and_dump_without_serial(self):
+        self.assertEqual(self.capture_qemu("e1000e")["net"], "e1000e:00:03.0")
+
+
+class NetAndSerial(NetCase):
+
+    def test_net_dump_equals_serial_dump(self):
+        port = free_port()
+        cap = Capture(self.id(), port)
+        try:
+            m, info = self.net_boot(port, smp=2)
+            self.assertEqual((info["net"], info["ip"]), ("e1000:00:03.0", "10.0.2.15"))
+            time.sleep(1)
+            start = len(m.output())
+            serial = m.dump()
+            m.wait_for(CONFIRMED, 60, start=start)
+        finally:
+            cap.stop()
+        self.check_dump(serial, online=2)
+        net = self.check_net_dump(cap.log())
+        self.same_events(serial, net)
+        with open(cap.log(), "rb") as f:
+            self.assertIn(b"READY ", f.read())
+
+    def test_fault_dump_arrives_over_the_network(self):
+        port = free_port()
+        cap = Capture(self.id(), port)
+        try:
+            m, _ = self.net_boot(port, smp=2, cmdline="debug.fault=1")
+            m.wait_for(CONFIRMED, 120, start=0)
+        finally:
+            cap.stop()
+        d = self.check_net_dump(cap.log(), 0)
+        self.assertEqual((d.header.get("trigger"), d.header.get("fault_cpu")), ("fault", "1"))
+
+    def test_nmi_dump_arrives_over_the_network(self):
+        port = free_port()
+        cap = Capture(self.id(), port)
+        try:
+            m, _ = self.net_boot(port, smp=2)
+            start = len(m.output())
+            m.qmp().command("inject-nmi")
+            m.wait_for(CONFIRMED, 120, start=start)
+        finally:
+            cap.stop()
+        d = self.check_net_dump(cap.log(), -1)
+        self.assertEqual(d.header.get("trigger"), "nmi")
+
+
+class Relay:
+    """Between the machine (QEMU's user network, which delivers its
+    datagrams for 10.0.2.2:PORT to 127.0.0.1:PORT) and capture: drops a
+    share of the datagrams both ways and holds some back to reorder them."""
+
+    def __init__(self, capture_port, drop=0.1, hold=0.1, seed=18):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.up = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)   # towards capture
+        self.up.bind(("127.0.0.1", 0))
+        self.capture = ("127.0.0.1", capture_port)
+        self.machine = None
+        self.drop, self.hold, self.rng = drop, hold, random.Random(seed)
+        self.counts = {"to_host": 0, "to_host_dropped": 0, "to_machine": 0,
+                       "to_machine_dropped": 0, "reordered": 0}
+        self.held = {}
+        self.stopping = False
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def forward(self, data, sock, dest, way):
+        self.counts[way] += 1
+        if self.rng.random() < self.drop:
+            self.counts[way + "_dropped"] += 1
+            return
+        if way in self.held:                  # the held one goes after this one
+            sock.sendto(data, dest)
+            sock.sendto(self.held.pop(way), dest)
+            self.counts["reordered"] += 1
+        elif self.rng.random() < self.hold:
+            self.held[way] = data
+        else:
+            sock.sendto(data, dest)
+
+    def run(self):
+        import select
+        while not self.stopping:
+            ready, _, _ = select.select([self.sock, self.up], [], [], 0.2)
+            if self.sock in ready:
+                data, addr = self.sock.recvfrom(65536)
+                self.machine = addr
+                self.forward(data, self.up, self.capture, "to_host")
+            if self.up in ready:
+                data, _ = self.up.recvfrom(65536)
+                if self.machine:
+                    self.forward(data, self.sock, self.machine, "to_machine")
+
+    def stop(self):
+        self.stopping = True
+        self.thread.join(5)
+
+
+class NetLoss(NetCase):
+
+    def test_dump_whole_through_loss_and_reordering(self):
+        cap_port = free_port()
+        relay = Relay(cap_port)
+        cap = Capture(self.id(), cap_port)
+        try:
+            m, _ = self.net_boot(relay.port, smp=2, cmdline="trace.dump_to=net timer_hz=2000 "
+                                 "trace.events=8192")
+            time.sleep(4)                         # events to fill some hundred datagrams
+            start = len(m.output())
+            m.send(b"d")
+            m.wait_for(CONFIRMED, 180, start=start)
+        finally:
+            relay.stop()
+            cap.stop()
+        c = relay.counts
+        self.assertGreaterEqual(c["to_host_dropped"], 0.05 * c["to_host"] - 1, c)
+        self.assertGreater(c["to_host_dropped"], 0, c)
+        self.assertGreater(c["reordered"], 0, c)
+        self.assertNotIn(b"DUMP BEGIN", m.output(), "trace.dump_to=net: nothing on serial")
+        d = self.check_net_dump(cap.log())
+        self.check_dump(d, online=2)
+        said = cap.said()
+        asked = re.search(r"dump 1 complete: .*asked again for (\d+) lines", said)
+        self.assertTrue(asked, said[-2000:])
+        self.assertGreater(int(asked.group(1)), 0, said[-2000:])
+
+
+def frame(dst, src, etype, payload):
+    return dst + src + struct.pack("!H", etype) + payload
+
+
+def ip_udp(src, dst, sport, dport, payload, udp_len=None, frag=0):
+    udp_len = len(payload) + 8 if udp_len is None else udp_len
+    udp = struct.pack("!HHHH", sport, dport, udp_len, 0) + payload
+    hdr = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 1, frag, 64, 17, 0,
+                      socket.inet_aton(src), socket.inet_aton(dst))
+    s = sum(struct.unpack("!10H", hdr))
+    s = (s & 0xFFFF) + (s >> 16)
+    s = (s & 0xFFFF) + (s >> 16)
+    hdr = hdr[:10] + struct.pack("!H", ~s & 0xFFFF) + hdr[12:]
+    return hdr + udp
+
+
+class NetHostile(NetCase):
+    """Frames written by the test onto the machine's wire: a dgram netdev
+    on 127.0.0.1 on the same QEMU hub as the NIC and the user network."""
+
+    def test_hostile_frames_change_nothing(self):
+        port, hub = free_port(), free_port()
+        inject = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        inject.bind(("127.0.0.1", 0))
+        extra = ["-netdev", "user,id=u0", "-netdev", "hubport,id=hu,hubid=0,netdev=u0",
+                 "-netdev", f"dgram,id=d0,local.type=inet,local.host=127.0.0.1,"
+                 f"local.port={hub},remote.type=inet,remote.host=127.0.0.1,"
+                 f"remote.port={inject.getsockname()[1]}",
+                 "-netdev", "hubport,id=hd,hubid=0,netdev=d0"]
+        cap = Capture(self.id(), port)
+        try:
+            m, info = self.net_boot(port, smp=2, netdev="hubport,hubid=0", extra=extra)
+            self.assertEqual(info["ip"], "10.0.2.15")
+            mac = bytes.fromhex("525400123456")
+            bcast, evil = b"\xff" * 6, bytes.fromhex("02badbadbad0")
+            rng = random.Random(7)
+            frames = []
+            for _ in range(300):                      # garbage to us and to everyone
+                frames.append(frame(rng.choice([mac, bcast]), evil, rng.randrange(0x10000),
+                                    bytes(rng.randrange(256) for _ in range(rng.randrange(60)))))
+            for i in range(1000):                     # ARP storm: asks, and answers unasked
+                op = 1 + i % 2
+                arp = struct.pack("!HHBBH6s4s6s4s", 1, 0x0800, 6, 4, op, evil,
+                                  bytes([10, 0, 2, 100 + i % 100]), b"\0" * 6,
+                                  socket.inet_aton("10.0.2.15" if op == 1 else "10.0.2.2"))
+                frames.append(frame(bcast, evil, 0x0806, arp))
+            ip = lambda p: frame(mac, evil, 0x0800, p)     # noqa: E731
+            session = re.search(rb"net: session code ([A-Z2-9]{6})", m.output()).group(1)
+            wrong = bytes(reversed(session)) if session != session[::-1] else b"ABCDEF"
+            for i in range(200):
+                frames += [
+                    ip(ip_udp("10.0.2.2", "10.0.2.15", 40000, 6666, b"BT1 K " + wrong + b" d")),
+                    ip(ip_udp("10.0.2.2", "10.0.2.15", 40000, 6666, b"BT1 K d")),
+                    ip(ip_udp("10.0.2.2", "10.0.2.15", 40000, 6666, b"x" * 40, udp_len=9000)),
+                    ip(ip_udp("10.0.2.2", "10.0.2.15", 40000, 6666, b"BT1 K " + session + b" d",
+                              frag=0x2000)),                           # a fragment: dropped
+                    ip(ip_udp("10.0.2.2", "10.0.2.15", 40000, 6666, b"BT1 R " + b"9" * 1400))[:60],
+                    ip(ip_udp("10.0.2.2", "10.0.2.15", 40000, 6666,
+                              b"BT1 R 0123456789ABCDEF.1 " + b"0-4294967294," * 60 + b"1\n")),
+                ]
+            start = len(m.output())
+            for i, f in enumerate(frames):
+                inject.sendto(f, ("127.0.0.1", hub))
+                if i % 50 == 49:
+                    time.sleep(0.02)                   # QEMU's hub queue stays small
+            m.wait_for(rb"net: \d+ key datagrams refused so far \(without this boot's session "
+                       rb"code; the last from 10\.0\.2\.2\)", 60, start=start)
+            time.sleep(2)
+            self.assertNotIn(b"DUMP BEGIN", m.output()[start:], "a key was taken")
+            m.send(b"s")                              # still answering
+            m.wait_for(rb"uptime", 60, start=start)
+            start = len(m.output())
+            serial = m.dump()
+            m.wait_for(CONFIRMED, 60, start=start)
+        finally:
+            cap.stop()
+            inject.close()
+        self.assertEqual(m.faults(), [])
+        self.check_dump(serial, online=2)
+        self.same_events(serial, self.check_net_dump(cap.log()))
+
+
+class NetAbsent(NetCase):
+
+    def test_no_nic(self):
+        m, info = self.boot(smp=1)
+        self.assertEqual((info["net"], info["ip"]), ("none", "none"))
+        self.assertIn(b"net: no network controller", m.output())
+        self.assertTrue(m.dump().complete)
+
+    def test_net_off(self):
+        m, info = self.boot(smp=1, nic="e1000", cmdline="net=off net.to=10.0.2.2:9")
+        self.assertEqual((info["net"], info["ip"]), ("off", "none"))
+        self.assertNotIn(b"82540EM", m.output())
+
+    def test_bad_values_reported_and_ignored(self):
+        m, info = self.boot(smp=1, cmdline="net=maybe net.to=10.0.2 net.keys=yes net.ip=1.2.3.4/31")
+        out = m.output()
+        for word in (b"net=maybe", b"net.to=10.0.2", b"net.keys=yes", b"net.ip=1.2.3.4/31"):
+            self.assertIn(b"cmdline: " + word, out)
+
+    def test_no_link_then_cable_plugged(self):
+        # -S: the link is down before the guest's first instruction.
+        port = free_port()
+        m = Machine(self.id(), smp=1, nic="e1000", extra=["-S"],
+                    cmdline=f"net.to={HOST}:{port}")
+        with m:
+            m.qmp().command("set_link", name="net0", up=False)
+            m.qmp().command("cont")
+            info = m.ready()
+            self.assertEqual((info["net"], info["ip"]), ("e1000:00:03.0", "none"))
+            self.assertIn(b"net: no link on any network port", m.output())
+            start = len(m.output())
+            self.assertTrue(m.dump().complete)     # no host waited for: serial only
+            m.qmp().command("set_link", name="net0", up=True)
+            m.wait_for(rb"net: e1000 00:03.0: link up", 60, start=start)
+            m.wait_for(rb"net: address 10\.0\.2\.15 \(DHCP\)", 60, start=start)
