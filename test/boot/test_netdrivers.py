@@ -1,0 +1,83 @@
+"""The other NIC drivers of issue 18 under the same network tests as
+e1000: virtio-net (modern PCI) and a USB CDC-ECM adapter (QEMU usb-net on
+its own xHCI). READY arrives over the network with no serial port and
+names the NIC, and `d` sent by capture gives a dump that decode --list
+calls complete; virtio-net's link follows QEMU's set_link. The RTL8111
+has no QEMU model: test/unit/test_rtl8111.c tests it.
+
+Every network here is QEMU's user-mode network on this machine (see
+test_net.py)."""
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import test_net                                                         # noqa: E402
+from harness import Machine, LOG_DIR                                    # noqa: E402
+
+
+class NetDrivers(test_net.NetCase):
+
+    def setUp(self):
+        os.makedirs(LOG_DIR, exist_ok=True)
+
+    def capture_qemu(self, model):
+        return test_net.NetOverCapture.capture_qemu(self, model)
+
+    def test_virtio_ready_and_dump_without_serial(self):
+        self.assertEqual(self.capture_qemu("virtio")["net"], "virtio:00:03.0")
+
+    def test_usb_ready_and_dump_without_serial(self):
+        self.assertRegex(self.capture_qemu("usb")["net"], r"^usb:00:0[0-9a-f]\.0-\d+$")
+
+    def test_virtio_no_link_then_cable_plugged(self):
+        # -S: the link is down before the guest's first instruction
+        # (VIRTIO_NET_F_STATUS: the device configuration's link bit).
+        port = test_net.free_port()
+        m = Machine(self.id(), smp=1, nic="virtio", extra=["-S"],
+                    cmdline=f"net.to={test_net.HOST}:{port}")
+        with m:
+            m.qmp().command("set_link", name="net0", up=False)
+            m.qmp().command("cont")
+            info = m.ready()
+            self.assertEqual((info["net"], info["ip"]), ("virtio:00:03.0", "none"))
+            self.assertIn(b"net: no link on any network port", m.output())
+            start = len(m.output())
+            m.qmp().command("set_link", name="net0", up=True)
+            m.wait_for(rb"net: virtio 00:03.0: link up", 60, start=start)
+            m.wait_for(rb"net: address 10\.0\.2\.15 \(DHCP\)", 60, start=start)
+
+    def test_usb_adapter_left_alone_with_net_off(self):
+        m, info = self.boot(smp=1, nic="usb", cmdline="net=off")
+        self.assertEqual((info["net"], info["ip"]), ("off", "none"))
+        self.assertRegex(m.output(), rb"usb: [0-9a-f:.]+ port \d+: device 0525:a4a2: left alone "
+                                     rb"\(net=off\)")
+
+    def dump_both_ways(self, nic, cmdline="", fill_s=0):
+        """A dump over the network equals the serial dump of the same snapshot."""
+        port = test_net.free_port()
+        cap = test_net.Capture(self.id(), port)
+        try:
+            m, info = self.net_boot(port, nic=nic, smp=2, cmdline=cmdline)
+            self.assertEqual(info["ip"], "10.0.2.15")
+            time.sleep(fill_s)
+            start = len(m.output())
+            serial = m.dump()
+            m.wait_for(test_net.CONFIRMED, 60, start=start)
+        finally:
+            cap.stop()
+        self.check_dump(serial, online=2)
+        self.same_events(serial, self.check_net_dump(cap.log()))
+        return info
+
+    def test_virtio_dump_equals_serial_dump(self):
+        self.assertEqual(self.dump_both_ways("virtio")["net"], "virtio:00:03.0")
+
+    def test_usb_dump_equals_serial_dump(self):
+        self.assertTrue(self.dump_both_ways("usb")["net"].startswith("usb:"))
+
+    def test_usb_large_dump_equals_serial_dump(self):
+        # Some thousand datagrams through the bulk endpoints both ways.
+        self.dump_both_ways("usb", "timer_hz=2000 trace.events=8192", fill_s=4)
