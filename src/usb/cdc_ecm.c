@@ -3,6 +3,7 @@
 #include "usb/ecmdesc.h"
 #include "usb/say.h"
 #include "usb/usbdev.h"
+#include "usb/usbstack.h"
 #include "usb/xfer.h"
 #include "usb/xhci_hw.h"
 #include "net/net.h"
@@ -89,10 +90,12 @@ static void recover(struct ecm *e)
     }
 }
 
-static bool ecm_send(struct nic *n, const void *frame, unsigned len)
+/* The nic_ops run on whichever CPU holds the net lock: each takes the
+ * USB code for itself first (usbstack.h), and does nothing when another
+ * CPU, or this one further out, is inside it (the stack calls again). */
+static bool send_locked(struct ecm *e, const void *frame, unsigned len)
 {
-    struct ecm *e = n->priv;
-    if (len > NIC_FRAME_MAX || !usb_can_wait(e->dev))
+    if (!usb_can_wait(e->dev))
         return false;
     memcpy(e->tx_buf, frame, len);
     if (len < NIC_FRAME_MIN) {
@@ -107,7 +110,16 @@ static bool ecm_send(struct nic *n, const void *frame, unsigned len)
     return usb_transfer(e->dev, e->dci_out, e->tx_buf, len, &actual, TX_TIMEOUT_US) == USB_OK;
 }
 
-static unsigned ecm_recv(struct nic *n, void *buf, unsigned cap)
+static bool ecm_send(struct nic *n, const void *frame, unsigned len)
+{
+    if (len > NIC_FRAME_MAX || !usb_try_enter())
+        return false;
+    bool sent = send_locked(n->priv, frame, len);
+    usb_leave();
+    return sent;
+}
+
+static unsigned recv_locked(struct nic *n, void *buf, unsigned cap)
 {
     struct ecm *e = n->priv;
     if (!usb_can_wait(e->dev))
@@ -128,11 +140,23 @@ static unsigned ecm_recv(struct nic *n, void *buf, unsigned cap)
     return 0;
 }
 
+static unsigned ecm_recv(struct nic *n, void *buf, unsigned cap)
+{
+    if (!usb_try_enter())
+        return 0;
+    unsigned got = recv_locked(n, buf, cap);
+    usb_leave();
+    return got;
+}
+
 static bool ecm_link_up(struct nic *n)
 {
     struct ecm *e = n->priv;
-    if (usb_can_wait(e->dev))
-        usb_poll_completions(e->dev);            /* a NETWORK_CONNECTION waiting */
+    if (usb_try_enter()) {
+        if (usb_can_wait(e->dev))
+            usb_poll_completions(e->dev);        /* a NETWORK_CONNECTION waiting */
+        usb_leave();
+    }
     return !e->dev->dead && e->link;
 }
 

@@ -10,6 +10,7 @@
 #include "usb/say.h"
 #include "usb/usbdev.h"
 #include "usb/xhci.h"
+#include "arch/spinlock.h"
 #include "dev/pci.h"
 #include "lib/kprintf.h"
 
@@ -117,13 +118,22 @@ void usb_init(const struct boot_config *cfg)
 
 uint64_t usb_keys_dropped(void) { return hid_keys_dropped(); }
 
+static struct spinlock usb_lock;
+
+bool usb_try_enter(void) { return spin_trylock(&usb_lock); }
+void usb_leave(void) { spin_unlock(&usb_lock); }
+
 int usb_key_poll(uint8_t *usage, uint8_t *mods)
 {
+    if (!usb_try_enter())
+        return -1;                       /* a network adapter is busy: the keys wait a tick */
     for (unsigned i = 0; i < xhci_count() && !hid_key_waiting(); i++) {
         struct xhci *hc = xhci_controller(i);
         xhci_poll(hc);
         if (hc->port_changed)
             roothub_service(hc);
     }
-    return hid_key_poll(usage, mods);
+    int c = hid_key_poll(usage, mods);
+    usb_leave();
+    return c;
 }

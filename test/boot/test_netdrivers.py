@@ -81,3 +81,16 @@ class NetDrivers(test_net.NetCase):
     def test_usb_large_dump_equals_serial_dump(self):
         # Some thousand datagrams through the bulk endpoints both ways.
         self.dump_both_ways("usb", "timer_hz=2000 trace.events=8192", fill_s=4)
+
+    def test_usb_fault_dump_arrives_over_the_network(self):
+        # CPU 1 faults: its dump goes out through the xHCI from CPU 1
+        # (usbstack.h: the USB code is taken from the boot CPU's key poll).
+        port = test_net.free_port()
+        cap = test_net.Capture(self.id(), port)
+        try:
+            m, _ = self.net_boot(port, nic="usb", smp=2, cmdline="debug.fault=1")
+            m.wait_for(test_net.CONFIRMED, 120, start=0)
+        finally:
+            cap.stop()
+        d = self.check_net_dump(cap.log(), 0)
+        self.assertEqual((d.header.get("trigger"), d.header.get("fault_cpu")), ("fault", "1"))
