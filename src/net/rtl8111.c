@@ -184,7 +184,7 @@ bool rtl8111_start(struct rtl8111 *r, struct nic *n, const char **why)
 {
     r->xid = (uint16_t)((r32(r, RTL_TCR) >> TCR_XID_SHIFT) & TCR_XID_MASK);
     if (!(r->family = rtl8111_family(r->xid))) {
-        *why = "unknown chip version (TxConfig XID); left alone";
+        *why = "unknown chip version";
         return false;
     }
     if (phys(r->mem) % RTL_DESC_ALIGN) {
