@@ -3,7 +3,7 @@
 #include "usb/ecmdesc.h"
 #include "usb/say.h"
 #include "usb/usbdev.h"
-#include "usb/usbstack.h"
+#include "usb/usblock.h"
 #include "usb/xfer.h"
 #include "usb/xhci_hw.h"
 #include "net/net.h"
@@ -91,7 +91,7 @@ static void recover(struct ecm *e)
 }
 
 /* The nic_ops run on whichever CPU holds the net lock: each takes the
- * USB code for itself first (usbstack.h), and does nothing when another
+ * USB code for itself first (usblock.h), and does nothing when another
  * CPU, or this one further out, is inside it (the stack calls again). */
 static bool send_locked(struct ecm *e, const void *frame, unsigned len)
 {

@@ -8,9 +8,9 @@
 #include "usb/msc.h"
 #include "usb/roothub.h"
 #include "usb/say.h"
+#include "usb/usblock.h"
 #include "usb/usbdev.h"
 #include "usb/xhci.h"
-#include "arch/spinlock.h"
 #include "dev/pci.h"
 #include "lib/kprintf.h"
 
@@ -117,11 +117,6 @@ void usb_init(const struct boot_config *cfg)
 }
 
 uint64_t usb_keys_dropped(void) { return hid_keys_dropped(); }
-
-static struct spinlock usb_lock;
-
-bool usb_try_enter(void) { return spin_trylock(&usb_lock); }
-void usb_leave(void) { spin_unlock(&usb_lock); }
 
 int usb_key_poll(uint8_t *usage, uint8_t *mods)
 {

@@ -3,7 +3,6 @@
  * keyboards. The class-driver table (usb.h) lives in usbstack.c. */
 #ifndef USB_USBSTACK_H
 #define USB_USBSTACK_H
-#include <stdbool.h>
 #include <stdint.h>
 #include "firmware/cmdline.h"
 
@@ -16,12 +15,6 @@ void usb_init(const struct boot_config *cfg);
 /* Next key of any USB keyboard (hid.h's hid_key_poll), taking the
  * controllers' events first when none is queued. Boot CPU only. */
 int  usb_key_poll(uint8_t *usage, uint8_t *mods);
-/* The USB code runs on one CPU at a time: the boot CPU's key poll, or a
- * network adapter's send and receive on whichever CPU holds the net lock
- * (a console line, a dump from a fault). usb_try_enter() never waits: it
- * is false while another CPU, or this one further out, is inside. */
-bool usb_try_enter(void);
-void usb_leave(void);
 /* USB key presses lost to a full key queue since boot (`s` shows them). */
 uint64_t usb_keys_dropped(void);
 
