@@ -15,7 +15,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import test_net                                                         # noqa: E402
-from harness import Machine, LOG_DIR                                    # noqa: E402
+from harness import LOG_DIR                                    # noqa: E402
 
 
 class NetDrivers(test_net.NetCase):
@@ -33,21 +33,8 @@ class NetDrivers(test_net.NetCase):
         self.assertRegex(self.capture_qemu("usb")["net"], r"^usb:00:0[0-9a-f]\.0-\d+$")
 
     def test_virtio_no_link_then_cable_plugged(self):
-        # -S: the link is down before the guest's first instruction
-        # (VIRTIO_NET_F_STATUS: the device configuration's link bit).
-        port = test_net.free_port()
-        m = Machine(self.id(), smp=1, nic="virtio", extra=["-S"],
-                    cmdline=f"net.to={test_net.HOST}:{port}")
-        with m:
-            m.qmp().command("set_link", name="net0", up=False)
-            m.qmp().command("cont")
-            info = m.ready()
-            self.assertEqual((info["net"], info["ip"]), ("virtio:00:03.0", "none"))
-            self.assertIn(b"net: no link on any network port", m.output())
-            start = len(m.output())
-            m.qmp().command("set_link", name="net0", up=True)
-            m.wait_for(rb"net: virtio 00:03.0: link up", 60, start=start)
-            m.wait_for(rb"net: address 10\.0\.2\.15 \(DHCP\)", 60, start=start)
+        # VIRTIO_NET_F_STATUS: the device configuration's link bit.
+        self.link_down_then_plugged("virtio")
 
     def test_usb_adapter_left_alone_with_net_off(self):
         m, info = self.boot(smp=1, nic="usb", cmdline="net=off")

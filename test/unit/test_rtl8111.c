@@ -207,13 +207,19 @@ struct rig {
     struct nic n;
 };
 
-static bool rig_start(struct rig *g, uint16_t xid, const char **why)
+/* A chip in the state the firmware left it, and the driver's memory. */
+static void rig_new(struct rig *g, uint16_t xid)
 {
     memset(g, 0, sizeof *g);
     g->m = model_new(xid);
     g->r.io = (struct rtl_regs){ m_r8, m_r16, m_r32, m_w8, m_w16, m_w32, m_delay, g->m };
     g->r.mem = aligned_alloc(RTL_DESC_ALIGN, sizeof(struct rtl_mem));
     memset(g->r.mem, 0xA5, sizeof(struct rtl_mem));   /* the driver must not rely on zeroes */
+}
+
+static bool rig_start(struct rig *g, uint16_t xid, const char **why)
+{
+    rig_new(g, xid);
     return rtl8111_start(&g->r, &g->n, why);
 }
 
@@ -290,12 +296,9 @@ static void test_quirks(void)
      * management firmware; the driver ungates it and takes it back. */
     struct rig g;
     const char *why = "";
-    memset(&g, 0, sizeof g);
-    g.m = model_new(XID_8168H);
+    rig_new(&g, XID_8168H);
     put(g.m, RTL_MISC, MISC_RXDV_GATED | 1, 4);
     g.m->reg[RTL_MCU] = MCU_NOW_IS_OOB | 0x01;
-    g.r.io = (struct rtl_regs){ m_r8, m_r16, m_r32, m_w8, m_w16, m_w32, m_delay, g.m };
-    g.r.mem = aligned_alloc(RTL_DESC_ALIGN, sizeof(struct rtl_mem));
     CHECK(rtl8111_start(&g.r, &g.n, &why));
     CHECK_EQ(get(g.m, RTL_MISC, 4), 1);         /* only the gate cleared */
     CHECK_EQ(g.m->reg[RTL_MCU], 0x01);
@@ -305,12 +308,9 @@ static void test_quirks(void)
     CHECK_EQ(g.n.ops->recv(&g.n, buf, sizeof buf), 60);
     rig_free(&g);
     /* An 8168B has no MISC gate: the driver leaves 0xF0 alone. */
-    memset(&g, 0, sizeof g);
-    g.m = model_new(XID_8168B);
+    rig_new(&g, XID_8168B);
     put(g.m, RTL_MISC, 0x12345678, 4);
     g.m->reg[RTL_MCU] = MCU_NOW_IS_OOB;
-    g.r.io = (struct rtl_regs){ m_r8, m_r16, m_r32, m_w8, m_w16, m_w32, m_delay, g.m };
-    g.r.mem = aligned_alloc(RTL_DESC_ALIGN, sizeof(struct rtl_mem));
     CHECK(rtl8111_start(&g.r, &g.n, &why));
     CHECK_EQ(get(g.m, RTL_MISC, 4), 0x12345678);
     CHECK_EQ(g.m->reg[RTL_MCU], MCU_NOW_IS_OOB);
@@ -322,11 +322,8 @@ static void test_refusals(void)
     struct rig g;
     const char *why = "";
     /* A reset that never completes: bounded, named. */
-    memset(&g, 0, sizeof g);
-    g.m = model_new(XID_8168H);
+    rig_new(&g, XID_8168H);
     g.m->reset_stuck = true;
-    g.r.io = (struct rtl_regs){ m_r8, m_r16, m_r32, m_w8, m_w16, m_w32, m_delay, g.m };
-    g.r.mem = aligned_alloc(RTL_DESC_ALIGN, sizeof(struct rtl_mem));
     CHECK(!rtl8111_start(&g.r, &g.n, &why));
     CHECK(strstr(why, "reset") != NULL);
     CHECK(g.m->now_us >= 10000 && g.m->now_us <= 100000);
