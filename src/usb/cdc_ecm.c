@@ -1,6 +1,8 @@
-/* cdc_ecm.c — a CDC ECM network adapter (USB CDC ECM 1.2). */
+/* cdc_ecm.c — a CDC Ethernet network adapter: ECM (USB CDC ECM 1.2), or
+ * NCM (CDC NCM 1.0: frames in NTB16 transfer blocks, ncm.h). */
 #include "usb/cdc_ecm.h"
 #include "usb/ecmdesc.h"
+#include "usb/ncm.h"
 #include "usb/say.h"
 #include "usb/usbdev.h"
 #include "usb/usblock.h"
@@ -24,8 +26,11 @@
 #define NOTIFY_REQTYPE      0xA1      /* class, interface, device to host */
 #define NETWORK_CONNECTION  0x00      /* ECM 1.2 §6.3.1: wValue 1 connected */
 #define NOTIFY_HDR_LEN      8
+#define NCM_GET_NTB_PARAMETERS 0x80   /* NCM 1.0 §6.2.1 */
+#define NCM_SET_NTB_INPUT_SIZE 0x86   /* §6.2.7 */
 #define RX_QUEUED           8         /* bulk IN transfers kept queued */
-#define BUF_LEN             2048      /* one frame; 2 KiB-aligned: never crosses 64 KiB */
+#define BUF_LEN             2048      /* one frame (ECM) or one NTB (NCM, asked for) */
+#define RX_SIZE_MAX         65536     /* an NCM function that keeps larger NTBs is refused */
 #define TX_TIMEOUT_US       1000000
 
 struct ecm {
@@ -34,13 +39,21 @@ struct ecm {
     uint8_t dci_in, dci_out, dci_notify;
     uint16_t mps_out, notify_len;
     bool link, in_halted, notify_halted;
-    unsigned rx_done, rx_taken;       /* completions seen, frames taken (running counts) */
+    unsigned rx_done, rx_taken;       /* completions seen, transfers taken (running counts) */
+    uint32_t rx_size;                 /* bytes per receive buffer: a power of two */
     uint8_t rx_cc[RX_QUEUED];
-    uint16_t rx_len[RX_QUEUED];
-    uint8_t *rx_buf, *tx_buf, *notify_buf;
+    uint32_t rx_len[RX_QUEUED];
+    uint8_t *rx_buf, *frame_buf, *ntb_buf, *notify_buf;
+    bool ncm;
+    struct ncm_params ntb;            /* NCM: what the function said */
+    uint16_t ntb_seq;
+    bool reading;                     /* NCM: frames left in the NTB of rx slot rd_slot */
+    unsigned rd_slot;
+    struct ncm_reader rd;
 };
 
-static uint8_t *rx_slot(struct ecm *e, unsigned i) { return e->rx_buf + (size_t)i * BUF_LEN; }
+/* Buffers are aligned to their power-of-two size: none crosses 64 KiB. */
+static uint8_t *rx_slot(struct ecm *e, unsigned i) { return e->rx_buf + (size_t)i * e->rx_size; }
 
 static void queue_notify(struct ecm *e)
 {
@@ -58,7 +71,7 @@ static void on_transfer(struct usb_dev *d, uint8_t dci, uint8_t cc, uint32_t res
     if (dci == e->dci_in) {
         unsigned i = e->rx_done++ % RX_QUEUED;
         e->rx_cc[i] = ok;
-        e->rx_len[i] = (uint16_t)(residual <= BUF_LEN ? BUF_LEN - residual : 0);
+        e->rx_len[i] = residual <= e->rx_size ? e->rx_size - residual : 0;
         e->in_halted |= !ok;
     } else if (dci == e->dci_notify) {
         unsigned len = residual <= e->notify_len ? e->notify_len - residual : 0;
@@ -81,8 +94,9 @@ static void recover(struct ecm *e)
         e->in_halted = false;
         e->nic.rx_errors++;
         e->rx_done = e->rx_taken = 0;
+        e->reading = false;
         for (unsigned i = 0; i < RX_QUEUED; i++)
-            usb_queue(e->dev, e->dci_in, rx_slot(e, i), BUF_LEN);
+            usb_queue(e->dev, e->dci_in, rx_slot(e, i), e->rx_size);
     }
     if (e->notify_halted && usb_ep_reset(e->dev, e->dci_notify) == USB_OK) {
         e->notify_halted = false;
@@ -97,17 +111,24 @@ static bool send_locked(struct ecm *e, const void *frame, unsigned len)
 {
     if (!usb_can_wait(e->dev))
         return false;
-    memcpy(e->tx_buf, frame, len);
+    uint8_t *out = e->frame_buf;
+    memcpy(out, frame, len);
     if (len < NIC_FRAME_MIN) {
-        memset(e->tx_buf + len, 0, NIC_FRAME_MIN - len);
+        memset(out + len, 0, NIC_FRAME_MIN - len);
         len = NIC_FRAME_MIN;
     }
-    /* ECM 1.2 §3.3.1: a frame that fills its last packet exactly needs a
-     * short packet after it; one zero byte past the frame makes it one. */
-    if (len % e->mps_out == 0)
-        e->tx_buf[len++] = 0;
+    if (e->ncm) {                                /* one frame per NTB16 */
+        out = e->ntb_buf;
+        if (!(len = ncm_build(out, BUF_LEN - 1, e->ntb_seq++, &e->ntb, e->frame_buf, len)))
+            return false;
+    }
+    /* ECM 1.2 §3.3.1, NCM 1.0 §3.2.2: a transfer that fills its last packet
+     * exactly needs a short packet after it (unless an NTB is as long as
+     * the function takes); one zero byte past it makes one. */
+    if (len % e->mps_out == 0 && !(e->ncm && len == e->ntb.out_max))
+        out[len++] = 0;
     uint32_t actual;
-    return usb_transfer(e->dev, e->dci_out, e->tx_buf, len, &actual, TX_TIMEOUT_US) == USB_OK;
+    return usb_transfer(e->dev, e->dci_out, out, len, &actual, TX_TIMEOUT_US) == USB_OK;
 }
 
 static bool ecm_send(struct nic *n, const void *frame, unsigned len)
@@ -119,25 +140,53 @@ static bool ecm_send(struct nic *n, const void *frame, unsigned len)
     return sent;
 }
 
+/* NCM: the next frame of the NTB being read; at its end the buffer goes
+ * back to the device and 0 is returned. */
+static unsigned ncm_frame(struct ecm *e, void *buf, unsigned cap)
+{
+    const uint8_t *f;
+    unsigned len;
+    while (ncm_next(&e->rd, &f, &len)) {
+        if (len <= cap) {
+            memcpy(buf, f, len);
+            return len;
+        }
+        e->nic.rx_errors++;
+    }
+    e->nic.rx_errors += e->rd.bad;
+    e->reading = false;
+    usb_queue(e->dev, e->dci_in, rx_slot(e, e->rd_slot), e->rx_size);
+    return 0;
+}
+
 static unsigned recv_locked(struct nic *n, void *buf, unsigned cap)
 {
     struct ecm *e = n->priv;
     if (!usb_can_wait(e->dev))
         return 0;                                /* gone, or inside another wait */
     recover(e);
-    if (e->rx_taken == e->rx_done)
+    if (e->rx_taken == e->rx_done && !e->reading)
         usb_poll_completions(e->dev);
-    while (e->rx_taken != e->rx_done && !e->in_halted) {
-        unsigned i = e->rx_taken++ % RX_QUEUED, len = e->rx_len[i], got = 0;
-        if (e->rx_cc[i] && len >= 14 && len <= cap)
+    for (;;) {
+        unsigned got = e->reading ? ncm_frame(e, buf, cap) : 0;
+        if (got)
+            return got;
+        if (e->rx_taken == e->rx_done || e->in_halted)
+            return 0;
+        unsigned i = e->rx_taken++ % RX_QUEUED, len = e->rx_len[i];
+        if (e->ncm && e->rx_cc[i] && ncm_open(&e->rd, rx_slot(e, i), len)) {
+            e->reading = true;                   /* its frames, then the buffer goes back */
+            e->rd_slot = i;
+            continue;
+        }
+        if (!e->ncm && e->rx_cc[i] && len >= 14 && len <= cap)
             memcpy(buf, rx_slot(e, i), got = len);
         else if (len)                            /* a zero-length packet alone is no frame */
             n->rx_errors++;
-        usb_queue(e->dev, e->dci_in, rx_slot(e, i), BUF_LEN);
+        usb_queue(e->dev, e->dci_in, rx_slot(e, i), e->rx_size);
         if (got)
             return got;
     }
-    return 0;
 }
 
 static unsigned ecm_recv(struct nic *n, void *buf, unsigned cap)
@@ -216,15 +265,41 @@ static void place_name(const char *where, char *out, unsigned cap)
     out[o] = 0;
 }
 
+/* NCM, before the data interface's bulk setting is chosen (NCM 1.0
+ * §7.2): the function's NTB parameters, and NTBs that fit our 2 KiB
+ * buffers (SET_NTB_INPUT_SIZE); a function that refuses keeps its own
+ * size, and the buffers grow to hold it. False when NTB16 is not offered
+ * or the size passes RX_SIZE_MAX. */
+static bool ncm_negotiate(struct usb_dev *d, uint8_t *buf, const struct ecm_info *info,
+                          struct ncm_params *p, uint32_t *rx_size)
+{
+    if (usb_control(d, REQ_IN | REQ_CLASS | REQ_IFACE, NCM_GET_NTB_PARAMETERS, 0, info->ctrl_if,
+                    buf, NCM_PARAMS_LEN, NULL) != USB_OK ||
+        !ncm_parse_params(buf, NCM_PARAMS_LEN, p))
+        return false;
+    *rx_size = BUF_LEN;
+    if (p->in_max <= BUF_LEN)
+        return true;
+    put_le32(buf, BUF_LEN);
+    if (usb_control(d, REQ_CLASS | REQ_IFACE, NCM_SET_NTB_INPUT_SIZE, 0, info->ctrl_if, buf, 4,
+                    NULL) == USB_OK)
+        return true;
+    while (*rx_size < p->in_max && *rx_size < RX_SIZE_MAX)
+        *rx_size <<= 1;
+    return *rx_size >= p->in_max;
+}
+
 /* Buffers, endpoints and the device's state from what the descriptors say. */
-static struct ecm *setup(struct usb_dev *d, const struct ecm_info *info, const uint8_t mac[6])
+static struct ecm *setup(struct usb_dev *d, const struct ecm_info *info, const uint8_t mac[6],
+                         uint32_t rx_size)
 {
     struct ecm *e = mem_alloc(sizeof *e, 8);
-    uint8_t *rx = mem_alloc((size_t)RX_QUEUED * BUF_LEN, BUF_LEN);
-    uint8_t *tx = mem_alloc(BUF_LEN, BUF_LEN), *nb = mem_alloc(STRING_MAX, STRING_MAX);
+    uint8_t *rx = mem_alloc((size_t)RX_QUEUED * rx_size, rx_size);
+    uint8_t *tx = mem_alloc(2 * BUF_LEN, 2 * BUF_LEN), *nb = mem_alloc(STRING_MAX, STRING_MAX);
     if (!e || !rx || !tx || !nb)
         return NULL;
-    *e = (struct ecm){ .dev = d, .rx_buf = rx, .tx_buf = tx, .notify_buf = nb, .link = true };
+    *e = (struct ecm){ .dev = d, .rx_buf = rx, .rx_size = rx_size, .frame_buf = tx,
+                       .ntb_buf = tx + BUF_LEN, .notify_buf = nb, .link = true, .ncm = info->ncm };
     e->dci_in = usb_ep_dci(info->bulk_in.addr);
     e->dci_out = usb_ep_dci(info->bulk_out.addr);
     e->mps_out = info->bulk_out.mps ? info->bulk_out.mps : 64;
@@ -259,6 +334,13 @@ void cdc_ecm_attach(struct usb_dev *d, const struct usb_cfg_info *cfg,
     struct usb_ep_info eps[3] = { info.bulk_in, info.bulk_out, info.notify };
     if (!usb_configure(d, info.cfg_value, eps, info.has_notify ? 3 : 2, 0))
         return;
+    struct ncm_params ntb = { 0 };
+    uint32_t rx_size = BUF_LEN;
+    if (info.ncm && !ncm_negotiate(d, buf, &info, &ntb, &rx_size)) {
+        usb_say(d, "network adapter %04x:%04x (CDC-NCM): no NTB16 parameters it and we agree "
+                "on; left alone", d->vendor, d->product);
+        return;
+    }
     int cc = 0;
     if (usb_control(d, REQ_IFACE, REQ_SET_INTERFACE, info.data_alt, info.data_if, NULL, 0,
                     &cc) != USB_OK) {
@@ -270,19 +352,21 @@ void cdc_ecm_attach(struct usb_dev *d, const struct usb_cfg_info *cfg,
      * makes it required, but some ignore it) and still pass them. */
     usb_control(d, REQ_CLASS | REQ_IFACE, CDC_SET_ETHERNET_PACKET_FILTER,
                 PACKET_TYPE_DIRECTED | PACKET_TYPE_BROADCAST, info.ctrl_if, NULL, 0, NULL);
-    struct ecm *e = setup(d, &info, mac);
+    struct ecm *e = setup(d, &info, mac, rx_size);
     if (!e) {
         usb_say(d, "network adapter: out of memory; left alone");
         return;
     }
+    e->ntb = ntb;
     d->drv = e;
     d->on_transfer = on_transfer;
     d->async_dcis = 1u << e->dci_in | (e->dci_notify ? 1u << e->dci_notify : 0);
     for (unsigned i = 0; i < RX_QUEUED; i++)
-        usb_queue(d, e->dci_in, rx_slot(e, i), BUF_LEN);
+        usb_queue(d, e->dci_in, rx_slot(e, i), e->rx_size);
     queue_notify(e);
     bool taken = net_add_nic(&e->nic);
-    usb_say(d, "network adapter %04x:%04x (CDC-ECM, %s), MAC %02x:%02x:%02x:%02x:%02x:%02x%s",
-            d->vendor, d->product, usb_speed_name(d->speed), mac[0], mac[1], mac[2], mac[3],
+    usb_say(d, "network adapter %04x:%04x (CDC-%s, %s), MAC %02x:%02x:%02x:%02x:%02x:%02x%s",
+            d->vendor, d->product, info.ncm ? "NCM" : "ECM", usb_speed_name(d->speed), mac[0],
+            mac[1], mac[2], mac[3],
             mac[4], mac[5], taken ? "" : ": more adapters than the network stack takes; unused");
 }

@@ -1,4 +1,4 @@
-/* ecmdesc.c — a CDC ECM function in a configuration descriptor. */
+/* ecmdesc.c — a CDC ECM or NCM function in a configuration descriptor. */
 #include "usb/ecmdesc.h"
 #include "lib/bytes.h"
 
@@ -25,8 +25,8 @@ struct data_alt {
 /* What the walk found so far. */
 struct walk {
     int cur_num, cur_alt, cur_cls, cur_sub, cur_proto;
-    bool in_ecm;                      /* inside the ECM communications interface */
-    bool found_ecm, found_ncm, found_rndis, found_acm;
+    bool in_ecm;                      /* inside the ECM/NCM communications interface */
+    bool found_ecm, found_rndis, found_acm;   /* found_ecm: ECM or NCM */
     bool has_union, has_ethernet;
     unsigned n_alts;
     struct data_alt alts[MAX_DATA_ALTS];
@@ -41,11 +41,12 @@ static void interface(struct walk *w, struct ecm_info *o, const uint8_t *p)
     w->cur_proto = p[7];
     w->in_ecm = false;
     if (w->cur_cls == USB_CLASS_CDC) {
-        if (w->cur_sub == CDC_SUBCLASS_ECM && !w->found_ecm) {
+        if ((w->cur_sub == CDC_SUBCLASS_ECM || w->cur_sub == CDC_SUBCLASS_NCM) &&
+            !w->found_ecm) {
             w->found_ecm = w->in_ecm = true;
+            o->ncm = w->cur_sub == CDC_SUBCLASS_NCM;
             o->ctrl_if = p[2];
         }
-        w->found_ncm |= w->cur_sub == CDC_SUBCLASS_NCM;
         w->found_rndis |= w->cur_sub == CDC_SUBCLASS_ACM && w->cur_proto == CDC_PROTO_VENDOR;
         w->found_acm |= w->cur_sub == CDC_SUBCLASS_ACM && w->cur_proto != CDC_PROTO_VENDOR;
     } else if (w->cur_cls == USB_CLASS_CDC_DATA && w->n_alts < MAX_DATA_ALTS) {
@@ -95,13 +96,11 @@ static void endpoint(struct walk *w, struct ecm_info *o, const uint8_t *p)
 /* What the configuration offers when it is not ECM. */
 static const char *instead(const struct walk *w)
 {
-    if (w->found_ncm)
-        return "CDC-NCM only (not driven here)";
     if (w->found_rndis)
         return "RNDIS only (not driven here)";
     if (w->found_acm)
         return "a CDC-ACM serial function, not Ethernet";
-    return "no CDC Ethernet (ECM) function";
+    return "no CDC Ethernet (ECM or NCM) function";
 }
 
 bool ecm_parse_config(const uint8_t *buf, size_t len, struct ecm_info *out, const char **why)
@@ -131,7 +130,7 @@ bool ecm_parse_config(const uint8_t *buf, size_t len, struct ecm_info *out, cons
         return false;
     }
     if (!w.has_union || !w.has_ethernet) {
-        *why = "ECM without its Union or Ethernet Networking descriptor";
+        *why = "ECM/NCM without its Union or Ethernet Networking descriptor";
         return false;
     }
     for (unsigned k = 0; k < w.n_alts; k++)
@@ -141,7 +140,7 @@ bool ecm_parse_config(const uint8_t *buf, size_t len, struct ecm_info *out, cons
             out->bulk_out = w.alts[k].out;
             return true;
         }
-    *why = "ECM data interface without a bulk IN/OUT pair";
+    *why = "ECM/NCM data interface without a bulk IN/OUT pair";
     return false;
 }
 

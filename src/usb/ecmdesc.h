@@ -1,5 +1,6 @@
-/* ecmdesc.h — what a CDC Ethernet (ECM) function's descriptors say (USB
- * CDC 1.2 §5.2.3, ECM 1.2 §5.4): the communications interface with its
+/* ecmdesc.h — what a CDC Ethernet function's descriptors say, ECM or
+ * NCM (USB CDC 1.2 §5.2.3, ECM 1.2 §5.4, NCM 1.0 §5.2): the
+ * communications interface with its
  * Union and Ethernet Networking functional descriptors and its
  * notification endpoint, and the data interface's alternate setting with
  * the bulk IN/OUT pair. Also the MAC address string (iMACAddress: 12 hex
@@ -18,6 +19,7 @@
 #define CDC_SUBCLASS_NCM       0x0D
 
 struct ecm_info {
+    bool     ncm;                     /* NCM (frames in transfer blocks), else ECM */
     uint8_t  cfg_value;               /* bConfigurationValue */
     uint8_t  ctrl_if;                 /* the communications interface */
     uint8_t  data_if, data_alt;       /* the data interface and its setting with bulk endpoints */
@@ -27,9 +29,9 @@ struct ecm_info {
     struct usb_ep_info notify, bulk_in, bulk_out;
 };
 
-/* Parse one whole configuration descriptor. False with *why when it has
- * no ECM function (*why names what it has instead: NCM, RNDIS or ACM) or
- * is malformed. */
+/* Parse one whole configuration descriptor: its first ECM or NCM
+ * function. False with *why when it has none (*why names what it has
+ * instead: RNDIS or ACM) or is malformed. */
 bool ecm_parse_config(const uint8_t *buf, size_t len, struct ecm_info *out, const char **why);
 /* A string descriptor holding 12 hex digits -> 6 bytes. False otherwise. */
 bool ecm_parse_mac(const uint8_t *desc, size_t len, uint8_t mac[6]);

@@ -1,4 +1,4 @@
-/* test_ecmdesc.c — CDC ECM descriptors: QEMU usb-net's two configurations
+/* test_ecmdesc.c — CDC ECM (and NCM) descriptors: QEMU usb-net's two configurations
  * (RNDIS first, then CDC Ethernet), a typical adapter's, and damaged ones. */
 #include <stdint.h>
 #include <string.h>
@@ -103,7 +103,7 @@ static void test_damaged(void)
     memcpy(c, cdc, sizeof c);
     c[27] = 5;
     CHECK(!ecm_parse_config(c, sizeof c, &e, &why));
-    CHECK(!strcmp(why, "ECM data interface without a bulk IN/OUT pair"));
+    CHECK(!strcmp(why, "ECM/NCM data interface without a bulk IN/OUT pair"));
     /* No Ethernet Networking descriptor (its subtype changed). */
     memcpy(c, cdc, sizeof c);
     c[30] = 0x0E;
@@ -113,11 +113,20 @@ static void test_damaged(void)
     c[18] = 0;
     CHECK(!ecm_parse_config(c, sizeof c, &e, &why));
     CHECK(!strcmp(why, "descriptor runs past the end"));
-    /* NCM instead of ECM. */
+    /* NCM instead of ECM: the same descriptors, flagged. */
     memcpy(c, cdc, sizeof c);
     c[15] = CDC_SUBCLASS_NCM;
+    CHECK(ecm_parse_config(c, sizeof c, &e, &why));
+    CHECK(e.ncm);
+    CHECK_EQ(e.bulk_in.addr, 0x82);
+    CHECK(ecm_parse_config(cdc, sizeof cdc, &e, &why));
+    CHECK(!e.ncm);
+    /* A CDC-ACM serial port is not Ethernet. */
+    memcpy(c, cdc, sizeof c);
+    c[15] = 0x02;
+    c[16] = 0x01;
     CHECK(!ecm_parse_config(c, sizeof c, &e, &why));
-    CHECK(!strcmp(why, "CDC-NCM only (not driven here)"));
+    CHECK(!strcmp(why, "a CDC-ACM serial function, not Ethernet"));
 }
 
 static void test_mac(void)

@@ -44,3 +44,4 @@ UNIT_SRCS_netparse := src/net/eth.c src/net/arp.c src/net/ipv4.c src/net/udp.c s
 UNIT_SRCS_virtq := src/net/virtq.c
 UNIT_SRCS_rtl8111 := src/net/rtl8111.c
 UNIT_SRCS_ecmdesc := src/usb/ecmdesc.c
+UNIT_SRCS_ncm := src/usb/ncm.c
