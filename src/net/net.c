@@ -18,7 +18,7 @@
 #define NO_OWNER        0xFFFFFFFFu
 #define ARP_RETRY_US    500000ull      /* ask again at most this often */
 #define ARP_WAIT_US     20000ull       /* a send waits this long for an answer */
-#define ARP_BOOT_US     500000ull      /* at boot, for the host's MAC */
+#define ARP_BOOT_US     100000ull      /* at boot, for the host's MAC */
 #define TX_WAIT_US      5000ull        /* for a free transmit descriptor */
 #define ADDR_POLL_US    1000ull
 #define BOOT_BUDGET     16
@@ -98,6 +98,7 @@ static uint64_t now_us(void) { return tsc_to_us(rdtsc()); }
 
 bool net_ready(void) { return nic && link && conf.ip; }
 bool net_up(void) { return net_ready(); }
+bool net_link_now(void) { return nic && link; }
 
 static bool in_subnet(uint32_t ip)
 {
@@ -267,18 +268,17 @@ void net_report(void)
     }
 }
 
-/* The first NIC with link within NET_LINK_WAIT_US, else the first. */
-static struct nic *choose(void)
+/* The first NIC with link by the deadline, else the first. */
+static struct nic *choose(uint64_t t0, uint64_t limit)
 {
-    uint64_t t0 = rdtsc(), limit = tsc_from_us(NET_LINK_WAIT_US);
     do {
         for (unsigned i = 0; i < nnics; i++)
             if (nics[i]->ops->link_up(nics[i]))
                 return nics[i];
         tsc_delay_us(ADDR_POLL_US);
     } while (rdtsc() - t0 < limit);
-    kprintf("net: no link on any network port after %u ms (a cable plugged in later is "
-            "seen then)\n", (unsigned)(NET_LINK_WAIT_US / 1000));
+    kprintf("net: no link yet on %s %s (after %u ms; a link that comes up later is used "
+            "then)\n", nics[0]->model, nics[0]->where, (unsigned)(NET_BOOT_WAIT_US / 1000));
     return nics[0];
 }
 
@@ -300,7 +300,8 @@ void net_init(const struct boot_config *cfg)
         to_ip = cfg->net_to_ip;
         to_port = cfg->net_to_port ? cfg->net_to_port : NETPROTO_PORT;
     }
-    struct nic *n = choose();
+    uint64_t t0 = rdtsc(), limit = tsc_from_us(NET_BOOT_WAIT_US);
+    struct nic *n = choose(t0, limit);
     ksnprintf(mac_text, sizeof mac_text, "%02x%02x%02x%02x%02x%02x", n->mac[0], n->mac[1],
               n->mac[2], n->mac[3], n->mac[4], n->mac[5]);
     uint32_t xid = (uint32_t)(n->mac[2] << 24 | n->mac[3] << 16 | n->mac[4] << 8 | n->mac[5]) ^
@@ -308,8 +309,7 @@ void net_init(const struct boot_config *cfg)
     ipconf_start(&conf, n->mac, xid, cfg->net_ip, cfg->net_mask, now_us());
     net_take(0, false);
     nic = n;
-    uint64_t t0 = rdtsc(), limit = tsc_from_us(IPCONF_FALLBACK_US + ADDR_POLL_US);
-    do {                                    /* an address: DHCP, or its fallback */
+    do {                                    /* an address, if it comes soon */
         net_poll_locked(BOOT_BUDGET);
         if (!link)
             break;
@@ -324,9 +324,11 @@ void net_init(const struct boot_config *cfg)
 
 void net_ready_fields(char *buf, unsigned cap)
 {
-    char ip[16] = "none";
+    char ip[16];
     if (nic && link && conf.ip)
         ipv4_format(conf.ip, ip);
+    else
+        ksnprintf(ip, sizeof ip, "%s", !nic ? "none" : link ? "pending" : "nolink");
     if (nic)
         ksnprintf(buf, cap, "net=%s:%s ip=%s", nic->model, nic->where, ip);
     else

@@ -22,21 +22,26 @@
 
 #define NET_NIC_MAX        4
 #define NET_PAYLOAD_MAX    1400         /* UDP payload bytes per datagram sent */
-#define NET_LINK_WAIT_US   3000000ull   /* at boot: link, at most this long */
+#define NET_BOOT_WAIT_US   300000ull    /* at boot: link and an address, at most this long */
 #define NET_STEAL_US       1000000ull   /* a fault's dump waits this long, then takes over */
 
 /* A driver outside PCI adds its started NIC (boot CPU, before net_init). */
 bool net_add_nic(struct nic *n);
-/* Start the PCI drivers, choose the NIC, wait (bounded) for link and an
- * address. Boot CPU, after tsc_init and usb_init. */
+/* Start the PCI drivers, choose the NIC, wait at most NET_BOOT_WAIT_US
+ * for link and an address; later ones (autonegotiation takes seconds on
+ * real ports, DHCP servers may too) come from the idle loop's polls.
+ * Boot CPU, after tsc_init and usb_init. */
 void net_init(const struct boot_config *cfg);
-/* READY's fields: "net=e1000:00:03.0 ip=10.0.2.15", "net=none ip=none",
- * "net=off ip=none"; ip=none too while no address is known (no link). */
+/* READY's fields: "net=e1000:00:03.0 ip=10.0.2.15"; ip=pending (link, no
+ * address yet), ip=nolink (no link yet); "net=none ip=none" (no NIC a
+ * driver takes), "net=off ip=none" (net=off). */
 void net_ready_fields(char *buf, unsigned cap);
 /* A NIC is in use (it may have no link or address yet). */
 bool net_active(void);
 /* Link and an address now (read without the lock: a snapshot). */
 bool net_up(void);
+/* Link now, address or not (the same snapshot). */
+bool net_link_now(void);
 /* This NIC's MAC as 12 lower-case hex digits (the host names its log after it). */
 const char *net_mac_text(void);
 /* net.to= names one host (not the broadcast address). */

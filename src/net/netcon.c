@@ -12,6 +12,7 @@
 #define LINE_WAIT_US   20000ull         /* a console line waits this long for the stack */
 #define POLL_BUDGET    32
 #define HEADER_MAX     48
+#define BACKLOG        16384
 #define REFUSED_SAY_US 1000000ull       /* refused keys are said at most this often */
 
 static char session[NETPROTO_SESSION_LEN + 1];
@@ -24,6 +25,11 @@ static uint32_t refused_from;
 static uint64_t refused_tsc;            /* when refusals were last said */
 static void (*dump_handler)(const struct netmsg *m);
 static uint8_t out[NET_PAYLOAD_MAX];
+/* Console text from before the network was up (no link or address yet),
+ * sent when it is; beyond BACKLOG bytes, counted instead. */
+static char backlog[BACKLOG];
+static unsigned backlog_len;
+static uint64_t backlog_cut;
 
 void netcon_set_dump_handler(void (*fn)(const struct netmsg *m)) { dump_handler = fn; }
 bool netcon_host_seen(void) { return host_seen; }
@@ -55,18 +61,49 @@ static void receive(uint32_t ip, uint16_t port, const uint8_t *p, unsigned len)
         keyq[key_tail++ % KEY_QUEUE] = m.keys[i];
 }
 
-/* The sink: console bytes as "BT1 T" datagrams, cut to fit. */
-static void sink(const char *s, unsigned long n)
+/* Bytes as "BT1 T" datagrams, cut to fit; with the lock held and the
+ * network up. */
+static void send_text(const char *s, unsigned long n)
 {
-    if (!net_take(LINE_WAIT_US, false))
-        return;                         /* the stack is busy elsewhere: the line is lost */
-    while (n && net_ready()) {
+    while (n) {
         unsigned h = (unsigned)ksnprintf((char *)out, HEADER_MAX, "BT1 T %s %u\n",
                                          net_mac_text(), seq++);
         unsigned take = n < NET_PAYLOAD_MAX - h ? (unsigned)n : NET_PAYLOAD_MAX - h;
         memcpy(out + h, s, take);
         net_send_host(out, h + take);   /* a failure is counted there */
         s += take, n -= take;
+    }
+}
+
+/* With the lock held: the backlog out, once the network is up. */
+static void send_backlog(void)
+{
+    if (!backlog_len || !net_ready())
+        return;
+    send_text(backlog, backlog_len);
+    backlog_len = 0;
+    if (backlog_cut) {
+        char line[112];
+        int n = ksnprintf(line, sizeof line, "net: %lu bytes of console text from before the "
+                          "network was up were not kept\n", backlog_cut);
+        send_text(line, (unsigned long)n);
+        backlog_cut = 0;
+    }
+}
+
+/* The sink: console bytes to the host, or into the backlog. */
+static void sink(const char *s, unsigned long n)
+{
+    if (!net_take(LINE_WAIT_US, false))
+        return;                         /* the stack is busy elsewhere: the line is lost */
+    if (net_ready()) {
+        send_backlog();
+        send_text(s, n);
+    } else {
+        unsigned long room = BACKLOG - backlog_len, take = n < room ? n : room;
+        memcpy(backlog + backlog_len, s, take);
+        backlog_len += (unsigned)take;
+        backlog_cut += n - take;
     }
     net_give();
 }
@@ -99,6 +136,7 @@ int netcon_getc(void)
     if (!net_active() || !net_take(0, false))
         return -1;
     net_poll_locked(POLL_BUDGET);
+    send_backlog();
     int c = key_head != key_tail ? keyq[key_head++ % KEY_QUEUE] : -1;
     net_give();
     net_report();

@@ -96,6 +96,18 @@ static void handler(const struct netmsg *m)
         }
 }
 
+/* A link but no address yet (DHCP under way, or its link-local fallback
+ * coming): worth a bounded wait, the dump may be a fault's. */
+static void wait_for_address(bool fault)
+{
+    uint64_t t0 = rdtsc(), limit = tsc_from_us(DUMPNET_ADDRESS_WAIT_US);
+    while (!net_up() && net_link_now() && rdtsc() - t0 < limit)
+        if (net_take(TAKE_US, fault)) {
+            net_poll_locked(POLL_BUDGET);
+            net_give();
+        }
+}
+
 bool dumpnet_only(void) { return dump_to == DUMP_TO_NET; }
 
 bool dumpnet_open(const struct dump_meta *meta, bool fault)
@@ -103,6 +115,7 @@ bool dumpnet_open(const struct dump_meta *meta, bool fault)
     bool want_net = !dump_to || (dump_to & DUMP_TO_NET);
     if (!want_net || !net_active())
         return false;
+    wait_for_address(fault);
     if (!net_up()) {
         kprintf("dumpnet: the network is not up (no link or no address yet): this dump "
                 "skips it%s\n", dumpnet_only() ? " and goes to the serial console" : "");

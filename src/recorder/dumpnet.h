@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include "recorder/encode.h"
 
+#define DUMPNET_ADDRESS_WAIT_US 4000000ull   /* link up, no address yet: wait (DHCP's fallback comes at 3 s) */
 #define DUMPNET_QUIET_US    5000000ull
 #define DUMPNET_NO_HOST_US  300000ull
 #define DUMPNET_WAIT_MAX_US 60000000ull
