@@ -134,7 +134,12 @@ static bool bring_up(struct vnet *v, struct nic *n, const char **why)
         virtio_pci_fail(&v->pci);
         return false;
     }
-    uint64_t want = VIRTIO_F_VERSION_1 | (offered & (VIRTIO_NET_F_MAC | VIRTIO_NET_F_STATUS));
+    /* ACCESS_PLATFORM (§6): the device goes through the platform's DMA
+     * translation; with none set up that is the identity map the buffers'
+     * addresses already are, and a device that offers it may refuse a
+     * driver that does not take it. */
+    uint64_t want = VIRTIO_F_VERSION_1 |
+                    (offered & (VIRTIO_NET_F_MAC | VIRTIO_NET_F_STATUS | VIRTIO_F_ACCESS_PLATFORM));
     if (!virtio_pci_set_features(&v->pci, want, why) ||
         !virtio_pci_queue(&v->pci, RX_QUEUE, QUEUE_ENTRIES, &v->rx, why) ||
         !virtio_pci_queue(&v->pci, TX_QUEUE, QUEUE_ENTRIES, &v->tx, why))

@@ -109,8 +109,9 @@ static void recover(struct ecm *e)
  * CPU, or this one further out, is inside it (the stack calls again). */
 static bool send_locked(struct ecm *e, const void *frame, unsigned len)
 {
-    if (!usb_can_wait(e->dev))
-        return false;
+    if (!usb_can_wait(e->dev) || !e->link)
+        return false;                            /* no link: an adapter may NAK until the
+                                                    bound, and a timeout drops the device */
     uint8_t *out = e->frame_buf;
     memcpy(out, frame, len);
     if (len < NIC_FRAME_MIN) {

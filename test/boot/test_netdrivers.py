@@ -36,6 +36,15 @@ class NetDrivers(test_net.NetCase):
         # VIRTIO_NET_F_STATUS: the device configuration's link bit.
         self.link_down_then_plugged("virtio")
 
+    def test_virtio_modern_only_behind_access_platform(self):
+        # A modern-only device that offers VIRTIO_F_ACCESS_PLATFORM refuses
+        # FEATURES_OK unless the driver takes it (as clouds' devices do).
+        m, info = self.boot(smp=1, extra=["-netdev", "user,id=n0", "-device",
+                                          "virtio-net-pci,netdev=n0,disable-legacy=on,"
+                                          "iommu_platform=on"])
+        self.assertTrue(info["net"].startswith("virtio:"), info)
+        m.wait_for(test_net.ADDRESS, 60, start=0)
+
     def test_usb_adapter_left_alone_with_net_off(self):
         m, info = self.boot(smp=1, nic="usb", cmdline="net=off")
         self.assertEqual((info["net"], info["ip"]), ("off", "none"))
