@@ -365,9 +365,11 @@ void cdc_ecm_attach(struct usb_dev *d, const struct usb_cfg_info *cfg,
     for (unsigned i = 0; i < RX_QUEUED; i++)
         usb_queue(d, e->dci_in, rx_slot(e, i), e->rx_size);
     queue_notify(e);
-    bool taken = net_add_nic(&e->nic);
+    /* net_init chooses once, at boot: an adapter plugged in later is named, not used. */
+    bool late = net_active(), taken = !late && net_add_nic(&e->nic);
     usb_say(d, "network adapter %04x:%04x (CDC-%s, %s), MAC %02x:%02x:%02x:%02x:%02x:%02x%s",
             d->vendor, d->product, info.ncm ? "NCM" : "ECM", usb_speed_name(d->speed), mac[0],
-            mac[1], mac[2], mac[3],
-            mac[4], mac[5], taken ? "" : ": more adapters than the network stack takes; unused");
+            mac[1], mac[2], mac[3], mac[4], mac[5],
+            taken ? "" : late ? ": plugged in after boot; the network keeps the NIC it chose"
+                          : ": more adapters than the network stack takes; unused");
 }

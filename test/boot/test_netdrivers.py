@@ -45,6 +45,21 @@ class NetDrivers(test_net.NetCase):
         self.assertTrue(info["net"].startswith("virtio:"), info)
         m.wait_for(test_net.ADDRESS, 60, start=0)
 
+    def test_usb_adapter_plugged_after_boot_is_named(self):
+        # The network chose virtio-net at boot; a USB adapter plugged in
+        # later is enumerated and named, and the NIC in use stays.
+        m, info = self.boot(smp=1, nic="virtio", extra=["-device", "qemu-xhci,id=xhci",
+                                                        "-netdev", "user,id=n1"])
+        self.assertTrue(info["net"].startswith("virtio:"), info)
+        start = len(m.output())
+        self.assertEqual(m.qmp().command("device_add", driver="usb-net", bus="xhci.0",
+                                         netdev="n1", id="late"), {})
+        m.wait_for(rb"usb: \S+ port \d+: network adapter 0525:a4a2 \(CDC-ECM, full speed\), "
+                   rb"MAC [0-9a-f:]+: plugged in after boot; the network keeps the NIC it chose",
+                   60, start=start)
+        self.assertTrue(m.dump().complete)
+        self.assertEqual(m.faults(), [])
+
     def test_usb_adapter_left_alone_with_net_off(self):
         m, info = self.boot(smp=1, nic="usb", cmdline="net=off")
         self.assertEqual((info["net"], info["ip"]), ("off", "none"))
