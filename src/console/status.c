@@ -21,6 +21,14 @@ static struct {
     uint32_t nowhere;                   /* dumps that had nowhere to go */
 } dump;
 
+static char note[32];                   /* status_set_note's words */
+
+void status_set_note(const char *words)
+{
+    ksnprintf(note, sizeof note, "%s", words);
+    status_update();
+}
+
 void status_dump_nowhere(uint32_t nowhere)
 {
     dump.state = DUMP_NOWHERE;
@@ -55,8 +63,8 @@ static void header(char *row, unsigned size)
     uint64_t recorded, overwritten;
     rings_event_counts(&recorded, &overwritten);    /* zeros until the rings exist */
     ksnprintf(row, size, " baretrace  cpus %u  up %lu:%02lu:%02lu  tracing %s  events %lu"
-              "  overwritten %lu", cpus_online, up / 3600, up / 60 % 60, up % 60, tracing_word(),
-              recorded, overwritten);
+              "  overwritten %lu%s%s", cpus_online, up / 3600, up / 60 % 60, up % 60,
+              tracing_word(), recorded, overwritten, note[0] ? "  " : "", note);
 }
 
 static void dump_row(char *row, unsigned size)

@@ -17,6 +17,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Words shown at the end of the first row from now on (the network's
+ * session code: net/netcon.h); copied, at most 31 characters. */
+void status_set_note(const char *note);
 /* Compose both rows and hand them to the screen (no drawing). */
 void status_update(void);
 /* The idle loop's call: status_update(), then let the screen redraw. */

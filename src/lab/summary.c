@@ -1,6 +1,7 @@
 /* summary.c — one screen of statistics. */
 #include "lab/summary.h"
 #include "lib/kprintf.h"
+#include "net/netcon.h"
 #include "arch/cpu.h"
 #include "lib/kstring.h"
 #include "arch/percpu.h"
@@ -65,6 +66,7 @@ void summary_print(uint64_t ignored_keys, uint64_t usb_keys_dropped)
             "%lu\n", uptime_s, cpus_online, tsc_hz(),
             trace_get_mask() & (TRACE_ENABLE | TRACE_PAUSED) ? "on" : "off", ignored_keys,
             serial_overruns(), serial_tx_dropped(), serial_irqs(), usb_keys_dropped);
+    netcon_print_stats();                   /* the network, when there is one */
     if (dump_nowhere_count())
         kprintf("stats: %u dumps asked for had nowhere to go (no UART answered, no stick with "
                 "a dump area): nothing was sent\n", dump_nowhere_count());

@@ -37,7 +37,7 @@ static bool link;
 static uint16_t ip_id;
 static uint8_t tx[NIC_FRAME_MAX], rx[NIC_FRAME_MAX];
 static void (*receiver)(uint32_t ip, uint16_t port, const uint8_t *p, unsigned len);
-static uint64_t send_failures;
+static uint64_t send_failures, datagrams_sent, frames_received;
 static char mac_text[13];
 static volatile uint32_t owner = NO_OWNER;
 /* News for net_report(), written under the lock, read without it. */
@@ -55,7 +55,11 @@ bool net_add_nic(struct nic *n)
 bool net_active(void) { return nic != NULL; }
 const char *net_mac_text(void) { return mac_text; }
 bool net_to_unicast(void) { return to_ip != IPV4_BROADCAST; }
-uint64_t net_send_failures(void) { return send_failures; }
+void net_counts(struct net_counts *c)
+{
+    *c = (struct net_counts){ datagrams_sent, send_failures, frames_received,
+                              nic ? nic->rx_errors : 0, nic ? nic->tx_full : 0 };
+}
 
 void net_set_receiver(void (*fn)(uint32_t, uint16_t, const uint8_t *, unsigned))
 {
@@ -180,6 +184,7 @@ bool net_send_host(const void *payload, unsigned len)
         send_failures++;
         return false;
     }
+    datagrams_sent++;
     return true;
 }
 
@@ -241,6 +246,7 @@ void net_poll_locked(unsigned budget)
         unsigned len = nic->ops->recv(nic, rx, sizeof rx);
         if (!len)
             break;
+        frames_received++;
         on_frame(len);
     }
     if (link)

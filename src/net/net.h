@@ -72,7 +72,13 @@ void net_set_receiver(void (*fn)(uint32_t ip, uint16_t port, const uint8_t *p, u
 /* Say what changed since the last call (link up/down, a new address):
  * on the console, so never with the lock held. Keys CPU. */
 void net_report(void);
-/* Datagrams the stack could not send (no ARP answer, ring full, no link). */
-uint64_t net_send_failures(void);
+/* What the stack did so far (read without the lock: a snapshot). */
+struct net_counts {
+    uint64_t sent;                     /* UDP datagrams to the host */
+    uint64_t not_sent;                 /* no link or address, no ARP answer, ring stayed full */
+    uint64_t received;                 /* frames the NIC handed over */
+    uint64_t rx_errors, tx_full;       /* the driver's (nic.h) */
+};
+void net_counts(struct net_counts *c);
 
 #endif

@@ -1,6 +1,7 @@
 /* netcon.c — console lines out, keys in (netcon.h). */
 #include "net/netcon.h"
 #include "arch/cpu.h"
+#include "console/status.h"
 #include "lib/format.h"
 #include "lib/kprintf.h"
 #include "lib/kstring.h"
@@ -124,11 +125,27 @@ void netcon_init(const struct boot_config *cfg, uint64_t random)
     console_lock();
     console_write_locked(line, (unsigned long)len);
     console_unlock();
+    char words[32];
+    ksnprintf(words, sizeof words, "net session %s", session);
+    status_set_note(words);                 /* and on the screen's status row, to stay */
     started = console_add_sink(sink, NULL, 0);   /* dumps: recorder/dumpnet.c */
     if (!started)
         kprintf("net: no console sink left for the network (%u taken)\n", CONSOLE_SINKS_MAX);
     else if (net_to_unicast())
         sink(line, (unsigned long)len);
+}
+
+void netcon_print_stats(void)
+{
+    if (!net_active())
+        return;
+    struct net_counts c;
+    char where[64];
+    net_counts(&c);
+    net_ready_fields(where, sizeof where);
+    kprintf("stats: %s: datagrams sent %lu, not sent %lu; frames received %lu, receive errors "
+            "%lu; transmit ring full %lu; key datagrams refused %lu\n", where, c.sent,
+            c.not_sent, c.received, c.rx_errors, c.tx_full, refused);
 }
 
 int netcon_getc(void)

@@ -21,6 +21,8 @@ void netcon_init(const struct boot_config *cfg, uint64_t random);
 int  netcon_getc(void);
 /* Called with the net lock held for each RESEND, DONE or HELLO datagram. */
 void netcon_set_dump_handler(void (*fn)(const struct netmsg *m));
+/* One line for `s`: the interface, its address and counters, keys refused. */
+void netcon_print_stats(void);
 /* A host has spoken the protocol since boot (it will confirm dumps). */
 bool netcon_host_seen(void);
 

@@ -1,6 +1,7 @@
 /* dump.c — encode a snapshot of every ring to the console port (and the stick). */
 #include "recorder/dump.h"
 #include "lib/kprintf.h"
+#include "lib/kstring.h"
 #include "arch/cpu.h"
 #include "arch/percpu.h"
 #include "console/serial.h"
@@ -44,11 +45,11 @@ static bool stick_ok(const struct dump_request *rq)
 /* The network first (it goes at its own speed and the host confirms
  * it), then the serial console and the stick, from the same snapshot. */
 static uint64_t encode(const struct dump_meta *meta, struct ring *const rings[], unsigned n,
-                       bool stick, bool fault)
+                       bool stick, enum dumpnet_cause cause)
 {
     uint64_t events = 0;
     bool others = !dumpnet_only() && (console_dump_sink_present() || dumpstick_would_take(stick));
-    if (dumpnet_open(meta, fault)) {
+    if (dumpnet_open(meta, cause)) {
         console_lock();                 /* no other text meanwhile, as on the serial line */
         events = dumpnet_send(meta, rings, n, others ? NULL : to_status);
         console_unlock();
@@ -117,7 +118,9 @@ uint64_t dump_run(const struct dump_request *rq)
     };
     const struct dump_meta meta = { no, tsc_hz(), apic, extras, sizeof extras / sizeof extras[0],
                                     boot_nonce(), false };
-    uint64_t events = encode(&meta, f.rings, f.n, stick_ok(rq), fault);
+    enum dumpnet_cause cause = !fault ? DUMPNET_KEY
+                              : !strcmp(rq->trigger, "nmi") ? DUMPNET_NMI : DUMPNET_FAULT;
+    uint64_t events = encode(&meta, f.rings, f.n, stick_ok(rq), cause);
     snapshot_release(&f);
     if (!rq->quiet)
         trace(DUMP_END, no, events);
@@ -141,7 +144,7 @@ uint64_t dump_rings_of_previous_boot(struct ring *const rings[], unsigned n, uin
     uint32_t no = ++dumps;
     trace(DUMP_BEGIN, no, 0);
     const struct dump_meta meta = { no, hz, apic_ids, extras, nextras, boot_nonce(), true };
-    uint64_t events = encode(&meta, rings, n, this_cpu_index() == 0, false);
+    uint64_t events = encode(&meta, rings, n, this_cpu_index() == 0, DUMPNET_KEY);
     snapshot_unclaim();
     trace(DUMP_END, no, events);
     return events;

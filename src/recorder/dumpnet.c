@@ -35,7 +35,7 @@ void dumpnet_init(unsigned to) { dump_to = to; }
 
 bool dumpnet_would_take(void)
 {
-    return (!dump_to || (dump_to & DUMP_TO_NET)) && net_active() && net_up();
+    return (!dump_to || (dump_to & DUMP_TO_NET)) && net_active() && net_link_now();
 }
 
 static void flush(void)
@@ -110,12 +110,13 @@ static void wait_for_address(bool fault)
 
 bool dumpnet_only(void) { return dump_to == DUMP_TO_NET; }
 
-bool dumpnet_open(const struct dump_meta *meta, bool fault)
+bool dumpnet_open(const struct dump_meta *meta, enum dumpnet_cause cause)
 {
+    bool fault = cause == DUMPNET_FAULT;
     bool want_net = !dump_to || (dump_to & DUMP_TO_NET);
     if (!want_net || !net_active())
         return false;
-    wait_for_address(fault);
+    wait_for_address(fault);        /* an NMI's dump waits like a key's */
     if (!net_up()) {
         kprintf("dumpnet: the network is not up (no link or no address yet): this dump "
                 "skips it%s\n", dumpnet_only() ? " and goes to the serial console" : "");
@@ -126,7 +127,7 @@ bool dumpnet_open(const struct dump_meta *meta, bool fault)
                 "the network\n");
         return false;
     }
-    if (!net_take(fault ? NET_STEAL_US : TAKE_US, fault)) {
+    if (!net_take(cause == DUMPNET_KEY ? TAKE_US : NET_STEAL_US, fault)) {
         kprintf("dumpnet: the network stack stayed busy; this dump skips the network\n");
         return false;
     }

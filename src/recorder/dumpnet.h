@@ -27,14 +27,20 @@
 
 /* DUMP_TO_* bits from cmdline.h; 0 = every transport present. */
 void dumpnet_init(unsigned dump_to);
-/* Whether a dump taken now would go over the network. */
+/* Whether a dump taken now would go over the network (a link: an
+ * address may still be coming, dumpnet_open waits for it). */
 bool dumpnet_would_take(void);
 /* trace.dump_to=net alone: no other transport gets dumps. */
 bool dumpnet_only(void);
-/* Take the network for a dump with this id; fault: a fault's or NMI's
- * dump (takes the stack over from a stopped CPU). False (said on the
- * console when it matters) when the network takes no part. */
-bool dumpnet_open(const struct dump_meta *meta, bool fault);
+/* Who asks: a key (or timer, workload), an NMI (the CPU returns to what
+ * it interrupted afterwards), a fault (the CPU parks afterwards). */
+enum dumpnet_cause { DUMPNET_KEY, DUMPNET_NMI, DUMPNET_FAULT };
+/* Take the network for a dump with this id. A fault's dump takes the
+ * stack over from a CPU that stopped holding it (itself included); an
+ * NMI's waits for another CPU's hold to end but skips the network when
+ * it interrupted the stack itself. False (said on the console when it
+ * matters) when the network takes no part. */
+bool dumpnet_open(const struct dump_meta *meta, enum dumpnet_cause cause);
 /* Send the dump; returns its events. progress: the screen's, when the
  * network is the only transport (else the serial pass reports). */
 uint64_t dumpnet_send(const struct dump_meta *meta, struct ring *const rings[], unsigned n,

@@ -23,9 +23,12 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+sys.path.insert(0, os.path.join(HERE, "..", "host"))
 
 from harness import Machine, scaled, ISO, LOG_DIR                       # noqa: E402
 from test_trace import TraceCase                                        # noqa: E402
+from test_screen import ScreenCase                                      # noqa: E402
+from test_netcapture import free_port                                   # noqa: E402
 from btlib import dumplog, qemu                                         # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -35,14 +38,6 @@ CAPTURE_TIMEOUT_S = 240
 CONFIRMED = rb"dumpnet: dump (\d+): the host confirmed all (\d+) lines"
 HOST = "10.0.2.2"            # QEMU user-mode network: this host's 127.0.0.1
 ADDRESS = rb"net: address 10\.0\.2\.15 \(DHCP\), gateway 10\.0\.2\.2"
-
-
-def free_port():
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def decode_list(path):
@@ -215,6 +210,22 @@ class NetAndSerial(NetCase):
         self.assertEqual(d.header.get("trigger"), "nmi")
 
 
+class NetKeys(NetCase):
+
+    def test_keys_from_the_host_refused_with_keys_off(self):
+        port = free_port()
+        cap = Capture(self.id(), port, "--key", "d")
+        try:
+            m, _ = self.net_boot(port, smp=1, cmdline="net.keys=off")
+            m.wait_for(rb"net: \d+ key datagrams refused so far \(net\.keys=off; the last from "
+                       rb"10\.0\.2\.2\)", 60, start=0)
+            time.sleep(1)
+        finally:
+            cap.stop()
+        self.assertIn("sent 'd'", cap.said())
+        self.assertNotIn(b"DUMP BEGIN", m.output())
+
+
 class Relay:
     """Between the machine (QEMU's user network, which delivers its
     datagrams for 10.0.2.2:PORT to 127.0.0.1:PORT) and capture: drops a
@@ -366,7 +377,11 @@ class NetHostile(NetCase):
             time.sleep(2)
             self.assertNotIn(b"DUMP BEGIN", m.output()[start:], "a key was taken")
             m.send(b"s")                              # still answering
-            m.wait_for(rb"uptime", 60, start=start)
+            stats = m.wait_for(rb"stats: net=e1000:00:03\.0 ip=10\.0\.2\.15: datagrams sent "
+                               rb"\d+, not sent \d+; frames received (\d+), .*key datagrams "
+                               rb"refused (\d+)", 60, start=start)
+            self.assertGreater(int(stats.group(1)), len(frames) // 2, "the frames reached it")
+            self.assertGreaterEqual(int(stats.group(2)), 199)
             start = len(m.output())
             serial = m.dump()
             m.wait_for(CONFIRMED, 60, start=start)
@@ -399,3 +414,13 @@ class NetAbsent(NetCase):
 
     def test_no_link_then_cable_plugged(self):
         self.link_down_then_plugged("e1000")
+
+
+class NetOnScreen(ScreenCase):
+    """The session code stays on the screen's status row."""
+
+    def test_session_code_on_the_status_row(self):
+        m, _ = self.boot(smp=1, nic="e1000", cmdline=f"net.to={HOST}:{free_port()}")
+        code = re.search(rb"net: session code ([A-Z2-9]{6})", m.output()).group(1).decode()
+        _, rows = self.wait_screen(m.qmp(), rf"net session {code}")
+        self.assertIn(f"net session {code}", rows[0])
