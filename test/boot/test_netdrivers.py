@@ -106,17 +106,3 @@ class NetDrivers(test_net.NetCase):
         d = self.check_net_dump(cap.log(), 0)
         self.assertEqual((d.header.get("trigger"), d.header.get("fault_cpu")), ("fault", "1"))
 
-
-class HostileVirtio(test_net.NetHostile):
-    """test_net's flood of garbage frames, ARP storms, oversized and
-    truncated UDP and wrong session codes, through virtio-net."""
-
-    def net_boot(self, port, nic="virtio", cmdline="", **options):
-        return super().net_boot(port, nic="virtio", cmdline=cmdline, **options)
-
-
-class HostileUsb(test_net.NetHostile):
-    """The same through a CDC-ECM adapter (usb-net)."""
-
-    def net_boot(self, port, nic="usb", cmdline="", **options):
-        return super().net_boot(port, nic="usb", cmdline=cmdline, **options)
