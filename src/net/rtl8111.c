@@ -202,8 +202,14 @@ bool rtl8111_start(struct rtl8111 *r, struct nic *n, const char **why)
     rings_init(r);
     w8(r, RTL_9346CR, CFG9346_UNLOCK);
     w16(r, RTL_CPCR, r16(r, RTL_CPCR) & ~(CPCR_RXCHKSUM | CPCR_RXVLAN));
-    if (r->family->evl_up)                        /* take the MAC from the management firmware */
+    if (r->family->evl_up) {                      /* take the MAC from the management firmware */
         w8(r, RTL_MCU, r8(r, RTL_MCU) & ~MCU_NOW_IS_OOB);
+        /* No ASPM or clock request entered by the chip: without the per-chip
+         * L1-exit tuning (not done here) a doorbell may not wake the link. */
+        w8(r, RTL_CONFIG5, r8(r, RTL_CONFIG5) & ~CONFIG5_ASPM);
+        w8(r, RTL_CONFIG2, r8(r, RTL_CONFIG2) & ~CONFIG2_CLKREQ);
+    }
+    w8(r, RTL_MTPS, r->family->evl_up ? MTPS_EVL : MTPS_8168);
     if (r->family->rxdv_gate)                     /* 8168G+: firmware may leave receive gated */
         w32(r, RTL_MISC, r32(r, RTL_MISC) & ~MISC_RXDV_GATED);
     w16(r, RTL_RMS, RTL_BUF_LEN);

@@ -28,8 +28,11 @@
 #define RTL_TCR          0x40         /* transmit configuration (TxConfig) */
 #define RTL_RCR          0x44         /* receive configuration (RxConfig) */
 #define RTL_9346CR       0x50         /* 93C46 command: config register write enable */
+#define RTL_CONFIG2      0x53
+#define RTL_CONFIG5      0x56
 #define RTL_PHYSTATUS    0x6C         /* PHY status (8-bit) */
 #define RTL_MCU          0xD3         /* (8168E-VL and later) NOW_IS_OOB */
+#define RTL_MTPS         0xEC         /* max transmit packet size / early transmit, 128-byte units */
 #define RTL_RMS          0xDA         /* receive packet maximum size (16-bit) */
 #define RTL_CPCR         0xE0         /* C+ command (16-bit) */
 #define RTL_RDSAR        0xE4         /* receive descriptors start (64-bit) */
@@ -62,6 +65,10 @@
 #define CPCR_RXVLAN      0x40
 #define MCU_NOW_IS_OOB   0x80         /* the management firmware owns the MAC */
 #define MISC_RXDV_GATED  (1u << 19)   /* receive path gated off (firmware left it so) */
+#define CONFIG2_CLKREQ   0x80         /* (8168E-VL+) PCIe CLKREQ# */
+#define CONFIG5_ASPM     0x01         /* (8168E-VL+) ASPM L0s/L1 entry by the chip */
+#define MTPS_8168        0x3F         /* 8064 bytes: no early transmit */
+#define MTPS_EVL         0x27         /* 8168E-VL+: the early-transmit size */
 
 /* Descriptors (C+ mode): opts1, opts2 (VLAN), buffer address. */
 struct rtl_desc {
@@ -110,7 +117,7 @@ struct rtl_family {
     uint16_t mask, xid;
     const char *name;                 /* "RTL8168H" */
     uint32_t rcr;                     /* RCR bits besides the accept bits */
-    bool evl_up;                      /* 8168E-VL and later: AUTO_FIFO, NOW_IS_OOB */
+    bool evl_up;                      /* 8168E-VL and later: AUTO_FIFO, NOW_IS_OOB, ASPM off */
     bool rxdv_gate;                   /* 8168G and later: MISC RXDV gate */
 };
 

@@ -9,7 +9,8 @@
  * (FS/LS, length with the FCS, RES on errors), spills over into the next
  * ones when longer than a buffer, and is missed when the driver holds
  * them all; RCR's accept bits and the 8168G MISC receive gate filter it;
- * ISR bits are cleared by writing 1s. Everything the driver does outside
+ * ISR bits are cleared by writing 1s; Config registers take writes only
+ * while 9346CR is unlocked. Everything the driver does outside
  * those rules counts as a violation. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -121,6 +122,10 @@ static void model_w(struct model *m, unsigned reg, uint64_t v, unsigned n)
     if ((reg == RTL_TNPDS || reg == RTL_TNPDS + 4 || reg == RTL_RDSAR || reg == RTL_RDSAR + 4) &&
         (m->reg[RTL_CR] & (CR_TE | CR_RE)))
         violation(m, "a ring base written while the rings run");
+    if ((reg == RTL_CONFIG2 || reg == RTL_CONFIG5) && m->reg[RTL_9346CR] != CFG9346_UNLOCK) {
+        violation(m, "a Config register written while 9346CR is locked (the write is lost)");
+        return;
+    }
     if (reg + n > RTL_REGS_LEN) {
         violation(m, "a register beyond the window");
         return;
@@ -299,9 +304,14 @@ static void test_quirks(void)
     rig_new(&g, XID_8168H);
     put(g.m, RTL_MISC, MISC_RXDV_GATED | 1, 4);
     g.m->reg[RTL_MCU] = MCU_NOW_IS_OOB | 0x01;
+    g.m->reg[RTL_CONFIG5] = 0x40 | CONFIG5_ASPM;
+    g.m->reg[RTL_CONFIG2] = 0x05 | CONFIG2_CLKREQ;
     CHECK(rtl8111_start(&g.r, &g.n, &why));
     CHECK_EQ(get(g.m, RTL_MISC, 4), 1);         /* only the gate cleared */
     CHECK_EQ(g.m->reg[RTL_MCU], 0x01);
+    CHECK_EQ(g.m->reg[RTL_CONFIG5], 0x40);      /* ASPM off, the rest kept */
+    CHECK_EQ(g.m->reg[RTL_CONFIG2], 0x05);
+    CHECK_EQ(g.m->reg[RTL_MTPS], MTPS_EVL);
     uint8_t f[64];
     CHECK(model_receive(g.m, f, frame_make(f, BCAST, 60, 1), 0));
     uint8_t buf[NIC_FRAME_MAX];
@@ -311,9 +321,12 @@ static void test_quirks(void)
     rig_new(&g, XID_8168B);
     put(g.m, RTL_MISC, 0x12345678, 4);
     g.m->reg[RTL_MCU] = MCU_NOW_IS_OOB;
+    g.m->reg[RTL_CONFIG5] = 0x41;
     CHECK(rtl8111_start(&g.r, &g.n, &why));
     CHECK_EQ(get(g.m, RTL_MISC, 4), 0x12345678);
     CHECK_EQ(g.m->reg[RTL_MCU], MCU_NOW_IS_OOB);
+    CHECK_EQ(g.m->reg[RTL_CONFIG5], 0x41);      /* older chips: Config5 bit 0 is not ASPM */
+    CHECK_EQ(g.m->reg[RTL_MTPS], MTPS_8168);
     rig_free(&g);
 }
 
