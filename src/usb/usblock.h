@@ -7,8 +7,14 @@
 #ifndef USB_USBLOCK_H
 #define USB_USBLOCK_H
 #include <stdbool.h>
+#include <stdint.h>
 
 bool usb_try_enter(void);
+/* Wait at most wait_us for it (an adapter's transfer ends within its own
+ * bound): the stick's writes, which must not be cut short. False when it
+ * stayed taken (a CPU stopped inside it): the caller goes on anyway and
+ * does not leave. */
+bool usb_enter_wait(uint64_t wait_us);
 void usb_leave(void);
 
 #endif

@@ -8,14 +8,16 @@ has no QEMU model: test/unit/test_rtl8111.c tests it.
 Every network here is QEMU's user-mode network on this machine (see
 test_net.py)."""
 import os
+import shutil
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import test_net                                                         # noqa: E402
-from harness import LOG_DIR                                    # noqa: E402
+from harness import ISO, LOG_DIR                                    # noqa: E402
 
 
 class NetDrivers(test_net.NetCase):
@@ -59,6 +61,32 @@ class NetDrivers(test_net.NetCase):
                    60, start=start)
         self.assertTrue(m.dump().complete)
         self.assertEqual(m.faults(), [])
+
+    def test_usb_adapter_beside_the_boot_stick(self):
+        # One xHCI for the stick the machine booted from and the network
+        # adapter: a dump goes over the adapter, then onto the stick.
+        tmp = tempfile.mkdtemp(prefix="bt-stick-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        img = os.path.join(tmp, "stick.img")
+        shutil.copyfile(ISO, img)
+        port = test_net.free_port()
+        cap = test_net.Capture(self.id(), port)
+        try:
+            m, info = self.boot(fw="bios", media="usb", smp=2, iso=img, stick_writable=True,
+                                cmdline=f"net.to={test_net.HOST}:{port}",
+                                extra=["-netdev", "user,id=n0", "-device",
+                                       "usb-net,bus=xhci.0,netdev=n0"])
+            self.assertTrue(info["net"].startswith("usb:"), info)
+            m.wait_for(rb"blockdev: \S+ registered", 60, start=0)
+            m.wait_for(test_net.ADDRESS, 60, start=0)
+            start = len(m.output())
+            serial = m.dump()
+            m.wait_for(test_net.CONFIRMED, 60, start=start)
+            m.wait_for(rb"dumpstick: dump #1 written to", 60, start=start)
+        finally:
+            cap.stop()
+        self.check_dump(serial, online=2)
+        self.same_events(serial, self.check_net_dump(cap.log()))
 
     def test_usb_adapter_left_alone_with_net_off(self):
         m, info = self.boot(smp=1, nic="usb", cmdline="net=off")
