@@ -79,6 +79,8 @@ bool ncm_open(struct ncm_reader *r, const uint8_t *ntb, unsigned len)
     if (len < NCM_NTH16_LEN || le32(ntb) != NTH16_SIGNATURE || le16(ntb + 4) != NCM_NTH16_LEN)
         return false;
     r->block = le16(ntb + 8);
+    if (!r->block)
+        r->block = len;                          /* §3.2.1: 0, the transfer's length says */
     if (r->block < NCM_NTH16_LEN || r->block > len)
         return false;
     return take_ndp(r, le16(ntb + 10));

@@ -109,6 +109,11 @@ static void test_multi_and_damaged(void)
     CHECK_EQ(r.bad, 1);
     /* Fewer bytes arrived than wBlockLength says. */
     CHECK(!ncm_open(&r, b, 999));
+    /* wBlockLength 0: the transfer's length is the block's. */
+    multi(b), put16(b + 8, 0);
+    CHECK(ncm_open(&r, b, n));
+    CHECK_EQ(r.block, n);
+    CHECK(ncm_next(&r, &f, &len) && len == 60);
     /* Wrong signatures, header length, NDP16 index. */
     multi(b), b[3] = 'X';
     CHECK(!ncm_open(&r, b, n));
