@@ -1,5 +1,6 @@
-/* hotkey.h — single-key commands on COM1, the PS/2 keyboard and USB
- * keyboards (usb/usbstack.h).
+/* hotkey.h — single-key commands on COM1, the PS/2 keyboard, USB
+ * keyboards (usb/usbstack.h) and the network (net/netcon.h: only with
+ * the session code).
  *
  * The keys are the rows of hotkeys.def (d dump, p newest events, t
  * tracing on/off, c clear, s statistics, m traced categories, l the

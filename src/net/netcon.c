@@ -15,6 +15,7 @@
 #define HEADER_MAX     48
 #define BACKLOG        16384
 #define REFUSED_SAY_US 1000000ull       /* refused keys are said at most this often */
+#define KEY_TRIES_PER_S 20              /* key datagrams looked at per second, at most */
 
 static char session[NETPROTO_SESSION_LEN + 1];
 static bool keys_off, host_seen, started;
@@ -24,6 +25,8 @@ static uint32_t seq;
 static uint64_t refused, refused_said;
 static uint32_t refused_from;
 static uint64_t refused_tsc;            /* when refusals were last said */
+static uint64_t tries_tsc;              /* this second's key datagrams began then */
+static unsigned tries;
 static void (*dump_handler)(const struct netmsg *m);
 static uint8_t out[NET_PAYLOAD_MAX];
 /* Console text from before the network was up (no link or address yet),
@@ -53,7 +56,12 @@ static void receive(uint32_t ip, uint16_t port, const uint8_t *p, unsigned len)
             dump_handler(&m);
         return;
     }
-    if (keys_off || !same_session(m.session)) {
+    /* A guesser gets KEY_TRIES_PER_S tries a second: 2^30 codes then take
+     * years, while the host with the code gets every key through. */
+    uint64_t now = rdtsc();
+    if (now - tries_tsc >= tsc_from_us(1000000))
+        tries_tsc = now, tries = 0;
+    if (keys_off || ++tries > KEY_TRIES_PER_S || !same_session(m.session)) {
         refused++;
         refused_from = ip;
         return;

@@ -152,7 +152,7 @@ uint64_t dumpnet_send(const struct dump_meta *meta, struct ring *const rings[], 
 
 /* The lines the host asked for, encoded again from the same rings. */
 static uint32_t resend_line;
-static uint32_t resent;
+static uint32_t resent, last_asked;      /* lines sent again; in the host's last request */
 
 static void filter(void *ctx, const char *s, size_t n)
 {
@@ -169,6 +169,7 @@ static void filter(void *ctx, const char *s, size_t n)
 
 static void resend(const struct dump_meta *meta, struct ring *const rings[], unsigned n)
 {
+    last_asked = wanted;
     wanted = 0;                          /* the bits themselves clear as lines go */
     resend_line = 0;
     const struct dump_sink s = { filter, NULL, NULL };
@@ -192,7 +193,7 @@ void dumpnet_close(const struct dump_meta *meta, struct ring *const rings[], uns
     uint64_t max = tsc_from_us(DUMPNET_WAIT_MAX_US), period = tsc_from_us(WAIT_PERIOD_US);
     uint32_t seen = 0;
     bool held = true;
-    resent = 0;
+    resent = last_asked = 0;
     while (!confirmed) {
         uint64_t now = rdtsc();
         if (now - heard > quiet || now - t0 > max)
@@ -230,5 +231,6 @@ void dumpnet_close(const struct dump_meta *meta, struct ring *const rings[], uns
                 "scripts/capture --net asks for what it lacks)\n", dump_no, lines);
     else
         kprintf("dumpnet: dump %u: the host did not confirm its %u lines before the wait "
-                "ended (%u sent again)\n", dump_no, lines, resent);
+                "ended (%u sent again; its last request asked for %u%s)\n", dump_no, lines,
+                resent, last_asked, want_beyond ? " and more" : "");
 }
