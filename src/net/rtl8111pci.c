@@ -56,7 +56,9 @@ bool rtl8111_pci_start(const struct pci_func *f, struct nic *n)
         kprintf("net: rtl8111 %s: %s (XID %03x); skipped\n", n->where, why, r->xid);
         return false;
     }
-    kprintf("net: rtl8111 %s: %s (XID %03x), untested on hardware\n", n->where,
-            r->family->name, r->xid);
+    kprintf("net: %s %s (10ec:%04x, XID %03x): %02x:%02x:%02x:%02x:%02x:%02x, link %s; "
+            "untested on hardware\n", n->where, r->family->name, f->device, r->xid, n->mac[0],
+            n->mac[1], n->mac[2], n->mac[3], n->mac[4], n->mac[5],
+            n->ops->link_up(n) ? "up" : "down");
     return true;
 }

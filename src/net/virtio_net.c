@@ -185,5 +185,8 @@ bool virtio_net_start(const struct pci_func *f, struct nic *n)
     n->ops = &vnet_ops;
     n->model = "virtio";
     n->priv = v;
+    kprintf("net: %s virtio-net (1af4:%04x): %02x:%02x:%02x:%02x:%02x:%02x, link %s\n",
+            n->where, f->device, n->mac[0], n->mac[1], n->mac[2], n->mac[3], n->mac[4],
+            n->mac[5], vnet_link_up(n) ? "up" : "down");
     return true;
 }
