@@ -237,15 +237,18 @@ static bool wait_reg(struct e1000 *d, uint32_t reg, uint32_t mask, uint32_t want
 }
 
 /* PCH LAN (I217/I218/I219) shares its PHY with the Management Engine:
- * a software reset must hold EXTCNF_CTRL.SWFLAG (82574 datasheet 10.2.2.x,
- * e1000e's "acquire_swflag"), which the ME may keep for a while when
- * FWSM.FW_VALID says it runs. Not on I219 "ULP" (ultra low power) states
+ * a software reset must hold EXTCNF_CTRL.SWFLAG (e1000e's
+ * e1000_acquire_swflag_ich8lan: wait for it to be free, set it, read it
+ * back set), which the ME may keep for a while when FWSM.FW_VALID says
+ * it runs. Not on I219 "ULP" (ultra low power) states
  * left by the firmware, which a driver must leave first through the PHY:
  * untested on hardware (docs/real-hardware.md). */
 static bool take_swflag(struct e1000 *d)
 {
     if (d->id->family != FAM_PCH)
         return true;
+    if (!wait_reg(d, REG_EXTCNF, EXTCNF_SWFLAG, 0, SWFLAG_US))
+        return false;                          /* the ME (or the firmware) holds it */
     wr(d, REG_EXTCNF, rd(d, REG_EXTCNF) | EXTCNF_SWFLAG);
     return wait_reg(d, REG_EXTCNF, EXTCNF_SWFLAG, EXTCNF_SWFLAG, SWFLAG_US);
 }
