@@ -2,6 +2,8 @@
 #include "net/nicpci.h"
 #include "lib/kprintf.h"
 #include "net/e1000.h"
+#include "net/rtl8111pci.h"
+#include "net/virtio_net.h"
 #include <stddef.h>
 
 #define PCI_CLASS_NETWORK    0x02
@@ -9,6 +11,8 @@
 
 static const struct nicpci_driver drivers[] = {
     { "e1000", e1000_match, e1000_start },
+    { "virtio", virtio_net_match, virtio_net_start },
+    { "rtl8111", rtl8111_match, rtl8111_pci_start },
 };
 
 static const struct nicpci_driver *driver_for(const struct pci_func *f)

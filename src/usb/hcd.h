@@ -8,7 +8,9 @@
  * Endpoints are named by DCI (usb.h). Completion codes are usb.h's CC_*
  * (-1: none within the bound). Every operation is bounded: one that
  * waits longer than it may names the controller or device and fails.
- * All of it runs on the boot CPU, one call at a time per controller;
+ * One CPU at a time runs it (usblock.h: the boot CPU's key poll, or a
+ * USB network adapter's calls from the CPU holding the net lock), one
+ * call at a time per controller;
  * poll() may run a device's on_transfer, which may queue() the next
  * transfer but never wait for one. */
 #ifndef USB_HCD_H
@@ -72,6 +74,11 @@ struct usb_hc {
     struct usb_dev *port_dev[USB_HC_MAX_PORTS + 1];  /* on each root port */
     uint64_t port_changed;            /* bit p-1: root port p changed (poll) */
     bool     dead;                    /* failed: left alone from now on */
+    /* A synchronous transfer or command is in progress on it (xfer.c, and
+     * the driver's own command waits): nothing may start another, e.g. a
+     * console line printed from inside it and sent over a USB network
+     * adapter on this controller (usb_can_wait). */
+    bool     waiting;
     uint64_t setup_end;               /* TSC its boot setup must end by; 0: set up (hcsetup.h) */
     char     step[40];                /* what the setup does now ("port 3") */
 };

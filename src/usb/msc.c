@@ -1,6 +1,7 @@
 /* msc.c — Bulk-Only mass storage on xHCI bulk endpoints. */
 #include "usb/msc.h"
 #include "usb/say.h"
+#include "usb/usblock.h"
 #include "usb/xfer.h"
 #include "dev/blockdev.h"
 #include "lib/format.h"
@@ -18,6 +19,7 @@
 #define NOT_READY_TRIES     20
 #define NOT_READY_WAIT_US   100000
 #define MBR_SIG_OFF         510
+#define MOVE_LOCK_WAIT_US   1500000  /* past a network adapter's 1 s transfer bound */
 
 struct msc {
     struct usb_dev *dev;
@@ -170,7 +172,7 @@ const struct scsi_disk *msc_disk(unsigned i) { return i < n_disks ? &disks[i]->d
 const char *msc_where(unsigned i) { return i < n_disks ? disks[i]->dev->where : ""; }
 
 /* Blocks [lba, lba + count) in bounce-buffer-sized commands. */
-static int move(unsigned i, uint32_t lba, uint32_t count, uint8_t *buf, bool write)
+static int move_locked(unsigned i, uint32_t lba, uint32_t count, uint8_t *buf, bool write)
 {
     if (i >= n_disks)
         return SCSI_ERANGE;
@@ -191,6 +193,16 @@ static int move(unsigned i, uint32_t lba, uint32_t count, uint8_t *buf, bool wri
         buf += n * bs;
     }
     return SCSI_OK;
+}
+
+/* The xHCI may be in use by a network adapter on another CPU (usblock.h). */
+static int move(unsigned i, uint32_t lba, uint32_t count, uint8_t *buf, bool write)
+{
+    bool held = usb_enter_wait(MOVE_LOCK_WAIT_US);
+    int r = move_locked(i, lba, count, buf, write);
+    if (held)
+        usb_leave();
+    return r;
 }
 
 int msc_read(unsigned i, uint32_t lba, uint32_t count, void *buf)

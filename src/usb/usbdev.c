@@ -111,7 +111,7 @@ static void bind(struct usb_dev *d, uint8_t dev_class, const struct usb_cfg_info
         }
     }
     usb_say(d, "device %04x:%04x (class %02x, first interface %02x): no driver; left alone "
-            "(not a hub, disk or keyboard)",
+            "(not a hub, disk, keyboard or network adapter)",
             d->vendor, d->product, dev_class, cfg->n_ifs ? cfg->ifs[0].cls : 0);
 }
 

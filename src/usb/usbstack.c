@@ -1,6 +1,8 @@
 /* usbstack.c — the USB stack's entry points: which controllers it takes,
  * the class-driver table, and keys from USB keyboards. */
 #include "usb/usbstack.h"
+#include "usb/cdc_ecm.h"
+#include "usb/ecmdesc.h"
 #include "usb/hid.h"
 #include "usb/ehci.h"
 #include "usb/hcd.h"
@@ -11,6 +13,7 @@
 #include "usb/roothub.h"
 #include "usb/say.h"
 #include "usb/uhci.h"
+#include "usb/usblock.h"
 #include "usb/usbdev.h"
 #include "usb/xhci.h"
 #include "dev/pci.h"
@@ -62,14 +65,29 @@ static void keyboard_off(struct usb_dev *d, const struct usb_cfg_info *cfg,
     usb_say(d, "keyboard %04x:%04x: left alone (keyboard=legacy)", d->vendor, d->product);
 }
 
+/* net=off: a network adapter is found and named, but not touched. */
+static void network_off(struct usb_dev *d, const struct usb_cfg_info *cfg,
+                        const struct usb_if_info *iface)
+{
+    (void)cfg, (void)iface;
+    usb_say(d, "device %04x:%04x: left alone (net=off)", d->vendor, d->product);
+}
+
 /* Tried in this order: a hub first (a composite hub's other interfaces
- * are not drivers' business), then a boot keyboard, then a disk. Row 1
- * is the keyboard's: keyboard=legacy swaps its attach (usb_init). */
+ * are not drivers' business), then a boot keyboard, then a disk, then a
+ * network adapter: a communications device, or a vendor-specific one
+ * whose other configuration may be CDC Ethernet (RTL8153, AX88179).
+ * Row 1 is the keyboard's: keyboard=legacy swaps its attach (usb_init);
+ * net=off swaps the network rows'. */
 #define KEYBOARD_ROW 1
+#define NETWORK_ROW 3
+#define USB_CLASS_VENDOR 0xFF
 static struct usb_class_driver class_drivers[] = {
     { "hub",          USB_CLASS_HUB, USB_ANY, USB_ANY, true, hub_attach },
     { "keyboard",     USB_CLASS_HID, HID_SUBCLASS_BOOT, HID_PROTO_KEYBOARD, false, hid_attach },
     { "mass storage", USB_CLASS_MSC, USB_ANY, USB_ANY, false, msc_attach },
+    { "network",      USB_CLASS_CDC, USB_ANY, USB_ANY, true, cdc_ecm_attach },
+    { "network",      USB_CLASS_VENDOR, USB_ANY, USB_ANY, true, cdc_ecm_attach },
 };
 
 static const struct hc_kind *kind_of(const struct pci_func *f)
@@ -115,6 +133,8 @@ void usb_init(const struct boot_config *cfg)
         return;                          /* usb=off: not one register touched */
     if (cfg->keyboard == CMDLINE_KEYBOARD_LEGACY)
         class_drivers[KEYBOARD_ROW].attach = keyboard_off;
+    if (cfg->net_off)
+        class_drivers[NETWORK_ROW].attach = class_drivers[NETWORK_ROW + 1].attach = network_off;
     usb_set_class_drivers(class_drivers, sizeof class_drivers / sizeof class_drivers[0]);
     usb_setup_budget(cfg->usb_setup_ms);
     const struct pci_func *f;
@@ -132,6 +152,8 @@ uint64_t usb_keys_dropped(void) { return hid_keys_dropped(); }
 
 int usb_key_poll(uint8_t *usage, uint8_t *mods)
 {
+    if (!usb_try_enter())
+        return -1;                       /* a network adapter is busy: the keys wait a tick */
     for (unsigned i = 0; i < n_hcs && !hid_key_waiting(); i++) {
         struct usb_hc *hc = hcs[i];
         if (hc->dead)
@@ -140,5 +162,7 @@ int usb_key_poll(uint8_t *usage, uint8_t *mods)
         if (hc->port_changed)
             roothub_service(hc);
     }
-    return hid_key_poll(usage, mods);
+    int c = hid_key_poll(usage, mods);
+    usb_leave();
+    return c;
 }

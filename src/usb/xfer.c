@@ -47,7 +47,10 @@ int usb_control(struct usb_dev *d, uint8_t type, uint8_t req, uint16_t value,
         return USB_EERROR;
     uint64_t setup = type | (uint32_t)req << 8 | (uint32_t)value << 16 |
                      (uint64_t)index << 32 | (uint64_t)len << 48;
+    bool was = d->hc->waiting;
+    d->hc->waiting = true;
     int cc = d->hc->ops->control(d, setup, buf, len, USB_CTRL_TIMEOUT_US);
+    d->hc->waiting = was;
     if (cc_out)
         *cc_out = cc;
     return finish(d, 1, cc);
@@ -69,7 +72,10 @@ int usb_transfer(struct usb_dev *d, uint8_t dci, void *buf, uint32_t len,
         (a >> 16) != ((a + len - 1) >> 16))
         return USB_EERROR;                   /* may not cross 64 KiB */
     uint32_t residual = 0;
+    bool was = d->hc->waiting;
+    d->hc->waiting = true;
     int cc = d->hc->ops->transfer(d, dci, buf, len, timeout_us, &residual);
+    d->hc->waiting = was;
     if (cc >= 0)
         *actual = residual <= len ? len - residual : 0;
     return finish(d, dci, cc);
@@ -79,4 +85,15 @@ void usb_queue(struct usb_dev *d, uint8_t dci, void *buf, uint32_t len)
 {
     if (!d->dead && !d->hc->dead)
         d->hc->ops->queue(d, dci, buf, len);
+}
+
+bool usb_can_wait(const struct usb_dev *d)
+{
+    return !d->dead && !d->hc->dead && !d->hc->waiting;
+}
+
+void usb_poll_completions(struct usb_dev *d)
+{
+    if (!d->hc->dead)
+        d->hc->ops->poll(d->hc);
 }

@@ -10,6 +10,7 @@
  * next transfer. Results: USB_OK, or a negative USB_E* code. */
 #ifndef USB_XFER_H
 #define USB_XFER_H
+#include <stdbool.h>
 #include <stdint.h>
 #include "usb/usb.h"
 
@@ -47,6 +48,15 @@ int usb_transfer(struct usb_dev *d, uint8_t dci, void *buf, uint32_t len,
                  uint32_t *actual, uint32_t timeout_us);
 /* Queue one IN transfer; its completion goes to d->on_transfer. */
 void usb_queue(struct usb_dev *d, uint8_t dci, void *buf, uint32_t len);
+/* Take the controller's pending events now, without waiting: completions
+ * of queued transfers reach on_transfer (a driver polled from outside
+ * the key loop, such as a network adapter's receive). */
+void usb_poll_completions(struct usb_dev *d);
+/* Whether a waited transfer may start on the device's controller now:
+ * it is alive and no other synchronous wait is in progress (a console
+ * line printed from inside one, sent over a USB network adapter, must
+ * not start another). */
+bool usb_can_wait(const struct usb_dev *d);
 /* Bring a halted endpoint back on the host side (data toggle 0, nothing
  * pending; xHCI: Reset Endpoint, Set TR Dequeue). */
 int usb_ep_reset(struct usb_dev *d, uint8_t dci);

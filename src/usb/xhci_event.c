@@ -127,6 +127,8 @@ static int wait_done(struct xhci *hc, uint32_t timeout_us)
 {
     kassert(!hc->waiting);
     hc->waiting = true;
+    bool was = hc->base.waiting;        /* commands too: see hcd.h */
+    hc->base.waiting = true;
     uint64_t end = rdtsc() + tsc_from_us(timeout_us);
     int cc = -1;
     while (!hc->base.dead) {
@@ -140,6 +142,7 @@ static int wait_done(struct xhci *hc, uint32_t timeout_us)
         cpu_relax();
     }
     hc->waiting = false;
+    hc->base.waiting = was;
     return cc;
 }
 

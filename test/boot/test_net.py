@@ -107,6 +107,25 @@ class NetCase(TraceCase):
         self.assertEqual((d.damaged_lines, d.missing_lines), (0, 0), d.warnings)
         return d
 
+    def link_down_then_plugged(self, nic):
+        """READY says the NIC without an address; a dump waits for no host;
+        the cable plugged in later brings the link and DHCP."""
+        # -S: the link is down before the guest's first instruction.
+        port = free_port()
+        m = Machine(self.id(), smp=1, nic=nic, extra=["-S"],
+                    cmdline=f"net.to={HOST}:{port}")
+        with m:
+            m.qmp().command("set_link", name="net0", up=False)
+            m.qmp().command("cont")
+            info = m.ready()
+            self.assertEqual((info["net"], info["ip"]), (f"{nic}:00:03.0", "nolink"))
+            self.assertIn(f"net: no link yet on {nic} 00:03.0".encode(), m.output())
+            start = len(m.output())
+            self.assertTrue(m.dump().complete)     # no host waited for: serial only
+            m.qmp().command("set_link", name="net0", up=True)
+            m.wait_for(rf"net: {nic} 00:03\.0: link up".encode(), 60, start=start)
+            m.wait_for(ADDRESS, 60, start=start)
+
     def same_events(self, a, b):
         key = [(e.cpu, e.seq, e.tsc, e.type, e.a0, e.a1) for e in a.events()]
         self.assertEqual(key, [(e.cpu, e.seq, e.tsc, e.type, e.a0, e.a1) for e in b.events()])
@@ -397,21 +416,7 @@ class NetAbsent(NetCase):
             self.assertIn(b"cmdline: " + word, out)
 
     def test_no_link_then_cable_plugged(self):
-        # -S: the link is down before the guest's first instruction.
-        port = free_port()
-        m = Machine(self.id(), smp=1, nic="e1000", extra=["-S"],
-                    cmdline=f"net.to={HOST}:{port}")
-        with m:
-            m.qmp().command("set_link", name="net0", up=False)
-            m.qmp().command("cont")
-            info = m.ready()
-            self.assertEqual((info["net"], info["ip"]), ("e1000:00:03.0", "nolink"))
-            self.assertIn(b"net: no link yet on e1000 00:03.0", m.output())
-            start = len(m.output())
-            self.assertTrue(m.dump().complete)     # no host waited for: serial only
-            m.qmp().command("set_link", name="net0", up=True)
-            m.wait_for(rb"net: e1000 00:03.0: link up", 60, start=start)
-            m.wait_for(ADDRESS, 60, start=start)
+        self.link_down_then_plugged("e1000")
 
 
 class NetOnScreen(ScreenCase):

@@ -48,3 +48,8 @@ UNIT_SRCS_netparse := src/net/eth.c src/net/arp.c src/net/ipv4.c src/net/udp.c s
                       src/net/netproto.c src/net/ipconf.c
 # net/e1000.c against a register model (the parts QEMU does not emulate)
 UNIT_SRCS_e1000 := src/net/e1000.c src/lib/format.c
+# net/: NIC drivers' pure parts (issue 18)
+UNIT_SRCS_virtq := src/net/virtq.c
+UNIT_SRCS_rtl8111 := src/net/rtl8111.c
+UNIT_SRCS_ecmdesc := src/usb/ecmdesc.c
+UNIT_SRCS_ncm := src/usb/ncm.c
