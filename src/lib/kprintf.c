@@ -24,10 +24,40 @@ static struct {
 } sinks[CONSOLE_SINKS_MAX];
 static unsigned n_sinks;
 
+/* The console's text from the first line on, for sinks added later
+ * (CONSOLE_REPLAY); under the console lock. */
+static char kept[CONSOLE_KEPT_BYTES];
+static unsigned kept_len;
+static uint64_t kept_cut;               /* bytes printed once kept[] was full */
+
+static void keep(const char *s, unsigned long n)
+{
+    unsigned long room = sizeof kept - kept_len, take = n < room ? n : room;
+    for (unsigned long i = 0; i < take; i++)
+        kept[kept_len + i] = s[i];
+    kept_len += (unsigned)take;
+    kept_cut += n - take;
+}
+
+static void replay(console_sink_fn write)
+{
+    console_lock();
+    write(kept, kept_len);
+    if (kept_cut) {
+        char line[96];
+        int n = ksnprintf(line, sizeof line, "console: %lu bytes printed before this output "
+                          "began were not kept\n", kept_cut);
+        write(line, (unsigned long)n);
+    }
+    console_unlock();
+}
+
 bool console_add_sink(console_sink_fn write, console_present_fn present, unsigned flags)
 {
     if (n_sinks == CONSOLE_SINKS_MAX)
         return false;
+    if (flags & CONSOLE_REPLAY)
+        replay(write);
     sinks[n_sinks].write = write;
     sinks[n_sinks].present = present;
     sinks[n_sinks].flags = flags;
@@ -93,6 +123,7 @@ void console_unlock_all(void)
 
 void console_write_locked(const char *s, unsigned long n)
 {
+    keep(s, n);
     for (unsigned i = 0; i < n_sinks; i++)
         sinks[i].write(s, n);
 }

@@ -25,6 +25,9 @@
 
 #define CONSOLE_SINKS_MAX  4
 #define CONSOLE_DUMP_LINES 1u         /* the sink carries dumps to the host */
+#define CONSOLE_REPLAY     2u         /* the sink first gets the text printed before it
+                                         was added (the boot's first CONSOLE_KEPT_BYTES) */
+#define CONSOLE_KEPT_BYTES 16384
 
 /* A sink's write: raw bytes (printable ASCII and '\n'), under the console
  * lock; it must not print, block without a bound or take another lock
@@ -35,8 +38,11 @@ typedef void (*console_sink_fn)(const char *s, unsigned long n);
  * always. */
 typedef bool (*console_present_fn)(void);
 
-/* Add a sink (flags: CONSOLE_DUMP_LINES or 0). False, and nothing added,
- * when CONSOLE_SINKS_MAX are registered already. Boot CPU, at boot. */
+/* Add a sink (flags: CONSOLE_DUMP_LINES, CONSOLE_REPLAY, or 0). False,
+ * and nothing added, when CONSOLE_SINKS_MAX are registered already. Boot
+ * CPU, at boot. A sink added late (the network, once a NIC is found) with
+ * CONSOLE_REPLAY still shows the boot from its first line; text past the
+ * kept bytes is counted and the count said to it. */
 bool console_add_sink(console_sink_fn write, console_present_fn present, unsigned flags);
 /* Whether a sink that carries dumps has its device: a dump written now
  * would reach the host that way. */

@@ -19,6 +19,7 @@
 
 static char session[NETPROTO_SESSION_LEN + 1];
 static bool keys_off, host_seen, started;
+static bool withhold;                   /* the line being printed is not for the network */
 static uint8_t keyq[KEY_QUEUE];
 static unsigned key_head, key_tail;     /* under the net lock */
 static uint32_t seq;
@@ -103,6 +104,8 @@ static void send_backlog(void)
 /* The sink: console bytes to the host, or into the backlog. */
 static void sink(const char *s, unsigned long n)
 {
+    if (withhold)
+        return;                         /* the session code line, broadcast: not sent */
     if (!net_take(LINE_WAIT_US, false))
         return;                         /* the stack is busy elsewhere: the line is lost */
     if (net_ready()) {
@@ -130,17 +133,19 @@ void netcon_init(const struct boot_config *cfg, uint64_t random)
     int len = ksnprintf(line, sizeof line, "net: session code %s (keys from the host need it: "
                         "scripts/capture --net --session %s)%s\n", session, session,
                         keys_off ? "; remote keys are off (net.keys=off)" : "");
+    /* The sink first: it gets the boot's text so far (CONSOLE_REPLAY),
+     * then the code line, which goes over the network only to one host. */
+    started = console_add_sink(sink, NULL, CONSOLE_REPLAY);   /* dumps: recorder/dumpnet.c */
+    withhold = !net_to_unicast();
     console_lock();
     console_write_locked(line, (unsigned long)len);
     console_unlock();
+    withhold = false;
     char words[32];
     ksnprintf(words, sizeof words, "net session %s", session);
     status_set_note(words);                 /* and on the screen's status row, to stay */
-    started = console_add_sink(sink, NULL, 0);   /* dumps: recorder/dumpnet.c */
     if (!started)
         kprintf("net: no console sink left for the network (%u taken)\n", CONSOLE_SINKS_MAX);
-    else if (net_to_unicast())
-        sink(line, (unsigned long)len);
 }
 
 void netcon_print_stats(void)

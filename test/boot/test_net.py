@@ -151,6 +151,13 @@ class NetOverCapture(NetCase):
             text = f.read()
         ready = qemu.parse_ready(re.search(rb"READY ([^\n]*)\n", text).group(1))
         self.assertEqual(ready["console"], "none")
+        # The whole boot, from its first line (kept and replayed to the
+        # network once it is up), before the READY line.
+        ready_at = text.index(b"READY ")
+        for early in (rb"baretrace: booted by GRUB", rb"\ntrace: \d+ rings of", rb"\nsmp: \d+ CPUs"):
+            m = re.search(early, text)
+            self.assertTrue(m and m.start() < ready_at, f"{early} before READY over the network")
+        self.assertNotIn(b"were not kept", text)
         self.assertIn(ready["ip"], ("10.0.2.15", "pending"))
         if ready["ip"] == "pending":
             self.assertTrue(re.search(ADDRESS, text), "the address line arrived too")
