@@ -159,6 +159,8 @@ static void console_setup(void)
         kprintf("%s\n", cfg.warnings[i]);
     if (mb.cmdline_truncated || mb.mmap_truncated)
         kprintf("boot: command line or memory map truncated to fit\n");
+    if (cfg.screen_w && !cfg.screen_off)
+        screen_check_mode(cfg.screen_w, cfg.screen_h);  /* screen.mode=: did GRUB set it? */
 }
 
 static void acpi_setup(void)

@@ -116,6 +116,20 @@ bool screen_init(const struct mb2_framebuffer *f)
     return true;
 }
 
+void screen_check_mode(uint32_t width, uint32_t height)
+{
+    if (fbinfo.present && fbinfo.width == width && fbinfo.height == height)
+        kprintf("screen: %ux%u as asked (screen.mode=)\n", width, height);
+    else if (fbinfo.present)
+        kprintf("screen: screen.mode=%ux%u asked, GRUB gave %ux%u%s: the firmware has no such "
+                "mode, or the menu entry did not pass it to GRUB (grub.cfg: bt_boot)\n", width,
+                height, fbinfo.width, fbinfo.height,
+                fbinfo.type == MB2_FB_EGA_TEXT ? " text cells" : "");
+    else
+        kprintf("screen: screen.mode=%ux%u asked, but GRUB handed over no screen\n", width,
+                height);
+}
+
 void screen_report_adapter(bool display_adapter)
 {
     bool indexed = fbinfo.present && fbinfo.type == MB2_FB_INDEXED;

@@ -28,6 +28,11 @@
 #define SCREEN_HZ          4          /* redraws per second, at most */
 #define SCREEN_STATUS_ROWS 2
 
+/* screen.mode=WxH was asked (grub.cfg sets GRUB's gfxpayload from it):
+ * say whether the screen GRUB handed over has that size, and if not, what
+ * it has and why that may be. */
+void screen_check_mode(uint32_t width, uint32_t height);
+
 /* Take over the display GRUB described; false (and nothing happens)
  * without one that can show text. A framebuffer that cannot be mapped yet
  * (above 4 GiB before the memory allocator runs) is mapped at the first

@@ -280,6 +280,31 @@ static void opt_keyboard(struct boot_config *cfg, const char *word, const char *
         warn(cfg, word, "want legacy, usb or both; using both");
 }
 
+/* screen.mode=WxH: the mode grub.cfg asks GRUB for (the kernel only
+ * checks what it was given). */
+static void opt_screen_mode(struct boot_config *cfg, const char *word, const char *val)
+{
+    char w[8];
+    uint32_t width, height;
+    size_t n = 0;
+    while (val[n] && val[n] != 'x')
+        n++;
+    bool ok = n > 0 && n < sizeof w && val[n] == 'x';
+    if (ok) {
+        memcpy(w, val, n);
+        w[n] = '\0';
+        ok = parse_u32(w, &width) && parse_u32(val + n + 1, &height) &&
+             width >= CMDLINE_SCREEN_MIN && width <= CMDLINE_SCREEN_MAX &&
+             height >= CMDLINE_SCREEN_MIN && height <= CMDLINE_SCREEN_MAX;
+    }
+    if (!ok) {
+        warn(cfg, word, "want WIDTHxHEIGHT in pixels, e.g. 1280x720 (320..16384); ignored");
+        return;
+    }
+    cfg->screen_w = width;
+    cfg->screen_h = height;
+}
+
 static void opt_dump_to(struct boot_config *cfg, const char *word, const char *val)
 {
     unsigned to = 0;
@@ -422,6 +447,8 @@ static void apply(struct boot_config *cfg, const char *word)
         cfg->screen_off = true;
     else if (KEY("screen"))
         warn(cfg, word, "want screen=off; ignored");
+    else if (KEY("screen.mode") && val)
+        opt_screen_mode(cfg, word, val);
     else if (KEY("net") && !strcmp(val, "off"))
         cfg->net_off = true;
     else if (KEY("net"))

@@ -87,6 +87,7 @@ struct boot_config {
     uint32_t usb_setup_ms;             /* usb.setup_ms=: one controller's setup, at most */
     uint8_t  keyboard;                 /* CMDLINE_KEYBOARD_*: where keys come from */
     bool     screen_off;               /* screen=off: no screen console */
+    uint32_t screen_w, screen_h;       /* screen.mode=WxH (grub.cfg asks GRUB); 0: none */
     bool     net_off;                  /* net=off: touch no network controller */
     bool     net_keys_off;             /* net.keys=off */
     uint32_t net_to_ip;                /* net.to=: 0 = the default (broadcast) */
@@ -103,6 +104,8 @@ struct boot_config {
 #define CMDLINE_USB_EHCI      4u
 #define CMDLINE_USB_XHCI      8u
 #define CMDLINE_USB_SETUP_MS  10000u       /* usb.setup_ms= default */
+#define CMDLINE_SCREEN_MIN 320         /* screen.mode= pixels, each way */
+#define CMDLINE_SCREEN_MAX 16384
 #define CMDLINE_USB_SETUP_MAX 600000u
 /* keyboard= values: both (default), legacy (PS/2 or the firmware's
  * emulation of it), usb (USB keyboards only: the i8042 is not touched). */

@@ -236,6 +236,34 @@ def ocr(path):
     return out.stdout.splitlines()
 
 
+class ScreenMode(ScreenCase):
+    """screen.mode=WxH (issue 20 item 5): grub.cfg asks GRUB for that
+    size; the kernel says whether it got it, and the screen has it."""
+
+    def size_on_glass(self, m):
+        with open(self.shot(m.qmp()), "rb") as f:
+            magic, width, height = f.read(64).split()[:3]
+        self.assertEqual(magic, b"P6")
+        return int(width), int(height)
+
+    def test_asked_size_under_bios_and_uefi(self):
+        for fw, size in (("bios", (800, 600)), ("uefi", (1280, 720))):
+            with self.subTest(fw=fw):
+                m, _ = self.boot(fw=fw, media="cd", smp=1,
+                                 cmdline=f"screen.mode={size[0]}x{size[1]}")
+                m.wait_for(rb"screen: %dx%d as asked \(screen.mode=\)" % size, 30, start=0)
+                m.wait_for(rb"screen: %dx%d 32 bpp at" % size, 30, start=0)
+                self.assertEqual(self.size_on_glass(m), size)
+                self.wait_screen(m.qmp(), r"^READY cpus=1 ")
+                m.stop()
+
+    def test_a_mode_the_firmware_lacks_is_named(self):
+        m, _ = self.boot(fw="bios", media="cd", smp=1, cmdline="screen.mode=1234x567")
+        m.wait_for(rb"screen: screen.mode=1234x567 asked, GRUB gave 1024x768: the firmware has "
+                   rb"no such mode", 30, start=0)
+        self.assertEqual(self.size_on_glass(m), (1024, 768))
+
+
 @unittest.skipUnless(shutil.which("tesseract"), "tesseract-ocr not installed")
 class EgaText(ScreenCase):
     """GRUB's text-only menu entry: the kernel gets EGA text."""

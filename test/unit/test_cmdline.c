@@ -294,10 +294,17 @@ static void test_escape_hatches(void)
     CHECK_EQ(c.usb_setup_ms, 10000);                /* the default */
     cmdline_parse("usb.setup_ms=250", &c);
     CHECK_EQ(c.usb_setup_ms, 250);
+    CHECK_EQ(c.screen_w, 0);                        /* no screen.mode=: GRUB's default */
+    cmdline_parse("screen.mode=1280x720", &c);
+    CHECK_EQ(c.warning_count, 0);
+    CHECK_EQ(c.screen_w, 1280);
+    CHECK_EQ(c.screen_h, 720);
     static const char *bad[] = {
         "usb=on", "usb.skip=fhci", "usb.skip=pci:00:1d", "usb.skip=pci:00:1d.7/1",
         "usb.skip=ehci,", "keyboard=ps2", "screen=on", "usb.setup_ms=0",
-        "usb.setup_ms=600001", "usb.setup_ms=soon",
+        "usb.setup_ms=600001", "usb.setup_ms=soon", "screen.mode=1280", "screen.mode=x720",
+        "screen.mode=1280x", "screen.mode=1280x720x32", "screen.mode=319x200",
+        "screen.mode=16385x100", "screen.mode=-1x5", "screen.mode=12345678x1",
     };
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cmdline_defaults(&c);
@@ -307,6 +314,7 @@ static void test_escape_hatches(void)
         CHECK(!c.usb_off && !c.screen_off && c.usb_skip_kinds == 0 && c.usb_skip_count == 0);
         CHECK_EQ(c.keyboard, CMDLINE_KEYBOARD_BOTH);
         CHECK_EQ(c.usb_setup_ms, 10000);
+        CHECK(c.screen_w == 0 && c.screen_h == 0);
     }
     cmdline_defaults(&c);                   /* a ninth function is refused, the list kept */
     cmdline_parse("usb.skip=pci:0:1.0,pci:0:2.0,pci:0:3.0,pci:0:4.0,pci:0:5.0,pci:0:6.0,"
