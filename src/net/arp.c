@@ -36,7 +36,7 @@ unsigned arp_put(uint8_t *p, const struct arp_msg *m)
     return ARP_LEN;
 }
 
-static struct arp_entry *slot(struct arp_cache *c, uint32_t ip)
+static struct arp_entry *entry_for(struct arp_cache *c, uint32_t ip)
 {
     for (unsigned i = 0; i < ARP_CACHE_SIZE; i++)
         if (c->e[i].ip == ip)
@@ -46,7 +46,7 @@ static struct arp_entry *slot(struct arp_cache *c, uint32_t ip)
 
 void arp_cache_want(struct arp_cache *c, uint32_t ip)
 {
-    if (!ip || slot(c, ip))
+    if (!ip || entry_for(c, ip))
         return;
     struct arp_entry *e = &c->e[c->next];
     c->next = (c->next + 1) % ARP_CACHE_SIZE;
@@ -56,7 +56,7 @@ void arp_cache_want(struct arp_cache *c, uint32_t ip)
 
 bool arp_cache_learn(struct arp_cache *c, uint32_t ip, const uint8_t mac[ETH_ALEN])
 {
-    struct arp_entry *e = ip ? slot(c, ip) : 0;
+    struct arp_entry *e = ip ? entry_for(c, ip) : 0;
     if (!e || (mac[0] & 1))            /* never a multicast/broadcast sender */
         return false;
     for (unsigned i = 0; i < ETH_ALEN; i++)

@@ -74,7 +74,7 @@ static bool ranges(struct cursor *c, struct netmsg *m)
     return end(c);
 }
 
-static bool keys(struct cursor *c, struct netmsg *m)
+static bool parse_keys(struct cursor *c, struct netmsg *m)
 {
     for (unsigned i = 0; i < NETPROTO_SESSION_LEN; i++, c->at++) {
         if (c->at >= c->len)
@@ -109,7 +109,7 @@ bool netproto_parse(const uint8_t *p, unsigned len, struct netmsg *m)
         return false;
     if (kind == 'K') {
         m->kind = NETMSG_KEYS;
-        return keys(&c, m);
+        return parse_keys(&c, m);
     }
     if (kind == 'A') {
         m->kind = NETMSG_DONE;

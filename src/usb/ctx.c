@@ -1,6 +1,6 @@
 /* ctx.c — filling xHCI input contexts and reading device contexts. */
 #include "usb/ctx.h"
-#include "usb/xhci.h"
+#include "usb/xhci_state.h"
 #include "usb/xhci_hw.h"
 #include "lib/kstring.h"
 #include "mm/mem.h"

@@ -1,6 +1,8 @@
 /* ohci.c — find each OHCI, take it from SMM or the BIOS, reset it, make
  * it operational; its root-hub ports (OpenHCI 1.0a §5.1, §7.4). */
 #include "usb/ohci.h"
+#include "usb/ohci_dev.h"
+#include "usb/ohci_state.h"
 #include "usb/hcsetup.h"
 #include "lib/kprintf.h"
 #include "mm/mem.h"
@@ -20,16 +22,6 @@ static struct ohci ctrl[OHCI_MAX_CTRL];
 static unsigned n_ctrl;
 
 static uint32_t phys(const volatile void *p) { return (uint32_t)(uintptr_t)p; }
-
-uint32_t ohci_read(struct ohci *hc, uint32_t reg)
-{
-    return *(volatile uint32_t *)(hc->regs + reg);
-}
-
-void ohci_write(struct ohci *hc, uint32_t reg, uint32_t v)
-{
-    *(volatile uint32_t *)(hc->regs + reg) = v;
-}
 
 /* Bounded wait until (register & mask) == want. */
 static bool wait_reg(struct ohci *hc, uint32_t reg, uint32_t mask, uint32_t want,

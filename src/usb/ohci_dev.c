@@ -3,7 +3,8 @@
  * per opened endpoint (bulk list or periodic list), transfers waited for
  * or, for interrupt IN, queued and their completions handed to the
  * device. */
-#include "usb/ohci.h"
+#include "usb/ohci_dev.h"
+#include "usb/ohci_sched.h"
 #include "usb/say.h"
 #include "mm/mem.h"
 

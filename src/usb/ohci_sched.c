@@ -2,7 +2,7 @@
  * at its tail and their completion read from its HeadP; changes to an
  * ED the controller may be looking at are made with the ED skipped and
  * a frame let pass (OpenHCI 1.0a §4.2, §5.2.7-5.2.9). */
-#include "usb/ohci.h"
+#include "usb/ohci_sched.h"
 #include "arch/cpu.h"
 #include "lib/kassert.h"
 #include "mm/mem.h"

@@ -1,6 +1,8 @@
 /* uhci.c — find each UHCI, take it from the BIOS, reset it, start its
  * schedule; its root ports (Intel UHCI Design Guide rev 1.1 §2). */
 #include "usb/uhci.h"
+#include "usb/uhci_dev.h"
+#include "usb/uhci_state.h"
 #include "usb/hcsetup.h"
 #include "arch/cpu.h"
 #include "lib/format.h"

@@ -2,7 +2,8 @@
  * operations: the address (SET_ADDRESS), opened endpoints and their data
  * toggles, control and bulk transfers on the schedule, interrupt IN
  * transfers queued and their completions handed to the device. */
-#include "usb/uhci.h"
+#include "usb/uhci_dev.h"
+#include "usb/uhci_sched.h"
 #include "usb/say.h"
 #include "mm/mem.h"
 

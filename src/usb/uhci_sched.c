@@ -2,7 +2,7 @@
  * chains on their queue heads, waited for with a bound; interrupt IN
  * endpoints as queue heads of their own, polled (Intel UHCI Design
  * Guide rev 1.1 §3, §4). */
-#include "usb/uhci.h"
+#include "usb/uhci_sched.h"
 #include "arch/cpu.h"
 #include "lib/kassert.h"
 #include "mm/mem.h"

@@ -1,6 +1,11 @@
 /* xhci.c — find each xHCI, take it from the BIOS, reset and start it
  * (xHCI §4.2 initialisation); its root ports are roothub.c's. */
 #include "usb/xhci.h"
+#include "usb/xhci_dev.h"
+#include "usb/xhci_event.h"
+#include "usb/xhci_port.h"
+#include "usb/xhci_state.h"
+#include "usb/xhci_xfer.h"
 #include "usb/xhci_hw.h"
 #include "lib/kprintf.h"
 #include "usb/hcsetup.h"

@@ -1,7 +1,8 @@
 /* xhci_dev.c — a device's slot on an xHCI as hcd.h's device operations:
  * Enable Slot + Address Device, Evaluate Context for EP0's max packet,
  * Configure Endpoint, Disable Slot (xHCI §4.3.2-4.3.5, §4.6). */
-#include "usb/xhci.h"
+#include "usb/xhci_dev.h"
+#include "usb/xhci_event.h"
 #include "usb/ctx.h"
 #include "usb/say.h"
 #include "usb/xhci_hw.h"

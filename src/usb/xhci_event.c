@@ -1,6 +1,6 @@
 /* xhci_event.c — the event ring consumer, commands, synchronous waits and
  * doorbells of one controller (xHCI §4.9.4, §4.6). */
-#include "usb/xhci.h"
+#include "usb/xhci_event.h"
 #include "usb/usb.h"
 #include "usb/xhci_hw.h"
 #include "lib/kprintf.h"

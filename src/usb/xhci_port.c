@@ -1,7 +1,8 @@
 /* xhci_port.c — an xHCI's root ports as hcd.h's port operations: connect
  * status and its change, and the port reset that enables a device (xHCI
  * §4.3, §4.19; USB 2.0 §7.1.7.5 for the reset timing). */
-#include "usb/xhci.h"
+#include "usb/xhci_port.h"
+#include "usb/xhci_event.h"
 #include "usb/xhci_hw.h"
 #include "lib/kprintf.h"
 #include "time/tsc.h"

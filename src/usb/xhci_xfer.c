@@ -1,7 +1,8 @@
 /* xhci_xfer.c — control, bulk and interrupt transfers on xHCI transfer
  * rings (xHCI §4.11.2), and endpoint recovery (§4.6.8), as hcd.h's
  * transfer operations. */
-#include "usb/xhci.h"
+#include "usb/xhci_xfer.h"
+#include "usb/xhci_event.h"
 #include "usb/ctx.h"
 #include "usb/xhci_hw.h"
 
