@@ -38,6 +38,10 @@ void status_set_note(const char *words)
     status_update();
 }
 
+static const char *route = "on the UART";   /* status_dump_route's words */
+
+void status_dump_route(const char *where) { route = where; }
+
 void status_dump_nowhere(uint32_t nowhere)
 {
     dump.state = DUMP_NOWHERE;
@@ -84,10 +88,10 @@ static void dump_row(char *row, unsigned size)
     }
     uint64_t pct = dump.events_total ? dump.events_sent * 100 / dump.events_total : 0;
     if (dump.state == DUMP_SENDING)
-        ksnprintf(row, size, " dump %lu: sending on the UART, %lu lines, %lu%% of %lu events",
-                  dump.no, dump.lines, pct > 100 ? 100 : pct, dump.events_total);
+        ksnprintf(row, size, " dump %lu: sending %s, %lu lines, %lu%% of %lu events",
+                  dump.no, route, dump.lines, pct > 100 ? 100 : pct, dump.events_total);
     else if (dump.state == DUMP_NOWHERE)
-        ksnprintf(row, size, " dump not sent: no UART and no stick to take it (%u so far)  |  "
+        ksnprintf(row, size, " dump not sent: no UART, network or stick to take it (%u so far)  |  "
                   "keys: s stats  h help", dump.nowhere);
     else if (dump.state == DUMP_DONE)
         ksnprintf(row, size, " dump %lu: done, %lu lines, %lu events  |  keys: d dump  p newest"

@@ -24,9 +24,12 @@ void status_set_note(const char *note);
 void status_update(void);
 /* The idle loop's call: status_update(), then let the screen redraw. */
 void status_poll(void);
-/* A dump was asked for with no UART and no stick to take it (the
+/* A dump was asked for with no UART, no network and no stick to take it (the
  * `nowhere`th time): the row says so instead of a progress. */
 void status_dump_nowhere(uint32_t nowhere);
+/* Where the dump now streaming goes, for its progress row ("over the
+ * network", "on the UART", "to the stick", ...; a constant string). */
+void status_dump_route(const char *where);
 /* A dump sent a line: where it stands (every CPU may call this while it
  * holds the console lock); may redraw. */
 void status_dump_progress(uint32_t dump_no, uint64_t lines, uint64_t events_sent,

@@ -50,6 +50,7 @@ static uint64_t encode(const struct dump_meta *meta, struct ring *const rings[],
     uint64_t events = 0;
     bool others = !dumpnet_only() && (console_dump_sink_present() || dumpstick_would_take(stick));
     if (dumpnet_open(meta, cause)) {
+        status_dump_route("over the network");
         console_lock();                 /* no other text meanwhile, as on the serial line */
         events = dumpnet_send(meta, rings, n, others ? NULL : to_status);
         console_unlock();
@@ -57,6 +58,10 @@ static uint64_t encode(const struct dump_meta *meta, struct ring *const rings[],
         if (!others)
             return events;
     }
+    bool uart = console_dump_sink_present(), to_stick = dumpstick_would_take(stick);
+    status_dump_route(uart && to_stick ? "on the UART and to the stick"
+                      : uart           ? "on the UART"
+                                       : "to the stick");
     struct dump_sink sink = { to_console, NULL, to_status };  /* the screen shows progress */
     dumpstick_open(&sink, stick);       /* trace.dump_to=: the boot stick too */
     console_lock();

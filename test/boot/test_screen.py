@@ -308,7 +308,7 @@ class NoSerial(ScreenCase):
         qmp = m.qmp()
         self.wait_screen(qmp, r"^READY cpus=2 ", timeout=120)
         m.sendkey("d")
-        _, rows = self.wait_screen(qmp, r"^ dump not sent: no UART and no stick to take it "
+        _, rows = self.wait_screen(qmp, r"^ dump not sent: no UART, network or stick to take it "
                                         r"\(1 so far\)")
         self.assertFalse([r for r in rows if "done" in r and r.startswith(" dump")], rows)
         self.assertTrue(any(r.startswith("dump: nowhere to send it (key): no UART answered")
