@@ -76,19 +76,19 @@ static void column(unsigned c, void (*out)(const char *line))
         lo = hi = 0;
     if (cols[c].total)
         ksnprintf(total_text, sizeof total_text, "%ld", total);
-    size_t at = (size_t)ksnprintf(line, sizeof line, "%-17s %12s %10ld %10ld %10ld ",
-                                  cols[c].name, total_text, lo, median(c), hi);
+    size_t at = kappendf(line, sizeof line, 0, "%-17s %12s %10ld %10ld %10ld ", cols[c].name,
+                         total_text, lo, median(c), hi);
     uint32_t picked[CPUSUM_WORST];
     unsigned named = 0;
     for (; named < CPUSUM_WORST && lo != hi; named++) {
         picked[named] = highest(c, lo, picked, named);
         if (picked[named] == ncpus)
             break;
-        at += (size_t)ksnprintf(line + at, sizeof line - at, " cpu%u=%ld",
-                                cpu_of[picked[named]], value[c][picked[named]]);
+        at = kappendf(line, sizeof line, at, " cpu%u=%ld", cpu_of[picked[named]],
+                      value[c][picked[named]]);
     }
     if (!named)
-        ksnprintf(line + at, sizeof line - at, " -");
+        kappendf(line, sizeof line, at, " -");
     out(line);
 }
 
@@ -102,10 +102,10 @@ void cpusum_print(void (*out)(const char *line))
         column(c, out);
     if (!absent)
         return;
-    size_t at = (size_t)ksnprintf(line, sizeof line, "%u CPUs did not take part:", absent);
+    size_t at = kappendf(line, sizeof line, 0, "%u CPUs did not take part:", absent);
     for (uint32_t i = 0; i < absent && i < CPUSUM_ABSENT_NAMED; i++)
-        at += (size_t)ksnprintf(line + at, sizeof line - at, " %u", absent_cpu[i]);
+        at = kappendf(line, sizeof line, at, " %u", absent_cpu[i]);
     if (absent > CPUSUM_ABSENT_NAMED)
-        ksnprintf(line + at, sizeof line - at, " ...");
+        kappendf(line, sizeof line, at, " ...");
     out(line);
 }

@@ -45,8 +45,8 @@ uint32_t matrix_pick(const char *name, const struct wl_cpus *given, uint64_t giv
     if (want < usable) {
         char names[96];
         size_t at = 0;
-        for (uint32_t i = 0; i < n && at + 12 < sizeof names; i++)
-            at += (size_t)ksnprintf(names + at, sizeof names - at, "%s%u", i ? "," : "", list[i]);
+        for (uint32_t i = 0; i < n; i++)
+            at = kappendf(names, sizeof names, at, "%s%u", i ? "," : "", list[i]);
         kprintf("%s: %u of %u CPUs by default, spread over the machine (%s); cpus=LIST "
                 "(e.g. %s:cpus=0-15) measures others\n", name, n, usable, names, name);
     }
@@ -108,23 +108,38 @@ void matrix_pair_done(void)
     }
 }
 
+/* v in at most CELL_WIDTH - 1 characters: as it is, or in thousands,
+ * millions, ... (k, M, G, T, P, E) when it is wider (an emulated or very
+ * slow machine's ticks), so the columns stay apart. */
+static void cell_text(char *out, size_t size, int64_t v)
+{
+    static const char unit[] = "kMGTPE";
+    if (ksnprintf(out, size, "%ld", v) <= CELL_WIDTH - 1)
+        return;
+    for (unsigned u = 0; u < sizeof unit - 1; u++) {
+        v /= 1000;
+        if (ksnprintf(out, size, "%ld%c", v, unit[u]) <= CELL_WIDTH - 1)
+            return;
+    }
+}
+
 static void print_block(const int64_t *cells, const uint32_t *list, uint32_t n, uint32_t c0,
                         uint32_t c1, bool ns)
 {
-    char row[ROW_MAX];
-    size_t at = (size_t)ksnprintf(row, sizeof row, "%*s", LABEL_WIDTH, ns ? "ns" : "ticks");
+    char row[ROW_MAX], cell[24];
+    size_t at = kappendf(row, sizeof row, 0, "%*s", LABEL_WIDTH, ns ? "ns" : "ticks");
     for (uint32_t c = c0; c < c1; c++)
-        at += (size_t)ksnprintf(row + at, sizeof row - at, " %*u", CELL_WIDTH - 1, list[c]);
+        at = kappendf(row, sizeof row, at, " %*u", CELL_WIDTH - 1, list[c]);
     kprintf("%s\n", row);
     for (uint32_t r = 0; r < n; r++) {
-        at = (size_t)ksnprintf(row, sizeof row, "%*u", LABEL_WIDTH, list[r]);
+        at = kappendf(row, sizeof row, 0, "%*u", LABEL_WIDTH, list[r]);
         for (uint32_t c = c0; c < c1; c++) {
             int64_t v = cells[(uint64_t)r * n + c];
             if (v == MATRIX_NONE)
-                at += (size_t)ksnprintf(row + at, sizeof row - at, " %*s", CELL_WIDTH - 1, "-");
+                ksnprintf(cell, sizeof cell, "-");
             else
-                at += (size_t)ksnprintf(row + at, sizeof row - at, " %*ld", CELL_WIDTH - 1,
-                                        ns ? workload_ns(v) : v);
+                cell_text(cell, sizeof cell, ns ? workload_ns(v) : v);
+            at = kappendf(row, sizeof row, at, " %*s", CELL_WIDTH - 1, cell);
         }
         kprintf("%s\n", row);
     }

@@ -146,3 +146,17 @@ int ksnprintf(char *buf, size_t size, const char *fmt, ...)
     va_end(ap);
     return n;
 }
+
+size_t kappendf(char *buf, size_t size, size_t at, const char *fmt, ...)
+{
+    if (!size)
+        return 0;
+    if (at >= size)
+        at = size - 1;
+    va_list args;
+    va_start(args, fmt);
+    int n = kvsnprintf(buf + at, size - at, fmt, args);
+    va_end(args);
+    size_t end = at + (n > 0 ? (size_t)n : 0);
+    return end < size ? end : size - 1;
+}

@@ -12,5 +12,10 @@
 int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 int ksnprintf(char *buf, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Append to buf (size bytes, `at` of them used) and return the new used
+ * length: never past size - 1, so a loop of appends may not run past the
+ * buffer however long its pieces are (what did not fit is cut off). */
+size_t kappendf(char *buf, size_t size, size_t at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 #endif

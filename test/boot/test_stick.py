@@ -97,7 +97,7 @@ class DumpsOnAStick(StickCase):
         start = self.press_d(m, keyboard=bool(self.keyboard))
         m.wait_for(rf"dumpstick: \S+ partition \d+: dump area of \d+ KiB, {boot - 1} dumps kept, "
                    rf"next is #{boot}", 10, start=start)
-        m.wait_for(rf"dumpstick: dump #{boot} written to", 60, start=start)
+        m.wait_for(rf"dumpstick: dump #{boot} written to [^\n]*\n", 60, start=start)  # whole line
         serial = m.output()[start:]
         m.stop()                                        # QEMU gone: the image is final
         return serial

@@ -29,5 +29,18 @@ int main(void)
     int n = ksnprintf(small, sizeof small, "%s", "truncated");
     CHECK_EQ(n, 9);
     CHECK(!strcmp(small, "trun"));
+    /* kappendf: pieces that overflow are cut, and the length never passes
+     * the buffer (a loop of appends cannot write past it). */
+    char row[12];
+    size_t at = kappendf(row, sizeof row, 0, "%s", "ticks");
+    CHECK_EQ(at, 5);
+    at = kappendf(row, sizeof row, at, " %6ld", 20530263L);
+    CHECK_EQ(at, sizeof row - 1);
+    CHECK(!strcmp(row, "ticks 20530"));
+    for (int i = 0; i < 4; i++)
+        at = kappendf(row, sizeof row, at, " %d", i);
+    CHECK_EQ(at, sizeof row - 1);
+    CHECK(!strcmp(row, "ticks 20530"));
+    CHECK_EQ(kappendf(row, sizeof row, 99, "x"), sizeof row - 1);
     return check_summary("test_format");
 }
