@@ -1,8 +1,12 @@
 /* ehci.c — find each EHCI, take it from the BIOS, reset and start it with
  * an empty periodic and asynchronous schedule (EHCI §4.1 initialisation,
- * §5.1 legacy support); its root ports are ehci_port.c's. */
+ * §5.1 legacy support), and fill the operations table from ehci_port.c
+ * (root ports) and ehci_xfer.c (devices and transfers). */
 #include "usb/ehci.h"
+#include "usb/ehci_port.h"
+#include "usb/ehci_xfer.h"
 #include "usb/ehci_qh.h"
+#include "usb/ehci_state.h"
 #include "arch/cpu.h"
 #include "lib/kprintf.h"
 #include "usb/hcsetup.h"
@@ -13,8 +17,6 @@
 #define HALT_TIMEOUT_US      100000   /* HCHalted within 16 micro-frames (§2.3.1) */
 #define RESET_TIMEOUT_US     500000   /* HCRESET clears itself (Linux: 250 ms) */
 #define SCHEDULE_TIMEOUT_US  100000   /* the schedules' status follows their enables */
-#define IAA_TIMEOUT_US       100000   /* async advance: within a few micro-frames */
-#define PERIODIC_DRAIN_US    2000     /* a frame (1 ms) and a margin */
 #define CONFIGFLAG_SETTLE_US 5000     /* ports rerouted (Linux waits 5 ms) */
 #define EECP_MAX             16       /* extended capabilities walked, at most */
 #define QH_ALIGN             32
@@ -22,29 +24,6 @@
 
 static struct ehci ctrl[EHCI_MAX_CTRL];
 static unsigned n_ctrl;
-
-uint32_t ehci_reg(struct ehci *hc, uint32_t off)
-{
-    return *(volatile uint32_t *)(hc->op + off);
-}
-
-void ehci_set_reg(struct ehci *hc, uint32_t off, uint32_t v)
-{
-    *(volatile uint32_t *)(hc->op + off) = v;
-}
-
-bool ehci_wait_reg(struct ehci *hc, uint32_t off, uint32_t mask, uint32_t want,
-                   uint32_t timeout_us)
-{
-    uint64_t end = rdtsc() + tsc_from_us(timeout_us);
-    for (;;) {
-        if ((ehci_reg(hc, off) & mask) == want)
-            return true;
-        if (rdtsc() > end)
-            return (ehci_reg(hc, off) & mask) == want;
-        cpu_relax();
-    }
-}
 
 static void fail(struct ehci *hc, const char *what)
 {
@@ -165,7 +144,7 @@ static bool start(struct ehci *hc)
     return true;
 }
 
-const struct usb_hc_ops ehci_ops = {
+static const struct usb_hc_ops ehci_ops = {
     .port_status = ehci_port_status, .port_reset = ehci_port_reset,
     .address = ehci_address, .set_mps0 = ehci_set_mps0, .configure = ehci_configure,
     .release = ehci_release, .control = ehci_control, .transfer = ehci_transfer,
@@ -188,70 +167,4 @@ struct usb_hc *ehci_start_one(const struct pci_func *f)
     kprintf("usb: %s ehci: %u ports, %u companion controllers\n", hc->base.name,
             hc->base.ports, hc->n_cc);
     return &hc->base;
-}
-
-/* Schedules (§4.8, §4.10): a QH is linked in fully built; the controller
- * follows only link words, each written at once. */
-void ehci_link_async(struct ehci *hc, struct ehci_qh *qh)
-{
-    qh->link = hc->async->link;
-    __asm__ volatile("sfence" ::: "memory");
-    hc->async->link = (uint32_t)(uintptr_t)qh | LINK_TYPE_QH;
-}
-
-/* Every frame starts at the first interrupt QH; the newest comes first. */
-static void point_frames(struct ehci *hc)
-{
-    uint32_t first = hc->intr ? (uint32_t)(uintptr_t)hc->intr | LINK_TYPE_QH : LINK_T;
-    __asm__ volatile("sfence" ::: "memory");
-    for (unsigned i = 0; i < EHCI_FRAMES; i++)
-        hc->frames[i] = first;
-}
-
-void ehci_link_periodic(struct ehci *hc, struct ehci_qh *qh)
-{
-    qh->link = hc->intr ? (uint32_t)(uintptr_t)hc->intr | LINK_TYPE_QH : LINK_T;
-    hc->intr = qh;
-    point_frames(hc);
-}
-
-static struct ehci_qh *qh_at(uint32_t link)
-{
-    return (link & LINK_T) ? NULL : (struct ehci_qh *)(uintptr_t)(link & ~0x1Fu);
-}
-
-/* Unlink qh: its predecessor skips it; then wait until the controller
- * cannot hold it any more (async: the advance doorbell, §4.8.2; periodic:
- * a frame). The memory is never reused (mem_alloc does not free), so a
- * late look at it does no harm either way. */
-void ehci_unlink(struct ehci *hc, struct ehci_qh *qh, bool periodic)
-{
-    if (periodic) {
-        if (hc->intr == qh) {
-            hc->intr = qh_at(qh->link);
-            point_frames(hc);
-        } else {
-            for (struct ehci_qh *p = hc->intr; p; p = qh_at(p->link))
-                if (qh_at(p->link) == qh) {
-                    p->link = qh->link;
-                    break;
-                }
-        }
-        tsc_delay_us(PERIODIC_DRAIN_US);
-        return;
-    }
-    struct ehci_qh *p = hc->async;
-    for (unsigned i = 0; i <= 4 * EHCI_MAX_ADDR && qh_at(p->link) != qh; i++) {
-        p = qh_at(p->link);
-        if (!p || p == hc->async)
-            return;                          /* not linked */
-    }
-    if (qh_at(p->link) != qh)
-        return;
-    p->link = qh->link;
-    ehci_set_reg(hc, EHCI_USBSTS, USBSTS_IAA);
-    ehci_set_reg(hc, EHCI_USBCMD, ehci_reg(hc, EHCI_USBCMD) | USBCMD_IAAD);
-    if (!ehci_wait_reg(hc, EHCI_USBSTS, USBSTS_IAA, USBSTS_IAA, IAA_TIMEOUT_US))
-        kprintf("usb: %s ehci: async advance doorbell not answered\n", hc->base.name);
-    ehci_set_reg(hc, EHCI_USBSTS, USBSTS_IAA);
 }

@@ -1,7 +1,8 @@
 /* ehci_port.c — an EHCI's root ports as hcd.h's port operations: connect
  * status, port reset, and the hand-over of a low- or full-speed device to
  * the companion controller (EHCI §2.3.9, §4.2.2; USB 2.0 §7.1.7.5). */
-#include "usb/ehci.h"
+#include "usb/ehci_port.h"
+#include "usb/ehci_state.h"
 #include "lib/kprintf.h"
 #include "time/tsc.h"
 

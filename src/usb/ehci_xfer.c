@@ -3,9 +3,11 @@
  * schedule, interrupt in the periodic one), qTDs for each transfer,
  * SET_ADDRESS for a new device (devaddr.h), and the poll that completes a keyboard's
  * queued reports and notices port changes (EHCI §4.8-4.12). */
-#include "usb/ehci.h"
+#include "usb/ehci_xfer.h"
 #include "usb/devaddr.h"
 #include "usb/ehci_qh.h"
+#include "usb/ehci_sched.h"
+#include "usb/ehci_state.h"
 #include "usb/say.h"
 #include "usb/xfer.h"
 #include "arch/cpu.h"
