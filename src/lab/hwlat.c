@@ -11,7 +11,6 @@
  * window: HWLAT_WINDOW(time spun, SMIs); per CPU at the end: HWLAT_CPU
  * (gaps, longest) and HWLAT_LOST(total gap time, total time spun). */
 #include "lab/workload.h"
-#include "lab/cpusum.h"
 #include "lib/kprintf.h"
 #include "arch/cpu.h"
 #include "lib/format.h"
@@ -110,17 +109,13 @@ static void run(const uint64_t *v)
     kprintf("hwlat: gaps above %lu us with interrupts off, %lu x %lu ms per CPU; SMI counter: "
             "%s%s\n", v[3], windows, width, have_smi ? "yes, " : "no, ", why);
     uint32_t n = oncpu_slots();
-    bool table = n <= CPUSUM_TABLE_MAX;
-    if (table)
-        kprintf("cpu     gaps   max(us) lost(us)  lost(ppm)     smis\n");
-    cpusum_begin(columns, have_smi ? 5 : 4);     /* smis: only with the counter */
+    bool table = wl_table_begin(n, "cpu     gaps   max(us) lost(us)  lost(ppm)     smis", columns,
+                                have_smi ? 5 : 4);
     uint64_t total = 0, worst = 0;
     for (uint32_t c = 0; c < n; c++) {
         const struct result *r = &res[c];
         if (!ran[c]) {
-            if (table)
-                kprintf("%3u  did not take part\n", c);
-            cpusum_absent(c);
+            wl_table_absent(table, c);
             continue;
         }
         total += r->gaps;
@@ -137,10 +132,7 @@ static void run(const uint64_t *v)
             ksnprintf(smis, sizeof smis, "%lu", r->smis);
         kprintf("%3u %8ld %9ld %8ld %10ld %8s\n", c, v[0], v[1], v[2], v[3], smis);
     }
-    if (!table) {
-        kprintf("hwlat: %u CPUs, over the CPUs:\n", n);
-        cpusum_print(workload_line);
-    }
+    wl_table_end(table, "hwlat", n, "");
     kprintf("hwlat: %lu gaps, longest %lu us\n", total, tsc_to_us(worst));
 }
 

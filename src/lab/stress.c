@@ -16,7 +16,6 @@
  * the TSC and flags: the checksum must cover the TSC the ring stores, so
  * it is read here, before the trace point decides. */
 #include "lab/workload.h"
-#include "lab/cpusum.h"
 #include "lib/kprintf.h"
 #include "arch/cpu.h"
 #include "dev/inputpoll.h"
@@ -110,16 +109,12 @@ static void run(const uint64_t *v)
     /* The boot CPU may spend long in dumps it is asked for: wait generously. */
     workload_all(hammer, NULL, duration_tsc * 4 + tsc_from_us(60000000), ran);
     uint32_t n = oncpu_slots();
-    bool table = n <= CPUSUM_TABLE_MAX;
-    if (table)
-        kprintf("cpu     attempts  irq-attempts      refused\n");
-    cpusum_begin(columns, sizeof columns / sizeof columns[0]);
+    bool table = wl_table_begin(n, "cpu     attempts  irq-attempts      refused", columns,
+                                sizeof columns / sizeof columns[0]);
     for (uint32_t c = 0; c < n; c++) {
         const struct cpu_state *st = &state[c];
         if (!ran[c]) {
-            if (table)
-                kprintf("%3u  did not take part\n", c);
-            cpusum_absent(c);
+            wl_table_absent(table, c);
             continue;
         }
         const int64_t v[] = { (int64_t)st->main.count, (int64_t)st->irq.count,
@@ -128,10 +123,7 @@ static void run(const uint64_t *v)
             kprintf("%3u %12ld %13ld %12ld\n", c, v[0], v[1], v[2]);
         cpusum_add(c, v);
     }
-    if (!table) {
-        kprintf("stress: %u CPUs, over the CPUs:\n", n);
-        cpusum_print(workload_line);
-    }
+    wl_table_end(table, "stress", n, "");
 }
 
 const struct workload wl_stress = { .params = params, .run = run };

@@ -11,7 +11,6 @@
  * missed) and TIMER_RANGE(min, max). The periodic tick is stopped while
  * the CPU measures. */
 #include "lab/workload.h"
-#include "lab/cpusum.h"
 #include "mm/mem.h"
 #include "lib/kprintf.h"
 #include "arch/cpu.h"
@@ -153,16 +152,12 @@ static void run(const uint64_t *v)
     workload_all(measure, NULL, timeout, ran);
     kprintf("timer: one-shot LAPIC timer every %lu us, %s until it fires; latency = handler "
             "entry - deadline (us)\n", v[0], spin ? "spinning" : "halted");
-    bool table = n <= CPUSUM_TABLE_MAX;
-    if (table)
-        kprintf("cpu  samples missed      min      avg      max\n");
-    cpusum_begin(columns, sizeof columns / sizeof columns[0]);
+    bool table = wl_table_begin(n, "cpu  samples missed      min      avg      max", columns,
+                                sizeof columns / sizeof columns[0]);
     for (uint32_t c = 0; c < n; c++) {
         const struct result *r = &res[c];
         if (!ran[c]) {
-            if (table)
-                kprintf("%3u  did not take part\n", c);
-            cpusum_absent(c);
+            wl_table_absent(table, c);
             continue;
         }
         int64_t avg = r->samples ? r->sum / (int64_t)r->samples : 0;
@@ -173,10 +168,7 @@ static void run(const uint64_t *v)
             kprintf("%3u %8ld %6ld %8ld %8ld %8ld\n", c, v[0], v[1], v[2], v[3], v[4]);
         cpusum_add(c, v);
     }
-    if (!table) {
-        kprintf("timer: %u CPUs, over the CPUs (latency in us):\n", n);
-        cpusum_print(workload_line);
-    }
+    wl_table_end(table, "timer", n, " (latency in us)");
     print_histogram(n);
 }
 

@@ -22,6 +22,31 @@ const struct wl_cpus *workload_cpus(void) { return &run_cpus; }
 
 void workload_line(const char *line) { kprintf("%s\n", line); }
 
+bool wl_table_begin(uint32_t ncpus, const char *header, const struct cpusum_col *cols,
+                    unsigned ncols)
+{
+    bool rows = ncpus <= CPUSUM_TABLE_MAX;
+    if (rows)
+        kprintf("%s\n", header);
+    cpusum_begin(cols, ncols);
+    return rows;
+}
+
+void wl_table_absent(bool rows, uint32_t cpu)
+{
+    if (rows)
+        kprintf("%3u  did not take part\n", cpu);
+    cpusum_absent(cpu);
+}
+
+void wl_table_end(bool rows, const char *name, uint32_t ncpus, const char *what)
+{
+    if (rows)
+        return;
+    kprintf("%s: %u CPUs, over the CPUs%s:\n", name, ncpus, what);
+    cpusum_print(workload_line);
+}
+
 int64_t workload_ns(int64_t ticks)
 {
     uint64_t hz = tsc_hz();

@@ -9,6 +9,7 @@
 #define PERF_WLRUN_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "lab/cpusum.h"
 #include "lab/oncpu.h"
 #include "lab/wlargs.h"
 
@@ -23,6 +24,15 @@ const struct wl_cpus *workload_cpus(void);
 unsigned workload_all(oncpu_fn fn, void *arg, uint64_t timeout_tsc, bool *ran);
 /* One line on the console (a newline added): for cpusum_print. */
 void     workload_line(const char *line);
+/* A workload's per-CPU results: a row per CPU on up to CPUSUM_TABLE_MAX
+ * CPUs, else the summary (cpusum.h). wl_table_begin prints the rows'
+ * header (row form) and starts the summary; true: rows are printed. */
+bool     wl_table_begin(uint32_t ncpus, const char *header, const struct cpusum_col *cols,
+                        unsigned ncols);
+/* CPU `cpu` did not take part: its row says so, the summary names it. */
+void     wl_table_absent(bool rows, uint32_t cpu);
+/* Without rows: "NAME: N CPUs, over the CPUs<what>:" and the summary. */
+void     wl_table_end(bool rows, const char *name, uint32_t ncpus, const char *what);
 /* ns from TSC ticks (signed), for summaries. */
 int64_t  workload_ns(int64_t ticks);
 
