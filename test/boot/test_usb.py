@@ -328,8 +328,13 @@ class EscapeHatches(unittest.TestCase):
                                     r"contexts|schedules|waiting for devices to connect); "
                                     r"controller left alone")
         self.assertNotIn("keyboard 0627", lines)
+        # The boot went on and keys are taken. Over the serial line: with
+        # two usb-kbd devices beside the PS/2 keyboard, which of them
+        # QEMU's send-key reaches depends on QEMU's input routing (it
+        # missed the PS/2 keyboard in 2 of ~40 suite runs), not on the
+        # kernel; PS/2 keys are tested where it is the only keyboard.
         start = len(m.output())
-        m.sendkey("h")                                   # PS/2 still works
+        m.send(b"h")
         m.wait_for(rb"keys: d dump", KEY_TIMEOUT_S, start=start)
 
     def test_keyboard_switches(self):
