@@ -361,6 +361,22 @@ def worker(directory, ids):
     return 0
 
 
+def qemu_line():
+    """The QEMU the boot tests run on, and whether it has x2APIC."""
+    sys.path.insert(0, SCRIPTS_DIR)
+    try:
+        from btlib import qemu
+    finally:
+        del sys.path[0]
+    found = qemu.version()
+    if found is None:
+        return f"QEMU: {qemu.QEMU_BIN} not found or gives no version"
+    missing = qemu.x2apic_missing()
+    return (f"QEMU: {qemu.QEMU_BIN} {found[2]}"
+            + ("; x2APIC under TCG: yes" if missing is None
+               else f"; x2APIC tests skipped: {missing}"))
+
+
 # -------------------------------------------------------------------- main
 def parse_args(argv):
     ap = argparse.ArgumentParser(
@@ -401,6 +417,7 @@ def main(argv):
             run_python(tally, HOST_DIR, args.patterns, False, 1,
                        args.timeout or HOST_MODULE_TIMEOUT_S)
         if args.boot:
+            print(qemu_line(), flush=True)
             run_python(tally, BOOT_DIR, args.patterns, True, args.jobs,
                        args.timeout or BOOT_TEST_TIMEOUT_S)
     except KeyboardInterrupt:
