@@ -5,7 +5,8 @@
 #include "arch/cpu.h"
 #include "mm/mem.h"
 #include "time/tsc.h"
-#include "perf/workload.h"
+#include "perf/oncpu.h"
+#include "perf/wlrun.h"
 
 #define CELL_WIDTH 7
 #define LABEL_WIDTH 5
@@ -17,16 +18,41 @@
 static int64_t *tables[MATRIX_TABLES];
 static uint32_t table_cap;              /* CPUs each table has room for */
 
+/* The usable CPUs a cpus= list names, into list (when not NULL). */
+static uint32_t listed(const struct wl_cpus *given, uint32_t *list)
+{
+    uint32_t n = 0;
+    for (uint32_t c = 0; c < oncpu_slots(); c++)
+        if (wl_cpus_has(given, c) && oncpu_usable(c)) {
+            if (list)
+                list[n] = c;
+            n++;
+        }
+    return n;
+}
+
+static uint32_t usable_cpus(void)
+{
+    uint32_t usable = 0;
+    for (uint32_t c = 0; c < oncpu_slots(); c++)
+        usable += oncpu_usable(c);
+    return usable;
+}
+
+uint32_t matrix_count(const struct wl_cpus *given, uint64_t given_count)
+{
+    if (given_count)
+        return listed(given, NULL);
+    uint32_t usable = usable_cpus();
+    return usable < MATRIX_DEFAULT_CPUS ? usable : MATRIX_DEFAULT_CPUS;
+}
+
 uint32_t matrix_pick(const char *name, const struct wl_cpus *given, uint64_t given_count,
                      uint32_t *list)
 {
-    uint32_t slots = oncpu_slots(), usable = 0, n = 0;
-    for (uint32_t c = 0; c < slots; c++)
-        usable += oncpu_usable(c);
+    uint32_t slots = oncpu_slots(), usable = usable_cpus(), n = 0;
     if (given_count) {
-        for (uint32_t c = 0; c < slots; c++)
-            if (wl_cpus_has(given, c) && oncpu_usable(c))
-                list[n++] = c;
+        n = listed(given, list);
         if (n < given_count)
             kprintf("%s: cpus= names %lu CPUs, %u of them online and usable\n", name,
                     given_count, n);

@@ -24,6 +24,8 @@
  * says on the console which. Returns how many (0: none usable). */
 uint32_t matrix_pick(const char *name, const struct wl_cpus *given, uint64_t given_count,
                      uint32_t *list);
+/* How many CPUs matrix_pick would measure now (nothing said). */
+uint32_t matrix_count(const struct wl_cpus *given, uint64_t given_count);
 /* Table `which` (< MATRIX_TABLES) of n x n cells, all MATRIX_NONE, from
  * memory taken once for the largest matrix this machine can have; NULL
  * (said on the console) when memory is short. */

@@ -51,11 +51,13 @@ static void known_keys(const struct wl_param *params, char *buf, size_t cap)
         at += (size_t)ksnprintf(buf + at, cap - at, "%s%s", i ? " " : "", params[i].key);
 }
 
-/* "0-15", "0,8,16-23" (s[0..n)) into *set; how many CPUs, 0 when bad. */
-static uint64_t parse_cpu_list(const char *s, size_t n, struct wl_cpus *set)
+/* "0-15", "0,8,16-23" (s[0..n)) into *set and how many CPUs into *count;
+ * NULL, or what is wrong with it (why[] holds the words). */
+static const char *parse_cpu_list(const char *s, size_t n, struct wl_cpus *set,
+                                  uint64_t *count, char *why, size_t cap)
 {
     memset(set, 0, sizeof *set);
-    uint64_t count = 0;
+    *count = 0;
     for (size_t at = 0; at <= n;) {
         size_t end = at, dash = n;
         while (end < n && s[end] != ',') {
@@ -64,21 +66,30 @@ static uint64_t parse_cpu_list(const char *s, size_t n, struct wl_cpus *set)
             end++;
         }
         uint64_t lo, hi;
-        if (!parse_u64(s + at, (dash < end ? dash : end) - at, &lo))
-            return 0;
+        bool ok = parse_u64(s + at, (dash < end ? dash : end) - at, &lo);
         hi = lo;
-        if (dash < end && !parse_u64(s + dash + 1, end - dash - 1, &hi))
-            return 0;
-        if (lo > hi || hi >= MAX_CPUS)
-            return 0;
+        if (ok && dash < end)
+            ok = parse_u64(s + dash + 1, end - dash - 1, &hi);
+        if (!ok)
+            return "wants CPU numbers like 0-15 or 0,8,16-23";
+        if (lo > hi) {
+            ksnprintf(why, cap, "has the range %lu-%lu, which runs backwards (write %lu-%lu)",
+                      lo, hi, hi, lo);
+            return why;
+        }
+        if (hi >= MAX_CPUS) {
+            ksnprintf(why, cap, "names CPU %lu; CPU numbers are below %u", hi,
+                      (unsigned)MAX_CPUS);
+            return why;
+        }
         for (uint64_t c = lo; c <= hi; c++)
             if (!wl_cpus_has(set, (uint32_t)c)) {
                 set->bits[c / 64] |= 1ull << (c % 64);
-                count++;
+                (*count)++;
             }
         at = end + 1;
     }
-    return count;
+    return NULL;
 }
 
 /* One KEY=VALUE pair, s[0..n). */
@@ -102,11 +113,12 @@ static bool apply_pair(const char *name, size_t name_len, const char *s, size_t 
     const struct wl_param *p = &params[i];
     if (p->cpu_list) {
         struct wl_cpus set;
-        v = cpus ? parse_cpu_list(s + k + 1, n - k - 1, &set) : 0;
-        if (!v) {
-            ksnprintf(msg, sizeof msg, "workload: %.*s: %.*s wants CPU numbers below %u like "
-                      "0-15 or 0,8,16-23; using the default CPUs", (int)name_len, name,
-                      (int)(n < 40 ? n : 40), s, (unsigned)MAX_CPUS);
+        char why[MSG_MAX / 2];
+        const char *bad = cpus ? parse_cpu_list(s + k + 1, n - k - 1, &set, &v, why, sizeof why)
+                               : "is not taken here";
+        if (bad) {
+            ksnprintf(msg, sizeof msg, "workload: %.*s: %.*s %s; using the default CPUs",
+                      (int)name_len, name, (int)(n < 40 ? n : 40), s, bad);
             warn(ctx, msg);
             return false;
         }

@@ -1,6 +1,8 @@
 /* workload.c — the workload table (from recorder/workloads.def), requests, and
  * the boot CPU's run loop. */
 #include "perf/workload.h"
+#include "perf/matrix.h"
+#include "perf/wlrun.h"
 #include "lib/kprintf.h"
 #include "arch/cpu.h"
 #include "lib/format.h"
@@ -127,13 +129,16 @@ static void print_start(int wi, const uint64_t *v)
     const struct workload *w = impl[wi];
     char line[200];
     size_t at = 0;
+    uint32_t on = cpus_online;          /* a pair workload: the CPUs it measures */
     line[0] = '\0';
     for (unsigned i = 0; w->params[i].key && at < sizeof line; i++)
-        if (!w->params[i].cpu_list)     /* the workload names its CPUs itself */
+        if (w->params[i].cpu_list)      /* the workload names its CPUs itself */
+            on = matrix_count(workload_cpus(), v[i]);
+        else
             at += (size_t)ksnprintf(line + at, sizeof line - at, " %s=%lu%s", w->params[i].key, v[i],
                                 w->params[i].unit);
-    kprintf("workload: %s run=%u started on %u CPUs:%s\n", workload_decl[wi].name,
-            workload_run_number(), cpus_online, at ? line : " (no parameters)");
+    kprintf("workload: %s run=%u started on %u CPU%s:%s\n", workload_decl[wi].name,
+            workload_run_number(), on, on == 1 ? "" : "s", at ? line : " (no parameters)");
     uint32_t want = TRACE_ENABLE | (1u << TRACE_CAT_WORK);
     if ((trace_get_mask() & want) != want)
         kprintf("workload: tracing is off or trace.mask leaves out WORK: the results are on "

@@ -29,9 +29,22 @@ static void to_console(void *ctx, const char *s, size_t n)
     console_write_dump_locked(s, n);    /* the lines go to the wire only */
 }
 
+_Static_assert(SNAPSHOT_CLAIM_US > DUMPNET_WAIT_MAX_US,
+               "a CPU waiting for a dump outwaits its network confirmation");
+
+/* Each line of a dump: a sign of life for the CPUs waiting for the rings
+ * (snapshot.h), and where the dump stands on the status row. */
 static void to_status(const struct dump_progress *p)
 {
+    snapshot_progress();
     status_dump_progress(p->dump_no, p->lines, p->events_sent, p->events_total, p->done);
+}
+
+/* The network's lines when other sinks follow (they show the status). */
+static void net_lines(const struct dump_progress *p)
+{
+    (void)p;
+    snapshot_progress();
 }
 
 /* The stick is written by the boot CPU only, and never from a fault or
@@ -52,7 +65,7 @@ static uint64_t encode(const struct dump_meta *meta, struct ring *const rings[],
     if (dumpnet_open(meta, cause)) {
         status_dump_route("over the network");
         console_lock();                 /* no other text meanwhile, as on the serial line */
-        events = dumpnet_send(meta, rings, n, others ? NULL : to_status);
+        events = dumpnet_send(meta, rings, n, others ? net_lines : to_status);
         console_unlock();
         dumpnet_close(meta, rings, n);  /* the host's confirmation; the snapshot is kept */
         if (!others)
@@ -127,9 +140,15 @@ uint64_t dump_run(const struct dump_request *rq)
     enum dumpnet_cause cause = !fault ? DUMPNET_KEY
                               : !strcmp(rq->trigger, "nmi") ? DUMPNET_NMI : DUMPNET_FAULT;
     uint64_t events = encode(&meta, f.rings, f.n, stick_ok(rq), cause);
+    /* The rings are handed over with the end mark in them: a nested
+     * claim keeps them this CPU's while the snapshot lets tracing go on
+     * and DUMP_END is written, so a CPU waiting to dump (an NMI's) never
+     * snapshots between the two. */
+    snapshot_claim(0);
     snapshot_release(&f);
     if (!rq->quiet)
         trace(DUMP_END, no, events);
+    snapshot_unclaim();
     return events;
 }
 
@@ -151,7 +170,7 @@ uint64_t dump_rings_of_previous_boot(struct ring *const rings[], unsigned n, uin
     trace(DUMP_BEGIN, no, 0);
     const struct dump_meta meta = { no, hz, apic_ids, extras, nextras, boot_nonce(), true };
     uint64_t events = encode(&meta, rings, n, this_cpu_index() == 0, DUMPNET_KEY);
+    trace(DUMP_END, no, events);        /* before the rings are handed over */
     snapshot_unclaim();
-    trace(DUMP_END, no, events);
     return events;
 }

@@ -20,6 +20,7 @@
 #define SHADOW_SPARE_PER_CPU (64ull << 10)
 
 static volatile uint32_t owner = NO_OWNER;   /* CPU reading the rings */
+static volatile uint64_t progress;           /* its lines written, for the waiters */
 static uint32_t depth;                       /* its nested claims */
 static bool paused;                          /* it holds tracing paused */
 static uint32_t paused_saved;
@@ -35,6 +36,8 @@ static uint32_t list_len;
 
 /* ---- the claim: one reader at a time ------------------------------------ */
 
+void snapshot_progress(void) { __atomic_add_fetch(&progress, 1, __ATOMIC_RELAXED); }
+
 bool snapshot_claim(uint64_t wait_us)
 {
     uint32_t cpu = this_cpu_index(), none = NO_OWNER;
@@ -43,11 +46,16 @@ bool snapshot_claim(uint64_t wait_us)
         return true;
     }
     uint64_t t0 = rdtsc(), limit = tsc_from_us(wait_us);
+    uint64_t seen = __atomic_load_n(&progress, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(&owner, &none, cpu, false, __ATOMIC_ACQUIRE,
                                         __ATOMIC_RELAXED)) {
+        uint64_t now = __atomic_load_n(&progress, __ATOMIC_RELAXED);
+        if (now != seen)                /* the reader writes on: wait for all of it */
+            seen = now, t0 = rdtsc();
         if (rdtsc() - t0 > limit) {
-            kprintf("dump: CPU %u still holds the rings after %lu s; CPU %u goes on without\n",
-                    none, wait_us / 1000000, cpu);
+            kprintf("dump: CPU %u still holds the rings, no line written for %lu s; CPU %u "
+                    "goes on without (what it was asked is not done)\n", none,
+                    wait_us / 1000000, cpu);
             return false;
         }
         none = NO_OWNER;

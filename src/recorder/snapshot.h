@@ -26,7 +26,14 @@
 #include <stdint.h>
 #include "trace/ring.h"
 
-#define SNAPSHOT_CLAIM_US (60 * 1000000ull)  /* a whole dump at 115200 baud: ~30 s */
+/* How long a CPU waits for the reader before it without a sign of life.
+ * A dump's length follows its size and transport (a 288-CPU dump over a
+ * 115200-baud line takes many minutes), so the wait is not for the whole
+ * dump: it goes on while the reader says it progresses
+ * (snapshot_progress(), each line it writes) and ends only after this long
+ * with no line written. Longer than a network dump's wait for its host's
+ * confirmation (DUMPNET_WAIT_MAX_US, checked in dump.c). */
+#define SNAPSHOT_CLAIM_US (90 * 1000000ull)
 
 struct snapshot {
     struct ring **rings;            /* [n]; NULL for an offline CPU */
@@ -42,8 +49,8 @@ struct snapshot {
  * memory is short. */
 void snapshot_init(uint32_t capacity, uint32_t ncpus);
 
-/* False (said on the console) when another reader kept the rings longer
- * than SNAPSHOT_CLAIM_US. */
+/* False (said on the console) when another reader kept the rings with no
+ * progress for SNAPSHOT_CLAIM_US. */
 bool snapshot_take(struct snapshot *s);
 void snapshot_release(struct snapshot *s);
 
@@ -51,8 +58,11 @@ void snapshot_release(struct snapshot *s);
 void snapshot_paused(void (*fn)(void));
 
 /* The reader claim alone (a dump of rings nobody writes, a fault's dump):
- * waits at most wait_us for the current reader. */
+ * waits for the current reader as long as it progresses, and at most
+ * wait_us after its last sign of progress. */
 bool snapshot_claim(uint64_t wait_us);
+/* The reader's sign of life while it holds the claim: a line written. */
+void snapshot_progress(void);
 void snapshot_unclaim(void);
 bool snapshot_held_here(void);
 void snapshot_abandon(void);

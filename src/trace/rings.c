@@ -1,6 +1,7 @@
 /* rings.c — ring memory and the early boot-phase buffer. */
 #include "trace/rings.h"
 #include "lib/kprintf.h"
+#include "firmware/cmdline.h"
 #include "lib/format.h"
 #include "arch/cpu.h"
 #include "lib/kassert.h"
@@ -42,12 +43,19 @@ static struct persist_header *place(uint32_t cap, uint32_t ncpus)
 }
 
 /* Events per CPU for `bytes` of slots split among ncpus CPUs: the largest
- * power of two that fits, at least RING_MIN_CAPACITY, at most
- * RING_MAX_EVENTS. */
+ * power of two that fits, at least MIN_TRACE_EVENTS (the floor
+ * trace.events= has), at most RING_MAX_EVENTS. Fewer would fit is said. */
+_Static_assert(MIN_TRACE_EVENTS >= RING_MIN_CAPACITY, "trace.memory= rings are rings");
+
 static uint32_t split(uint64_t bytes, uint32_t ncpus)
 {
     uint64_t each = bytes / ncpus / sizeof(struct trace_event);
-    uint32_t cap = RING_MIN_CAPACITY;
+    uint32_t cap = MIN_TRACE_EVENTS;
+    if (each < MIN_TRACE_EVENTS)
+        kprintf("trace: trace.memory=%lu KiB is %lu events per CPU for %u CPUs, under the "
+                "minimum of %u; using %u (%lu KiB)\n", bytes / 1024, each, ncpus,
+                MIN_TRACE_EVENTS, MIN_TRACE_EVENTS,
+                (uint64_t)MIN_TRACE_EVENTS * ncpus * sizeof(struct trace_event) / 1024);
     while (cap < RING_MAX_EVENTS && (uint64_t)cap * 2 <= each)
         cap *= 2;
     return cap;

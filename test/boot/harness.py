@@ -41,6 +41,7 @@ DUMP_TIMEOUT_S = 120.0      # a dump takes ~1 s under TCG; a loaded host more
 STOP_GRACE_S = 3.0
 TAIL_CHARS = 2000
 CHUNK = 65536
+THROTTLED_CHUNK = 256       # a throttled line's reads: short, regular waits
 
 # Text that must never appear in a healthy boot: the kernel's EXCEPTION
 # report, panics, triple faults, "halting" (not started by multiboot2) and
@@ -110,6 +111,7 @@ class Machine:
         self.proc = self.sock = self._qmp = self.tmp = None
         self.reader = None
         self.started = None
+        self.rate = None            # throttle(): bytes/s read from COM1
 
     # -- lifecycle ---------------------------------------------------------
     def __enter__(self):
@@ -189,13 +191,23 @@ class Machine:
         self.qemu_err.seek(0)
         return self.qemu_err.read().decode("utf-8", "replace")
 
+    def throttle(self, bytes_per_s):
+        """Read the serial line at most this fast (None: as fast as it
+        comes), as a slow line would carry it: QEMU's UART then waits for
+        room, as a real one waits for its bits to leave. The socket's own
+        buffer (some 200 KiB) fills first."""
+        self.rate = bytes_per_s
+
     def _read_serial(self):
         """Reader thread: every byte goes to the log, then to the buffer."""
         while True:
+            rate = self.rate
             try:
-                data = self.sock.recv(CHUNK)
+                data = self.sock.recv(THROTTLED_CHUNK if rate else CHUNK)
             except OSError:
                 data = b""
+            if rate and data:
+                time.sleep(len(data) / rate)
             if data:
                 self.log.write(data)
                 self.log.flush()

@@ -70,14 +70,21 @@ static void test_cpu_lists(void)
     snprintf(top, sizeof top, "c2c:cpus=%u", MAX_CPUS - 1);
     CHECK_EQ(apply_cpus(top, v, &c), 0);
     CHECK(v[1] == 1 && wl_cpus_has(&c, MAX_CPUS - 1));
-    static const char *const bad[] = {
-        "c2c:cpus=", "c2c:cpus=5-3", "c2c:cpus=-4", "c2c:cpus=0-",
-        "c2c:cpus=a", "c2c:cpus=0-99999999999999999999", "c2c:cpus=1,2-x",
+    /* Each refused list with its real reason (issue 28: 5-2 is not "below 1024"). */
+    static const char *const bad[][2] = {
+        { "c2c:cpus=", "wants CPU numbers like 0-15" },
+        { "c2c:cpus=5-3", "cpus=5-3 has the range 5-3, which runs backwards (write 3-5)" },
+        { "c2c:cpus=0,9-2", "has the range 9-2, which runs backwards" },
+        { "c2c:cpus=-4", "wants CPU numbers like" }, { "c2c:cpus=0-", "wants CPU numbers like" },
+        { "c2c:cpus=a", "wants CPU numbers like" },
+        { "c2c:cpus=0-99999999999999999999", "wants CPU numbers like" },
+        { "c2c:cpus=1,2-x", "wants CPU numbers like" },
+        { "c2c:cpus=0-1024", "names CPU 1024; CPU numbers are below 1024" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        CHECK_EQ(apply_cpus(bad[i], v, &c), 1);
+        CHECK_EQ(apply_cpus(bad[i][0], v, &c), 1);
         CHECK(v[1] == 0 && count(&c) == 0);                        /* the default */
-        CHECK(strstr(last, "wants CPU numbers below") && strstr(last, "using the default CPUs"));
+        CHECK(strstr(last, bad[i][1]) && strstr(last, "using the default CPUs"));
     }
     snprintf(top, sizeof top, "c2c:cpus=0-%u", MAX_CPUS);
     CHECK_EQ(apply_cpus(top, v, &c), 1);                           /* past the ceiling */
