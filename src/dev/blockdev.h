@@ -27,6 +27,8 @@ struct blockdev {
     int (*write)(struct blockdev *dev, uint64_t lba, uint32_t n, const void *buf);
     void       *priv;           /* the driver's own state */
     bool        read_only;      /* write-protected medium (SCSI MODE SENSE WP) */
+    uint32_t    generation;     /* bumped when another medium takes this entry
+                                 * (a stick plugged in again): look again */
 };
 
 /* Adds dev (kept by pointer); returns false when the registry is full. */

@@ -11,6 +11,8 @@ static struct dumparea area;
 static struct blockdev *stick;          /* the device holding our area */
 static unsigned partno;
 static uint32_t refused;                /* devices already looked at, in vain */
+static uint32_t looked_gen[32];         /* each one's medium when looked at */
+static uint32_t stick_gen;
 static unsigned dump_to;
 static struct dump_sink console_sink;
 static bool to_serial, to_stick;
@@ -65,11 +67,21 @@ static bool probe(struct blockdev *dev)
     return true;
 }
 
+/* A device whose medium changed since it was looked at (a stick plugged
+ * in again, blockdev.h) is looked at again: its dump area may be another. */
 static bool find_stick(void)
 {
-    for (unsigned i = 0; !stick && i < blockdev_count() && i < 32; i++)
-        if (!(refused & 1u << i) && !probe(blockdev_get(i)))
+    if (stick && stick->generation != stick_gen)
+        stick = NULL;
+    for (unsigned i = 0; !stick && i < blockdev_count() && i < 32; i++) {
+        struct blockdev *dev = blockdev_get(i);
+        if ((refused & 1u << i) && dev->generation == looked_gen[i])
+            continue;
+        looked_gen[i] = stick_gen = dev->generation;
+        refused &= ~(1u << i);
+        if (!probe(dev))
             refused |= 1u << i;
+    }
     return stick != NULL;
 }
 

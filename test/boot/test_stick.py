@@ -22,7 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
 from harness import Machine, ISO, REPO          # noqa: E402
-from btlib import dumparea, dumplog             # noqa: E402
+from btlib import dumparea, dumplog, qemu       # noqa: E402
 
 DUMP_TIMEOUT_S = 120
 SETTLE_S = 1.5
@@ -227,6 +227,60 @@ class OnAStickOnEhci(DumpsOnAStick):
 
     def test_uefi_dump_lands_on_stick_on_ehci(self):
         self.dump_lands_on_stick("uefi")
+
+
+class Replugged(StickCase):
+    """A stick pulled out and plugged back, again and again (issue 28: each
+    re-plug took a new name, usb1, usb2 ..., and from the 4th the kernel
+    left it alone and no dump reached it): it stays usb0, its dump area is
+    looked at again, and each dump lands on it."""
+    REPLUGS = 5
+
+    def plug(self, m, n):
+        """Plug the stick in as device st{n}, once QEMU has let go of the
+        last one (its removal finishes after the guest saw it go)."""
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                self.assertEqual(m.qmp().command("device_add", driver="usb-storage",
+                                                 bus="xhci.0", drive="stick", id=f"st{n}"), {})
+                return
+            except qemu.QemuError as e:
+                if "conflict" not in str(e) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+
+    def test_stick_plugged_in_again_keeps_its_name_and_takes_dumps(self):
+        img = os.path.join(tempfile.mkdtemp(prefix="bt-replug-"), "stick.img")
+        self.addCleanup(shutil.rmtree, os.path.dirname(img), True)
+        shutil.copyfile(ISO, img)
+        # A -blockdev node outlives the device it backs (a -drive would be
+        # deleted with it), so the same image is plugged in again.
+        m, _ = self.boot(smp=2, extra=[
+            "-device", "qemu-xhci,id=xhci",
+            "-blockdev", f"driver=file,filename={img},node-name=stickfile",
+            "-blockdev", "driver=raw,file=stickfile,node-name=stick",
+            "-device", "usb-storage,bus=xhci.0,drive=stick,id=st0"])
+        m.wait_for(r"blockdev: usb0 registered", 60, start=0)
+        for n in range(1, self.REPLUGS + 1):
+            start = len(m.output())
+            self.assertEqual(m.qmp().command("device_del", id=f"st{n - 1}"), {})
+            m.wait_for(r"disconnected", 60, start=start)
+            self.plug(m, n)
+            m.wait_for(r"mass storage usb0 \(plugged in again\)", 60, start=start)
+            time.sleep(SETTLE_S)
+            at = self.press_d(m)
+            m.wait_for(rf"dumpstick: usb0 partition \d+: dump area of \d+ KiB, {n - 1} dumps "
+                       rf"kept, next is #{n}", 30, start=at)
+            m.wait_for(rf"dumpstick: dump #{n} written to usb0 [^\n]*\n", 60, start=at)
+        text = m.text()
+        self.assertNotIn("usb1", text)
+        self.assertNotIn("left alone", text)
+        m.stop()
+        r = subprocess.run([sys.executable, DECODE, img, "--list"], capture_output=True,
+                           text=True, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(len(r.stdout.splitlines()), self.REPLUGS + 1, r.stdout)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ struct msc {
     struct bot bot;
     struct scsi_disk disk;
     uint8_t *bounce;
+    uint8_t *io;                      /* the CBW, CSW and SCSI scratch */
     struct blockdev bdev;             /* what the dump code sees (blockdev.h) */
     char name[8];                     /* "usb0" */
 };
@@ -117,16 +118,62 @@ static int open_unit(struct msc *m)
     return r;
 }
 
+/* The disk for a stick just plugged in: the slot of a disk whose device
+ * is gone (unplugged: its usb_dev stays dead), with its name, memory and
+ * registry entry, so re-plugs never run out of names and a stick plugged
+ * back is the same usbN; else memory not yet given a name (`spare`, kept
+ * when an attach failed), else new memory. NULL (said) when all
+ * MSC_MAX_DISKS are in use or memory is short. */
+static struct msc *spare;
+
+static struct msc *slot_for(struct usb_dev *d)
+{
+    for (unsigned i = 0; i < n_disks; i++)
+        if (disks[i]->dev->dead)
+            return disks[i];
+    if (spare)
+        return spare;
+    struct msc *m = n_disks < MSC_MAX_DISKS ? mem_alloc(sizeof *m, 64) : NULL;
+    uint8_t *io = m ? mem_alloc(BOT_CBW_LEN + BOT_CSW_LEN + SCSI_SCRATCH_LEN + 64, 64) : NULL;
+    if (!m || !io || !(m->bounce = mem_alloc(BOUNCE_LEN, BOUNCE_LEN))) {
+        if (n_disks < MSC_MAX_DISKS)
+            usb_say(d, "mass storage: out of memory; left alone");
+        else
+            usb_say(d, "mass storage: %u disks in use, none unplugged; left alone", n_disks);
+        return NULL;
+    }
+    m->io = io;
+    m->dev = NULL;
+    return spare = m;
+}
+
+/* A new disk's name and registry entry; a re-plugged one keeps both, and
+ * its registry entry says the medium changed (blockdev.h generation). */
+static void name_disk(struct msc *m)
+{
+    uint32_t generation = m->bdev.generation + 1;
+    if (m == spare) {
+        ksnprintf(m->name, sizeof m->name, "usb%u", n_disks);
+        disks[n_disks++] = m;
+        spare = NULL;
+        generation = 0;
+    }
+    m->bdev = (struct blockdev){ .name = m->name, .block_size = m->disk.block_size,
+                                 .block_count = m->disk.blocks, .read = bd_read,
+                                 .write = bd_write, .priv = m,
+                                 .read_only = m->disk.write_protected,
+                                 .generation = generation };
+    if (!generation)
+        blockdev_register(&m->bdev);
+}
+
 void msc_attach(struct usb_dev *d, const struct usb_cfg_info *cfg,
                 const struct usb_if_info *iface)
 {
     struct usb_ep_info eps[2];
-    struct msc *m = n_disks < MSC_MAX_DISKS ? mem_alloc(sizeof *m, 64) : NULL;
-    uint8_t *io = mem_alloc(BOT_CBW_LEN + BOT_CSW_LEN + SCSI_SCRATCH_LEN + 64, 64);
-    if (!m || !io || !(m->bounce = mem_alloc(BOUNCE_LEN, BOUNCE_LEN))) {
-        usb_say(d, "mass storage: disk limit reached or out of memory; left alone");
+    struct msc *m = slot_for(d);
+    if (!m)
         return;
-    }
     if (iface->sub != MSC_SUBCLASS_SCSI || iface->proto != MSC_PROTO_BOT ||
         !find_pipes(m, iface, eps)) {
         usb_say(d, "mass storage that is not SCSI over bulk-only; left alone");
@@ -134,8 +181,8 @@ void msc_attach(struct usb_dev *d, const struct usb_cfg_info *cfg,
     }
     m->dev = d;
     m->iface = iface->num;
-    m->bot = (struct bot){ .ops = &ops, .ctx = m, .cbw = io, .csw = io + 32 };
-    m->disk = (struct scsi_disk){ .bot = &m->bot, .scratch = io + 64 };
+    m->bot = (struct bot){ .ops = &ops, .ctx = m, .cbw = m->io, .csw = m->io + 32 };
+    m->disk = (struct scsi_disk){ .bot = &m->bot, .scratch = m->io + 64 };
     if (!usb_configure(d, cfg->value, eps, 2, 0))
         return;
     int r = open_unit(m);
@@ -152,17 +199,13 @@ void msc_attach(struct usb_dev *d, const struct usb_cfg_info *cfg,
     }
     if (scsi_mode_sense(&m->disk) != SCSI_OK)          /* optional: assume writable */
         m->disk.write_protected = false;
-    ksnprintf(m->name, sizeof m->name, "usb%u", n_disks);
-    m->bdev = (struct blockdev){ .name = m->name, .block_size = m->disk.block_size,
-                                 .block_count = m->disk.blocks, .read = bd_read,
-                                 .write = bd_write, .priv = m,
-                                 .read_only = m->disk.write_protected };
-    disks[n_disks++] = m;
+    bool again = m != spare;
+    name_disk(m);
     bool mbr = m->bounce[MBR_SIG_OFF] == 0x55 && m->bounce[MBR_SIG_OFF + 1] == 0xAA;
-    usb_say(d, "mass storage %s \"%s %s\", %u blocks of %u bytes%s%s", m->name,
-            m->disk.vendor, m->disk.product, m->disk.blocks, m->disk.block_size,
-            mbr ? ", MBR signature" : "", m->disk.write_protected ? ", write-protected" : "");
-    blockdev_register(&m->bdev);
+    usb_say(d, "mass storage %s%s \"%s %s\", %u blocks of %u bytes%s%s", m->name,
+            again ? " (plugged in again)" : "", m->disk.vendor, m->disk.product,
+            m->disk.blocks, m->disk.block_size, mbr ? ", MBR signature" : "",
+            m->disk.write_protected ? ", write-protected" : "");
 }
 
 unsigned msc_count(void) { return n_disks; }
