@@ -45,16 +45,21 @@ static void adopt(struct usb_hc *hc)
  * it may from the EHCI (xhci.c) before the EHCI looks at them; then every
  * EHCI, which hands its low/full-speed devices to its companions before
  * any companion (UHCI, OHCI) looks at its ports. start NULL: not driven. */
+#define PROGIF_XHCI 0x30
+#define PROGIF_EHCI 0x20
+#define PROGIF_OHCI 0x10
+#define PROGIF_UHCI 0x00
+
 static const struct hc_kind {
     uint8_t prog_if;
     const char *name;
     unsigned skip_bit;
     struct usb_hc *(*start)(const struct pci_func *f);
 } kinds[] = {
-    { 0x30, "xhci", CMDLINE_USB_XHCI, xhci_start_one },
-    { 0x20, "ehci", CMDLINE_USB_EHCI, ehci_start_one },
-    { 0x10, "ohci", CMDLINE_USB_OHCI, ohci_start_one },
-    { 0x00, "uhci", CMDLINE_USB_UHCI, uhci_start_one },
+    { PROGIF_XHCI, "xhci", CMDLINE_USB_XHCI, xhci_start_one },
+    { PROGIF_EHCI, "ehci", CMDLINE_USB_EHCI, ehci_start_one },
+    { PROGIF_OHCI, "ohci", CMDLINE_USB_OHCI, ohci_start_one },
+    { PROGIF_UHCI, "uhci", CMDLINE_USB_UHCI, uhci_start_one },
 };
 
 /* keyboard=legacy: a USB keyboard is found and named, but not a key source. */
@@ -110,6 +115,22 @@ static bool skipped(const struct boot_config *cfg, const struct pci_func *f,
     return false;
 }
 
+/* Whether usb.skip= leaves alone a companion controller (UHCI, OHCI) of
+ * the EHCI at f: a function of the same PCI device, as on every chipset. */
+static bool companion_skipped(const struct boot_config *cfg, const struct pci_func *f)
+{
+    const struct pci_func *c;
+    for (unsigned i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        if (kinds[i].prog_if != PROGIF_OHCI && kinds[i].prog_if != PROGIF_UHCI)
+            continue;
+        for (unsigned n = 0; (c = pci_find_class(PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB,
+                                                 kinds[i].prog_if, n)); n++)
+            if (c->bus == f->bus && c->dev == f->dev && skipped(cfg, c, &kinds[i]))
+                return true;
+    }
+    return false;
+}
+
 /* One USB controller: driven, or named with why it is not. */
 static void take(const struct boot_config *cfg, const struct pci_func *f)
 {
@@ -119,6 +140,8 @@ static void take(const struct boot_config *cfg, const struct pci_func *f)
         kprintf("usb: %02x:%02x.%x %s: left alone (usb.skip=)\n", f->bus, f->dev, f->fn, name);
         return;
     }
+    if (k && k->prog_if == PROGIF_EHCI)
+        ehci_companions_not_driven(companion_skipped(cfg, f) ? "left alone (usb.skip=)" : NULL);
     if (k && k->start) {
         adopt(k->start(f));
         return;

@@ -88,6 +88,20 @@ class UhciOhci(unittest.TestCase):
         self.assertEqual(keys[-1], (USAGE_D, 0), keys)
         self.assertEqual(m.faults(), [])
 
+    def test_full_speed_keyboard_for_a_skipped_companion_is_named(self):
+        # usb.skip=uhci: the EHCI still hands the full-speed keyboard to its
+        # UHCI companion, which nothing drives; the console says so (issue
+        # 28: it was never named).
+        m = Machine(self.id(), smp=2, machine=NO_PS2, cmdline="usb.skip=uhci",
+                    extra=ICH9_UHCI + ["-device", f"usb-kbd,bus=ehci.0,port=3,{FULL_SPEED}"])
+        m.start()
+        self.addCleanup(m.stop)
+        m.ready()
+        m.wait_for(rb"usb: 00:1d\.7 ehci: port 3: full-speed device handed to the companion "
+                   rb"controller, which is left alone \(usb\.skip=\): it is not seen \(a keyboard "
+                   rb"there gives no keys\)", 30, start=0)
+        self.assertIn("usb: 00:1d.1 uhci: left alone (usb.skip=)", m.text())
+
     def test_ich9_uhci_companion(self):
         m = self.boot(ICH9_UHCI + ["-device", f"usb-kbd,bus=ehci.0,port=3,{FULL_SPEED}"])
         self.assertIn("usb: 00:1d.7 ehci: port 3: full-speed device handed to the companion "

@@ -152,8 +152,14 @@ static const struct usb_hc_ops ehci_ops = {
     .poll = ehci_poll,
 };
 
+static const char *next_cc_not_driven;
+
+void ehci_companions_not_driven(const char *why) { next_cc_not_driven = why; }
+
 struct usb_hc *ehci_start_one(const struct pci_func *f)
 {
+    const char *cc_not_driven = next_cc_not_driven;
+    next_cc_not_driven = NULL;
     if (n_ctrl == EHCI_MAX_CTRL) {
         kprintf("usb: %02x:%02x.%x ehci: left alone (only %u controllers are driven)\n",
                 f->bus, f->dev, f->fn, EHCI_MAX_CTRL);
@@ -161,6 +167,7 @@ struct usb_hc *ehci_start_one(const struct pci_func *f)
     }
     struct ehci *hc = &ctrl[n_ctrl++];
     hc->pci = f;
+    hc->cc_not_driven = cc_not_driven;
     usb_hc_init(&hc->base, &ehci_ops, "ehci", f);
     if (!start(hc))
         return &hc->base;                /* named by start(), marked dead */

@@ -22,5 +22,9 @@
  * to it (CONFIGFLAG) and power them: the controller (dead, and named,
  * when it failed), or NULL when EHCI_MAX_CTRL are driven already. */
 struct usb_hc *ehci_start_one(const struct pci_func *f);
+/* For the next EHCI started: why its companion controllers are not driven
+ * ("left alone (usb.skip=)"), or NULL. A low- or full-speed device (a
+ * keyboard, most often) it hands them is then named as not seen, and why. */
+void ehci_companions_not_driven(const char *why);
 
 #endif

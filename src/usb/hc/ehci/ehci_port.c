@@ -45,8 +45,13 @@ static uint8_t hand_over(struct ehci *hc, uint32_t port, const char *speed)
         return 0;
     }
     portsc_write(hc, port, PORTSC_PO, 0);
-    kprintf("usb: %s ehci: port %u: %s device handed to the companion controller\n",
-            hc->base.name, port, speed);
+    if (hc->cc_not_driven)
+        kprintf("usb: %s ehci: port %u: %s device handed to the companion controller, which is "
+                "%s: it is not seen (a keyboard there gives no keys)\n", hc->base.name, port,
+                speed, hc->cc_not_driven);
+    else
+        kprintf("usb: %s ehci: port %u: %s device handed to the companion controller\n",
+                hc->base.name, port, speed);
     return 0;
 }
 

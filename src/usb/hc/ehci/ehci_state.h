@@ -40,6 +40,7 @@ struct ehci {
     const struct pci_func *pci;
     volatile uint8_t *cap, *op;
     uint32_t n_cc;                    /* companion controllers (HCSPARAMS.N_CC) */
+    const char *cc_not_driven;        /* why they are not, or NULL (ehci.h) */
     bool     ppc;                     /* port power switching */
     uint32_t *frames;                 /* periodic frame list */
     struct ehci_qh *async;            /* head of the asynchronous schedule (H=1, idle) */
