@@ -216,10 +216,11 @@ class SlowLine(FaultCase):
         self.assertEqual(dumps[1].header.get("fault_cpu"), "1", "CPU 1 wrote the NMI's dump")
         for d in dumps:
             self.check_dump(d, online=2)
-        # The key's dump was handed over with its end mark in it.
+        # The key's dump was handed over with its end mark in it (its
+        # DUMP_BEGIN and the NMI are long overwritten by the 1000 Hz timer).
         marks = [(event_name(dumps[1], e), e.a0) for e in dumps[1].cpus[0].events
                  if event_name(dumps[1], e) in ("DUMP_BEGIN", "DUMP_END", "EXCEPTION")]
-        self.assertEqual(marks[-3:], [("DUMP_BEGIN", 1), ("EXCEPTION", 2), ("DUMP_END", 1)])
+        self.assertEqual(marks[-1:], [("DUMP_END", 1)])
         # Meaningful only if s waited past the old bound.
         print(f"\n  s waited {took:.0f} s for the NMI's dump on a {self.RATE} B/s line",
               file=sys.stderr)

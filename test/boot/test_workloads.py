@@ -236,6 +236,20 @@ class FromCommandLine(WorkloadCase):
         m.wait_for(rb"workload=c2c[^\r\n]*: empty or too long; ignored", 30, start=0)
         self.assertNotIn(b"workload: c2c run=", m.output())
 
+    def test_cpu_list_refusal_and_count_say_what_is_so(self):
+        # cpus=5-2 is refused for what it is, not "wants CPU numbers below
+        # 1024"; the start line counts the CPUs measured (two named twice
+        # are two), not every CPU of the machine.
+        m, _ = self.boot(smp=4, cmdline="workload=c2c:cpus=5-2,samples=2,trips=10")
+        m.wait_for(rb"workload: c2c: cpus=5-2 has the range 5-2, which runs backwards "
+                   rb"\(write 2-5\); using the default CPUs", 30, start=0)
+        m.wait_for(rb"^workload: c2c run=1 started on 4 CPUs", 30, start=0)
+        m.stop()
+        m, _ = self.boot(smp=4, cmdline="workload=c2c:cpus=1,1,3,3,samples=2,trips=10")
+        m.wait_for(rb"^workload: c2c run=1 started on 2 CPUs", 30, start=0)
+        m.wait_for(done_re("c2c"), WORKLOAD_TIMEOUT_S, start=0)
+        self.assertIn("c2c: 1 pairs to measure", m.text())
+
     def test_bench_table(self):
         m, _ = self.boot(smp=4, cmdline="workload=bench:n=2000,rounds=3")
         m.wait_for(rb"^BENCH END", WORKLOAD_TIMEOUT_S, start=0)
