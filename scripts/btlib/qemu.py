@@ -34,7 +34,7 @@ ACCELS = ("auto", "kvm", "tcg")
 UARTS = ("isa", "pci", "com2", "pci2x")
 # NICs by the names make run NET= and capture --qemu --net take: QEMU's
 # device for each (usb: a CDC Ethernet adapter on its own xHCI).
-NICS = {"e1000": ["e1000"], "e1000e": ["e1000e"], "virtio": ["virtio-net-pci"],
+NICS = {"e1000": ["e1000"], "e1000e": ["e1000e"], "igb": ["igb"], "virtio": ["virtio-net-pci"],
         "usb": ["qemu-xhci,id=netxhci", "usb-net,bus=netxhci.0"]}
 NETDEV_ID = "net0"
 

@@ -217,6 +217,23 @@ static const struct id *lookup(const struct pci_func *f)
 
 bool e1000_match(const struct pci_func *f) { return lookup(f) != NULL; }
 
+/* The 82576 (QEMU's igb) has the I210's queue registers, and legacy
+ * descriptors by its datasheet (SRRCTL.DESCTYPE 000b), but QEMU's model
+ * writes advanced receive descriptors only, so this driver could not be
+ * tested on it: not driven, and said so. */
+static const uint16_t untested_ids[] = { 0x10C9, 0x10E6, 0x10E7, 0x10E8, 0x1526, 0x150A,
+                                         0x1518, 0x150D };
+
+const char *e1000_not_driven(const struct pci_func *f)
+{
+    for (unsigned i = 0; f->vendor == PCI_VENDOR_INTEL && i < sizeof untested_ids /
+                                                               sizeof untested_ids[0]; i++)
+        if (f->device == untested_ids[i])
+            return "Intel 82576 (igb): the legacy-descriptor driver is untested on it (QEMU's "
+                   "igb writes advanced receive descriptors only)";
+    return NULL;
+}
+
 static bool fail(struct e1000 *d, const char *step)
 {
     kprintf("net: %s %s (8086:%04x): %s; skipped\n", d->where, d->id->part,

@@ -16,6 +16,8 @@
 
 /* Whether f is an Intel controller of the table above. */
 bool e1000_match(const struct pci_func *f);
+/* Why an Intel controller this driver knows is not driven, or NULL. */
+const char *e1000_not_driven(const struct pci_func *f);
 /* Reset and start it: receive and transmit rings, this MAC, link asked
  * for; fills *n. False (said on the console) when a step fails. */
 bool e1000_start(const struct pci_func *f, struct nic *n);
