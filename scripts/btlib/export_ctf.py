@@ -26,9 +26,21 @@ the last event gets an empty closing packet.  babeltrace2 warns about each.
 A CPU whose TSC goes backwards (reset, broken hardware) is split into one
 stream file per monotonic stretch (stream_NN, stream_NN_part1, ...), since
 a CTF stream's clock may never go back.
+
+More than STREAM_FILES_MAX CPUs: babeltrace2 keeps every stream file open,
+and 1024 of them fail under the common `ulimit -n 1024`.  Then several CPUs
+share a stream file (stream_cpus_A-B), as a channel's stream carries
+packets of one CPU each in LTTng: each packet holds one CPU's events and
+says which in its cpu_id; the group's events are merged by TSC and a packet
+ends where the CPU changes, so the stream's clock never goes back.
+events_discarded is then the stream's running count, and every step in it
+comes on an (empty) packet of the CPU that lost the events, where it lost
+them; a CPU's unplaced losses come so at the group's first timestamp.  A CPU whose TSC goes back keeps files of its
+own.
 """
 
 import hashlib
+import heapq
 import os
 import struct
 import uuid as uuidlib
@@ -44,6 +56,7 @@ from .timeline import PHASE_ARG, identifier
 CTF_MAGIC = 0xC1FC1FC1
 STREAM_ID = 0
 EVENTS_PER_PACKET = 4096
+STREAM_FILES_MAX = 256           # well under a default `ulimit -n` of 1024
 HEADER = struct.Struct('<I16sI')
 CONTEXT = struct.Struct('<QQQQQI')
 EVENT = struct.Struct('<QHIBQQ')
@@ -287,6 +300,72 @@ def _cpu_streams(uid_bytes, c):
     return streams
 
 
+def group_name(cpus):
+    return f'stream_cpus_{cpus[0]}-{cpus[-1]}' if len(cpus) > 1 else stream_name(cpus[0])
+
+
+def _group_streams(uid_bytes, group):
+    """{file name: [packets]} for CPUs `group` sharing one stream (module
+    docstring); a CPU whose TSC goes back gets its own files instead."""
+    streams, members = {}, []
+    for c in group:
+        tscs, body, seqs = _cpu_events(c)
+        if len(_segments(tscs)) > 1:
+            streams.update(_cpu_streams(uid_bytes, c))
+            continue
+        cuts = {}
+        for index, _, count in holes(c, seqs):
+            cuts[index] = cuts.get(index, 0) + count
+        members.append((c.cpu, tscs, body, unplaced(c, seqs), cuts))
+    if not members:
+        return streams
+    first = min((m[1][0] for m in members if m[1]), default=0)
+    out, discarded = [], 0
+    for cpu, tscs, _, lead, cuts in members:        # losses with no place: first
+        lead += cuts.get(0, 0)
+        if lead:
+            out.append(_packet(uid_bytes, cpu, b'', discarded, first, first))
+            discarded += lead
+            out.append(_packet(uid_bytes, cpu, b'', discarded, first, first))
+    runs = heapq.merge(*[zip(m[1], repeat(k), range(len(m[1]))) for k, m in enumerate(members)])
+    run, last = None, first
+    for t, k, i in runs:
+        if run and (run[0] != k or i - run[1] == EVENTS_PER_PACKET or i in members[k][4]):
+            discarded = _group_packet(out, uid_bytes, members, run, discarded)
+            run = None
+        run = run or [k, i, i]
+        run[2], last = i + 1, t
+    if run:
+        discarded = _group_packet(out, uid_bytes, members, run, discarded)
+    for cpu, tscs, _, _, cuts in members:          # holes after the last event
+        tail = cuts.get(len(tscs), 0) if tscs else 0
+        if tail:
+            out.append(_packet(uid_bytes, cpu, b'', discarded + tail, last, last))
+            discarded += tail
+    streams[group_name([m[0] for m in members])] = out
+    return streams
+
+
+def _group_packet(out, uid_bytes, members, run, discarded):
+    """One packet of CPU members[k]'s events i..j-1; returns the running
+    discarded count after the hole (if any) that ends it."""
+    k, i, j = run
+    cpu, tscs, body, _, cuts = members[k]
+    out.append(_packet(uid_bytes, cpu, body(i, j), discarded, tscs[i], tscs[j - 1]))
+    hole = cuts.get(j, 0) if j < len(tscs) else 0
+    if hole:                     # the step on a packet of this CPU, where it happened
+        discarded += hole
+        out.append(_packet(uid_bytes, cpu, b'', discarded, tscs[j - 1], tscs[j - 1]))
+    return discarded
+
+
+def _groups(cpus):
+    """The CPUs in runs that share a stream file: one each up to
+    STREAM_FILES_MAX CPUs, else as few files as that allows."""
+    per = -(-len(cpus) // STREAM_FILES_MAX)
+    return [cpus[i:i + per] for i in range(0, len(cpus), per)]
+
+
 def write_ctf(tl, outdir):
     """Write the trace into existing directory `outdir`; returns the stream
     files written."""
@@ -294,8 +373,10 @@ def write_ctf(tl, outdir):
     with open(os.path.join(outdir, 'metadata'), 'w', encoding='utf-8') as f:
         f.write(metadata_text(tl, uid))
     written = []
-    for c in tl.dump.cpus:
-        for name, packets in _cpu_streams(uid.bytes, c).items():
+    for group in _groups(list(tl.dump.cpus)):
+        streams = (_cpu_streams(uid.bytes, group[0]) if len(group) == 1
+                   else _group_streams(uid.bytes, group))
+        for name, packets in streams.items():
             path = os.path.join(outdir, name)
             with open(path, 'wb') as f:
                 f.write(b''.join(packets))
