@@ -30,7 +30,7 @@ uint8_t xhci_port_reset(struct usb_hc *base, uint32_t port)
         return 0;
     if (!(sc & PORTSC_PED) || !hc->usb3[port]) {
         xhci_set_portsc(hc, port, PORTSC_PR);
-        if (!wait_mmio32((volatile uint32_t *)(hc->op + XHCI_PORTSC(port)), PORTSC_PRC, PORTSC_PRC,
+        if (!wait_mmio32(hc->op + XHCI_PORTSC(port), PORTSC_PRC, PORTSC_PRC,
                          PORT_RESET_TIMEOUT_US))
             kprintf("usb: %s xhci: port %u: reset does not complete; skipped\n", base->name,
                     port);
