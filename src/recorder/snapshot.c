@@ -9,7 +9,6 @@
 #include "mm/mem.h"
 #include "arch/percpu.h"
 #include "cpus/smp.h"
-#include "time/deadline.h"
 #include "time/tsc.h"
 #include "trace/rings.h"
 #include "trace/trace.h"
@@ -43,10 +42,10 @@ bool snapshot_claim(uint64_t wait_us)
         depth++;
         return true;
     }
-    struct deadline end = deadline_in_us(wait_us);
+    uint64_t t0 = rdtsc(), limit = tsc_from_us(wait_us);
     while (!__atomic_compare_exchange_n(&owner, &none, cpu, false, __ATOMIC_ACQUIRE,
                                         __ATOMIC_RELAXED)) {
-        if (deadline_passed(end)) {
+        if (rdtsc() - t0 > limit) {
             kprintf("dump: CPU %u still holds the rings after %lu s; CPU %u goes on without\n",
                     none, wait_us / 1000000, cpu);
             return false;
