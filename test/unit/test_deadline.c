@@ -11,19 +11,26 @@
 uint64_t tsc_from_us(uint64_t us) { return us * 3000; }   /* a 3 GHz TSC, near enough */
 
 /* A register that reads `ready` from its n-th read on (0 before), or
- * never when n is 0; or, with `after`, only once that deadline passed. */
+ * never when n is 0. With `stall`, its first read (0) is held up until
+ * that deadline has passed, as an SMI would hold up the CPU, and it
+ * reads `ready` from then on. */
 struct fake {
     uint32_t ready;
     unsigned n, reads;
-    const struct deadline *after;
+    const struct deadline *stall;
 };
 
 static uint32_t fake_read(void *ctx)
 {
     struct fake *f = ctx;
     f->reads++;
-    if (f->after)
-        return deadline_passed(*f->after) ? f->ready : 0;
+    if (f->stall) {
+        if (f->reads > 1)
+            return f->ready;
+        while (!deadline_passed(*f->stall))
+            ;
+        return 0;
+    }
     return f->n && f->reads >= f->n ? f->ready : 0;
 }
 
@@ -84,11 +91,12 @@ static void test_wait_never(void)
 
 static void test_wait_ready_at_the_bound(void)
 {
-    /* Ready only once the bound has passed (a poll held up by an SMI):
-     * the last read after the bound still counts. */
+    /* Read not ready, then held up past the bound (an SMI) while the
+     * register became ready: the last read after the bound counts. */
     struct deadline d = deadline_in_us(1000);
-    struct fake f = { .ready = 2, .after = &d };
+    struct fake f = { .ready = 2, .stall = &d };
     CHECK(wait_until(fake_read, &f, 2, 2, d));
+    CHECK_EQ(f.reads, 2);
 }
 
 static void test_wait_mmio32(void)
