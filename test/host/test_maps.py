@@ -277,56 +277,75 @@ class Maps(unittest.TestCase):
         self.assertEqual(stale_paths(text), [], 'named in ' + USB_DOC)
 
     # -------------------------------------------- the checks see a gap
+    # Each injects into the real texts and file lists and expects exactly
+    # what it injected on top of whatever the maps lack today (the tests
+    # above say that), so a gap in the real maps fails those alone.
+    def new_findings(self, check, before, after):
+        known = check(*before)
+        return [m for m in check(*after) if m not in known]
+
     def test_a_gap_in_the_test_map_is_named(self):
         # Every word that names net/arp.c, test_netparse.c and
         # test_usb_uhci_ohci taken out of the rows.
         text = self.test_map
         for word in ('`net/arp.c`', '`test_netparse.c`', '`test_usb_uhci_ohci`'):
-            self.assertIn(word, text)
+            self.assertTrue(word in text, word)
             text = text.replace(word, '`gone`')
         text = re.sub(r'`test_usb_uhci_ohci\.[\w.]+`', '`gone`', text)
-        self.assertEqual(missing_from_test_map(text, self.files), [
-            'src/net/arp.c', 'test/unit/test_netparse.c', 'test/boot/test_usb_uhci_ohci.py'])
+        self.assertEqual(self.new_findings(missing_from_test_map, (self.test_map, self.files),
+                                           (text, self.files)),
+                         ['src/net/arp.c', 'test/unit/test_netparse.c',
+                          'test/boot/test_usb_uhci_ohci.py'])
         # and a new file nobody added a row for
         new = self.files + [('src/net/gadget.c', 'net/gadget.c'),
                             ('test/host/test_gadget.py', 'test_gadget')]
-        self.assertEqual(missing_from_test_map(self.test_map, new),
+        self.assertEqual(self.new_findings(missing_from_test_map, (self.test_map, self.files),
+                                           (self.test_map, new)),
                          ['src/net/gadget.c', 'test/host/test_gadget.py'])
 
     def test_a_stale_name_in_the_test_map_is_named(self):
         row = ('| `usb/trb.c`, `btlib/gone.py`, `decoder/{kmerge,gone}.c` | '
                '`test_gone.c`; `test_trace.NoSuchClass`; `test_boot` |\n')
-        text = self.test_map.replace('| `lib/median.c`', row + '| `lib/median.c`')
-        self.assertEqual(stale_in_test_map(text), [
+        self.assertTrue('\n| `lib/median.c`' in self.test_map)
+        text = self.test_map.replace('\n| `lib/median.c`', '\n' + row + '| `lib/median.c`')
+        self.assertEqual(self.new_findings(stale_in_test_map, (self.test_map,), (text,)), [
             'btlib/gone.py', 'decoder/gone.c', 'test_gone.c', 'test_trace.NoSuchClass',
             'usb/trb.c'])
 
     def test_a_gap_in_the_architecture_table_is_named(self):
+        self.assertTrue('`dumpnet`' in self.arch_map)
         text = self.arch_map.replace('`dumpnet`', 'dumps over UDP')
         text = re.sub(r'^\| `perf/` .*\n', '', text, flags=re.M)
-        missing = missing_from_arch_map(text, self.kernel)
+        missing = self.new_findings(missing_from_arch_map, (self.arch_map, self.kernel),
+                                    (text, self.kernel))
         self.assertIn('src/perf/ (folder)', missing)
-        self.assertIn('src/recorder/dumpnet.c', missing)
         self.assertEqual([m for m in missing if not m.startswith('src/perf/')],
                          ['src/recorder/dumpnet.c'])
+        self.assertNotEqual(tuple(folder_rows(text)), FOLDERS)
         # a new module in an existing folder, and a new folder
         new = self.kernel + ['net/gadget.c', 'net/gadget.h', 'gadgets/thing.c']
-        self.assertEqual(missing_from_arch_map(self.arch_map, new),
+        self.assertEqual(self.new_findings(missing_from_arch_map, (self.arch_map, self.kernel),
+                                           (self.arch_map, new)),
                          ['src/gadgets/ (folder)', 'src/net/gadget.c'])
 
     def test_a_stale_name_in_the_architecture_is_named(self):
+        self.assertTrue('`dumpnet`' in self.arch_map and '(`snapshot`)' in self.arch_map)
         text = self.arch_map.replace('`dumpnet`', '`dumpudp`').replace(
             '(`snapshot`)', '(`snapshot`, `lab/summary.c`)')
         text = re.sub(r'^(\| `perf/` )', r'| `lab/` | the old lab | recorder |\n\1', text,
                       flags=re.M)
-        self.assertEqual(stale_in_arch_map(text, self.kernel),
+        self.assertEqual(self.new_findings(lambda x: stale_in_arch_map(x, self.kernel),
+                                           (self.arch_map,), (text,)),
                          ['recorder: dumpudp', 'lab/ (folder)', 'lab/summary.c'])
 
     def test_a_gap_and_a_stale_name_in_the_usb_doc_are_named(self):
-        text = read(USB_DOC).replace('| `usb/hc/ehci/ehci_dev.c` |', '| `usb/ehci_xfer.c` |')
-        self.assertEqual(missing_from_usb_doc(text, self.kernel), ['src/usb/hc/ehci/ehci_dev.c'])
-        self.assertEqual(stale_paths(text), ['usb/ehci_xfer.c'])
-
+        usb = read(USB_DOC)
+        self.assertTrue('| `usb/hc/ehci/ehci_dev.c` |' in usb)
+        text = usb.replace('| `usb/hc/ehci/ehci_dev.c` |', '| `usb/ehci_xfer.c` |')
+        self.assertEqual(self.new_findings(missing_from_usb_doc, (usb, self.kernel),
+                                           (text, self.kernel)),
+                         ['src/usb/hc/ehci/ehci_dev.c'])
+        self.assertEqual(self.new_findings(stale_paths, (usb,), (text,)), ['usb/ehci_xfer.c'])
 
 if __name__ == '__main__':
     unittest.main()
