@@ -10,8 +10,8 @@ row names every module of its folder (`percpu`, `cpu.h`, `events.def`:
 a .c and its .h are one module, as test_layering counts them).
 
 Both ways: a path either map names must exist (under the repository,
-src/ or scripts/), a `test_X.Class.method` must name a class or function
-of that test file, and a module word in a folder's row must be a module
+src/, scripts/ or test/fixtures/), a `test_X.Class.method` must name a
+class or function of that test file, and a module word in a folder's row must be a module
 of that folder. docs/usb.md's file table names every USB module by its
 path, and every path it names exists. Every check is a function of the
 texts and the file list, so the tests below also feed it a gap, a stale
@@ -55,7 +55,7 @@ def expand(tok):
             for n in expand(tok[:m.start()] + alt + tok[m.end():])]
 
 
-def table_rows(text, after=None, until=None):
+def table_rows(text, after=None):
     """The table rows (split into cells) of text, from the heading `after`
     to the next heading of that level (or the end)."""
     if after is not None:
@@ -96,7 +96,7 @@ def mapped_files(repo=REPO):
 
 
 # ----------------------------------------------------------- test/README.md
-def test_map_words(text):
+def readme_words(text):
     """Every name in a backtick in the module tables (the table of test
     kinds at the top holds patterns, not names)."""
     words = set()
@@ -116,7 +116,7 @@ def named(word, words):
 
 
 def missing_from_test_map(text, files):
-    words = test_map_words(text)
+    words = readme_words(text)
     return [path for path, word in files if path not in words and not named(word, words)]
 
 
@@ -126,7 +126,7 @@ def resolves(tok, repo=REPO):
     return any(glob.glob(os.path.join(repo, root, tok)) for root in ROOTS)
 
 
-def test_name_exists(tok, repo=REPO):
+def names_a_test(tok, repo=REPO):
     """`test_mb2.c`, `test_boot`, `test_trace.Dump.test_ps2_dump_uefi_usb`."""
     if tok.endswith('.c'):
         return os.path.exists(os.path.join(repo, 'test/unit', tok))
@@ -143,9 +143,9 @@ def test_name_exists(tok, repo=REPO):
 
 def stale_in_test_map(text, repo=REPO):
     stale = []
-    for tok in sorted(test_map_words(text)):
+    for tok in sorted(readme_words(text)):
         if TESTNAME.match(tok) or re.match(r'^test_\w+\.c$', tok):
-            ok = test_name_exists(tok, repo)
+            ok = names_a_test(tok, repo)
         elif PATHLIKE.match(tok) or ('/' in tok and re.match(r'^[\w.*/-]+$', tok)):
             ok = resolves(tok, repo)
         else:
