@@ -51,9 +51,8 @@ OVMF_UNIFIED = ("/usr/share/ovmf/OVMF.fd", "/usr/share/qemu/OVMF.fd")
 DEBUG_EXIT_PORT = 0xF4
 # Under TCG: a model with TSC, APIC and everything else TCG can emulate.
 TCG_CPU = "max"
-# The first QEMU that emulates x2APIC under TCG (scripts/install-deps keeps
-# the same figure as QEMU_MIN).
-X2APIC_TCG_QEMU = (8, 1)
+# Which QEMU this is, and whether it can run the x2APIC tests (qemuversion.py).
+from .qemuversion import X2APIC_TCG_QEMU, version, x2apic_missing   # noqa: E402,F401
 # The prefix grub.cfg requires before it trusts an OEM string.
 OEM_PREFIX = "baretrace:"
 # Placed when no command line is given: grub.cfg's probe then finds a type
@@ -395,36 +394,6 @@ def resolve_accel(accel, fw="bios", smp=1, qemu=QEMU_BIN):
         return accel, "requested"
     ok, reason = kvm_usable(fw, smp, qemu)
     return ("kvm" if ok else "tcg"), reason
-
-
-def version(qemu=QEMU_BIN):
-    """(major, minor, "X.Y.Z") of the QEMU on PATH, or None when there is
-    none or it does not say."""
-    try:
-        out = subprocess.run([qemu, "--version"], stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, text=True,
-                             timeout=30).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    m = re.search(r"version (\d+)\.(\d+)(?:\.\d+)?", out)
-    if not m:
-        return None
-    return int(m.group(1)), int(m.group(2)), m.group(0).split()[1]
-
-
-def x2apic_missing(qemu=QEMU_BIN):
-    """None when this QEMU emulates x2APIC under TCG (8.1 and later, and so
-    APIC IDs above 254 and more than 255 vCPUs), else why not, in words a
-    skipped test can print."""
-    found = version(qemu)
-    if found is None:
-        return f"{qemu} gives no version"
-    if found[:2] < X2APIC_TCG_QEMU:
-        want = ".".join(map(str, X2APIC_TCG_QEMU))
-        return (f"QEMU {found[2]} has no x2APIC under TCG (needs {want} or "
-                "later: scripts/install-deps --test installs it where the "
-                "distribution offers it)")
-    return None
 
 
 def check_qemu(qemu=QEMU_BIN):
