@@ -47,6 +47,17 @@ class ManyCpusCase(unittest.TestCase):
         self.addCleanup(m.stop)
         return m, m.ready(timeout=READY_TIMEOUT_S)
 
+    def check_all_online(self, m, info, cpus, **more):
+        """READY names every CPU online (and the `more` fields, e.g.
+        x2apic=1), and so does the bring-up line, whose time is printed."""
+        want = dict(cpus=cpus, found=cpus, parked=0, failed=0, **more)
+        for key, value in want.items():
+            self.assertEqual(info[key], str(value), f"READY {info}")
+        online, took = bringup_us(m.text())
+        self.assertEqual(online, cpus)
+        print(f"\n  {cpus} CPUs: bring-up {took} us (kernel), READY {m.ready_at:.1f} s after "
+              "QEMU started", file=sys.stderr)
+
     def key_output(self, m, key, done_pattern, timeout=120):
         """Send a key; once done_pattern appeared, the console text since."""
         start = len(m.output())

@@ -45,13 +45,7 @@ class X2apicMany(ManyCpusCase):
 
     def boot_many(self, cpus):
         self.m, info = self.boot_x2(cpus)
-        for key, want in (("cpus", cpus), ("found", cpus), ("parked", 0), ("failed", 0),
-                          ("x2apic", 1)):
-            self.assertEqual(info[key], str(want), f"READY {info}")
-        online, took = bringup_us(self.m.text())
-        self.assertEqual(online, cpus)
-        print(f"\n  {cpus} CPUs: bring-up {took} us (kernel), READY {self.m.ready_at:.1f} s "
-              "after QEMU started", file=sys.stderr)
+        self.check_all_online(self.m, info, cpus, x2apic=1)
         start = len(self.m.output())
         self.m.send(b"d")
         self.m.wait_for(rb"^DUMP END[^\r\n]*\r?\n", X2APIC_DUMP_TIMEOUT_S, start=start)

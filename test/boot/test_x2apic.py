@@ -29,7 +29,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from test_manycpus import ManyCpusCase, bringup_us, SCREEN_ROWS     # noqa: E402
+from test_manycpus import ManyCpusCase, SCREEN_ROWS                 # noqa: E402
 from test_net import Capture, HOST, CONFIRMED, ADDRESS              # noqa: E402
 from test_netcapture import free_port                               # noqa: E402
 from btlib import dumplog, qemu                                     # noqa: E402
@@ -64,13 +64,7 @@ C2C_CPUS = [0, 64, 65, 130, 131]   # APIC 0, 64, 128, 256, 257
 class X2apicCase(ManyCpusCase):
 
     def check_ready(self, info, cpus):
-        for key, want in (("cpus", cpus), ("found", cpus), ("parked", 0), ("failed", 0),
-                          ("x2apic", 1)):
-            self.assertEqual(info[key], str(want), f"READY {info}")
-        online, took = bringup_us(self.m.text())
-        self.assertEqual(online, cpus)
-        print(f"\n  {cpus} CPUs: bring-up {took} us (kernel), READY {self.m.ready_at:.1f} s "
-              "after QEMU started", file=sys.stderr)
+        self.check_all_online(self.m, info, cpus, x2apic=1)
 
     def decode(self, data, *args):
         """scripts/decode on a log (bytes): its stdout."""
