@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
@@ -273,13 +274,33 @@ class CtfTest(unittest.TestCase):
         # the hole inside CPU 0, its tail, and CPU 1's overwritten + dropped
         self.assertEqual(found, [2, 3, 57])
 
-    def test_cpu_whose_tsc_goes_back_is_split_not_refused(self):
+    def test_cpu_whose_tsc_goes_back_is_merged_not_refused(self):
         ring = [(1000, 6, 0, 0), (2000, 6, 1, 0), (500, 6, 2, 0), (600, 6, 3, 0)]
         tmp = self.export(make_dump({0: ring}))
-        self.assertEqual(sorted(os.listdir(tmp)), ['metadata', 'stream_00', 'stream_00_part1'])
+        self.assertEqual(sorted(os.listdir(tmp)), ['metadata', 'stream_00'])
         out = babeltrace(tmp)
-        self.assertEqual(sorted(parse_cycles(l) for l in out.stdout.splitlines()),
+        self.assertEqual([parse_cycles(l) for l in out.stdout.splitlines()],
                          [500, 600, 1000, 2000])
+
+    def test_cpus_share_stream_files_above_max_streams(self):
+        ring0 = timer_ring(1000, 5)
+        ring0 = ring0[:7] + [r + (i + 10,) for i, r in enumerate(ring0[7:])]  # 3 lost
+        back = [(1500, 6, 0, 0), (2_600_000, 6, 1, 0), (700, 6, 2, 0), (4_100_000, 6, 3, 0)]
+        dump = make_dump({0: ring0, 1: timer_ring(1200, 3), 2: back, 3: [],
+                          4: timer_ring(1100, 4)},
+                         overwritten={1: 50, 3: 4}, dropped={1: 7})
+        dump.cpus[0].last_seq += 2          # the last two never arrived
+        dump.cpus[0].damaged += 2
+        with mock.patch.object(export_ctf, 'MAX_STREAMS', 2):
+            tmp = self.export(dump)
+        self.assertEqual(sorted(os.listdir(tmp)), ['metadata', 'stream_00-02', 'stream_03-04'])
+        out = babeltrace(tmp, '--fields=all')
+        got = sorted((parse_cycles(l), int(l.split('cpu_id = ')[1].split()[0]))
+                     for l in out.stdout.splitlines())
+        self.assertEqual(got, sorted((e.tsc, e.cpu) for e in dump.events()))
+        found = sorted(int(w.split('discarded ')[1].split()[0])
+                       for w in out.stderr.splitlines() if 'discarded' in w)
+        self.assertEqual(found, [2, 3, 4, 57])
 
     def test_packets_fill_their_declared_size(self):
         dump = make_dump({0: timer_ring(0, 5000)}, overwritten={0: 2})
@@ -298,8 +319,8 @@ class CtfTest(unittest.TestCase):
         self.assertEqual(packets, 1 + -(-20000 // export_ctf.EVENTS_PER_PACKET))
 
 
-def babeltrace(path):
-    r = subprocess.run([BABELTRACE, '--clock-cycles', path], capture_output=True,
+def babeltrace(path, *options):
+    r = subprocess.run([BABELTRACE, '--clock-cycles', *options, path], capture_output=True,
                        text=True, timeout=120)
     if r.returncode != 0:
         raise AssertionError(f'babeltrace2 failed: {r.stderr}')
