@@ -204,10 +204,10 @@ _Record = namedtuple('_Record', 'tsc seq type cpu flags a0 a1')
 _EVENT_FIELDS = attrgetter('tsc', 'type', 'seq', 'flags', 'a0', 'a1')
 _TSC = attrgetter('tsc')
 # A monotonic stretch of one CPU's events, first..end-1 of its TSCs and
-# packed events (data), with its losses: before its first event (lead),
-# {i: n} before event i of the CPU (cuts; marks: its keys sorted), after
-# its last event (tail).
-_Segment = namedtuple('_Segment', 'cpu tscs data first end lead cuts marks tail')
+# its packed records (records) or packed events (data: without records),
+# with its losses: before its first event (lead), {i: n} before event i
+# of the CPU (cuts; marks: its keys sorted), after its last event (tail).
+_Segment = namedtuple('_Segment', 'cpu tscs records data first end lead cuts marks tail')
 RECORD_QWORDS = RECORD.size // 8      # a record's tsc is its first u64
 
 
@@ -234,35 +234,45 @@ def _segments(tscs):
 
 
 def _cpu_events(c):
-    """(TSCs, the packed events (EVENT each), seqs for the hole search) of
-    CPU c: from its packed records in C when it has them (seqs () when
-    fastdecode.may_have_holes says it has none), else from its events."""
+    """(TSCs, packed records or None, packed events (EVENT each) or None,
+    seqs for the hole search) of CPU c: its records when it has them and
+    the compiled core is there (its events are packed in C when needed;
+    seqs () when fastdecode.may_have_holes says it has none), else its
+    events packed here."""
     packed = c.packed()
     if packed is None or not fastdecode.available():
         events = _cpu_records(c)
-        return (list(map(_TSC, events)),
-                b''.join(starmap(EVENT.pack, map(_EVENT_FIELDS, events))),
+        return (list(map(_TSC, events)), None,
+                memoryview(b''.join(starmap(EVENT.pack, map(_EVENT_FIELDS, events)))),
                 [e.seq for e in events])
-    return (memoryview(packed).cast('Q')[::RECORD_QWORDS].tolist(),
-            fastdecode.ctf_events(packed),
+    return (memoryview(packed).cast('Q')[::RECORD_QWORDS].tolist(), packed, None,
             seqs_of(packed) if fastdecode.may_have_holes(c) else ())
 
 
 def _cpu_segments(c):
     """CPU c's monotonic stretches as _Segments, and the count of its losses
     when it has no event to hang them on (else 0)."""
-    tscs, data, seqs = _cpu_events(c)
+    tscs, records, data, seqs = _cpu_events(c)
     lost_before = unplaced(c, seqs)
     if not tscs:
         return [], lost_before
     cuts = {}
     for index, _, count in holes(c, seqs):
         cuts[index] = cuts.get(index, 0) + count
-    marks, data = sorted(cuts), memoryview(data)
-    return [_Segment(c.cpu, tscs, data, a, b,
+    marks = sorted(cuts)
+    return [_Segment(c.cpu, tscs, records, data, a, b,
                      cuts.get(a, 0) + (lost_before if k == 0 else 0), cuts, marks,
                      cuts.get(b, 0) if b == len(tscs) else 0)
             for k, (a, b) in enumerate(_segments(tscs))], 0
+
+
+def _packed_events(segments):
+    """Each segment's packed events (a CPU's segments share them)."""
+    made = {}
+    for s in segments:
+        if s.data is None and id(s.records) not in made:
+            made[id(s.records)] = memoryview(fastdecode.ctf_events(s.records))
+    return [s.data if s.data is not None else made[id(s.records)] for s in segments]
 
 
 def _stream_packets(uid_bytes, empties, segments):
@@ -287,11 +297,18 @@ def _stream_packets(uid_bytes, empties, segments):
             empty(cpu, 0, 0)
         discarded += lost
         empty(cpu, discarded, 0)
+    if len(segments) > 1 and all(s.records is not None for s in segments):
+        out.append(fastdecode.ctf_stream(   # the same bytes, in C: many short runs
+            head, discarded, len(out) // 2,
+            [(s.records, s.first, s.end, s.cuts, s.lead, s.tail, s.cpu) for s in segments])[0])
+        return out
+    datas = _packed_events(segments)
     heap = [(s.tscs[s.first], k, s.first) for k, s in enumerate(segments)]
     heapq.heapify(heap)
     while heap:
         _, k, i = heapq.heappop(heap)
-        cpu, tscs, data, first, end, lead, cuts, marks, tail = segments[k]
+        cpu, tscs, _, _, first, end, lead, cuts, marks, tail = segments[k]
+        data = datas[k]
         j = bisect.bisect_right(tscs, heap[0][0], i + 1, end) if heap else end
         if j < end:
             heapq.heappush(heap, (tscs[j], k, j))
