@@ -186,30 +186,80 @@ static void status(char kind, uint64_t arg)
     pkt_len = 0;
 }
 
+/* Why a dump's wait ended (said on the console). */
+enum wait_end { WAIT_CONFIRMED, WAIT_LINK_DOWN, WAIT_NO_HOST, WAIT_HOST_QUIET, WAIT_BOUND,
+                WAIT_BUSY };
+
+/* The host's requests for up to WAIT_PERIOD_US, polling; without the lock. */
+static void listen_a_while(void)
+{
+    uint64_t w0 = rdtsc(), period = tsc_from_us(WAIT_PERIOD_US);
+    while (rdtsc() - w0 < period && !confirmed && !wanted && !want_beyond) {
+        if (net_take(0, false)) {
+            net_poll_locked(POLL_BUDGET);
+            net_give();
+        }
+        cpu_relax();
+    }
+}
+
+static void say_end(enum wait_end why, uint32_t lines, uint64_t down_ms)
+{
+    char down[64] = "";
+    if (down_ms && why != WAIT_LINK_DOWN)
+        ksnprintf(down, sizeof down, "; the link was down %lu ms meanwhile", down_ms);
+    if (why == WAIT_CONFIRMED)
+        kprintf("dumpnet: dump %u: the host confirmed all %u lines (%u sent again%s)\n",
+                dump_no, lines, resent, down);
+    else if (why == WAIT_LINK_DOWN)
+        kprintf("dumpnet: dump %u: not confirmed: the link is down (for %lu ms, until the "
+                "wait's %u s bound); none of its %u lines is confirmed\n", dump_no, down_ms,
+                (unsigned)(DUMPNET_WAIT_MAX_US / 1000000), lines);
+    else if (why == WAIT_NO_HOST)
+        kprintf("dumpnet: dump %u: no host confirmed any of its %u lines (none answered%s; "
+                "scripts/capture --net asks for what it lacks)\n", dump_no, lines, down);
+    else
+        kprintf("dumpnet: dump %u: the host did not confirm its %u lines before the wait "
+                "ended (%s; %u sent again; its last request asked for %u%s%s)\n", dump_no,
+                lines, why == WAIT_HOST_QUIET ? "the host stopped answering" :
+                why == WAIT_BOUND ? "the 60 s bound ended" : "the network stack stayed busy",
+                resent, last_asked, want_beyond ? " and more" : "", down);
+}
+
 void dumpnet_close(const struct dump_meta *meta, struct ring *const rings[], unsigned n)
 {
-    uint64_t t0 = rdtsc(), heard = t0;
+    uint64_t t0 = rdtsc(), heard = t0, down_since = 0, down_total = 0;
     uint64_t quiet = tsc_from_us(netcon_host_seen() ? DUMPNET_QUIET_US : DUMPNET_NO_HOST_US);
-    uint64_t max = tsc_from_us(DUMPNET_WAIT_MAX_US), period = tsc_from_us(WAIT_PERIOD_US);
+    uint64_t max = tsc_from_us(DUMPNET_WAIT_MAX_US);
     uint32_t seen = 0;
-    bool held = true;
+    enum wait_end why = WAIT_CONFIRMED;
     resent = last_asked = 0;
     while (!confirmed) {
         uint64_t now = rdtsc();
-        if (now - heard > quiet || now - t0 > max)
-            break;
-        status('W', tsc_to_us(t0 + max - now) / 1000);
-        net_give();                      /* others may print or poll between two looks */
-        uint64_t w0 = rdtsc();
-        while (rdtsc() - w0 < period && !confirmed && !wanted && !want_beyond) {
-            if (net_take(0, false)) {
-                net_poll_locked(POLL_BUDGET);
-                net_give();
-            }
-            cpu_relax();
+        bool up = net_link_now();
+        if (!up && !down_since)
+            down_since = now;
+        if (up && down_since) {          /* back: the host's quiet time starts again */
+            down_total += now - down_since;
+            down_since = 0, heard = now;
         }
+        if (now - t0 > max) {
+            why = down_since ? WAIT_LINK_DOWN : seen ? WAIT_BOUND : WAIT_NO_HOST;
+            break;
+        }
+        if (up && now - heard > quiet) {
+            why = seen ? WAIT_HOST_QUIET : WAIT_NO_HOST;
+            break;
+        }
+        if (up)
+            status('W', tsc_to_us(t0 + max - now) / 1000);
+        net_give();                      /* others may print or poll between two looks */
+        if (down_since == now)
+            kprintf("dumpnet: dump %u: link down; the snapshot is kept, waiting for the link "
+                    "(at most %lu s more)\n", dump_no, tsc_to_us(t0 + max - now) / 1000000);
+        listen_a_while();
         if (!net_take(fault_dump ? NET_STEAL_US : DUMPNET_QUIET_US, fault_dump)) {
-            held = false;                /* the stack stayed busy: stop here */
+            why = WAIT_BUSY;             /* the stack stayed busy: stop here */
             break;
         }
         if (replies != seen)
@@ -218,19 +268,13 @@ void dumpnet_close(const struct dump_meta *meta, struct ring *const rings[], uns
             resend(meta, rings, n);
     }
     active = false;
+    netcon_set_dump_handler(NULL);
     uint32_t lines = line_no;
-    if (held) {
+    if (why != WAIT_BUSY) {
         status('X', confirmed ? 0 : line_no);
         net_give();
     }
-    if (confirmed)
-        kprintf("dumpnet: dump %u: the host confirmed all %u lines (%u sent again)\n",
-                dump_no, lines, resent);
-    else if (!seen)
-        kprintf("dumpnet: dump %u: no host confirmed any of its %u lines (none answered; "
-                "scripts/capture --net asks for what it lacks)\n", dump_no, lines);
-    else
-        kprintf("dumpnet: dump %u: the host did not confirm its %u lines before the wait "
-                "ended (%u sent again; its last request asked for %u%s)\n", dump_no, lines,
-                resent, last_asked, want_beyond ? " and more" : "");
+    if (down_since)
+        down_total += rdtsc() - down_since;
+    say_end(confirmed ? WAIT_CONFIRMED : why, lines, tsc_to_us(down_total) / 1000);
 }
