@@ -92,6 +92,7 @@ class Peer:
         self.machine = self.mac = self.nonce = self.code = None
         self.announcements, self.lines, self.total = [], {}, {}
         self.w_count = 0
+        self.answers_left = None                   # W datagrams still answered (None: all)
         self.confirm = threading.Event()
         self.first_d = threading.Event()
         self.cond = threading.Condition()
@@ -129,7 +130,9 @@ class Peer:
                 elif f[:2] == ["BT1", "W"] and len(f) == 6:
                     self.total[f[3]] = int(f[4])
                     self.w_count += 1
-                    self.answer(f[3])
+                    if self.answers_left is None or self.answers_left > 0:
+                        self.answers_left = self.answers_left and self.answers_left - 1
+                        self.answer(f[3])
                 self.cond.notify_all()
 
     def answer(self, dump_id):
@@ -318,6 +321,31 @@ class LinkDown(TrustCase):
         dump_id = next(iter(peer.total))
         d = self.check_net_dump(peer.write_log(dump_id))
         self.check_dump(d, online=2)
+
+
+class WhyTheWaitEnded(TrustCase):
+
+    def test_host_stopped_answering_then_link_down_until_the_bound(self):
+        peer = self.start_peer()
+        m, _ = self.net_boot(peer.port, smp=1, cmdline="trace.dump_to=net")
+        self.meet(peer, m)
+        peer.answers_left = 2                      # two requests, then silence
+        start = len(m.output())
+        peer.keys(b"d", 1)
+        m.wait_for(rb"dumpnet: dump 1: the host did not confirm its \d+ lines before the wait "
+                   rb"ended \(the host stopped answering; ", 60, start=start)
+        peer.answers_left = 0
+        peer.first_d.clear()
+        start = len(m.output())
+        peer.keys(b"d", 2)
+        self.assertTrue(peer.first_d.wait(scaled(60)), "no dump datagram")
+        m.qmp().command("set_link", name="net0", up=False)
+        m.wait_for(rb"dumpnet: dump 2: link down; the snapshot is kept", 60, start=start)
+        ended = m.wait_for(rb"dumpnet: dump 2: not confirmed: the link is down \(for (\d+) ms, "
+                           rb"until the wait's 60 s bound\); none of its \d+ lines is confirmed",
+                           120, start=start)
+        self.assertGreater(int(ended.group(1)), 50000)
+        m.qmp().command("set_link", name="net0", up=True)
 
 
 def dhcp_reply(kind, xid, chaddr, yiaddr, server):
