@@ -43,7 +43,7 @@ static char mac_text[13];
 static volatile uint32_t owner = NO_OWNER;
 /* News for net_report(), written under the lock, read without it. */
 static volatile bool link_news;
-static volatile uint32_t said_changes;
+static volatile uint32_t said_changes, said_refusals;
 
 bool net_add_nic(struct nic *n)
 {
@@ -273,6 +273,15 @@ void net_report(void)
     if (link_news) {
         link_news = false;
         kprintf("net: %s %s: link %s\n", nic->model, nic->where, link ? "up" : "down");
+    }
+    uint32_t refusals = conf.refusals;
+    if (refusals != said_refusals) {
+        said_refusals = refusals;
+        char ip[16], server[16];
+        ipv4_format(conf.refused_ip, ip);
+        ipv4_format(conf.refused_server, server);
+        kprintf("net: DHCP server %s offered %s: refused (%s; as net.ip= would); still "
+                "asking\n", server, ip, ipconf_unusable(conf.refused_ip, conf.refused_mask));
     }
     uint32_t changes = conf.changes;
     if (changes != said_changes) {

@@ -221,6 +221,34 @@ static void test_ipconf(void)
     ipconf_step(&c, 9000001, &m, out);
     CHECK_EQ(c.ip, 0x0A00020F);
     CHECK(!c.fallback);
+    /* Offers and acks of an address no host may have: refused, counted,
+     * still selecting; a good offer afterwards is taken. */
+    static const uint32_t unusable[] = { 0xFFFFFFFFu, 0, 0x0A0002FFu, 0xE0000001u, 0x7F000001u };
+    ipconf_start(&c, mac_a, 7, 0, 0, 0);
+    ipconf_link(&c, true, 0);
+    ipconf_step(&c, 0, NULL, out);
+    for (unsigned i = 0; i < sizeof unusable / sizeof unusable[0]; i++) {
+        n = dhcp_reply(r, DHCP_OFFER, c.xid, unusable[i]);
+        CHECK(dhcp_parse(r, n, c.xid, mac_a, &m));
+        ipconf_step(&c, 1000 + i, &m, out);
+        CHECK_EQ(c.state, IPCONF_SELECTING);
+        CHECK_EQ(c.refusals, i + 1);
+        CHECK_EQ(c.refused_ip, unusable[i]);
+        CHECK_EQ(c.refused_server, 0x0A000202);
+        CHECK(ipconf_unusable(c.refused_ip, c.refused_mask) != NULL);
+    }
+    CHECK_EQ(c.ip, 0);
+    n = dhcp_reply(r, DHCP_OFFER, c.xid, 0x0A00020F);
+    CHECK(dhcp_parse(r, n, c.xid, mac_a, &m));
+    ipconf_step(&c, 2000, &m, out);
+    CHECK_EQ(c.state, IPCONF_REQUESTING);
+    n = dhcp_reply(r, DHCP_ACK, c.xid, 0x0A0002FFu);      /* an ack of another, bad one */
+    CHECK(dhcp_parse(r, n, c.xid, mac_a, &m));
+    ipconf_step(&c, 2001, &m, out);
+    CHECK_EQ(c.state, IPCONF_REQUESTING);
+    CHECK_EQ(c.ip, 0);
+    CHECK(ipconf_unusable(0x0A0002FE, 0xFFFFFF00u) == NULL);
+    CHECK(ipconf_unusable(0x0A0002FF, 0xFFFF0000u) == NULL);  /* 10.0.2.255 in a /16 */
     /* A fixed address: never DHCP, link or not. */
     ipconf_start(&c, mac_a, 5, 0xC0A80114, 0xFFFF0000, 0);
     ipconf_link(&c, true, 0);
