@@ -481,6 +481,27 @@ class CaptureNet(unittest.TestCase):
         self.assertIn(b''.join(m.lines), text, 'equal to what the machine sent')
 
 
+class QemuMacs(unittest.TestCase):
+    """make run NET= (scripts/run-qemu --net) gives each QEMU a MAC of its own."""
+
+    def argv(self, *args):
+        iso = tempfile.NamedTemporaryFile(suffix='.iso')
+        self.addCleanup(iso.close)
+        r = subprocess.run([sys.executable, os.path.join(REPO, 'scripts', 'run-qemu'), '--iso',
+                            iso.name, '--accel', 'tcg', '--net', 'e1000', *args,
+                            '--print-argv'], capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return re.findall(r'e1000,netdev=net0,mac=([0-9a-f:]{17})', r.stdout)
+
+    def test_distinct_unless_told(self):
+        first, second = self.argv(), self.argv()
+        self.assertEqual((len(first), len(second)), (1, 1))
+        self.assertNotEqual(first, second)
+        for mac in first + second:
+            self.assertTrue(mac.startswith('52:54:00:') and mac != '52:54:00:12:34:56', mac)
+        self.assertEqual(self.argv('--mac', '52-54-00-AB-CD-EF'), ['52:54:00:ab:cd:ef'])
+
+
 def read_text(path):
     with open(path) as f:
         return f.read()
