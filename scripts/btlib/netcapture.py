@@ -114,14 +114,12 @@ class Dump:
         return self.total is not None and len(self.lines) == self.total
 
     def set_total(self, total):
-        """False when `total` is more than this dump can have."""
-        if not 0 < total <= self.bound or any(n >= total for n in self._last()):
+        """False when `total` is more than this dump can have, or fewer
+        lines than it already has."""
+        if not 0 < total <= self.bound or (self.lines and max(self.lines) >= total):
             return False
         self.total = total
         return True
-
-    def _last(self):
-        return [max(self.lines)] if self.lines else []
 
     def keep(self, no, line):
         """Keep line `no` (bytes ending in \\n) if its checks pass; True if new."""
@@ -169,17 +167,6 @@ def ranges_text(spans):
     return [f'{a}-{b}' if b != a else f'{a}' for a, b in spans]
 
 
-def ranges(numbers):
-    """[1,2,3,7] -> ['1-3', '7']"""
-    spans = []
-    for n in numbers:
-        if spans and n == spans[-1][1] + 1:
-            spans[-1][1] = n
-        else:
-            spans.append([n, n])
-    return ranges_text(spans)
-
-
 def subtract(spans, taken):
     """The parts of sorted spans [(a, b)] not covered by any span of `taken`."""
     out = []
@@ -198,14 +185,9 @@ def _cut(span, x, y):
     return [p for p in ((a, x - 1), (y + 1, b)) if p[0] <= p[1]]
 
 
-def resend_requests(dump_id, missing):
-    """[(R datagram, lines it asks for, spans)] asking for `missing` (sorted
-    line numbers, or sorted (first, last) spans)."""
-    if missing and not isinstance(missing[0], tuple):
-        spans = [tuple(map(int, (r.partition('-')[0], r.partition('-')[2] or
-                                 r.partition('-')[0]))) for r in ranges(missing)]
-    else:
-        spans = list(missing)
+def resend_requests(dump_id, spans):
+    """[(R datagram, lines it asks for, its spans)] asking for `spans`
+    (sorted (first, last) line numbers)."""
     head = f'BT1 R {dump_id[0]}.{dump_id[1]} '.encode()
     out, batch = [], []
 
@@ -368,15 +350,14 @@ class Receiver:
         self.events.append(('seen', mac, addr))
         return m
 
-    def _boot(self, m, nonce, announced):
+    def _boot(self, m, nonce):
         """Note the boot a datagram belongs to; False for an earlier boot's."""
         if nonce == m.nonce:
             return True
         if nonce in m.old_nonces:
             return False
-        if m.nonce is not None and not announced:
-            return False                   # only the machine's announcement starts a boot
         if m.nonce is not None:
+            self.send(b'BT1 H\n', m.addr)   # the new boot has not heard a host yet
             m.old_nonces = (m.old_nonces + [m.nonce])[-4:]
             m.ready, m.next_seq, m.session = False, None, None
             self._log(m, f'capture: {m.mac} booted again at {utc_now()} (boot {nonce}, '
@@ -416,7 +397,7 @@ class Receiver:
             self._ready(m)
 
     def _announce(self, m, nonce, body, now):
-        if not self._boot(m, nonce, announced=True):
+        if not self._boot(m, nonce):
             return
         fields = body.split(b'\n')[0].decode('ascii', 'replace')[:400]
         fields = fields[len('READY '):] if fields.startswith('READY ') else fields
@@ -440,10 +421,8 @@ class Receiver:
         d = m.dumps.get(key) or m.done.get(key)
         if d is not None:
             return d
-        if m.nonce is None:
-            self._boot(m, key[0], announced=True)
-        elif key[0] != m.nonce:
-            return None
+        if not self._boot(m, key[0]):
+            return None                    # an earlier boot's dump, already given up
         if len(m.dumps) >= DUMPS_OPEN_MAX:
             m.dumps_refused += 1
             self.once(('dumps', m.mac), f'{m.mac}: refused {text.decode()}: '
