@@ -400,6 +400,16 @@ class CaptureNet(unittest.TestCase):
         self.assertIn(f"{MAC}: sent 'd'", said)
         self.check_whole(self.log_dumps(out, MAC)[1][-1], m.lines)
 
+    def test_ask_who_is_there(self):
+        port, out = free_port(), tempfile.mkdtemp(prefix='bt-netcap-cli-')
+        m = FakeMachine(MAC, NONCE, CODE, ('127.0.0.1', port), announce_s=0)   # silent
+        cap = self.start(out, port, '--ask', f'127.0.0.1:{m.sock.getsockname()[1]}',
+                         '--key', 'd', '--session', CODE, '--until-dump', '--timeout', '60')
+        self.assertTrue(pump([m], lambda: cap.poll() is not None, 70), cap.said())
+        self.assertEqual(cap.returncode, 0, cap.said())
+        self.assertIn((b'BT1 Q\n', ('127.0.0.1', port)), m.got)
+        self.assertTrue(m.confirmed)
+
     def test_capture_restarted_mid_dump_keeps_the_log(self):
         port, out = free_port(), tempfile.mkdtemp(prefix='bt-netcap-cli-')
         m = FakeMachine(MAC, NONCE, CODE, ('127.0.0.1', port), announce_s=0)
