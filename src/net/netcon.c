@@ -100,8 +100,10 @@ static void refuse(struct refusals *r, uint32_t ip)
 }
 
 /* A signed K with a counter above the last: its keys to the queue. A
- * guesser gets KEY_TRIES_PER_S tries a second per address: 2^30 codes
- * then take years, while the host with the code gets every key through. */
+ * guesser gets KEY_TRIES_PER_S tries a second per address and
+ * KEY_TRIES_ALL_PER_S from all together: months for 2^30 codes online
+ * (offline, from one captured tag, far less: docs/host-tools.md), while
+ * the host with the code gets every key through from its own address. */
 static void take_keys(uint32_t ip, const struct netmsg *m)
 {
     if (keys_off || m->kind != NETMSG_KEYS || !budget_take(ip, rdtsc()) ||

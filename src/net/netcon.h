@@ -3,13 +3,14 @@
  * Out: a console sink (lib/kprintf.h) that sends every console line to
  * net.to as a "BT1 T" datagram (net/netproto.h), and the announcement
  * ("BT1 I", the READY line) while idle. In: keys from the host ("BT1
- * K"), taken only when signed with this boot's session code (net/netauth.h),
- * each with a counter above the last, within a budget per sender, which the machine
- * shows on its screen and serial console (and sends over the network
- * only when net.to names one host: a broadcast would show it to every
- * host on the LAN); net.keys=off refuses them all. The dump protocol's
- * datagrams ("BT1 R", "A", "H") go to the handler recorder/dumpnet.c
- * sets. */
+ * K"), taken only when signed with this boot's session code
+ * (net/netauth.h), each with a counter above the last, within a budget
+ * per sender address. The code shows on the machine's screen and serial
+ * console (and goes over the network only when net.to names one host: a
+ * broadcast would show it to every host on the LAN); net.keys=off
+ * refuses every key. The dump protocol's datagrams ("BT1 R", and "A"
+ * with a valid tag) go to the handler recorder/dumpnet.c sets; "A"
+ * without one is refused and counted. */
 #ifndef NET_NETCON_H
 #define NET_NETCON_H
 #include <stdbool.h>

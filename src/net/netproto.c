@@ -2,7 +2,8 @@
 #include "net/netproto.h"
 
 #define SESSION_ALPHABET "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-#define NONCE_DIGITS     16
+#define NONCE_DIGITS     16             /* a nonce's, and a tag's */
+_Static_assert(NONCE_DIGITS == NETPROTO_TAG_DIGITS, "a tag is read as a nonce is");
 
 struct cursor {
     const uint8_t *p;
@@ -32,21 +33,27 @@ static bool number(struct cursor *c, uint32_t *out)
     return digits > 0;
 }
 
-/* "<16 upper-case hex>.<decimal>" */
-static bool dump_id(struct cursor *c, struct netmsg *m)
+/* 16 hex digits, their letters in one case only (from 'A' or 'a'). */
+static bool hex64(struct cursor *c, char a, uint64_t *out)
 {
     uint64_t v = 0;
     for (unsigned i = 0; i < NONCE_DIGITS; i++, c->at++) {
         if (c->at >= c->len)
             return false;
         uint8_t ch = c->p[c->at];
-        unsigned d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : 16;
+        unsigned d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= a && ch <= a + 5 ? ch - a + 10 : 16;
         if (d > 15)
             return false;
         v = v << 4 | d;
     }
-    m->nonce = v;
-    return lit(c, ".") && number(c, &m->dump);
+    *out = v;
+    return true;
+}
+
+/* "<16 upper-case hex>.<decimal>" */
+static bool dump_id(struct cursor *c, struct netmsg *m)
+{
+    return hex64(c, 'A', &m->nonce) && lit(c, ".") && number(c, &m->dump);
 }
 
 /* The end of the header line: "\n", and nothing after it. */
@@ -77,18 +84,7 @@ static bool ranges(struct cursor *c, struct netmsg *m)
 /* "<16 lower-case hex> ": a host datagram's tag (net/netauth.h). */
 static bool tag(struct cursor *c, struct netmsg *m)
 {
-    uint64_t v = 0;
-    for (unsigned i = 0; i < NETPROTO_TAG_DIGITS; i++, c->at++) {
-        if (c->at >= c->len)
-            return false;
-        uint8_t ch = c->p[c->at];
-        unsigned d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : 16;
-        if (d > 15)
-            return false;
-        v = v << 4 | d;
-    }
-    m->tag = v;
-    return lit(c, " ");
+    return hex64(c, 'a', &m->tag) && lit(c, " ");
 }
 
 /* The signed part runs from here to the end, less a final "\n". */
