@@ -293,8 +293,8 @@ class Receiver:
         now = time.monotonic() if now is None else now
         head, sep, body = data.partition(b'\n')
         parts = head.split(b' ')
-        if not sep or parts[0] != PROTO or len(parts) != WORDS.get(parts[1]) or \
-                not MAC_RE.match(parts[2]):
+        if not sep or len(parts) < 3 or parts[0] != PROTO or \
+                len(parts) != WORDS.get(parts[1]) or not MAC_RE.match(parts[2]):
             self.bad += 1
             return
         kind, mac = parts[1], parts[2].decode()
@@ -423,6 +423,9 @@ class Receiver:
             return d
         if not self._boot(m, key[0]):
             return None                    # an earlier boot's dump, already given up
+        empty = [k for k, x in m.dumps.items() if not x.lines]
+        if len(m.dumps) >= DUMPS_OPEN_MAX and empty:
+            m.dumps.pop(empty[0])          # a dump of which no line ever arrived intact
         if len(m.dumps) >= DUMPS_OPEN_MAX:
             m.dumps_refused += 1
             self.once(('dumps', m.mac), f'{m.mac}: refused {text.decode()}: '

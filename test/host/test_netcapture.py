@@ -160,6 +160,8 @@ class Receiver(unittest.TestCase):
         self.rx.feed(d_datagram(0, lines[:6]), ADDR)
         self.rx.feed(f'BT1 W {MAC} {NONCE}.1 50000000 60000\n'.encode(), ADDR)
         self.assertIn('refused its line count 50000000', '\n'.join(self.said))
+        for dump in range(2, 40):                   # W for dumps never seen: no slot kept
+            self.rx.feed(f'BT1 W {MAC} {NONCE}.{dump} 10 60000\n'.encode(), ADDR)
         self.rx.feed(f'BT1 W {MAC} {NONCE}.1 {len(lines)} 60000\n'.encode(), ADDR)
         self.rx.feed(d_datagram(6, lines[6:]), ADDR)
         dumps = dumplog.parse_log(self.log())
@@ -218,9 +220,10 @@ class Receiver(unittest.TestCase):
     def test_not_the_protocol(self):
         for junk in (b'', b'hello', b'BT1 T 5254 0\nx', f'BT1 D {MAC} nonce.1 0\nx\n'.encode(),
                      f'BT1 Q {MAC} 0\n'.encode(), f'BT1 W {MAC} {NONCE}.1 x 5\n'.encode(),
-                     f'BT2 T {MAC} 0\nx'.encode(), f'BT1 T {MAC.upper()} 0\nx'.encode()):
+                     f'BT2 T {MAC} 0\nx'.encode(), f'BT1 T {MAC.upper()} 0\nx'.encode(),
+                     b'BT1\n', b'BT1 T\n', b'\n'):
             self.rx.feed(junk, ADDR)
-        self.assertEqual(self.rx.bad, 8)
+        self.assertEqual(self.rx.bad, 11)
         self.assertEqual(self.readies(), [])
 
     def test_many_gaps_many_requests(self):
