@@ -23,6 +23,8 @@
 #define ANNOUNCE_US    5000000ull       /* "BT1 I" this often while idle */
 #define WHO_ANSWER_US  1000000ull       /* answers to "BT1 Q" at most this often, in all */
 #define READY_MAX      320
+#define ANNOUNCE_HEADER_MAX 64          /* "BT1 I <mac> <nonce> <seq>\n" */
+_Static_assert(ANNOUNCE_HEADER_MAX + READY_MAX <= NET_PAYLOAD_MAX, "an announcement fits");
 
 static char session[NETPROTO_SESSION_LEN + 1];
 static uint64_t nonce;                  /* the boot's, as D datagrams write it */
@@ -243,7 +245,7 @@ void netcon_print_stats(void)
 /* "BT1 I": the READY line, to ip:port (0: to net.to). With the lock held. */
 static bool announce(uint32_t ip, uint16_t port)
 {
-    unsigned h = (unsigned)ksnprintf((char *)out, HEADER_MAX, "BT1 I %s %016lX %u\n",
+    unsigned h = (unsigned)ksnprintf((char *)out, ANNOUNCE_HEADER_MAX, "BT1 I %s %016lX %u\n",
                                      net_mac_text(), nonce, announce_seq);
     memcpy(out + h, ready_line, ready_len);
     bool sent = ip ? net_send_to(ip, port, out, h + ready_len) : net_send_host(out, h + ready_len);
@@ -255,7 +257,7 @@ static bool announce(uint32_t ip, uint16_t port)
  * ANNOUNCE_US (the first as soon as the network is up), the answer to Q. */
 static void announce_poll(void)
 {
-    if (!ready_len || dump_handler || !net_ready())
+    if (!__atomic_load_n(&ready_len, __ATOMIC_ACQUIRE) || dump_handler || !net_ready())
         return;
     uint64_t now = rdtsc();
     if (who_pending && (!who_tsc || now - who_tsc >= tsc_from_us(WHO_ANSWER_US))) {
@@ -279,8 +281,8 @@ void netcon_set_ready(const char *line)
         n = READY_MAX - 2;
     memcpy(ready_line, line, n);
     ready_line[n] = '\n';
-    if (net_take(LINE_WAIT_US, false)) {
-        ready_len = n + 1;
+    __atomic_store_n(&ready_len, n + 1, __ATOMIC_RELEASE);   /* the line, then its length */
+    if (net_take(LINE_WAIT_US, false)) {  /* else the next poll announces */
         announce_poll();
         net_give();
     }

@@ -92,6 +92,7 @@ class Peer:
         self.machine = self.mac = self.nonce = self.code = None
         self.announcements, self.lines, self.total = [], {}, {}
         self.w_count = 0
+        self.answers_left = None                   # W datagrams still answered (None: all)
         self.confirm = threading.Event()
         self.first_d = threading.Event()
         self.cond = threading.Condition()
@@ -129,7 +130,9 @@ class Peer:
                 elif f[:2] == ["BT1", "W"] and len(f) == 6:
                     self.total[f[3]] = int(f[4])
                     self.w_count += 1
-                    self.answer(f[3])
+                    if self.answers_left is None or self.answers_left > 0:
+                        self.answers_left = self.answers_left and self.answers_left - 1
+                        self.answer(f[3])
                 self.cond.notify_all()
 
     def answer(self, dump_id):
@@ -320,6 +323,31 @@ class LinkDown(TrustCase):
         self.check_dump(d, online=2)
 
 
+class WhyTheWaitEnded(TrustCase):
+
+    def test_host_stopped_answering_then_link_down_until_the_bound(self):
+        peer = self.start_peer()
+        m, _ = self.net_boot(peer.port, smp=1, cmdline="trace.dump_to=net")
+        self.meet(peer, m)
+        peer.answers_left = 2                      # two requests, then silence
+        start = len(m.output())
+        peer.keys(b"d", 1)
+        m.wait_for(rb"dumpnet: dump 1: the host did not confirm its \d+ lines before the wait "
+                   rb"ended \(the host stopped answering; ", 60, start=start)
+        peer.answers_left = 0
+        peer.first_d.clear()
+        start = len(m.output())
+        peer.keys(b"d", 2)
+        self.assertTrue(peer.first_d.wait(scaled(60)), "no dump datagram")
+        m.qmp().command("set_link", name="net0", up=False)
+        m.wait_for(rb"dumpnet: dump 2: link down; the snapshot is kept", 60, start=start)
+        ended = m.wait_for(rb"dumpnet: dump 2: not confirmed: the link is down \(for (\d+) ms, "
+                           rb"until the wait's 60 s bound\); none of its \d+ lines is confirmed",
+                           120, start=start)
+        self.assertGreater(int(ended.group(1)), 50000)
+        m.qmp().command("set_link", name="net0", up=True)
+
+
 def dhcp_reply(kind, xid, chaddr, yiaddr, server):
     """A server's OFFER (2) or ACK (5), broadcast, as a frame."""
     body = struct.pack("!BBBBIHH4s4s4s4s16s", 2, 1, 6, 0, xid, 0, 0x8000, bytes(4),
@@ -342,7 +370,7 @@ class HostileDhcp(TrustCase):
         netdev = (f"dgram,local.type=inet,local.host=127.0.0.1,local.port={qport},"
                   f"remote.type=inet,remote.host=127.0.0.1,remote.port={sock.getsockname()[1]}")
         served = {"bad": 0, "good": 0}
-        stop = threading.Event()
+        stop, honest = threading.Event(), threading.Event()
 
         def server():                              # the hostile server, later an honest one
             while not stop.is_set():
@@ -353,7 +381,7 @@ class HostileDhcp(TrustCase):
                     continue
                 dhcp = f[42:]
                 xid, chaddr, kind = struct.unpack("!I", dhcp[4:8])[0], dhcp[28:34], dhcp[242]
-                bad = served["bad"] < 3
+                bad = not honest.is_set()          # the first frames may be lost: until said
                 yi = "255.255.255.255" if bad else "10.0.9.15"
                 served["bad" if bad else "good"] += 1
                 reply = dhcp_reply(2 if kind == 1 else 5, xid, chaddr, yi, "10.0.9.1")
@@ -366,9 +394,11 @@ class HostileDhcp(TrustCase):
                              cmdline=f"net.to={HOST}:{free_port()}")
             m.wait_for(rb"net: DHCP server 10\.0\.9\.1 offered 255\.255\.255\.255: refused \(the "
                        rb"broadcast address; as net\.ip= would\); still asking", 60, start=0)
+            honest.set()
             m.wait_for(rb"net: address 10\.0\.9\.15 \(DHCP\)", 60, start=0)
         finally:
             stop.set()
             t.join(5)
         self.assertNotIn(b"net: address 255.255.255.255", m.output())
+        self.assertGreater(served["bad"], 0)
         self.assertEqual(m.faults(), [])
