@@ -8,9 +8,11 @@ anyone (no --ask)."""
 import os
 import random
 import re
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -19,7 +21,8 @@ sys.path.insert(0, HERE)
 from harness import LOG_DIR, scaled                                    # noqa: E402
 from test_net import (CAPTURE, CONFIRMED, Capture, NetCase, Relay,     # noqa: E402
                       decode_list)
-from test_netcapture import free_port                                   # noqa: E402
+from test_netcapture import (free_port, hostile_datagrams, peak_rss_kib,  # noqa: E402
+                             spoofer_got)
 from btlib import dumplog                                               # noqa: E402
 
 SESSION = rb"net: session code ([A-Z2-9]{6})"
@@ -70,6 +73,10 @@ class LanCase(NetCase):
         self.assertEqual(rows[-1]["STATE"], "complete", rows)
         return d
 
+    def dump_on_serial(self, m, start):
+        m.wait_for(rb"^DUMP END[^\r\n]*\r?\n", 120, start=start)
+        return dumplog.parse_log(m.output()[start:])[-1]
+
 
 class Recipe(LanCase):
 
@@ -96,9 +103,6 @@ class Recipe(LanCase):
         serial = self.dump_on_serial(m, start)
         self.same_events(serial, self.net_dump(os.path.join(out, "525400123456.log")))
 
-    def dump_on_serial(self, m, start):
-        m.wait_for(rb"^DUMP END[^\r\n]*\r?\n", 120, start=start)
-        return dumplog.parse_log(m.output()[start:])[-1]
 
 
 class Damage(LanCase):
@@ -162,3 +166,51 @@ class Restart(LanCase):
         marker = text.index(b"\ncapture: a new capture started at ")
         self.assertLess(ready_at, marker, "the first capture's text is kept, before the marker")
         self.net_dump(first.log())
+
+
+class Hostile(LanCase):
+
+    def test_hostile_sender_beside_a_real_machine(self):
+        """Huge line counts, thousands of MACs and datagrams in the real
+        machine's MAC, from 127.0.0.1, while it dumps: capture stays small,
+        the real dump completes, the spoofer gets no key, code or A."""
+        port, mac = free_port(), "525400123456"
+        cap = Capture(self.id(), port, "--key", "d", "--mac", mac, "--until-dump",
+                      "--timeout", str(scaled(CAPTURE_TIMEOUT_S)))
+        evil = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(4)]
+        for s in evil:
+            s.bind(("127.0.0.1", 0))
+            self.addCleanup(s.close)
+        stop, rounds, peak = threading.Event(), [0], [0]
+
+        def flood():
+            while not stop.is_set() and cap.proc.poll() is None:
+                hostile_datagrams(evil, ("127.0.0.1", port), rounds[0], mac, "0123456789ABCDEF")
+                rounds[0] += 1
+                if rounds[0] % 50 == 0:
+                    try:
+                        peak[0] = max(peak[0], peak_rss_kib(cap.proc.pid))
+                    except (OSError, AttributeError):
+                        pass                      # capture has just exited
+                    time.sleep(0.01)
+        flooder = threading.Thread(target=flood, daemon=True)
+        try:
+            m, _ = self.net_boot(port, smp=2)      # capture hears it first, then the flood
+            flooder.start()
+            m.wait_for(CONFIRMED, 120, start=0)
+            serial = self.dump_on_serial(m, 0)
+            cap.proc.wait(scaled(60))
+        finally:
+            stop.set()
+            cap.stop()
+        said = cap.said()
+        self.assertGreater(rounds[0], 500, "the flood ran")
+        self.assertEqual(cap.proc.returncode, 0, said[-2000:])
+        self.assertNotIn("Traceback", said)
+        self.assertIn("refused", said)
+        self.assertLess(peak[0], 100 * 1024, "capture's memory grew with the flood")
+        spoofer_got(self, evil, [re.search(SESSION, m.output()).group(1).decode()])
+        log = os.path.join(cap.dir, f"{mac}.log")
+        with open(log, "rb") as f:
+            self.assertNotIn(b"EVIL", f.read())
+        self.same_events(serial, self.net_dump(log))

@@ -450,34 +450,17 @@ class CaptureNet(unittest.TestCase):
 
         def hostile():
             for _ in range(40):
-                i = next(flood)
-                s = evil[i % len(evil)]
-                fake = f'02{i:010x}'
-                for data in (f'BT1 W {fake} {NONCE}.1 50000000 60000\n',
-                             f'BT1 I {fake} {NONCE} 0\nREADY cpus=1\n',
-                             f'BT1 T {fake} 0\nREADY cpus=1\n',
-                             f'BT1 T {MAC} {i}\nEVIL TEXT\n',
-                             f'BT1 W {MAC} {NONCE}.1 50000000 60000\n',
-                             f'BT1 I {MAC} 2222222222222222 0\nREADY cpus=1\n'):
-                    s.sendto(data.encode(), dest)
-                s.sendto(d_datagram(0, a.lines[:3], fake), dest)
-                s.sendto(d_datagram(0, a.lines[:3], MAC), dest)
+                hostile_datagrams(evil, dest, next(flood), MAC, NONCE)
 
         done = pump([a, b], lambda: a.confirmed and b.confirmed and next(flood) > 3000, 100,
                     hostile)
-        with open(f'/proc/{cap.pid}/status') as f:
-            peak_kib = int(re.search(r'VmHWM:\s+(\d+) kB', f.read()).group(1))
+        peak_kib = peak_rss_kib(cap.pid)
         stop(cap)
         said = cap.said()
         self.assertTrue(done, said[-3000:])
         self.assertNotIn('Traceback', said)
         self.assertLess(peak_kib, 100 * 1024, 'capture grew with what was announced')
-        for s in evil:
-            while select.select([s], [], [], 0)[0]:
-                data = s.recv(65536)
-                self.assertFalse(data.startswith((b'BT1 K', b'BT1 A')), data)
-                self.assertNotIn(CODE.encode(), data)
-                self.assertNotIn(other_code.encode(), data)
+        spoofer_got(self, evil, (CODE, other_code))
         self.assertEqual((a.refused, b.refused), ([], []))
         for m in (a, b):
             text, dumps = self.log_dumps(out, m.mac)
@@ -535,6 +518,38 @@ class QemuMacs(unittest.TestCase):
         for mac in first + second:
             self.assertTrue(mac.startswith('52:54:00:') and mac != '52:54:00:12:34:56', mac)
         self.assertEqual(self.argv('--mac', '52-54-00-AB-CD-EF'), ['52:54:00:ab:cd:ef'])
+
+
+def hostile_datagrams(socks, dest, i, victim, nonce):
+    """The i-th round of a hostile sender: huge line counts, a new MAC
+    each round (announced READY too), and datagrams in the victim's MAC."""
+    s = socks[i % len(socks)]
+    fake = f'02{i:010x}'
+    for data in (f'BT1 W {fake} {nonce}.1 50000000 60000\n',
+                 f'BT1 I {fake} {nonce} 0\nREADY cpus=1\n',
+                 f'BT1 T {fake} 0\nREADY cpus=1\n',
+                 f'BT1 T {victim} {i}\nEVIL TEXT\n',
+                 f'BT1 W {victim} {nonce}.1 50000000 60000\n',
+                 f'BT1 I {victim} 2222222222222222 0\nREADY cpus=1\n'):
+        s.sendto(data.encode(), dest)
+    s.sendto(d_datagram(0, dump_lines()[:3], fake, nonce), dest)
+    s.sendto(d_datagram(0, dump_lines()[:3], victim, nonce), dest)
+
+
+def spoofer_got(testcase, socks, codes):
+    """Fail if any datagram a hostile socket received is a key, a
+    confirmation, or holds a session code."""
+    for s in socks:
+        while select.select([s], [], [], 0)[0]:
+            data = s.recv(65536)
+            testcase.assertFalse(data.startswith((b'BT1 K', b'BT1 A')), data)
+            for code in codes:
+                testcase.assertNotIn(code.encode(), data)
+
+
+def peak_rss_kib(pid):
+    with open(f'/proc/{pid}/status') as f:
+        return int(re.search(r'VmHWM:\s+(\d+) kB', f.read()).group(1))
 
 
 def read_text(path):
