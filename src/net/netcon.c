@@ -165,7 +165,7 @@ static void send_text(const char *s, unsigned long n)
 }
 
 /* With the lock held: the backlog out, once the network is up. */
-static void send_backlog(void)
+void netcon_send_backlog(void)
 {
     if (!backlog_len || !net_ready())
         return;
@@ -188,7 +188,7 @@ static void sink(const char *s, unsigned long n)
     if (!net_take(LINE_WAIT_US, false))
         return;                         /* the stack is busy elsewhere: the line is lost */
     if (net_ready()) {
-        send_backlog();
+        netcon_send_backlog();
         send_text(s, n);
     } else {
         unsigned long room = BACKLOG - backlog_len, take = n < room ? n : room;
@@ -305,7 +305,7 @@ int netcon_getc(void)
     if (!net_active() || !net_take(0, false))
         return -1;
     net_poll_locked(POLL_BUDGET);
-    send_backlog();
+    netcon_send_backlog();
     announce_poll();
     int c = key_head != key_tail ? keyq[key_head++ % KEY_QUEUE] : -1;
     net_give();

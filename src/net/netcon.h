@@ -30,6 +30,10 @@ int  netcon_getc(void);
  * datagram. Set while a dump is in progress, NULL otherwise: no
  * announcements meanwhile. */
 void netcon_set_dump_handler(void (*fn)(const struct netmsg *m));
+/* With the net lock held: the console text kept from before the network
+ * was up, sent now (a dump sends it first, so the host has the text
+ * before the dump, the session code line among it when net.to names it). */
+void netcon_send_backlog(void);
 /* One line for `s`: the interface, its address and counters, keys refused. */
 void netcon_print_stats(void);
 /* A host has spoken the protocol since boot (it will confirm dumps). */
