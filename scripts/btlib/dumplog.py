@@ -43,7 +43,8 @@ def parse_log(data: bytes) -> list[Dump]:
 def parse_batches(batches) -> list[Dump]:
     """parse_log() of a log given as batches of its lines (LogReader): only
     the dumps' lines are kept, so memory follows the dumps, not the log."""
-    log = LogParser()
+    decoder = fastdecode.line_decoder()      # chosen once: every line goes to it
+    log = LogParser(decoder)
     seed = 0
     # The parse builds a few objects per line and keeps them all: it makes
     # no reference cycles, and the collector's passes over them would cost
@@ -52,7 +53,7 @@ def parse_batches(batches) -> list[Dump]:
     gc.disable()
     try:
         for raws in batches:
-            with fastdecode.prefetched(raws, seed) as seed:
+            with decoder.batch(raws, seed) as seed:
                 for raw in raws:
                     log.feed(raw)
             del raws                 # before the next batch is read: one batch at a time
@@ -110,7 +111,8 @@ class LogParser:
     'DUMP END' closes it; '%' lines belong to the open dump; anything else
     is console noise. A line of another dump fails this dump's CRCs."""
 
-    def __init__(self):
+    def __init__(self, decoder=None):
+        self.decoder = decoder or fastdecode.line_decoder()   # its event lines' decoder
         self.dumps: list[Dump] = []
         self.cur: DumpBuilder | None = None
         self.last_end: bytes | None = None     # the DUMP END that closed the last dump
@@ -129,7 +131,7 @@ class LogParser:
         line = clean(raw)
         if line.startswith(b'%'):
             if self.cur is None:
-                self.cur = DumpBuilder(None, 'lost')
+                self.cur = DumpBuilder(None, 'lost', decoder=self.decoder)
             self.cur.add(line)
             return
         at = BEGIN_MARK.find(line)
@@ -157,14 +159,14 @@ class LogParser:
                 return
             self._close()
             self.last_end = None
-            self.cur = DumpBuilder(None, 'damaged', guess)
+            self.cur = DumpBuilder(None, 'damaged', guess, decoder=self.decoder)
             return
         if self.cur is not None and self.cur.same_begin(text):
             self.cur.warnings.append('line 0 (DUMP BEGIN) arrived twice; the copy was ignored')
             return
         self._close()
         self.last_end = None
-        self.cur = DumpBuilder(fields, 'ok', begin_text=text)
+        self.cur = DumpBuilder(fields, 'ok', begin_text=text, decoder=self.decoder)
 
     def _end(self, text: bytes):
         try:
@@ -191,7 +193,7 @@ class LogParser:
             # Another dump's END: its lines, if any arrived, were foreign here.
             theirs = cur.take_foreign(seed)
             self._close()
-            cur = self.cur = DumpBuilder(None, 'lost')
+            cur = self.cur = DumpBuilder(None, 'lost', decoder=self.decoder)
             cur.set_seed(seed)
             for line in theirs:
                 cur.add(line)
