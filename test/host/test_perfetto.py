@@ -138,6 +138,23 @@ class Counts(unittest.TestCase):
         self.assertEqual((found.matched, found.unmatched_causes, found.unmatched_effects),
                          (426, 9, 0))
         self.assertEqual(got['flow_starts'], 426)
+        # The wake IPIs (vector 81) merge: each receive is the newest send's
+        # before it, never one a merge left behind (the old rule drew 6
+        # such arrows here, up to 26 ms long).
+        sends, causes, recvs = {}, {}, {}
+        for c in d.cpus:
+            for e in c.events:
+                if d.types[e.type].name == 'IPI_SEND' and e.a1 == 81:
+                    sends.setdefault((c.cpu, e.a0), []).append(e.tsc)
+        for cpu, ends in found.by_cpu.items():
+            for end in (e for e in ends if e.event.a1 == 81):
+                (recvs if end.terminating else causes)[end.flow_id] = (cpu, end.event)
+        arrows = 0
+        for fid, (cpu, recv) in recvs.items():
+            before = [t for t in sends[(recv.a0, cpu)] if t <= recv.tsc]
+            self.assertEqual(causes[fid][1].tsc, max(before), f'flow {fid}')
+            arrows += 1
+        self.assertGreater(arrows, 30)
 
     def test_a_gen_dump_dump_is_small(self):
         log, _ = generate('cpus=4', 'events=20000', 'cap=16384', 'seed=3', 'noise=0')
@@ -221,8 +238,34 @@ class Flows(unittest.TestCase):
                                (0, 12, 'S', 1, 1), (1, 20, 'R', 0, 1),     # 10 given up
                                (0, 30, 'S', 1, 2), (1, 31, 'R', 0, 3),     # other vectors
                                (0, 40, 'S', 2, 1)])                        # nobody received
-        self.assertEqual(got, [((0, 11), (1, 20))])
+        self.assertEqual(got, [((0, 12), (1, 20))])               # the newest cause's
         self.assertEqual((f.unmatched_causes, f.unmatched_effects), (4, 2))
+
+    def test_a_merged_ipi_shifts_no_later_flow(self):
+        """Two sends, one receive (the APIC merged them): the receive is the
+        newer send's, the older is given up, and every later receive is
+        still the one that followed its own send (issue 29: the old rule
+        drew each later arrow from the send before)."""
+        script = [(0, 10, 'S', 1, 1), (0, 20, 'S', 1, 1), (1, 25, 'R', 0, 1)]
+        script += [(0, t, 'S', 1, 1) for t in (30, 40, 50)]
+        script += [(1, t + 5, 'R', 0, 1) for t in (30, 40, 50)]
+        script.sort(key=lambda x: x[1])
+        f, got = self.matched(script)
+        self.assertEqual(got, [((0, 20), (1, 25)), ((0, 30), (1, 35)), ((0, 40), (1, 45)),
+                               ((0, 50), (1, 55))])
+        self.assertEqual((f.matched, f.unmatched_causes, f.unmatched_effects), (4, 1, 0))
+
+    def test_effects_that_lag_by_one_are_proven_by_what_follows(self):
+        f, got = self.matched([(0, 10, 'S', 1, 1), (0, 20, 'S', 1, 1), (1, 21, 'R', 0, 1),
+                               (0, 30, 'S', 1, 1), (1, 31, 'R', 0, 1), (1, 32, 'R', 0, 1)])
+        self.assertEqual(got, [((0, 10), (1, 21)), ((0, 20), (1, 31)), ((0, 30), (1, 32))])
+        self.assertEqual((f.unmatched_causes, f.unmatched_effects), (0, 0))
+
+    def test_no_arrow_across_a_long_gap(self):
+        second = 10**9                               # the dump's tsc_hz: 1 s
+        f, got = self.matched([(0, 10, 'S', 1, 1), (1, 10 + second, 'R', 0, 1)])
+        self.assertEqual(got, [])
+        self.assertEqual((f.unmatched_causes, f.unmatched_effects), (1, 1))
 
     def test_old_dumps_without_flow_use_the_ipi_names(self):
         _, got = self.matched([(0, 10, 'S', 1, 1), (1, 15, 'R', 0, 1)], with_flow=False)
