@@ -5,9 +5,9 @@
 #include "lib/format.h"
 #include "dev/keyboard.h"
 #include "console/serial.h"
-#include "lab/summary.h"
+#include "perf/summary.h"
 #include "time/stats.h"
-#include "lab/workload.h"
+#include "perf/workload.h"
 #include "recorder/control.h"
 #include "recorder/dump.h"
 #include "maskprompt.h"
@@ -93,7 +93,7 @@ static void run(int key)
     if (k)
         k->verb();
     else if (a == HK_WORKLOAD)
-        workload_key(key);            /* runs from the idle loop (lab/workload.h) */
+        workload_key(key);            /* runs from the idle loop (perf/workload.h) */
     else
         ignored++;
 }
