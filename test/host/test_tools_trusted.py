@@ -11,7 +11,10 @@ the command lines:
 5. decode --list of 3000 dumps (linear: it was cubic);
 7. the smaller ones: no Perfetto binary on a terminal; the progress line
    says "preparing" before the first byte; report's matrix median in the
-   table's unit.
+   table's unit;
+8. capture --until-dump --export FORMAT FILE writes what decode would,
+   the moment the dump is whole (a pty playing the kernel, and one QEMU
+   boot).
 
 Each test failed on the code before the change.
 """
@@ -19,6 +22,7 @@ Each test failed on the code before the change.
 import contextlib
 import os
 import pty
+import shutil
 import subprocess
 import sys
 import threading
@@ -29,6 +33,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from test_decode_support import DECODE, FIXTURES, REPO, TempDirTest, decode  # noqa: E402
 from test_tool_findings import PYTHON, REPORT, capped_decode, fixture       # noqa: E402
+from test_capture import (BOOT_NOISE, CAPTURE, ISO, READY, STEP_S, CaptureTest,  # noqa: E402
+                          gen_dump, run_capture)
 
 import resource                                                             # noqa: E402
 
@@ -304,6 +310,67 @@ class Smaller(Tmp):
         r = report(os.path.join(FIXTURES, WORKLOADS), '--workload', 'ipi')
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertRegex(r.stdout, r'\(ns\)\n(.*\n)*cells 12, median \d+ ns \(\d+ ticks\)')
+
+
+class CaptureExport(unittest.TestCase):
+    """Item 8: one step from the key to the trace file (test_capture's pty
+    playing the kernel)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dump = gen_dump('cpus=2', 'events=600', 'cap=512', 'noise=0')
+
+    setUp = CaptureTest.setUp
+    start, wait_for_port, finish = CaptureTest.start, CaptureTest.wait_for_port, CaptureTest.finish
+
+    def check_export(self, fmt):
+        out = os.path.join(self.tmp, f'trace.{fmt}')
+        proc = self.start('--key', 'd', '--until-dump', '--timeout', '60', '--export', fmt, out)
+        self.pty.write(BOOT_NOISE + READY)
+        self.assertEqual(self.pty.read_keys(1), b'd')
+        self.pty.write(self.dump)
+        rc, err = self.finish(proc)
+        self.assertEqual(rc, 0, err)
+        self.assertRegex(err, rf'exported dump 0 \(complete, \d+ events\) as {fmt}, '
+                              r'[\d.]+ s after the keys')
+        want = os.path.join(self.tmp, f'want.{fmt}')
+        r = decode(self.log, '-f', fmt, '-o', want)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(out, 'rb') as a, open(want, 'rb') as b:
+            self.assertEqual(a.read(), b.read())
+
+    def test_perfetto_is_what_decode_writes(self):
+        self.check_export('perfetto')
+
+    def test_csv_is_what_decode_writes(self):
+        self.check_export('csv')
+
+    def test_export_needs_until_dump_and_another_file(self):
+        for args, words in ((('--export', 'perfetto', 't.pf'), 'give --until-dump'),
+                            (('--until-dump', '--export', 'svg', 't'), 'FORMAT is one of'),
+                            (('--until-dump', '--export', 'csv', self.log), 'where the log')):
+            with self.subTest(args=args):
+                r = subprocess.run([PYTHON, CAPTURE, '--port', self.pty.path, '-o', self.log,
+                                    *args], capture_output=True, text=True, timeout=STEP_S)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn(words, r.stderr)
+
+
+@unittest.skipUnless(os.path.exists(ISO) and shutil.which('qemu-system-x86_64'),
+                     'build/baretrace.iso not built or QEMU missing')
+class CaptureExportQemu(Tmp):
+    def test_boot_key_and_perfetto_file(self):
+        log, out = self.path('run.log'), self.path('run.pftrace')
+        r = run_capture('--qemu', '--smp', '2', '--accel', 'tcg', '-o', log, '--key', 'd',
+                        '--until-dump', '--timeout', '240', '--export', 'perfetto', out,
+                        timeout=300)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn('exported dump 0 (complete', r.stderr)
+        want = self.path('want.pftrace')
+        d = decode(log, '-f', 'perfetto', '-o', want)
+        self.assertEqual(d.returncode, 0, d.stderr)
+        with open(out, 'rb') as a, open(want, 'rb') as b:
+            self.assertEqual(a.read(), b.read())
 
 
 if __name__ == '__main__':
