@@ -117,4 +117,9 @@ def perfetto_note(s, path):
                   'effects without a partner, not drawn)')
     halves = (f', {s.unmatched_halves} BEGIN/END halves without a partner (instants, '
               'unmatched=true)' if s.unmatched_halves else '')
+    halves += (f', {s.crossing_slices} slices that cross others in time on their CPU (a '
+               'non-monotonic TSC) as two instants each (crossing=the partner\'s seq)'
+               if s.crossing_slices else '')
+    halves += (', times past 2^63-1 ns (292 years) written as that (Perfetto reads them '
+               'signed)' if s.times_clamped else '')
     return f'wrote Perfetto trace, {s.bytes} bytes, {s.cpus} CPUs, {flows}{halves}: {where}'

@@ -755,6 +755,7 @@ def pick_types(records: bytes, wanted) -> list[int]:
 
 
 PF_FIELDS = native.PF_FIELDS
+PF_CROSSING = 4              # perfettoout.c's kind of a crossing slice's half
 
 
 def _pf_fmt(fmt):
@@ -769,11 +770,11 @@ def _pf_fmt(fmt):
 
 
 def perfetto_writer(instants: dict, slices: dict, phases: dict, t0: int, hz: int, timer,
-                    unmatched_iid: int, bucket_ns: int, roles):
+                    unmatched_iid: int, bucket_ns: int, roles, crossing_iid: int):
     """A function (records, cpu, marks, flows, out) writing one CPU's
     packets (export_perfetto's reference writer, after the sequence's
-    first packet) to write(bytes) `out`; returns its unmatched count, or
-    None when something does not fit perfettoout.c.
+    first packet) to write(bytes) `out`; returns its (unmatched halves,
+    crossing slices), or None when something does not fit perfettoout.c.
 
     instants: {type: fmt}, slices: {(BEGIN type, END type): (BEGIN fmt,
     END fmt)}, a fmt (head bytes, [(label iid, value index, is_phase,
@@ -799,7 +800,7 @@ def perfetto_writer(instants: dict, slices: dict, phases: dict, t0: int, hz: int
     ph = (_Phase * max(1, len(table)))(*[_Phase(k, n) for k, n in table])
     ctx = _Pf(fmts, index, pairs, len(keys), ph, len(table), t0, hz,
               timer if timer is not None and 0 <= timer < TYPE_LIMIT else TYPE_LIMIT, 0,
-              unmatched_iid, bucket_ns)
+              unmatched_iid, bucket_ns, crossing_iid)
     keep = (fmts, index, pairs, ph, table, made)
     lib = native.lib()
     ref = ctypes.byref(ctx)
@@ -829,5 +830,5 @@ def perfetto_writer(instants: dict, slices: dict, phases: dict, t0: int, hz: int
             size = lib.bt_pf_rows(ref, cref, buf, cap)
             out(ctypes.string_at(buf, size))
             if c.done:
-                return unmatched
+                return unmatched, bytes(kind).count(PF_CROSSING) // 2
     return write

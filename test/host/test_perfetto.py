@@ -12,6 +12,7 @@ event; test_oracle does the same for decode -f perfetto on the fixtures. protoc 
 CI=true, where they fail.
 """
 
+import contextlib
 import io
 import json
 import os
@@ -38,6 +39,7 @@ from test_json_native import built_dump, damaged, types            # noqa: E402
 
 SCHEMA = ROOT / 'test' / 'host' / 'perfetto_trace.proto'
 MAX_BYTES_PER_EVENT = 40     # issue 21's target
+SIGNED_MAX = (1 << 63) - 1   # Perfetto reads a packet's timestamp as signed
 
 
 def protoc():
@@ -184,6 +186,103 @@ class Counts(unittest.TestCase):
         for want in ('name: "baretrace dump 0"', 'name: "header.v"',
                      f'uint_value: {d.tsc_hz}', 'name: "missing_events.cpu1"'):
             self.assertTrue(want in text, want)
+
+
+def packets_of(text):
+    """[(sequence id, timestamp, 'B' | 'E' | None)] of protoc's text, in file order."""
+    out = []
+    for block in text.split('\npacket {')[1:]:
+        seq = re.search(r'^  trusted_packet_sequence_id: (\d+)', block, re.M)
+        ts = re.search(r'^  timestamp: (-?\d+)', block, re.M)
+        kind = re.search(r'type: TYPE_SLICE_(BEGIN|END)', block)
+        out.append((int(seq.group(1)) if seq else 0, int(ts.group(1)) if ts else 0,
+                    kind.group(1)[0] if kind else None))
+    return out
+
+
+def stack_pairs(items):
+    """[(BEGIN, END)] of (position, 'B'|'E') items paired as a track's
+    slice stack does (an END closes the innermost open BEGIN); an END
+    with nothing open pairs with None."""
+    open_, pairs_ = [], []
+    for pos, kind in items:
+        if kind == 'B':
+            open_.append(pos)
+        elif kind == 'E':
+            pairs_.append((open_.pop() if open_ else None, pos))
+    return sorted(pairs_, key=lambda p: p[1])
+
+
+def check_trace(test, data):
+    """The project's Perfetto checker: every timestamp in Perfetto's signed
+    range, and on each sequence (a CPU's track) the trace processor's
+    pairing (packets in timestamp order, the sequence's order at equal
+    times) is the export's own (packets in the order written): no slice
+    is re-paired. Returns the packets."""
+    text, _ = parsed(data)
+    packets = packets_of(text)
+    test.assertTrue(all(0 <= ts <= SIGNED_MAX for _, ts, _ in packets),
+                    'a timestamp outside 0..2^63-1')
+    by_seq = {}
+    for pos, (seq, ts, kind) in enumerate(packets):
+        by_seq.setdefault(seq, []).append((ts, pos, kind))
+    for seq, items in by_seq.items():
+        written = stack_pairs([(pos, kind) for _, pos, kind in items])
+        shown = stack_pairs([(pos, kind) for _, pos, kind in sorted(items)])
+        test.assertEqual(shown, written, f'sequence {seq}: slices re-paired')
+    return text
+
+
+class CrossingAndRange(unittest.TestCase):
+    """Issue 29, item 6: what Perfetto shows is what the export means."""
+
+    def test_the_mixed_workload(self):
+        log, _ = generate('cpus=4', 'events=3000', 'cap=2048', 'workload=mixed', 'seed=8')
+        tl = Timeline(dumplog.parse_log(log)[-1])
+        data, summary = exported(tl)
+        text = check_trace(self, data)
+        self.assertGreater(summary.crossing_slices, 0)
+        self.assertEqual(len(re.findall(rf'name_iid: {self.crossing_iid(tl)}\n\s*uint_value',
+                                        text)), 2 * summary.crossing_slices)
+
+    def crossing_iid(self, tl):
+        return export_perfetto.Schema(tl).label_iid[export_perfetto.CROSSING]
+
+    def test_crossing_halves_name_their_partner(self):
+        t = types(True)
+        begin, end = 4, 5                          # WORK_BEGIN, WORK_END
+        # in ring order 1..2 nests in 0..3; in time 0..3 (100..250) ends
+        # inside 1..2 (200..300): a non-monotonic TSC
+        evs = [Event(0, 0, 100, begin, 0, 1, 0), Event(0, 1, 200, begin, 0, 1, 0),
+               Event(0, 2, 300, end, 0, 1, 0), Event(0, 3, 250, end, 0, 1, 0)]
+        d = Dump(index=0, header={}, version=2, tsc_hz=10**9, types=t, phases={},
+                 complete=True, end_events=4, damaged_lines=0, missing_lines=0, warnings=[],
+                 cpus=[CpuInfo(cpu=0, apic_id=0, capacity=64, recorded=4, overwritten=0,
+                               first_seq=0, last_seq=3, events=evs, summary_seen=True)])
+        for pure in (False, True):
+            with self.subTest(pure=pure), oracle.reference_path() if pure else \
+                    contextlib.nullcontext():
+                data, summary = exported(Timeline(d))
+                text = check_trace(self, data)
+                self.assertEqual(summary.crossing_slices, 1)
+                self.assertIn(f'name_iid: {self.crossing_iid(Timeline(d))}\n      uint_value: 2',
+                              text)
+
+    def test_times_past_the_signed_range(self):
+        t = types(True)
+        inst = 6                                   # MARK
+        evs = [Event(0, 0, 0, inst, 0, 0, 0), Event(0, 1, 1 << 62, inst, 0, 0, 0)]
+        d = Dump(index=0, header={}, version=2, tsc_hz=1000, types=t, phases={},
+                 complete=True, end_events=2, damaged_lines=0, missing_lines=0, warnings=[],
+                 cpus=[CpuInfo(cpu=0, apic_id=0, capacity=64, recorded=2, overwritten=0,
+                               first_seq=0, last_seq=1, events=evs, summary_seen=True)])
+        for pure in (False, True):
+            with self.subTest(pure=pure), oracle.reference_path() if pure else \
+                    contextlib.nullcontext():
+                data, summary = exported(Timeline(d))
+                text = check_trace(self, data)
+                self.assertTrue(summary.times_clamped)
+                self.assertIn(f'timestamp: {SIGNED_MAX}', text)
 
 
 def ipi_types(with_flow):
