@@ -36,7 +36,9 @@ clamped to 0..2^63-1 (Perfetto reads them signed; a later one is said).
 With the compiled core each CPU's events are written in C
 (decoder/perfettoout.c); _cpu_packets() is the same bytes in pure Python
 (BT_PURE_PYTHON=1), and test_perfetto.py compares the two. Memory stays
-one CPU's records, as for the other exporters.
+one CPU's records (and, when the Python writer takes a dump the compiled
+core parsed, that CPU's Event objects only), as for the other exporters;
+a dump parsed in pure Python holds every Event from its parse on.
 """
 
 from dataclasses import dataclass
@@ -44,7 +46,7 @@ from dataclasses import dataclass
 from . import fastdecode
 from .flows import flows as find_flows
 from .losses import hole_causes
-from .model import RECORD_SIZE, Event, as_signed, seqs_of
+from .model import RECORD_SIZE, Event, as_signed, events_of, seqs_of
 from .outsink import byte_sink, is_binary
 from .pairs import match_cpu, role_table, roles
 from .timeline import LOST_NAME, NS_PER_S, TIMER_EVENT
@@ -455,8 +457,14 @@ def write_perfetto(tl, out):
                 records = b''.join(e.raw() for e in cpu.events)
             n, x = native(records, p, _lost_marks(sch, p['seq_id'], cpu, records), ends, put)
         else:
-            packets, n, x = _cpu_packets(sch, p, cpu.events, _lost_marks(sch, p['seq_id'], cpu),
-                                         ends, timer_id)
+            # Events of this CPU only, not kept on it: a dump parsed by the
+            # compiled core never holds more than one CPU's Event objects.
+            records = cpu.packed() if cpu.compiled() else None
+            events = cpu.events if records is None else events_of(records, cpu.cpu)
+            packets, n, x = _cpu_packets(sch, p, events,
+                                         _lost_marks(sch, p['seq_id'], cpu, records), ends,
+                                         timer_id)
+            del events
             put(b''.join(packets))
         unmatched, crossed = unmatched + n, crossed + x
     late = _times_past_the_range(tl)
