@@ -248,41 +248,38 @@ class CrossingAndRange(unittest.TestCase):
     def crossing_iid(self, tl):
         return export_perfetto.Schema(tl).label_iid[export_perfetto.CROSSING]
 
+    def on_both_paths(self, evs, hz):
+        """(text, summary) of a one-CPU dump of evs exported by C and by
+        Python, checked; the same on both."""
+        n = len(evs)
+        d = Dump(index=0, header={}, version=2, tsc_hz=hz, types=types(True), phases={},
+                 complete=True, end_events=n, damaged_lines=0, missing_lines=0, warnings=[],
+                 cpus=[CpuInfo(cpu=0, apic_id=0, capacity=64, recorded=n, overwritten=0,
+                               first_seq=0, last_seq=n - 1, events=evs, summary_seen=True)])
+        got = []
+        for pure in (False, True):
+            with oracle.reference_path() if pure else contextlib.nullcontext():
+                data, summary = exported(Timeline(d))
+            got.append((check_trace(self, data), summary))
+        self.assertEqual(got[0], got[1])
+        return got[0][0], got[0][1], Timeline(d)
+
     def test_crossing_halves_name_their_partner(self):
-        t = types(True)
         begin, end = 4, 5                          # WORK_BEGIN, WORK_END
         # in ring order 1..2 nests in 0..3; in time 0..3 (100..250) ends
         # inside 1..2 (200..300): a non-monotonic TSC
-        evs = [Event(0, 0, 100, begin, 0, 1, 0), Event(0, 1, 200, begin, 0, 1, 0),
-               Event(0, 2, 300, end, 0, 1, 0), Event(0, 3, 250, end, 0, 1, 0)]
-        d = Dump(index=0, header={}, version=2, tsc_hz=10**9, types=t, phases={},
-                 complete=True, end_events=4, damaged_lines=0, missing_lines=0, warnings=[],
-                 cpus=[CpuInfo(cpu=0, apic_id=0, capacity=64, recorded=4, overwritten=0,
-                               first_seq=0, last_seq=3, events=evs, summary_seen=True)])
-        for pure in (False, True):
-            with self.subTest(pure=pure), oracle.reference_path() if pure else \
-                    contextlib.nullcontext():
-                data, summary = exported(Timeline(d))
-                text = check_trace(self, data)
-                self.assertEqual(summary.crossing_slices, 1)
-                self.assertIn(f'name_iid: {self.crossing_iid(Timeline(d))}\n      uint_value: 2',
-                              text)
+        text, summary, tl = self.on_both_paths(
+            [Event(0, 0, 100, begin, 0, 1, 0), Event(0, 1, 200, begin, 0, 1, 0),
+             Event(0, 2, 300, end, 0, 1, 0), Event(0, 3, 250, end, 0, 1, 0)], 10**9)
+        self.assertEqual(summary.crossing_slices, 1)
+        self.assertIn(f'name_iid: {self.crossing_iid(tl)}\n      uint_value: 2', text)
 
     def test_times_past_the_signed_range(self):
-        t = types(True)
-        inst = 6                                   # MARK
-        evs = [Event(0, 0, 0, inst, 0, 0, 0), Event(0, 1, 1 << 62, inst, 0, 0, 0)]
-        d = Dump(index=0, header={}, version=2, tsc_hz=1000, types=t, phases={},
-                 complete=True, end_events=2, damaged_lines=0, missing_lines=0, warnings=[],
-                 cpus=[CpuInfo(cpu=0, apic_id=0, capacity=64, recorded=2, overwritten=0,
-                               first_seq=0, last_seq=1, events=evs, summary_seen=True)])
-        for pure in (False, True):
-            with self.subTest(pure=pure), oracle.reference_path() if pure else \
-                    contextlib.nullcontext():
-                data, summary = exported(Timeline(d))
-                text = check_trace(self, data)
-                self.assertTrue(summary.times_clamped)
-                self.assertIn(f'timestamp: {SIGNED_MAX}', text)
+        mark = 6                                   # MARK
+        text, summary, _ = self.on_both_paths(
+            [Event(0, 0, 0, mark, 0, 0, 0), Event(0, 1, 1 << 62, mark, 0, 0, 0)], 1000)
+        self.assertTrue(summary.times_clamped)
+        self.assertIn(f'timestamp: {SIGNED_MAX}', text)
 
 
 def ipi_types(with_flow):

@@ -32,7 +32,8 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from test_decode_support import DECODE, FIXTURES, REPO, TempDirTest, decode  # noqa: E402
-from test_tool_findings import PYTHON, REPORT, capped_decode, fixture       # noqa: E402
+from test_tool_findings import (PYTHON, REPORT, ExportProgress, capped_decode,  # noqa: E402
+                                fixture)
 from test_capture import (BOOT_NOISE, CAPTURE, ISO, READY, STEP_S, CaptureTest,  # noqa: E402
                           gen_dump, run_capture)
 
@@ -287,19 +288,7 @@ class Smaller(Tmp):
     def test_progress_says_preparing_before_the_first_byte(self):
         sys.path.insert(0, os.path.join(REPO, 'scripts'))
         from btlib.progress import WriteProgress
-
-        class Tty:
-            text = ''
-
-            def isatty(self):
-                return True
-
-            def write(self, s):
-                self.text += s
-
-            def flush(self):
-                pass
-        tty = Tty()
+        tty = ExportProgress.Tty()
         with WriteProgress('decode: writing perfetto to t', lambda: 0, stream=tty,
                            interval=0.02):
             time.sleep(0.1)
