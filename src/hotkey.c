@@ -17,7 +17,7 @@
 #include "usb/usbstack.h"
 #include "arch/cpu.h"
 #include "time/timer.h"
-#include "time/tsc.h"
+#include "time/deadline.h"
 #include "net/netcon.h"
 
 #define POLL_BUDGET 64                /* keys handled per wake-up */
@@ -116,8 +116,8 @@ void hotkey_wait(void)
     }
     /* Slower ticks (timer_hz=1 for a quiet trace): no extra interrupt,
      * the keys CPU waits awake (interrupts on) until the next poll. */
-    uint64_t end = rdtsc() + tsc_from_us(1000000 / INPUT_POLL_HZ);
-    while (rdtsc() < end)
+    struct deadline end = deadline_in_us(1000000 / INPUT_POLL_HZ);
+    while (!deadline_passed(end))
         cpu_relax();
 }
 

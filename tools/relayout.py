@@ -26,9 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # folder -> the modules (a .c and its .h, or a lone .h/.def) it receives,
 # named as they were: a path relative to src/ without its extension.
-# Issue 26: the USB stack by role. The core stays in usb/core/, each host
-# controller gets a folder under usb/hc/ (with the helpers the USB 1.1
-# controllers share in usb/hc/ itself), the class drivers go to usb/class/,
+# Issue 26: the USB stack by role. The core goes to usb/core/, each host
+# controller gets a folder under usb/hc/ (with the helpers the controllers
+# share in usb/hc/ itself), the class drivers go to usb/class/,
 # and usb/ keeps only usbstack, the stack's one face to the kernel.
 LAYOUT = {
     'usb/core': ['usb/usb', 'usb/hcd', 'usb/desc', 'usb/usbdev', 'usb/xfer', 'usb/roothub',

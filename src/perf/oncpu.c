@@ -6,6 +6,7 @@
 #include "arch/lapic.h"
 #include "arch/percpu.h"
 #include "cpus/smp.h"
+#include "time/deadline.h"
 #include "time/tsc.h"
 #include "perf/vectors.h"
 #include "trace/trace.h"
@@ -192,9 +193,9 @@ bool oncpu_wait(uint32_t cpu, uint64_t timeout_tsc)
 static void group_entry(uint32_t cpu, void *arg)
 {
     uint32_t gen = (uint32_t)(uintptr_t)arg;
-    uint64_t t0 = rdtsc(), limit = tsc_from_us(GO_TIMEOUT_US);
+    struct deadline end = deadline_in_us(GO_TIMEOUT_US);
     while (load32(&group_go) != gen) {
-        if (rdtsc() - t0 >= limit)
+        if (deadline_passed(end))
             return;                     /* the boot CPU never said go */
         cpu_relax();
     }

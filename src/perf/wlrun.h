@@ -4,7 +4,7 @@
  *
  * Below the workload table (workload.c) and the workloads themselves, so
  * that the table calls the workloads and the workloads call this, not the
- * table: no circle inside lab/. */
+ * table: no circle inside perf/. */
 #ifndef PERF_WLRUN_H
 #define PERF_WLRUN_H
 #include <stdbool.h>

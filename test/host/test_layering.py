@@ -6,7 +6,16 @@ edge. FOLDERS lists the folders bottom-up: a folder may include only
 itself and the folders below it. A circle between modules (Tarjan's
 strongly connected components) fails whatever folders it spans; so does
 a folder this table does not list (a new folder takes its place here,
-with its one line in docs/architecture.md).
+with its row in docs/architecture.md, which test_maps holds to this order).
+
+The USB stack is eight folders by role (issue 26): usb/core/ (the shared
+types, hcd.h's operations table, enumeration, transfers, hubs), usb/hc/
+(what the USB 1.1 and 2.0 controllers share), one folder a controller
+kind under usb/hc/, usb/class/ (the class drivers) and usb/ (usbstack,
+which starts them). Besides going down, a class driver includes nothing
+of a controller, a controller no class driver and no other kind of
+controller: they meet only in usb/core/ and usbstack
+(usb_role_breaks).
 
 The decoder (decoder/) is host C and includes kernel headers; it sits
 above the whole kernel, and nothing of src/ may include it."""
@@ -34,9 +43,9 @@ FOLDERS = (
     'console',    # UARTs and their choice, the screen, the status rows
     'net',        # network interfaces, their drivers, the UDP/IPv4 stack
     'usb/core',   # USB's shared types, enumeration, transfers, hubs, the lock
-    'usb/hc',     # what the USB 1.1 controllers share: device lists, addresses, pipes
+    'usb/hc',     # what the controllers share: addresses (EHCI too), device lists, pipes
     'usb/hc/xhci',  # one folder a host controller kind; none includes another,
-    'usb/hc/ehci',  # nor a class driver (test_usb_roles)
+    'usb/hc/ehci',  # nor a class driver (usb_role_breaks)
     'usb/hc/ohci',
     'usb/hc/uhci',
     'usb/class',  # HID, mass storage, CDC Ethernet: never a controller

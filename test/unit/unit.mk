@@ -10,6 +10,7 @@ UNIT_SRCS_cmdline := src/firmware/cmdline.c src/lib/format.c
 UNIT_SRCS_format := src/lib/format.c
 UNIT_SRCS_kassert := src/lib/kassert.c src/lib/format.c
 UNIT_SRCS_tscmath := src/time/tscmath.c
+UNIT_SRCS_deadline := src/time/deadline.c
 UNIT_SRCS_scancode := src/dev/scancode.c
 UNIT_SRCS_median := src/lib/median.c
 UNIT_SRCS_cpusum := src/perf/cpusum.c src/lib/median.c src/lib/format.c
@@ -47,7 +48,7 @@ $(BUILD)/unit/test_kmerge: $(wildcard decoder/*.h)
 UNIT_SRCS_netparse := src/net/eth.c src/net/arp.c src/net/ipv4.c src/net/udp.c src/net/dhcp.c \
                       src/net/netproto.c src/net/ipconf.c
 # net/e1000.c against a register model (the parts QEMU does not emulate)
-UNIT_SRCS_e1000 := src/net/e1000.c src/lib/format.c
+UNIT_SRCS_e1000 := src/net/e1000.c src/time/deadline.c src/lib/format.c
 # net/: NIC drivers' pure parts (issue 18)
 UNIT_SRCS_virtq := src/net/virtq.c
 UNIT_SRCS_rtl8111 := src/net/rtl8111.c

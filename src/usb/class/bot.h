@@ -1,7 +1,7 @@
 /* bot.h — USB Mass Storage Bulk-Only Transport (BOT 1.0): one SCSI
  * command as CBW -> optional data -> CSW, with the spec's error recovery.
  * Pure protocol logic: the bulk pipes and class requests come through
- * struct bot_ops (msc.c on xHCI; recorded replies in the host unit test).
+ * struct bot_ops (msc.c, on any controller; recorded replies in the host unit test).
  *
  * Recovery (BOT §5.3, §6.6, §6.7): a STALL in the data stage clears that
  * pipe's halt and goes on to the CSW; a STALL on the CSW clears the IN

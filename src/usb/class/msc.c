@@ -1,4 +1,4 @@
-/* msc.c — Bulk-Only mass storage on xHCI bulk endpoints. */
+/* msc.c — Bulk-Only mass storage on bulk endpoints of any controller. */
 #include "usb/class/msc.h"
 #include "usb/core/say.h"
 #include "usb/core/usblock.h"

@@ -1,5 +1,5 @@
 /* msc.h — USB mass storage (class 08, SCSI transparent, Bulk-Only
- * Transport) on the xHCI driver: the disks found at boot, readable and
+ * Transport) on any controller (xfer.h): the disks found at boot, readable and
  * writable by block.
  *
  * msc_attach() configures the bulk endpoints, brings the unit up

@@ -3,8 +3,9 @@
  * and its operations table. The enumeration (usbdev.c), the root ports
  * (roothub.c) and the transfers (xfer.c) run on any controller through
  * these; each controller under usb/hc/ (xHCI, EHCI, OHCI, UHCI)
- * implements them in its <hc>_dev.c, and a new kind of controller adds
- * a folder and a table, not another enumeration.
+ * implements them (the device operations in its <hc>_dev.c) and fills
+ * the table in its <hc>.c; a new kind of controller adds a folder and a
+ * table, not another enumeration.
  *
  * Endpoints are named by DCI (usb.h). Completion codes are usb.h's CC_*
  * (-1: none within the bound). Every operation is bounded: one that

@@ -2,7 +2,7 @@
 #include "usb/core/usblock.h"
 #include "arch/cpu.h"
 #include "arch/spinlock.h"
-#include "time/tsc.h"
+#include "time/deadline.h"
 
 static struct spinlock usb_lock;
 
@@ -10,9 +10,9 @@ bool usb_try_enter(void) { return spin_trylock(&usb_lock); }
 
 bool usb_enter_wait(uint64_t wait_us)
 {
-    uint64_t end = rdtsc() + tsc_from_us(wait_us);
+    struct deadline end = deadline_in_us(wait_us);
     while (!spin_trylock(&usb_lock)) {
-        if (rdtsc() > end)
+        if (deadline_passed(end))
             return false;
         cpu_relax();
     }

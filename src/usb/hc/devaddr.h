@@ -1,5 +1,5 @@
 /* devaddr.h — device addresses for the controllers that give them with
- * SET_ADDRESS (UHCI, OHCI; an xHCI's Address Device command does it
+ * SET_ADDRESS (EHCI, UHCI, OHCI; an xHCI's Address Device command does it
  * itself): a controller's free addresses, and the request.
  *
  * usb_addr_assign() sends SET_ADDRESS through the controller's control

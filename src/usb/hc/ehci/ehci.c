@@ -11,6 +11,7 @@
 #include "lib/kprintf.h"
 #include "usb/core/hcsetup.h"
 #include "mm/mem.h"
+#include "time/deadline.h"
 #include "time/tsc.h"
 
 #define HANDOFF_TIMEOUT_US   1000000  /* BIOS gives up ownership (Linux: 1 s) */
@@ -42,8 +43,8 @@ static void legacy_handoff(struct ehci *hc)
         if ((sup & 0xFF) == EECP_LEGACY) {
             if (sup & USBLEGSUP_BIOS) {
                 pci_write32(f, (uint8_t)off, sup | USBLEGSUP_OS);
-                uint64_t end = rdtsc() + tsc_from_us(HANDOFF_TIMEOUT_US);
-                while ((pci_read32(f, (uint8_t)off) & USBLEGSUP_BIOS) && rdtsc() < end)
+                struct deadline end = deadline_in_us(HANDOFF_TIMEOUT_US);
+                while ((pci_read32(f, (uint8_t)off) & USBLEGSUP_BIOS) && !deadline_passed(end))
                     tsc_delay_us(1000);
                 if (pci_read32(f, (uint8_t)off) & USBLEGSUP_BIOS) {
                     kprintf("usb: %s ehci: BIOS did not release the controller in 1 s; "
@@ -65,12 +66,12 @@ static void legacy_handoff(struct ehci *hc)
 static bool halt_and_reset(struct ehci *hc)
 {
     ehci_set_reg(hc, EHCI_USBCMD, ehci_reg(hc, EHCI_USBCMD) & ~USBCMD_RS);
-    if (!ehci_wait_reg(hc, EHCI_USBSTS, USBSTS_HCHALTED, USBSTS_HCHALTED, HALT_TIMEOUT_US)) {
+    if (!wait_mmio32(hc->op + EHCI_USBSTS, USBSTS_HCHALTED, USBSTS_HCHALTED, HALT_TIMEOUT_US)) {
         fail(hc, "does not halt (HCHalted stays 0)");
         return false;
     }
     ehci_set_reg(hc, EHCI_USBCMD, USBCMD_HCRESET);
-    if (!ehci_wait_reg(hc, EHCI_USBCMD, USBCMD_HCRESET, 0, RESET_TIMEOUT_US)) {
+    if (!wait_mmio32(hc->op + EHCI_USBCMD, USBCMD_HCRESET, 0, RESET_TIMEOUT_US)) {
         fail(hc, "reset does not complete (HCRESET stays 1)");
         return false;
     }
@@ -124,12 +125,12 @@ static bool start(struct ehci *hc)
     ehci_set_reg(hc, EHCI_ASYNCLISTADDR, (uint32_t)(uintptr_t)hc->async);
     ehci_set_reg(hc, EHCI_USBSTS, USBSTS_ALL);
     ehci_set_reg(hc, EHCI_USBCMD, USBCMD_ITC_1 | USBCMD_PSE | USBCMD_ASE | USBCMD_RS);
-    if (!ehci_wait_reg(hc, EHCI_USBSTS, USBSTS_HCHALTED, 0, HALT_TIMEOUT_US)) {
+    if (!wait_mmio32(hc->op + EHCI_USBSTS, USBSTS_HCHALTED, 0, HALT_TIMEOUT_US)) {
         fail(hc, "does not run (HCHalted stays 1)");
         return false;
     }
-    if (!ehci_wait_reg(hc, EHCI_USBSTS, USBSTS_ASS | USBSTS_PSS, USBSTS_ASS | USBSTS_PSS,
-                       SCHEDULE_TIMEOUT_US)) {
+    if (!wait_mmio32(hc->op + EHCI_USBSTS, USBSTS_ASS | USBSTS_PSS, USBSTS_ASS | USBSTS_PSS,
+                     SCHEDULE_TIMEOUT_US)) {
         fail(hc, "schedules do not start (ASS/PSS stay 0)");
         return false;
     }

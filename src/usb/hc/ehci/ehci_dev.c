@@ -14,7 +14,7 @@
 #include "lib/kassert.h"
 #include "lib/kprintf.h"
 #include "mm/mem.h"
-#include "time/tsc.h"
+#include "time/deadline.h"
 
 #define QH_ALIGN             32
 #define SETUP_LEN            8
@@ -85,12 +85,12 @@ static int run(struct ehci *hc, struct ehci_pipe *p, struct ehci_qtd *first,
                struct ehci_qtd *last, uint32_t timeout_us)
 {
     start(p, first);
-    uint64_t end = rdtsc() + tsc_from_us(timeout_us);
+    struct deadline end = deadline_in_us(timeout_us);
     for (;;) {
         int cc = chain_state(first, last);
         if (cc != STILL_RUNNING)
             return cc;
-        if (hc->base.dead || rdtsc() > end)
+        if (hc->base.dead || deadline_passed(end))
             return -1;
         cpu_relax();
     }

@@ -4,6 +4,7 @@
 #include "usb/hc/ehci/ehci_port.h"
 #include "usb/hc/ehci/ehci_state.h"
 #include "lib/kprintf.h"
+#include "time/deadline.h"
 #include "time/tsc.h"
 
 #define PORT_RESET_US        50000    /* TDRSTR: a root port's reset (USB 2.0 §7.1.7.5) */
@@ -65,7 +66,7 @@ uint8_t ehci_port_reset(struct usb_hc *base, uint32_t port)
     portsc_write(hc, port, PORTSC_PR, PORTSC_PE);
     tsc_delay_us(PORT_RESET_US);
     portsc_write(hc, port, 0, PORTSC_PR);
-    if (!ehci_wait_reg(hc, EHCI_PORTSC(port), PORTSC_PR, 0, RESET_END_TIMEOUT_US)) {
+    if (!wait_mmio32(hc->op + EHCI_PORTSC(port), PORTSC_PR, 0, RESET_END_TIMEOUT_US)) {
         kprintf("usb: %s ehci: port %u: reset does not complete; skipped\n", base->name, port);
         return 0;
     }

@@ -4,6 +4,7 @@
 #include "usb/hc/ehci/ehci_sched.h"
 #include "usb/hc/ehci/ehci_state.h"
 #include "lib/kprintf.h"
+#include "time/deadline.h"
 #include "time/tsc.h"
 
 #define IAA_TIMEOUT_US       100000   /* async advance: within a few micro-frames */
@@ -68,7 +69,7 @@ void ehci_unlink(struct ehci *hc, struct ehci_qh *qh, bool periodic)
     p->link = qh->link;
     ehci_set_reg(hc, EHCI_USBSTS, USBSTS_IAA);
     ehci_set_reg(hc, EHCI_USBCMD, ehci_reg(hc, EHCI_USBCMD) | USBCMD_IAAD);
-    if (!ehci_wait_reg(hc, EHCI_USBSTS, USBSTS_IAA, USBSTS_IAA, IAA_TIMEOUT_US))
+    if (!wait_mmio32(hc->op + EHCI_USBSTS, USBSTS_IAA, USBSTS_IAA, IAA_TIMEOUT_US))
         kprintf("usb: %s ehci: async advance doorbell not answered\n", hc->base.name);
     ehci_set_reg(hc, EHCI_USBSTS, USBSTS_IAA);
 }

@@ -63,18 +63,4 @@ static inline void ehci_set_reg(struct ehci *hc, uint32_t off, uint32_t v)
     *(volatile uint32_t *)(hc->op + off) = v;
 }
 
-/* Bounded register wait: true once (reg & mask) == want. */
-static inline bool ehci_wait_reg(struct ehci *hc, uint32_t off, uint32_t mask, uint32_t want,
-                                 uint32_t timeout_us)
-{
-    uint64_t end = rdtsc() + tsc_from_us(timeout_us);
-    for (;;) {
-        if ((ehci_reg(hc, off) & mask) == want)
-            return true;
-        if (rdtsc() > end)
-            return (ehci_reg(hc, off) & mask) == want;
-        cpu_relax();
-    }
-}
-
 #endif

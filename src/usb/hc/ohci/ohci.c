@@ -6,6 +6,7 @@
 #include "usb/core/hcsetup.h"
 #include "lib/kprintf.h"
 #include "mm/mem.h"
+#include "time/deadline.h"
 #include "time/tsc.h"
 #include "arch/cpu.h"
 
@@ -23,19 +24,6 @@ static unsigned n_ctrl;
 
 static uint32_t phys(const volatile void *p) { return (uint32_t)(uintptr_t)p; }
 
-/* Bounded wait until (register & mask) == want. */
-static bool wait_reg(struct ohci *hc, uint32_t reg, uint32_t mask, uint32_t want,
-                     uint32_t timeout_us)
-{
-    uint64_t end = rdtsc() + tsc_from_us(timeout_us);
-    while ((ohci_read(hc, reg) & mask) != want) {
-        if (rdtsc() > end)
-            return (ohci_read(hc, reg) & mask) == want;
-        cpu_relax();
-    }
-    return true;
-}
-
 static void fail(struct ohci *hc, const char *what)
 {
     usb_hc_fail(&hc->base, what);
@@ -51,7 +39,7 @@ static void take_ownership(struct ohci *hc)
     uint32_t c = ohci_read(hc, HC_CONTROL);
     if (c & CONTROL_IR) {
         ohci_write(hc, HC_COMMAND_STATUS, CMD_OCR);
-        if (!wait_reg(hc, HC_CONTROL, CONTROL_IR, 0, OWNERSHIP_TIMEOUT_US)) {
+        if (!wait_mmio32(hc->regs + HC_CONTROL, CONTROL_IR, 0, OWNERSHIP_TIMEOUT_US)) {
             kprintf("usb: %s ohci: SMM did not release the controller in 1 s; "
                     "taking it anyway\n", hc->base.name);
             ohci_write(hc, HC_CONTROL, ohci_read(hc, HC_CONTROL) & ~CONTROL_IR);
@@ -95,7 +83,7 @@ static bool reset_and_run(struct ohci *hc)
     ohci_write(hc, HC_CONTROL, rwc | HCFS_RESET);
     tsc_delay_us(BUS_RESET_US);
     ohci_write(hc, HC_COMMAND_STATUS, CMD_HCR);
-    if (!wait_reg(hc, HC_COMMAND_STATUS, CMD_HCR, 0, HCR_TIMEOUT_US)) {
+    if (!wait_mmio32(hc->regs + HC_COMMAND_STATUS, CMD_HCR, 0, HCR_TIMEOUT_US)) {
         fail(hc, "reset does not complete (HCR stays 1)");
         return false;
     }
@@ -110,8 +98,8 @@ static bool reset_and_run(struct ohci *hc)
     ohci_write(hc, HC_INTERRUPT_STATUS, INT_ALL);
     ohci_write(hc, HC_CONTROL, rwc | HCFS_OPERATIONAL | CONTROL_PLE | CONTROL_CLE |
                                    CONTROL_BLE | CONTROL_CBSR_4_1);
-    if (!wait_reg(hc, HC_CONTROL, CONTROL_HCFS_MASK, HCFS_OPERATIONAL,
-                  OPERATIONAL_TIMEOUT_US)) {
+    if (!wait_mmio32(hc->regs + HC_CONTROL, CONTROL_HCFS_MASK, HCFS_OPERATIONAL,
+                     OPERATIONAL_TIMEOUT_US)) {
         fail(hc, "does not become operational (HCFS)");
         return false;
     }
@@ -166,7 +154,7 @@ static uint8_t port_reset(struct usb_hc *base, uint32_t port)
 {
     struct ohci *hc = ohci_of(base);
     ohci_write(hc, HC_RH_PORT_STATUS(port), RP_SET_PORT_RESET);
-    if (!wait_reg(hc, HC_RH_PORT_STATUS(port), RP_PRSC, RP_PRSC, PORT_RESET_TIMEOUT_US)) {
+    if (!wait_mmio32(hc->regs + HC_RH_PORT_STATUS(port), RP_PRSC, RP_PRSC, PORT_RESET_TIMEOUT_US)) {
         kprintf("usb: %s ohci: port %u: reset does not complete; skipped\n", base->name, port);
         return 0;
     }

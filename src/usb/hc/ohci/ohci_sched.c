@@ -6,7 +6,7 @@
 #include "arch/cpu.h"
 #include "lib/kassert.h"
 #include "mm/mem.h"
-#include "time/tsc.h"
+#include "time/deadline.h"
 
 #define FRAME_WAIT_US     10000      /* a frame is 1 ms; a stopped clock is named below */
 #define SETUP_LEN         8
@@ -25,8 +25,8 @@ static void two_frames(struct ohci *hc)
 {
     for (int i = 0; i < 2; i++) {
         uint32_t f = ohci_read(hc, HC_FM_NUMBER) & 0xFFFF;
-        uint64_t end = rdtsc() + tsc_from_us(FRAME_WAIT_US);
-        while ((ohci_read(hc, HC_FM_NUMBER) & 0xFFFF) == f && rdtsc() <= end)
+        struct deadline end = deadline_in_us(FRAME_WAIT_US);
+        while ((ohci_read(hc, HC_FM_NUMBER) & 0xFFFF) == f && !deadline_passed(end))
             cpu_relax();
     }
 }
@@ -129,10 +129,10 @@ static int run(struct ohci *hc, struct ohci_ep *ep, unsigned n, uint32_t len,
         return CC_TRANSACTION;
     }
     enqueue(hc, ep, n);
-    uint64_t end = rdtsc() + tsc_from_us(timeout_us);
+    struct deadline end = deadline_in_us(timeout_us);
     struct ohci_outcome o;
     while ((o = ohci_tds_outcome(ep->q, ep->n, ep->ed->head)).result == OHCI_ACTIVE &&
-           rdtsc() <= end)
+           !deadline_passed(end))
         cpu_relax();
     if (o.result != OHCI_DONE)
         ohci_ep_flush(hc, ep, true);

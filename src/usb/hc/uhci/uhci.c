@@ -8,6 +8,7 @@
 #include "lib/format.h"
 #include "lib/kprintf.h"
 #include "mm/mem.h"
+#include "time/deadline.h"
 #include "time/tsc.h"
 
 #define LEGSUP_TIMEOUT_US   100000   /* SMI and trap enables read back off */
@@ -26,17 +27,6 @@ static uint32_t phys(const volatile void *p) { return (uint32_t)(uintptr_t)p; }
 static uint16_t rd16(struct uhci *hc, uint16_t off) { return inw((uint16_t)(hc->io + off)); }
 static void wr16(struct uhci *hc, uint16_t off, uint16_t v) { outw((uint16_t)(hc->io + off), v); }
 
-/* Bounded wait until (register & mask) == want. */
-static bool wait16(struct uhci *hc, uint16_t off, uint16_t mask, uint16_t want,
-                   uint32_t timeout_us)
-{
-    uint64_t end = rdtsc() + tsc_from_us(timeout_us);
-    while ((rd16(hc, off) & mask) != want)
-        if (rdtsc() > end)
-            return (rd16(hc, off) & mask) == want;
-    return true;
-}
-
 static void fail(struct uhci *hc, const char *what)
 {
     usb_hc_fail(&hc->base, what);
@@ -47,12 +37,12 @@ static void fail(struct uhci *hc, const char *what)
  * emulation stops here. The enables must read back off. */
 static bool legacy_handoff(struct uhci *hc)
 {
-    uint64_t end = rdtsc() + tsc_from_us(LEGSUP_TIMEOUT_US);
+    struct deadline end = deadline_in_us(LEGSUP_TIMEOUT_US);
     for (;;) {
         pci_write16(hc->pci, UHCI_PCI_LEGSUP, LEGSUP_STATUS_RWC);
         if (!(pci_read16(hc->pci, UHCI_PCI_LEGSUP) & (LEGSUP_SMI_TRAP_EN | LEGSUP_PIRQ_EN)))
             return true;
-        if (rdtsc() > end) {
+        if (deadline_passed(end)) {
             fail(hc, "BIOS keeps its SMI/trap enables in LEGSUP on");
             return false;
         }
@@ -65,7 +55,7 @@ static bool reset(struct uhci *hc)
 {
     wr16(hc, UHCI_USBINTR, 0);
     wr16(hc, UHCI_USBCMD, 0);
-    if (!wait16(hc, UHCI_USBSTS, UHCI_STS_HCH, UHCI_STS_HCH, HALT_TIMEOUT_US)) {
+    if (!wait_io16((uint16_t)(hc->io + UHCI_USBSTS), UHCI_STS_HCH, UHCI_STS_HCH, HALT_TIMEOUT_US)) {
         fail(hc, "does not halt (HCHalted stays 0)");
         return false;
     }
@@ -73,7 +63,7 @@ static bool reset(struct uhci *hc)
     tsc_delay_us(GRESET_US);
     wr16(hc, UHCI_USBCMD, 0);
     wr16(hc, UHCI_USBCMD, UHCI_CMD_HCRESET);
-    if (!wait16(hc, UHCI_USBCMD, UHCI_CMD_HCRESET, 0, HCRESET_TIMEOUT_US)) {
+    if (!wait_io16((uint16_t)(hc->io + UHCI_USBCMD), UHCI_CMD_HCRESET, 0, HCRESET_TIMEOUT_US)) {
         fail(hc, "reset does not complete (HCRESET stays 1)");
         return false;
     }
@@ -140,7 +130,7 @@ static bool start(struct uhci *hc)
     wr16(hc, UHCI_FRNUM, 0);
     outb((uint16_t)(hc->io + UHCI_SOFMOD), SOFMOD_DEFAULT);
     wr16(hc, UHCI_USBCMD, UHCI_CMD_RUN | UHCI_CMD_CF | UHCI_CMD_MAXP);
-    if (!wait16(hc, UHCI_USBSTS, UHCI_STS_HCH, 0, HALT_TIMEOUT_US)) {
+    if (!wait_io16((uint16_t)(hc->io + UHCI_USBSTS), UHCI_STS_HCH, 0, HALT_TIMEOUT_US)) {
         fail(hc, "does not run (HCHalted stays 1)");
         return false;
     }
@@ -174,8 +164,8 @@ static uint8_t port_reset(struct usb_hc *base, uint32_t port)
     port_write(hc, port, UHCI_PORT_PR, 0);
     tsc_delay_us(PORT_ENABLE_DELAY_US);
     port_write(hc, port, 0, UHCI_PORT_PED | UHCI_PORT_RWC);
-    if (!wait16(hc, (uint16_t)UHCI_PORTSC(port), UHCI_PORT_PED, UHCI_PORT_PED,
-                PORT_ENABLE_TIMEOUT_US)) {
+    if (!wait_io16((uint16_t)(hc->io + UHCI_PORTSC(port)), UHCI_PORT_PED, UHCI_PORT_PED,
+                   PORT_ENABLE_TIMEOUT_US)) {
         kprintf("usb: %s uhci: port %u: not enabled after reset (PORTSC %04x); skipped\n",
                 base->name, port, rd16(hc, (uint16_t)UHCI_PORTSC(port)));
         return 0;

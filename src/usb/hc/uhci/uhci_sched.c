@@ -6,6 +6,7 @@
 #include "arch/cpu.h"
 #include "lib/kassert.h"
 #include "mm/mem.h"
+#include "time/deadline.h"
 #include "time/tsc.h"
 
 #define FRAME_US            1000
@@ -46,7 +47,7 @@ static struct uhci_outcome run(struct uhci *hc, struct uhci_qh *qh, unsigned n, 
                                uint32_t timeout_us)
 {
     kassert(n >= 1 && n <= UHCI_POOL_TDS);
-    uint64_t end = rdtsc() + tsc_from_us(timeout_us);
+    struct deadline end = deadline_in_us(timeout_us);
     struct uhci_outcome o, data = { .result = UHCI_ACTIVE };
     publish();
     qh->element = phys(hc->tds);
@@ -58,7 +59,7 @@ static struct uhci_outcome run(struct uhci *hc, struct uhci_qh *qh, unsigned n, 
             qh->element = phys(&hc->tds[n - 1]);
             continue;
         }
-        if (o.result != UHCI_ACTIVE || rdtsc() > end)
+        if (o.result != UHCI_ACTIVE || deadline_passed(end))
             break;
         cpu_relax();
     }

@@ -10,6 +10,7 @@
 #include "lib/kprintf.h"
 #include "usb/core/hcsetup.h"
 #include "mm/mem.h"
+#include "time/deadline.h"
 #include "time/tsc.h"
 
 #define HANDOFF_TIMEOUT_US   1000000  /* BIOS gives up ownership (Linux: 1 s) */
@@ -55,7 +56,7 @@ static void legacy_handoff(struct xhci *hc, volatile uint32_t *cap)
         return;
     if (*cap & USBLEGSUP_BIOS) {
         *cap |= USBLEGSUP_OS;
-        if (!xhci_wait_reg(cap, USBLEGSUP_BIOS, 0, HANDOFF_TIMEOUT_US)) {
+        if (!wait_mmio32(cap, USBLEGSUP_BIOS, 0, HANDOFF_TIMEOUT_US)) {
             kprintf("usb: %s xhci: BIOS did not release the controller in 1 s; "
                     "taking it anyway\n", hc->base.name);
             *cap &= ~USBLEGSUP_BIOS;
@@ -86,19 +87,19 @@ static void fail(struct xhci *hc, const char *what)
 static bool halt_and_reset(struct xhci *hc)
 {
     volatile uint32_t *cmd = reg(hc->op, XHCI_USBCMD), *sts = reg(hc->op, XHCI_USBSTS);
-    if (!xhci_wait_reg(sts, USBSTS_CNR, 0, RESET_TIMEOUT_US)) {
+    if (!wait_mmio32(sts, USBSTS_CNR, 0, RESET_TIMEOUT_US)) {
         fail(hc, "never becomes ready (CNR stays 1)");
         return false;
     }
     *cmd &= ~USBCMD_RS;
-    if (!xhci_wait_reg(sts, USBSTS_HCH, USBSTS_HCH, HALT_TIMEOUT_US)) {
+    if (!wait_mmio32(sts, USBSTS_HCH, USBSTS_HCH, HALT_TIMEOUT_US)) {
         fail(hc, "does not halt (HCHalted stays 0)");
         return false;
     }
     *cmd |= USBCMD_HCRST;
     tsc_delay_us(HCRST_SETTLE_US);
-    if (!xhci_wait_reg(cmd, USBCMD_HCRST, 0, RESET_TIMEOUT_US) ||
-        !xhci_wait_reg(sts, USBSTS_CNR, 0, RESET_TIMEOUT_US)) {
+    if (!wait_mmio32(cmd, USBCMD_HCRST, 0, RESET_TIMEOUT_US) ||
+        !wait_mmio32(sts, USBSTS_CNR, 0, RESET_TIMEOUT_US)) {
         fail(hc, "reset does not complete (HCRST or CNR stays 1)");
         return false;
     }
@@ -178,7 +179,7 @@ static bool start(struct xhci *hc)
         return false;
     }
     *reg(hc->op, XHCI_USBCMD) |= USBCMD_RS;
-    if (!xhci_wait_reg(reg(hc->op, XHCI_USBSTS), USBSTS_HCH, 0, HALT_TIMEOUT_US)) {
+    if (!wait_mmio32(reg(hc->op, XHCI_USBSTS), USBSTS_HCH, 0, HALT_TIMEOUT_US)) {
         fail(hc, "does not run (HCHalted stays 1)");
         return false;
     }

@@ -7,7 +7,7 @@
 #include "arch/cpu.h"
 #include "lib/kassert.h"
 #include "mm/mem.h"
-#include "time/tsc.h"
+#include "time/deadline.h"
 
 #define EVENT_RING_SIZE   256
 #define EVENTS_PER_POLL   64         /* bound one drain; the rest waits a tick */
@@ -22,18 +22,6 @@ static void wr64(volatile uint8_t *base, uint32_t off, uint64_t v)
 {
     *(volatile uint32_t *)(base + off) = (uint32_t)v;
     *(volatile uint32_t *)(base + off + 4) = (uint32_t)(v >> 32);
-}
-
-bool xhci_wait_reg(volatile uint32_t *reg, uint32_t mask, uint32_t want, uint32_t timeout_us)
-{
-    uint64_t end = rdtsc() + tsc_from_us(timeout_us);
-    for (;;) {
-        if ((*reg & mask) == want)
-            return true;
-        if (rdtsc() > end)
-            return (*reg & mask) == want;
-        cpu_relax();
-    }
 }
 
 uint32_t xhci_portsc(struct xhci *hc, uint32_t port)
@@ -129,7 +117,7 @@ static int wait_done(struct xhci *hc, uint32_t timeout_us)
     hc->waiting = true;
     bool was = hc->base.waiting;        /* commands too: see hcd.h */
     hc->base.waiting = true;
-    uint64_t end = rdtsc() + tsc_from_us(timeout_us);
+    struct deadline end = deadline_in_us(timeout_us);
     int cc = -1;
     while (!hc->base.dead) {
         xhci_poll(&hc->base);
@@ -137,7 +125,7 @@ static int wait_done(struct xhci *hc, uint32_t timeout_us)
             cc = hc->wait.cc;
             break;
         }
-        if (rdtsc() > end)
+        if (deadline_passed(end))
             break;
         cpu_relax();
     }

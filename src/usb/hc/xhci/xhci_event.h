@@ -22,8 +22,6 @@ int  xhci_wait_transfer(struct xhci *hc, uint8_t slot, uint8_t dci, uint64_t trb
 /* Set up interrupter 0's event ring (xhci.c, while the controller is halted). */
 bool xhci_event_ring_init(struct xhci *hc);
 void xhci_doorbell(struct xhci *hc, uint8_t slot, uint8_t target);
-/* Bounded register wait: true once (reg & mask) == want. */
-bool xhci_wait_reg(volatile uint32_t *reg, uint32_t mask, uint32_t want, uint32_t timeout_us);
 uint32_t xhci_portsc(struct xhci *hc, uint32_t port);
 void xhci_set_portsc(struct xhci *hc, uint32_t port, uint32_t bits);
 

@@ -5,6 +5,7 @@
 #include "usb/hc/xhci/xhci_event.h"
 #include "usb/hc/xhci/xhci_hw.h"
 #include "lib/kprintf.h"
+#include "time/deadline.h"
 #include "time/tsc.h"
 
 #define PORT_RESET_TIMEOUT_US 500000
@@ -29,8 +30,8 @@ uint8_t xhci_port_reset(struct usb_hc *base, uint32_t port)
         return 0;
     if (!(sc & PORTSC_PED) || !hc->usb3[port]) {
         xhci_set_portsc(hc, port, PORTSC_PR);
-        if (!xhci_wait_reg((volatile uint32_t *)(hc->op + XHCI_PORTSC(port)), PORTSC_PRC, PORTSC_PRC,
-                           PORT_RESET_TIMEOUT_US))
+        if (!wait_mmio32(hc->op + XHCI_PORTSC(port), PORTSC_PRC, PORTSC_PRC,
+                         PORT_RESET_TIMEOUT_US))
             kprintf("usb: %s xhci: port %u: reset does not complete; skipped\n", base->name,
                     port);
         tsc_delay_us(PORT_SETTLE_US);
