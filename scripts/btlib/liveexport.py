@@ -59,8 +59,10 @@ class LiveExport:
         return _export(self.parser.dumps, self.fmt, self.path, self.keys_at)
 
 
-def export_log(log: str, fmt: str, path: str, keys_at: float | None = None) -> str:
+def export_log(log: str | None, fmt: str, path: str, keys_at: float | None = None) -> str:
     """write() for a log file: its newest complete dump, exported."""
+    if log is None:
+        raise Error(f'no log to export to {path}')
     try:
         with open(log, 'rb') as f:
             dumps = dumplog.parse_batches(dumplog.LogReader(f))
