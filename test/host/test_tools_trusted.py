@@ -22,6 +22,7 @@ Each test failed on the code before the change.
 import contextlib
 import os
 import pty
+import signal
 import shutil
 import subprocess
 import sys
@@ -78,6 +79,27 @@ class ReportBounded(Tmp):
             f.truncate(20 << 30)
         r = report(path, cap=True)
         self.one_line_error(r, 'big.img is no serial log')
+
+    def test_ctrl_c_ends_it(self):
+        """A log that never ends (a FIFO held open): Ctrl-C stops report at
+        once, exit 130, no traceback."""
+        fifo = self.path('pipe')
+        os.mkfifo(fifo)
+        proc = subprocess.Popen([PYTHON, REPORT, fifo], stderr=subprocess.PIPE,
+                                stdout=subprocess.DEVNULL, text=True)
+        with open(fifo, 'wb') as w:
+            w.write(fixture(WORKLOADS))
+            w.flush()
+            time.sleep(1)                        # report is reading, the log goes on
+            proc.send_signal(signal.SIGINT)
+            try:
+                _, err = proc.communicate(timeout=STEP_S)
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+        self.assertEqual(proc.returncode, 130, err)
+        self.assertNotIn('Traceback', err)
 
     def test_a_binary_run_hides_no_later_dump(self):
         one = fixture(WORKLOADS)
