@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from . import fastdecode
 from .dumpfmt import NEWLINE
-from .model import CPU_BYTE, RECORD_SIZE, SEQ_MODULUS, Dump, Event, as_signed
+from .model import CPU_BYTE, RECORD_SIZE, SEQ_MODULUS, Dump, Event, as_signed, events_of
 from .timeline import merged_events
 
 # For dumps without %W lines only: a0 of WORKLOAD_BEGIN/END and the result
@@ -149,10 +149,14 @@ def _events_of_types(dump: Dump, wanted: set[int]) -> list[Event]:
         source = c.record_source()
         for records in [source] if isinstance(source, bytes) else source.windows():
             picked = fastdecode.pick_types(records, wanted)
-            found += [Event.from_raw(records[i * RECORD_SIZE:(i + 1) * RECORD_SIZE], c.cpu)
-                      for i in picked]
-    found.sort(key=lambda e: (e.tsc, e.cpu, e.seq))
+            found += events_of(b''.join([records[i * RECORD_SIZE:(i + 1) * RECORD_SIZE]
+                                         for i in picked]), c.cpu)
+    found.sort(key=_merge_key)
     return found
+
+
+def _merge_key(e: Event):
+    return e.tsc, e.cpu, e.seq
 
 
 def _owner(all_runs: list[Run], name: str, tsc: int, tsc_hz: int) -> Run | None:
