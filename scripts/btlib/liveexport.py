@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import time
 
-from . import dumplog, exportfile, fastdecode
+from . import dumplog, exportfile, fastdecode, outfile
 from .dumpfmt import NEWLINE
 from .timeline import Timeline
 
@@ -57,6 +57,21 @@ class LiveExport:
         """Export the newest complete dump so far; a line saying what was
         written and, after the keys, how long the user waited. Raises Error."""
         return _export(self.parser.dumps, self.fmt, self.path, self.keys_at)
+
+
+def check(fmt: str, path: str, log: str, log_is_folder: bool) -> None:
+    """Raise Error unless fmt is one of decode's formats and path is
+    neither the log (nor in the log folder of capture --net) nor an input."""
+    if fmt not in exportfile.FORMATS:
+        raise Error(f'{fmt}: FORMAT is one of {", ".join(exportfile.FORMATS)}')
+    where = os.path.realpath(log)
+    if os.path.realpath(path) == where or (log_is_folder and
+                                           os.path.dirname(os.path.realpath(path)) == where):
+        raise Error(f'{fmt} {path}: that is where the log goes')
+    try:
+        outfile.refuse_input(path, [log])
+    except outfile.Error as e:
+        raise Error(str(e)) from None
 
 
 def export_log(log: str | None, fmt: str, path: str, keys_at: float | None = None) -> str:
