@@ -37,6 +37,8 @@ UARTS = ("isa", "pci", "com2", "pci2x")
 NICS = {"e1000": ["e1000"], "e1000e": ["e1000e"], "igb": ["igb"], "virtio": ["virtio-net-pci"],
         "usb": ["qemu-xhci,id=netxhci", "usb-net,bus=netxhci.0"]}
 NETDEV_ID = "net0"
+# QEMU's own prefix: the MAC every NIC gets unless told (52:54:00:12:34:56).
+QEMU_MAC_PREFIX = "52:54:00"
 
 # Split OVMF (code read-only + a variable store) is preferred: it is what a
 # real board has. The variable store is opened with snapshot=on, so each run
@@ -121,7 +123,9 @@ class Options:
     nic: a network adapter (a key of NICS) on the netdev `netdev` (QEMU
     -netdev options after its id; default user-mode networking, whose
     host side is 127.0.0.1 and whose 10.0.2.x addresses exist only inside
-    QEMU).
+    QEMU). mac: the NIC's MAC ("52:54:00:ab:cd:ef"; None: QEMU's default
+    52:54:00:12:34:56, the same for every QEMU; distinct_mac() gives one
+    of its own).
     """
     iso: str
     fw: str = "bios"
@@ -142,6 +146,7 @@ class Options:
     qemu: str = QEMU_BIN
     nic: str | None = None
     netdev: str = "user"
+    mac: str | None = None
     extra: list = dataclasses.field(default_factory=list)
 
 
@@ -288,6 +293,8 @@ def validate(opts):
         raise QemuError(f"--smp must be at least 1, not {opts.smp}")
     if opts.nic is not None and opts.nic not in NICS:
         raise QemuError(f"unknown NIC '{opts.nic}' (want {', '.join(NICS)})")
+    if opts.mac is not None and parse_mac(opts.mac) != opts.mac:
+        raise QemuError(f"'{opts.mac}' is not a unicast MAC written 52:54:00:ab:cd:ef")
     if not os.path.isfile(opts.iso):
         raise QemuError(f"ISO '{opts.iso}' not found (run make first)")
 
@@ -311,11 +318,11 @@ def build_argv(opts):
     argv += ["-vga", "std"] + ([] if opts.display else ["-display", "none"])
     argv += ["-no-reboot"] if opts.no_reboot else []
     argv += ["-device", f"isa-debug-exit,iobase={DEBUG_EXIT_PORT:#x},iosize=0x04"]
-    argv += nic_args(opts.nic, opts.netdev)
+    argv += nic_args(opts.nic, opts.netdev, opts.mac)
     return argv + list(opts.extra)
 
 
-def nic_args(nic, netdev="user"):
+def nic_args(nic, netdev="user", mac=None):
     """-netdev/-device arguments for a NIC of NICS (nothing for None)."""
     if nic is None:
         return []
@@ -324,7 +331,26 @@ def nic_args(nic, netdev="user"):
             "".join("," + o for o in netdev.split(",")[1:])]
     for d in devices[:-1]:
         argv += ["-device", d]
-    return argv + ["-device", f"{devices[-1]},netdev={NETDEV_ID}"]
+    return argv + ["-device", f"{devices[-1]},netdev={NETDEV_ID}" +
+                   (f",mac={mac}" if mac else "")]
+
+
+def parse_mac(text):
+    """'52:54:00:AB:CD:EF', '52-54-00-ab-cd-ef' or '525400abcdef' ->
+    '52:54:00:ab:cd:ef'; None when it is not a unicast MAC."""
+    digits = re.sub(r"[:-]", "", text.strip().lower())
+    if not re.fullmatch(r"[0-9a-f]{12}", digits) or int(digits[:2], 16) & 1:
+        return None
+    return ":".join(digits[i:i + 2] for i in range(0, 12, 2))
+
+
+def distinct_mac():
+    """A MAC of QEMU's prefix that another QEMU started now is unlikely to
+    have (random low three bytes, never QEMU's default 12:34:56)."""
+    while True:
+        tail = os.urandom(3)
+        if tail != b"\x12\x34\x56":
+            return QEMU_MAC_PREFIX + "".join(f":{b:02x}" for b in tail)
 
 
 def probe_disk(path):

@@ -369,6 +369,22 @@ class BothPaths(unittest.TestCase):
                 self.assertEqual([merged_events(d) for d in native], [merged_events(d) for d in python])
 
 
+    def test_the_decoder_is_chosen_once_per_parse(self):
+        """The parse asks which line decoder to use once, not per line (issue
+        26, item 5): with the choice counted, a log of thousands of event
+        lines, some needing cleaning, asks once, on either path."""
+        log = self.logs()[-1]
+        self.assertGreater(log.count(b'%E'), 100)
+        for pure in (False, True):
+            asked = []
+            with mock.patch.object(fastdecode, 'available',
+                                   lambda: asked.append(1) or not pure):
+                dumps = dumplog.parse_log(log)
+            with self.subTest(pure=pure):
+                self.assertTrue(dumps and dumps[0].cpus)
+                self.assertEqual(len(asked), 1)
+
+
 def seq_facts(seqs):
     """(first, last, consecutive) of a CPU's seqs, as bt_scan judges them."""
     return seqs[0], seqs[-1], all(b == a + 1 for a, b in zip(seqs, seqs[1:]))
@@ -445,20 +461,27 @@ class NativeWriters(unittest.TestCase):
 
     def test_ctf_streams(self):
         """CTF streams packed in C from records equal the Python-packed
-        ones (as `diff -r` of the two directories would find)."""
-        real, calls = fastdecode.ctf_events, []
+        ones (as `diff -r` of the two directories would find), and every
+        event went through C: by ctf_events, or by ctf_stream for a file
+        of several stretches (a CPU whose TSC went back)."""
+        real, real_stream, packed = fastdecode.ctf_events, fastdecode.ctf_stream, []
 
         def spy(records):
-            calls.append(len(records))
+            packed.append(len(records) // fastdecode.RECORD_SIZE)
             return real(records)
+
+        def spy_stream(header, discarded, packets, segments):
+            packed.extend(end - first for _, first, end, *_ in segments)
+            return real_stream(header, discarded, packets, segments)
         dumps = [d for log in BothPaths.logs(None) for d in dumplog.parse_log(log)]
         for i, d in enumerate(dumps):
             with self.subTest(dump=i):
-                with mock.patch.object(fastdecode, 'ctf_events', spy):
+                with mock.patch.object(fastdecode, 'ctf_events', spy), \
+                        mock.patch.object(fastdecode, 'ctf_stream', spy_stream):
                     got = self.ctf_files(d, native=True)
                 self.assertEqual(got, self.ctf_files(d, native=False))
-        self.assertGreaterEqual(len(calls), sum(len(d.cpus) for d in dumps),
-                                'the native CTF packing was not used')
+        self.assertEqual(sum(packed), sum(c.count for d in dumps for c in d.cpus),
+                         'the native CTF packing was not used for every event')
 
     def test_ties_phases_signed_and_extremes(self):
         """Equal keys, phases by name, signed arguments, TSC at 2**64 - 1,
