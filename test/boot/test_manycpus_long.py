@@ -71,7 +71,7 @@ class X2apicMany(ManyCpusCase):
 
     @unittest.skipUnless(os.environ.get("BT_1024") == "1",
                          "BT_1024=1 runs it: on 2 host cores QEMU 10's TCG does not get 1024 "
-                         "vCPUs past GRUB in 15 min (docs/real-hardware.md)")
+                         "vCPUs past GRUB in 14 min (docs/real-hardware.md)")
     def test_1024_cpus_ready_dump_decodes(self):
         self.boot_many(1024)
 
