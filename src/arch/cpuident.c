@@ -1,6 +1,5 @@
 /* cpuident.c — CPUID identity (Intel SDM vol. 2A CPUID; AMD APM vol. 3 E.3). */
 #include "arch/cpuident.h"
-#include "lib/kstring.h"
 
 #define LEAF_EXT_MAX        0x80000000u
 #define LEAF_BRAND_FIRST    0x80000002u
@@ -9,6 +8,20 @@
 #define FAMILY_EXTENDED     0xFu        /* family 15: add the extended family */
 #define FAMILY_INTEL_P6     0x6u        /* family 6 (and 15): extended model counts */
 #define AMD_FIRST_UCODE_MSR 0x10u       /* AMD family 10h on: MSR 0x8B is the patch level */
+
+/* arch/ uses nothing above it: its own two string helpers. */
+static bool same(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        a++, b++;
+    return *a == *b;
+}
+
+static void zero(void *p, unsigned n)
+{
+    for (unsigned char *b = p; n--; )
+        *b++ = 0;
+}
 
 static void put_regs(char *dst, const struct cpuid_regs *r, bool ebx_edx_ecx)
 {
@@ -24,7 +37,7 @@ static void put_regs(char *dst, const struct cpuid_regs *r, bool ebx_edx_ecx)
 static void decode_brand(const struct cpuid_raw *raw, char *out)
 {
     char s[CPUIDENT_BRAND_MAX];
-    memset(s, 0, sizeof s);
+    zero(s, sizeof s);
     if (raw->max_ext >= LEAF_BRAND_LAST)
         for (unsigned i = 0; i < 3; i++)
             put_regs(s + 16 * i, &raw->brand[i], false);
@@ -40,7 +53,7 @@ static void decode_brand(const struct cpuid_raw *raw, char *out)
 
 void cpuident_decode(const struct cpuid_raw *raw, struct cpu_ident *out)
 {
-    memset(out, 0, sizeof *out);
+    zero(out, sizeof *out);
     put_regs(out->vendor, &raw->leaf0, true);
     uint32_t a = raw->leaf1.eax;
     uint32_t family = (a >> 8) & 0xF, model = (a >> 4) & 0xF;
@@ -53,23 +66,23 @@ void cpuident_decode(const struct cpuid_raw *raw, struct cpu_ident *out)
 
 bool cpuident_has_ucode_msr(const struct cpu_ident *id)
 {
-    if (!strcmp(id->vendor, "GenuineIntel"))
+    if (same(id->vendor, "GenuineIntel"))
         return id->family >= FAMILY_INTEL_P6;
-    if (!strcmp(id->vendor, "AuthenticAMD") || !strcmp(id->vendor, "HygonGenuine"))
+    if (same(id->vendor, "AuthenticAMD") || same(id->vendor, "HygonGenuine"))
         return id->family >= AMD_FIRST_UCODE_MSR;
     return false;
 }
 
 uint32_t cpuident_ucode_from_msr(const struct cpu_ident *id, uint64_t msr)
 {
-    return !strcmp(id->vendor, "GenuineIntel") ? (uint32_t)(msr >> 32) : (uint32_t)msr;
+    return same(id->vendor, "GenuineIntel") ? (uint32_t)(msr >> 32) : (uint32_t)msr;
 }
 
 #ifndef HOST_BUILD
 void cpuident_read(struct cpu_ident *out)
 {
     struct cpuid_raw raw;
-    memset(&raw, 0, sizeof raw);
+    zero(&raw, sizeof raw);
     raw.leaf0 = cpuid(0, 0);
     if (raw.leaf0.eax >= 1)
         raw.leaf1 = cpuid(1, 0);
@@ -80,7 +93,7 @@ void cpuident_read(struct cpu_ident *out)
     cpuident_decode(&raw, out);
     if (!cpuident_has_ucode_msr(out))
         return;
-    if (!strcmp(out->vendor, "GenuineIntel")) {
+    if (same(out->vendor, "GenuineIntel")) {
         wrmsr(MSR_UCODE_REV, 0);        /* SDM: write 0, CPUID(1), then read */
         (void)cpuid(1, 0);
     }
