@@ -5,6 +5,9 @@ runs it. The kernel says boot=net, runs a workload and dumps unattended
 over the same NIC to capture --net, and the dump decodes complete.
 
 The network stays inside QEMU: its 10.0.2.2 is this host's 127.0.0.1."""
+import csv
+import io
+import json
 import os
 import signal
 import subprocess
@@ -16,12 +19,16 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
+sys.path.insert(0, os.path.join(HERE, "..", "host"))
+
 from harness import LOG_DIR, scaled                 # noqa: E402
+from test_netcapture import free_port               # noqa: E402
 from btlib import dumplog, qemu                     # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(HERE))
 CAPTURE = os.path.join(REPO, "scripts", "capture")
 RUN_QEMU = os.path.join(REPO, "scripts", "run-qemu")
+REPORT = os.path.join(REPO, "scripts", "report")
 NETBOOT = os.path.join(REPO, "build", "netboot")
 WORKLOAD = "workload=tsc:rounds=4,dump=1"
 TIMEOUT_S = {"bios": 240, "uefi": 360}
@@ -116,6 +123,65 @@ class Netboot(unittest.TestCase):
 
     def test_uefi_pxe(self):
         self.boot_over_network("uefi")
+
+
+class Lab(unittest.TestCase):
+    """Three machines at once, as a lab boots: three QEMUs with distinct
+    MACs (and product names), netbooted with the same command line (a
+    workload, then a dump, unattended), all sending to one capture --net;
+    then report DIR makes them one table."""
+    MACS = ("52:54:00:0b:a7:01", "52:54:00:0b:a7:02", "52:54:00:0b:a7:03")
+    CMDLINE = "workload=c2c:samples=4,trips=20,dump=1"
+
+    def test_three_machines_one_table(self):
+        need_netboot()
+        port = free_port()
+        cap = NetCapture("lab-capture", "--net", "--listen", f"127.0.0.1:{port}")
+        procs = []
+        try:
+            for i, mac in enumerate(self.MACS):
+                opts = qemu.Options(iso="", fw="bios", smp=2, accel="tcg", serial="none",
+                                    netboot=NETBOOT, nic="e1000", mac=mac,
+                                    cmdline=f"{self.CMDLINE} net.to=10.0.2.2:{port}",
+                                    extra=["-smbios", f"type=1,manufacturer=QEMU,product=Lab PC {i}"])
+                procs.append(qemu.launch(opts, stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            logs = cap.wait_complete(3, 300)
+        finally:
+            for p in procs:
+                p.kill()
+                p.wait()
+            status = cap.stop()
+        self.assertEqual(status, 130)                             # stopped by Ctrl-C, as a user does
+        with open(cap.err_path) as f:
+            self.assertNotIn("Traceback", f.read())
+        self.assertEqual(sorted(logs), [m.replace(":", "") for m in self.MACS])
+        out_dir = cap.dir
+        r = subprocess.run([sys.executable, REPORT, out_dir], capture_output=True, text=True,
+                           timeout=300)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.strip().splitlines()
+        self.assertEqual(len(lines), 4, r.stdout)                 # the head and three rows
+        self.assertIn("C2C_MEDIAN_NS", lines[0])
+        for i, line in enumerate(lines[1:]):
+            self.assertTrue(line.startswith(self.MACS[i].replace(":", "")), line)
+            self.assertIn(f"QEMU Lab PC {i}", line)
+        r = subprocess.run([sys.executable, REPORT, out_dir, "--json", "-"], capture_output=True,
+                           text=True, timeout=300)
+        rows = json.loads(r.stdout)
+        self.assertEqual(len(rows), 3)
+        for row in rows:
+            self.assertEqual((row["boot"], row["cpus"], row["complete_dumps"]), ("net", 2, 1))
+            self.assertEqual(row["workloads"], "c2c")
+            self.assertGreater(row["c2c_median_ns"], 0)
+            self.assertIn(row["c2c_worst_pair"], ("0-1", "1-0"))
+            self.assertEqual(row["missing_events"], 0)
+        r = subprocess.run([sys.executable, REPORT, out_dir, "--csv", "-"], capture_output=True,
+                           text=True, timeout=300)
+        head, *body = list(csv.reader(io.StringIO(r.stdout)))
+        self.assertEqual(len(body), 3)
+        self.assertEqual(head[0], "machine")
+        self.assertIn("c2c_median_ns", head)
 
 
 class NetbootCommandLines(unittest.TestCase):
