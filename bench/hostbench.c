@@ -1,9 +1,9 @@
 /* hostbench.c — the trace-cost benchmark on the host's real CPUs.
  *
- * The same loops as the kernel's bench workload (src/lab/benchloops.c),
+ * The same loops as the kernel's bench workload (src/perf/benchloops.c),
  * built with -DHOST_BUILD: our trace point on the real ring code (one
  * ring per thread through trace_host_ring), bare RDTSC, the empty loop,
- * and the three baseline designs (src/lab/baselines.h). Run on one
+ * and the three baseline designs (src/perf/baselines.h). Run on one
  * thread, then on one thread per CPU at once, each thread pinned to its
  * own CPU. QEMU's TCG distorts instruction costs; these are the figures
  * of real silicon. Interrupts and other processes cannot be kept out
@@ -11,7 +11,7 @@
  * add time.
  *
  * Usage: build/bench/hostbench [n=EVENTS] [rounds=N] [threads=N]
- * Prints BENCH lines in the kernel's format (lab/bench.c), where=host:
+ * Prints BENCH lines in the kernel's format (perf/bench.c), where=host:
  *   BENCH BEGIN where=host cpus=N n=N rounds=N tsc_hz=N
  *   BENCH variant=NAME scope=CPUS ticks=T.TTT x_rdtsc=R.RR [drops=N]
  *   BENCH END
@@ -24,7 +24,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "lab/benchloops.h"
+#include "perf/benchloops.h"
 #include "lib/median.h"
 #include "trace/ring.h"
 #include "trace/trace.h"

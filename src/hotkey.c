@@ -5,9 +5,9 @@
 #include "lib/format.h"
 #include "dev/keyboard.h"
 #include "console/serial.h"
-#include "lab/summary.h"
+#include "perf/summary.h"
 #include "time/stats.h"
-#include "lab/workload.h"
+#include "perf/workload.h"
 #include "recorder/control.h"
 #include "recorder/dump.h"
 #include "maskprompt.h"
@@ -17,7 +17,7 @@
 #include "usb/usbstack.h"
 #include "arch/cpu.h"
 #include "time/timer.h"
-#include "time/tsc.h"
+#include "time/deadline.h"
 #include "net/netcon.h"
 
 #define POLL_BUDGET 64                /* keys handled per wake-up */
@@ -93,7 +93,7 @@ static void run(int key)
     if (k)
         k->verb();
     else if (a == HK_WORKLOAD)
-        workload_key(key);            /* runs from the idle loop (lab/workload.h) */
+        workload_key(key);            /* runs from the idle loop (perf/workload.h) */
     else
         ignored++;
 }
@@ -116,8 +116,8 @@ void hotkey_wait(void)
     }
     /* Slower ticks (timer_hz=1 for a quiet trace): no extra interrupt,
      * the keys CPU waits awake (interrupts on) until the next poll. */
-    uint64_t end = rdtsc() + tsc_from_us(1000000 / INPUT_POLL_HZ);
-    while (rdtsc() < end)
+    struct deadline end = deadline_in_us(1000000 / INPUT_POLL_HZ);
+    while (!deadline_passed(end))
         cpu_relax();
 }
 

@@ -5,7 +5,7 @@
  * The keys are the rows of hotkeys.def (d dump, p newest events, t
  * tracing on/off, c clear, s statistics, m traced categories, l the
  * previous boot's dump, h ? help); digits start a workload: the keys of
- * recorder/workloads.def (lab/workload.h; the help's `workloads:` line
+ * recorder/workloads.def (perf/workload.h; the help's `workloads:` line
  * lists them).
  *
  * Any other byte is counted as ignored (and traced as input); bursts of

@@ -29,7 +29,7 @@
 #include "cpus/tsc_sync.h"
 #include "console/uartsel.h"
 #include "time/uptime.h"
-#include "lab/workload.h"
+#include "perf/workload.h"
 #include "recorder/autodump.h"
 #include "recorder/dump.h"
 #include "recorder/dumpid.h"
@@ -95,7 +95,7 @@ void kmain(uint32_t magic, const void *info)
     tsc_init();                             /* TSC frequency, invariance */
     boot_phase(TRACE_PHASE_TSC_CALIBRATED, tsc_hz());
     timer_init(cfg.timer_hz);               /* LAPIC timer calibrated on the TSC */
-    usb_init(&cfg);                         /* USB: before the APs (see usb/xhci.h) */
+    usb_init(&cfg);                         /* USB: before the APs (see usb/hc/xhci/xhci.h) */
     net_init(&cfg);                         /* NICs, link and address (bounded): net= */
     netcon_init(&cfg, boot_random());       /* console lines out, keys in; session code */
     boot_phase(TRACE_PHASE_SMP_START, 0);
@@ -271,7 +271,7 @@ static __attribute__((noreturn)) void idle(void)
             status_poll();                  /* redraw the screen, a few times a second */
         }
         irq_disable();                      /* a wake-up IPI now ends the hlt below */
-        workload_poll();                    /* jobs posted to this CPU (lab/oncpu.h) */
+        workload_poll();                    /* jobs posted to this CPU (perf/oncpu.h) */
         if (keys)
             hotkey_wait();                  /* the next tick, or 10 ms at a slow timer_hz */
         else {

@@ -19,7 +19,7 @@ $(BUILD)/tools/gen_dump: $(GEN_DUMP_SRCS) $(wildcard src/trace/*.h src/trace/*.d
 	@echo "  HOSTCC  $@"
 	@$(CC) $(TOOLCFLAGS) -o $@ $(GEN_DUMP_SRCS)
 
-$(BUILD)/tools/gen_stick: $(GEN_STICK_SRCS) tools/ramdisk.h $(wildcard src/*/*.h) | check-tools
+$(BUILD)/tools/gen_stick: $(GEN_STICK_SRCS) tools/ramdisk.h $(KHDRS) | check-tools
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@"
 	@$(CC) $(TOOLCFLAGS) -o $@ $(GEN_STICK_SRCS)

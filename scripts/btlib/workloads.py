@@ -1,4 +1,4 @@
-"""Workload results (src/lab/, docs/workloads.md) recovered from a dump.
+"""Workload results (src/perf/, docs/workloads.md) recovered from a dump.
 
 The kernel records every workload result as a WORK trace event, so any
 dump taken after a run carries it.  This module finds the runs in a
@@ -48,7 +48,7 @@ STRESS_FLAGS_MAX = 255               # flags saturate here: the count check stop
 
 
 
-# ---- stress checksum (src/lab/stresssum.h) --------------------------------
+# ---- stress checksum (src/perf/stresssum.h) --------------------------------
 
 def _mix(x: int) -> int:
     x ^= x >> 30
@@ -60,7 +60,7 @@ def _mix(x: int) -> int:
 
 def stress_checksum(tsc: int, type_id: int, cpu: int, flags: int, a0: int) -> int:
     """The a1 a stress event must carry: covers every field but seq, and
-    of the CPU what the record keeps, its low 8 bits (src/lab/stresssum.h
+    of the CPU what the record keeps, its low 8 bits (src/perf/stresssum.h
     takes a uint8_t)."""
     h = _mix(tsc ^ 0x9E3779B97F4A7C15)
     h = _mix(h ^ a0)

@@ -35,6 +35,7 @@
 #include "arch/percpu.h"
 #include "lib/kassert.h"
 #include "lib/kstring.h"
+#include "time/deadline.h"
 #include "time/tsc.h"
 
 #define SMP_TIMEOUT_MS     2000
@@ -145,8 +146,8 @@ static void send_startups(uint32_t page)
 static uint32_t wait_and_park(void)
 {
     uint32_t ms = cpuid(1, 0).ecx & CPUID1_HYPERVISOR ? SMP_TIMEOUT_VIRTUAL_MS : SMP_TIMEOUT_MS;
-    uint64_t t0 = rdtsc(), limit = tsc_from_us(ms * 1000ull);
-    while (count_pending() && rdtsc() - t0 < limit)
+    struct deadline end = deadline_in_us(ms * 1000ull);
+    while (count_pending() && !deadline_passed(end))
         cpu_relax();
     uint32_t failed = 0;
     for (uint32_t i = 1; i < slots; i++) {

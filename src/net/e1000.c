@@ -19,6 +19,7 @@
 #include "lib/kstring.h"
 #include "mm/mem.h"
 #include "mm/mmio.h"
+#include "time/deadline.h"
 #include "time/tsc.h"
 
 #define PCI_VENDOR_INTEL 0x8086
@@ -224,18 +225,6 @@ static bool fail(struct e1000 *d, const char *step)
     return false;
 }
 
-/* Wait until (reg & mask) == want, at most us microseconds. */
-static bool wait_reg(struct e1000 *d, uint32_t reg, uint32_t mask, uint32_t want, uint64_t us)
-{
-    uint64_t t0 = rdtsc(), limit = tsc_from_us(us);
-    while ((rd(d, reg) & mask) != want)
-        if (rdtsc() - t0 > limit)
-            return false;
-        else
-            cpu_relax();
-    return true;
-}
-
 /* PCH LAN (I217/I218/I219) shares its PHY with the Management Engine:
  * a software reset must hold EXTCNF_CTRL.SWFLAG (e1000e's
  * e1000_acquire_swflag_ich8lan: wait for it to be free, set it, read it
@@ -247,10 +236,10 @@ static bool take_swflag(struct e1000 *d)
 {
     if (d->id->family != FAM_PCH)
         return true;
-    if (!wait_reg(d, REG_EXTCNF, EXTCNF_SWFLAG, 0, SWFLAG_US))
+    if (!wait_mmio32(d->regs + REG_EXTCNF, EXTCNF_SWFLAG, 0, SWFLAG_US))
         return false;                          /* the ME (or the firmware) holds it */
     wr(d, REG_EXTCNF, rd(d, REG_EXTCNF) | EXTCNF_SWFLAG);
-    return wait_reg(d, REG_EXTCNF, EXTCNF_SWFLAG, EXTCNF_SWFLAG, SWFLAG_US);
+    return wait_mmio32(d->regs + REG_EXTCNF, EXTCNF_SWFLAG, EXTCNF_SWFLAG, SWFLAG_US);
 }
 
 static bool reset(struct e1000 *d)
@@ -266,7 +255,7 @@ static bool reset(struct e1000 *d)
      * on PCH parts the PHY belongs to the ME as well. */
     wr(d, REG_CTRL, rd(d, REG_CTRL) | CTRL_RST);
     tsc_delay_us(20);                          /* SDM: wait >= 1 us before reading */
-    if (!wait_reg(d, REG_CTRL, CTRL_RST, 0, RESET_US))
+    if (!wait_mmio32(d->regs + REG_CTRL, CTRL_RST, 0, RESET_US))
         return fail(d, "CTRL.RST did not clear after a reset");
     tsc_delay_us(1000);
     wr(d, REG_IMC, 0xFFFFFFFFu);
@@ -292,7 +281,7 @@ static bool read_mac(struct e1000 *d, uint8_t mac[6])
     uint32_t done = old ? 1u << 4 : 1u << 1, shift = old ? 8 : 2;
     for (uint32_t w = 0; w < 3; w++) {
         wr(d, REG_EERD, EERD_START | w << shift);
-        if (!wait_reg(d, REG_EERD, done, done, EERD_US))
+        if (!wait_mmio32(d->regs + REG_EERD, done, done, EERD_US))
             return false;
         uint32_t v = rd(d, REG_EERD) >> 16;
         mac[2 * w] = (uint8_t)v, mac[2 * w + 1] = (uint8_t)(v >> 8);
@@ -331,8 +320,8 @@ static bool rings(struct e1000 *d)
     if (queue) {                               /* I210 7.1.4.3 / 7.2.2.3: enable, then poll */
         wr(d, d->rx_base + Q_DCTL, rd(d, d->rx_base + Q_DCTL) | DCTL_ENABLE);
         wr(d, d->tx_base + Q_DCTL, rd(d, d->tx_base + Q_DCTL) | DCTL_ENABLE);
-        if (!wait_reg(d, d->rx_base + Q_DCTL, DCTL_ENABLE, DCTL_ENABLE, QUEUE_US) ||
-            !wait_reg(d, d->tx_base + Q_DCTL, DCTL_ENABLE, DCTL_ENABLE, QUEUE_US))
+        if (!wait_mmio32(d->regs + d->rx_base + Q_DCTL, DCTL_ENABLE, DCTL_ENABLE, QUEUE_US) ||
+            !wait_mmio32(d->regs + d->tx_base + Q_DCTL, DCTL_ENABLE, DCTL_ENABLE, QUEUE_US))
             return fail(d, "queue 0 did not enable (RXDCTL/TXDCTL)");
     }
     return true;

@@ -13,6 +13,7 @@
 #include "net/netproto.h"
 #include "net/nicpci.h"
 #include "net/udp.h"
+#include "time/deadline.h"
 #include "time/tsc.h"
 
 #define NO_OWNER        0xFFFFFFFFu
@@ -69,13 +70,13 @@ void net_set_receiver(void (*fn)(uint32_t, uint16_t, const uint8_t *, unsigned))
 bool net_take(uint64_t wait_us, bool steal)
 {
     uint32_t me = this_cpu_index();
-    uint64_t t0 = rdtsc(), limit = tsc_from_us(wait_us);
+    struct deadline end = deadline_in_us(wait_us);
     for (;;) {
         uint32_t cur = NO_OWNER;
         if (__atomic_compare_exchange_n(&owner, &cur, me, false, __ATOMIC_ACQUIRE,
                                         __ATOMIC_RELAXED))
             return true;
-        if (rdtsc() - t0 >= limit) {
+        if (deadline_passed(end)) {
             if (!steal)
                 return false;
             /* A fault's dump: the holder is stopped (this very CPU, that
@@ -116,9 +117,9 @@ static bool is_broadcast(uint32_t ip)
 
 static bool transmit(unsigned len)
 {
-    uint64_t t0 = rdtsc(), limit = tsc_from_us(TX_WAIT_US);
+    struct deadline end = deadline_in_us(TX_WAIT_US);
     while (!nic->ops->send(nic, tx, len))
-        if (rdtsc() - t0 > limit)
+        if (deadline_passed(end))
             return false;
         else
             cpu_relax();
@@ -151,8 +152,8 @@ static const uint8_t *next_hop(uint32_t ip, uint64_t wait_us)
         arp_asked_tsc = rdtsc();
         arp_send(ARP_OP_REQUEST, NULL, hop);
     }
-    uint64_t t0 = rdtsc(), limit = tsc_from_us(wait_us);
-    while (!(mac = arp_cache_find(&arp, hop)) && rdtsc() - t0 < limit)
+    struct deadline end = deadline_in_us(wait_us);
+    while (!(mac = arp_cache_find(&arp, hop)) && !deadline_passed(end))
         net_poll_locked(BOOT_BUDGET);
     return mac;
 }
@@ -275,14 +276,14 @@ void net_report(void)
 }
 
 /* The first NIC with link by the deadline, else the first. */
-static struct nic *choose(uint64_t t0, uint64_t limit)
+static struct nic *choose(struct deadline end)
 {
     do {
         for (unsigned i = 0; i < nnics; i++)
             if (nics[i]->ops->link_up(nics[i]))
                 return nics[i];
         tsc_delay_us(ADDR_POLL_US);
-    } while (rdtsc() - t0 < limit);
+    } while (!deadline_passed(end));
     kprintf("net: no link yet on %s %s (after %u ms; a link that comes up later is used "
             "then)\n", nics[0]->model, nics[0]->where, (unsigned)(NET_BOOT_WAIT_US / 1000));
     return nics[0];
@@ -306,8 +307,8 @@ void net_init(const struct boot_config *cfg)
         to_ip = cfg->net_to_ip;
         to_port = cfg->net_to_port ? cfg->net_to_port : NETPROTO_PORT;
     }
-    uint64_t t0 = rdtsc(), limit = tsc_from_us(NET_BOOT_WAIT_US);
-    struct nic *n = choose(t0, limit);
+    struct deadline end = deadline_in_us(NET_BOOT_WAIT_US);
+    struct nic *n = choose(end);
     ksnprintf(mac_text, sizeof mac_text, "%02x%02x%02x%02x%02x%02x", n->mac[0], n->mac[1],
               n->mac[2], n->mac[3], n->mac[4], n->mac[5]);
     uint32_t xid = (uint32_t)(n->mac[2] << 24 | n->mac[3] << 16 | n->mac[4] << 8 | n->mac[5]) ^
@@ -320,7 +321,7 @@ void net_init(const struct boot_config *cfg)
         if (!link)
             break;
         tsc_delay_us(ADDR_POLL_US);
-    } while (!conf.ip && rdtsc() - t0 < limit);
+    } while (!conf.ip && !deadline_passed(end));
     if (net_ready() && !is_broadcast(to_ip))
         next_hop(to_ip, ARP_BOOT_US);       /* the host's MAC, before anything is sent */
     net_give();

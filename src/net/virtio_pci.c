@@ -3,7 +3,7 @@
 #include "arch/cpu.h"
 #include "mm/mem.h"
 #include "mm/mmio.h"
-#include "time/tsc.h"
+#include "time/deadline.h"
 
 /* §4.1.4: struct virtio_pci_cap, in the vendor-specific capability. */
 #define PCI_CAP_VENDOR          0x09
@@ -117,9 +117,9 @@ bool virtio_pci_open(struct virtio_pci *v, const struct pci_func *f, const char 
     pci_enable(f, PCI_CMD_MEMORY | PCI_CMD_MASTER | PCI_CMD_INTX_OFF);
     /* §3.1.1 step 1: reset, and wait until the device reads 0 (§4.1.4.3.2). */
     wr8(v->common, CC_DEVICE_STATUS, 0);
-    uint64_t end = rdtsc() + tsc_from_us(RESET_TIMEOUT_US);
+    struct deadline end = deadline_in_us(RESET_TIMEOUT_US);
     while (rd8(v->common, CC_DEVICE_STATUS)) {
-        if (rdtsc() > end) {
+        if (deadline_passed(end)) {
             *why = "reset did not complete in 100 ms";
             virtio_pci_fail(v);
             return false;

@@ -1,7 +1,7 @@
 /* autodump.h — dumps nobody asks for with a key, for PCs with neither a
  * keyboard nor someone at the serial line: trace.dump_after=SECONDS
  * dumps once that long after boot, and a workload started with dump=1
- * dumps when it finishes (lab/workload.c calls autodump_now). */
+ * dumps when it finishes (perf/workload.c calls autodump_now). */
 #ifndef TRACE_AUTODUMP_H
 #define TRACE_AUTODUMP_H
 #include <stdint.h>

@@ -1,4 +1,5 @@
-/* dump.c — encode a snapshot of every ring to the console port (and the stick). */
+/* dump.c — encode a snapshot of every ring over the network first
+ * (dumpnet.h), then to the console port and the stick. */
 #include "recorder/dump.h"
 #include "lib/kprintf.h"
 #include "lib/kstring.h"
@@ -37,7 +38,7 @@ static void to_status(const struct dump_progress *p)
 
 /* The stick is written by the boot CPU only, and never from a fault or
  * NMI: that CPU may have been stopped inside the USB driver, which is not
- * re-entrant. Those dumps go to the console port alone. */
+ * re-entrant. Those dumps go over the network and the console port only. */
 static bool stick_ok(const struct dump_request *rq)
 {
     return this_cpu_index() == 0 && rq->fault_cpu < 0;   /* fault and NMI dumps name a CPU */

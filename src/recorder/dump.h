@@ -1,6 +1,8 @@
-/* dump.h — the `d` hotkey: every CPU's ring over the console port in the
- * machine format of docs/dump-format.md, between a `DUMP BEGIN` and a
- * `DUMP END` line.
+/* dump.h — the `d` hotkey: every CPU's ring in the machine format of
+ * docs/dump-format.md, between a `DUMP BEGIN` and a `DUMP END` line,
+ * over the network first when it has a way out (dumpnet.h), then over
+ * the console port and to the stick (dumpstick.h), encoded again from
+ * the same snapshot.
  *
  * The rings come from a snapshot (snapshot.h): tracing pauses just long
  * enough to copy every ring into its shadow, then resumes and the copy is

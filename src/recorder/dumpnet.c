@@ -8,6 +8,7 @@
 #include "net/net.h"
 #include "net/netcon.h"
 #include "net/netproto.h"
+#include "time/deadline.h"
 #include "time/tsc.h"
 
 #define WANT_LINES     (1u << 20)        /* lines the resend bitmap covers */
@@ -100,8 +101,8 @@ static void handler(const struct netmsg *m)
  * coming): worth a bounded wait, the dump may be a fault's. */
 static void wait_for_address(bool fault)
 {
-    uint64_t t0 = rdtsc(), limit = tsc_from_us(DUMPNET_ADDRESS_WAIT_US);
-    while (!net_up() && net_link_now() && rdtsc() - t0 < limit)
+    struct deadline end = deadline_in_us(DUMPNET_ADDRESS_WAIT_US);
+    while (!net_up() && net_link_now() && !deadline_passed(end))
         if (net_take(TAKE_US, fault)) {
             net_poll_locked(POLL_BUDGET);
             net_give();

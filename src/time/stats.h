@@ -1,6 +1,6 @@
 /* stats.h — always-on statistics, kept whether tracing is on or off: the
  * timer handler's cost and lateness (timer.c adds each tick; the `s`
- * summary, lab/summary.c, reads them; the `c` clear empties them).
+ * summary, perf/summary.c, reads them; the `c` clear empties them).
  *
  * Each CPU updates only its own record (no shared cache line, no lock);
  * readers (the `s` hotkey) tolerate a slightly stale view. */

@@ -1,7 +1,7 @@
 /* uptime.h — the TSC at kernel entry, from which uptime counts.
  *
- * Kernel-level (not lab/): recorder/ (the `p` table, trace.dump_after=) and
- * lab/ (the `s` summary) both measure from it. */
+ * Kernel-level (not perf/): recorder/ (the `p` table, trace.dump_after=) and
+ * perf/ (the `s` summary) both measure from it. */
 #ifndef UPTIME_H
 #define UPTIME_H
 #include <stdint.h>

@@ -31,7 +31,7 @@ DUMP_TIMEOUT_S = 300
 WORKLOAD_TIMEOUT_S = 600
 # The framebuffer console: 768 / 16 rows, less the two status rows.
 SCREEN_ROWS = 46
-SUMMARY_TABLE_MAX = 24         # src/lab/summary.h, src/recorder/table.h
+SUMMARY_TABLE_MAX = 24         # src/perf/summary.h, src/recorder/table.h
 
 
 def bringup_us(text):

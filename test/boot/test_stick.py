@@ -3,7 +3,7 @@ the ISO as a USB stick, press d, stop QEMU, boot it again and dump again,
 then decode the image: it must hold both dumps, oldest first, each with
 exactly the events the serial console got.
 
-The USB mass-storage driver (src/usb/msc.c) registers the stick as a
+The USB mass-storage driver (src/usb/class/msc.c) registers the stick as a
 struct blockdev (src/dev/blockdev.h). With no stick, trace.dump_to=stick
 still delivers the dump on the serial console and says why, and a bad
 trace.dump_to value warns.

@@ -1,4 +1,4 @@
-"""Measurement workloads end to end (src/lab/, docs/workloads.md).
+"""Measurement workloads end to end (src/perf/, docs/workloads.md).
 
 Each test boots the ISO under TCG, starts workloads from the kernel command
 line (what a GRUB menu entry passes) or with their hotkeys, dumps, decodes

@@ -6,7 +6,16 @@ edge. FOLDERS lists the folders bottom-up: a folder may include only
 itself and the folders below it. A circle between modules (Tarjan's
 strongly connected components) fails whatever folders it spans; so does
 a folder this table does not list (a new folder takes its place here,
-with its one line in docs/architecture.md).
+with its row in docs/architecture.md, which test_maps holds to this order).
+
+The USB stack is eight folders by role (issue 26): usb/core/ (the shared
+types, hcd.h's operations table, enumeration, transfers, hubs), usb/hc/
+(what the USB 1.1 and 2.0 controllers share), one folder a controller
+kind under usb/hc/, usb/class/ (the class drivers) and usb/ (usbstack,
+which starts them). Besides going down, a class driver includes nothing
+of a controller, a controller no class driver and no other kind of
+controller: they meet only in usb/core/ and usbstack
+(usb_role_breaks).
 
 The decoder (decoder/) is host C and includes kernel headers; it sits
 above the whole kernel, and nothing of src/ may include it."""
@@ -33,9 +42,16 @@ FOLDERS = (
     'dev',        # PCI, I/O APIC, 8259, PS/2, block devices, partition tables
     'console',    # UARTs and their choice, the screen, the status rows
     'net',        # network interfaces, their drivers, the UDP/IPv4 stack
-    'usb',        # xHCI, enumeration, class drivers
+    'usb/core',   # USB's shared types, enumeration, transfers, hubs, the lock
+    'usb/hc',     # what the controllers share: addresses (EHCI too), device lists, pipes
+    'usb/hc/xhci',  # one folder a host controller kind; none includes another,
+    'usb/hc/ehci',  # nor a class driver (usb_role_breaks)
+    'usb/hc/ohci',
+    'usb/hc/uhci',
+    'usb/class',  # HID, mass storage, CDC Ethernet: never a controller
+    'usb',        # usbstack: the controllers and class drivers, started in order
     'recorder',   # snapshot, control, dump, encoder, dump area, stick, faults
-    'lab',        # workloads and the benchmark
+    'perf',       # the measurement lab: workloads and the benchmark
     '',           # main.c, hotkey.c, maskprompt.c
 )
 
@@ -110,6 +126,31 @@ def unlisted(edges):
     return sorted({folder(m) for m in edges} - set(FOLDERS))
 
 
+USB_CONTROLLERS = ('usb/hc/xhci', 'usb/hc/ehci', 'usb/hc/ohci', 'usb/hc/uhci')
+
+
+def usb_role_breaks(edges):
+    """(from, to) includes that cross the USB stack's roles: a class driver
+    (usb/class/) that includes anything of a controller (usb/hc/...), a
+    controller that includes a class driver, or one kind of controller that
+    includes another. Both sides meet only in usb/core/ (hcd.h, usbdev.h,
+    xfer.h) and in usbstack, which starts them."""
+    def role(mod):
+        f = folder(mod)
+        if f == 'usb/class':
+            return 'class'
+        return f if f in USB_CONTROLLERS or f == 'usb/hc' else None
+    out = []
+    for a, to in edges.items():
+        for b in to:
+            ra, rb = role(a), role(b)
+            if ra is None or rb is None or ra == rb:
+                continue
+            if 'class' in (ra, rb) or (ra in USB_CONTROLLERS and rb in USB_CONTROLLERS):
+                out.append((a, b))
+    return sorted(out)
+
+
 def includes_of(root):
     """Every quoted include of the .c/.h files under root."""
     found = set()
@@ -143,6 +184,19 @@ class Layering(unittest.TestCase):
 
     def test_the_kernel_includes_nothing_of_the_decoder(self):
         self.assertEqual(sorted(i for i in includes_of(SRC) if i.startswith('decoder/')), [])
+
+    def test_usb_class_drivers_and_controllers_stay_apart(self):
+        self.assertEqual(usb_role_breaks(self.edges), [])
+
+    def test_the_usb_role_check_sees_a_crossing(self):
+        edges = {k: set(v) for k, v in self.edges.items()}
+        edges['usb/class/hid'].add('usb/hc/xhci/xhci_state')      # class -> controller
+        edges['usb/hc/ehci/ehci'].add('usb/class/msc')            # controller -> class
+        edges['usb/hc/uhci/uhci'].add('usb/hc/ehci/ehci_hw')      # controller -> another
+        edges['usb/class/msc'].add('usb/hc/devaddr')              # class -> controllers' helpers
+        self.assertEqual(usb_role_breaks(edges), [
+            ('usb/class/hid', 'usb/hc/xhci/xhci_state'), ('usb/class/msc', 'usb/hc/devaddr'),
+            ('usb/hc/ehci/ehci', 'usb/class/msc'), ('usb/hc/uhci/uhci', 'usb/hc/ehci/ehci_hw')])
 
     def test_the_check_sees_an_upward_include_and_a_circle(self):
         # The check itself: an edge from the console down to... the

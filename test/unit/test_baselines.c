@@ -1,9 +1,9 @@
 /* test_baselines.c — the baseline trace designs of the benchmark
- * (src/lab/baselines.h) record what they claim, so the bench compares
+ * (src/perf/baselines.h) record what they claim, so the bench compares
  * working designs: contents, drops on a held lock, validation order. */
 #include <stdlib.h>
 #include <string.h>
-#include "lab/baselines.h"
+#include "perf/baselines.h"
 #include "check.h"
 
 #define CAP 8

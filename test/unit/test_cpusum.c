@@ -1,10 +1,10 @@
-/* test_cpusum.c — a per-CPU table as one summary (src/lab/cpusum.c):
+/* test_cpusum.c — a per-CPU table as one summary (src/perf/cpusum.c):
  * totals, min/median/max over the CPUs (signed too), the worst CPUs by
  * number, equal columns, absent CPUs, MAX_CPUS of them. */
 #include <stdio.h>
 #include <string.h>
 #include "check.h"
-#include "lab/cpusum.h"
+#include "perf/cpusum.h"
 
 #define LINES 16
 

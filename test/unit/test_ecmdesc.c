@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "check.h"
-#include "usb/ecmdesc.h"
+#include "usb/class/ecmdesc.h"
 
 /* QEMU usb-net, configuration index 0: RNDIS (value 2). */
 static const uint8_t rndis[] = {

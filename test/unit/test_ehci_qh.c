@@ -1,4 +1,4 @@
-/* test_ehci_qh.c — EHCI queue heads and qTDs (usb/ehci_qh.c) against the
+/* test_ehci_qh.c — EHCI queue heads and qTDs (usb/hc/ehci/ehci_qh.c) against the
  * field layout of the EHCI specification (rev. 1.0, §3.5 qTD, §3.6 QH,
  * §4.12.3 split transactions), bit positions written out here from the
  * spec rather than taken from ehci_hw.h. QEMU's usb-hub is full-speed
@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 #include "check.h"
-#include "usb/ehci_qh.h"
-#include "usb/usb.h"
+#include "usb/hc/ehci/ehci_qh.h"
+#include "usb/core/usb.h"
 
 /* QH dword 1 (endpoint characteristics) and dword 2 (capabilities). */
 static uint32_t info1(uint32_t addr, uint32_t ep, uint32_t eps, uint32_t dtc, uint32_t mps,

@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "check.h"
-#include "usb/hidmap.h"
+#include "usb/class/hidmap.h"
 
 static struct hidmap_state st;
 static struct hid_key keys[HID_KEYS];

@@ -1,13 +1,13 @@
 /* test_hubdesc.c — hub descriptors of both kinds, port speeds and route
- * strings (usb/hubdesc.c). QEMU 7.2 has no USB 3 hub model, so the
+ * strings (usb/core/hubdesc.c). QEMU 7.2 has no USB 3 hub model, so the
  * SuperSpeed side of a USB 3 hub is checked here: its descriptor (type
  * 0x2A, USB 3.2 §10.15.2.1, as a 4-port USB 3 hub sends it), its port
  * status (§10.16.2.6) and the route strings of the devices behind it
  * (xHCI §8.9: one nibble per tier, the first tier in bits 3:0). */
 #include <stdint.h>
 #include "check.h"
-#include "usb/hubdesc.h"
-#include "usb/usb.h"
+#include "usb/core/hubdesc.h"
+#include "usb/core/usb.h"
 
 /* A 4-port USB 3 hub's SuperSpeed hub descriptor: bLength 12, 0x2A,
  * 4 ports, wHubCharacteristics 0x0009, bPwrOn2PwrGood 50 (100 ms),

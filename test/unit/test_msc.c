@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "check.h"
-#include "usb/scsi.h"
+#include "usb/class/scsi.h"
 
 #define MAX_STEPS 32
 

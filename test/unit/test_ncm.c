@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "usb/ncm.h"
+#include "usb/class/ncm.h"
 
 static void put16(uint8_t *p, unsigned v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
 static unsigned get16(const uint8_t *p) { return p[0] | p[1] << 8; }

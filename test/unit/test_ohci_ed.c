@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "check.h"
-#include "usb/ohci_ed.h"
+#include "usb/hc/ohci/ohci_ed.h"
 
 #define SETUP  0x00200000u
 #define BUF    0x00300000u

@@ -1,7 +1,7 @@
-/* test_stresssum.c — the stress checksum (src/lab/stresssum.h): known
+/* test_stresssum.c — the stress checksum (src/perf/stresssum.h): known
  * answers shared with scripts/btlib/workloads.py (test/host/test_report.py
  * checks the same four), and that every field it covers changes it. */
-#include "lab/stresssum.h"
+#include "perf/stresssum.h"
 #include "check.h"
 
 struct answer { uint64_t tsc; uint16_t type; uint8_t cpu, flags; uint64_t a0, sum; };

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "check.h"
-#include "usb/uhci_td.h"
+#include "usb/hc/uhci/uhci_td.h"
 
 #define PHYS   0x00123400u           /* where the TDs "lie" */
 #define SETUP  0x00200000u

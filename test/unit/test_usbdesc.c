@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "check.h"
-#include "usb/desc.h"
+#include "usb/core/desc.h"
 
 /* usb-kbd: config, HID interface 3/1/1, HID descriptor, interrupt IN 0x81. */
 static const uint8_t kbd[] = {

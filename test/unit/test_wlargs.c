@@ -1,7 +1,7 @@
-/* test_wlargs.c — workload= text: NAME[:KEY=VALUE,...] (src/lab/wlargs.c). */
+/* test_wlargs.c — workload= text: NAME[:KEY=VALUE,...] (src/perf/wlargs.c). */
 #include <stdio.h>
 #include <string.h>
-#include "lab/wlargs.h"
+#include "perf/wlargs.h"
 #include "check.h"
 
 static const struct wl_param params[] = {

@@ -14,15 +14,16 @@ UNIT_SRCS_cmdline := src/firmware/cmdline.c src/lib/format.c
 UNIT_SRCS_format := src/lib/format.c
 UNIT_SRCS_kassert := src/lib/kassert.c src/lib/format.c
 UNIT_SRCS_tscmath := src/time/tscmath.c
+UNIT_SRCS_deadline := src/time/deadline.c
 UNIT_SRCS_scancode := src/dev/scancode.c
 UNIT_SRCS_median := src/lib/median.c
-UNIT_SRCS_cpusum := src/lab/cpusum.c src/lib/median.c src/lib/format.c
+UNIT_SRCS_cpusum := src/perf/cpusum.c src/lib/median.c src/lib/format.c
 UNIT_SRCS_bytes :=
 UNIT_SRCS_pat := src/arch/pat.c
-# lab/ (workloads and the benchmark): the pure parts
-UNIT_SRCS_wlargs := src/lab/wlargs.c src/lib/format.c
+# perf/ (workloads and the benchmark): the pure parts
+UNIT_SRCS_wlargs := src/perf/wlargs.c src/lib/format.c
 UNIT_SRCS_stresssum :=
-UNIT_SRCS_baselines := src/lab/baselines.c
+UNIT_SRCS_baselines := src/perf/baselines.c
 UNIT_SRCS_fbdraw := src/console/fbdraw.c src/console/font8x16.c
 # UARTs: the SPCR table and PCI serial controllers
 UNIT_SRCS_spcr := src/console/spcr.c src/lib/format.c
@@ -34,15 +35,15 @@ UNIT_SRCS_dumpstick := src/recorder/dumpstick.c src/dev/blockdev.c src/dev/partt
 # the trace region kept across a warm reset: layout and validation
 UNIT_SRCS_persist := src/trace/persist.c src/trace/ring.c src/trace/trace.c src/lib/crc32.c
 # usb/: the pure parts of the USB stack
-UNIT_SRCS_hid := src/usb/hidmap.c
-UNIT_SRCS_usbdesc := src/usb/desc.c
-UNIT_SRCS_msc := src/usb/bot.c src/usb/scsi.c
-UNIT_SRCS_ehci_qh := src/usb/ehci_qh.c
-UNIT_SRCS_hubdesc := src/usb/hubdesc.c
-UNIT_SRCS_uhci_td := src/usb/uhci_td.c
-UNIT_SRCS_ohci_ed := src/usb/ohci_ed.c
+UNIT_SRCS_hid := src/usb/class/hidmap.c
+UNIT_SRCS_usbdesc := src/usb/core/desc.c
+UNIT_SRCS_msc := src/usb/class/bot.c src/usb/class/scsi.c
+UNIT_SRCS_ehci_qh := src/usb/hc/ehci/ehci_qh.c
+UNIT_SRCS_hubdesc := src/usb/core/hubdesc.c
+UNIT_SRCS_uhci_td := src/usb/hc/uhci/uhci_td.c
+UNIT_SRCS_ohci_ed := src/usb/hc/ohci/ohci_ed.c
 $(BUILD)/unit/test_hid $(BUILD)/unit/test_usbdesc $(BUILD)/unit/test_msc $(BUILD)/unit/test_ehci_qh \
-  $(BUILD)/unit/test_hubdesc $(BUILD)/unit/test_uhci_td $(BUILD)/unit/test_ohci_ed: $(wildcard src/usb/*.h)
+  $(BUILD)/unit/test_hubdesc $(BUILD)/unit/test_uhci_td $(BUILD)/unit/test_ohci_ed: $(wildcard src/usb/*.h src/usb/*/*.h src/usb/*/*/*.h)
 UNIT_SRCS_decode := decoder/decode.c decoder/merge.c $(UNIT_SRCS_encode)
 $(BUILD)/unit/test_decode: $(wildcard decoder/*.h)
 UNIT_SRCS_kmerge := decoder/kmerge.c decoder/merge.c
@@ -51,9 +52,9 @@ $(BUILD)/unit/test_kmerge: $(wildcard decoder/*.h)
 UNIT_SRCS_netparse := src/net/eth.c src/net/arp.c src/net/ipv4.c src/net/udp.c src/net/dhcp.c \
                       src/net/netproto.c src/net/ipconf.c
 # net/e1000.c against a register model (the parts QEMU does not emulate)
-UNIT_SRCS_e1000 := src/net/e1000.c src/lib/format.c
+UNIT_SRCS_e1000 := src/net/e1000.c src/time/deadline.c src/lib/format.c
 # net/: NIC drivers' pure parts (issue 18)
 UNIT_SRCS_virtq := src/net/virtq.c
 UNIT_SRCS_rtl8111 := src/net/rtl8111.c
-UNIT_SRCS_ecmdesc := src/usb/ecmdesc.c
-UNIT_SRCS_ncm := src/usb/ncm.c
+UNIT_SRCS_ecmdesc := src/usb/class/ecmdesc.c
+UNIT_SRCS_ncm := src/usb/class/ncm.c
