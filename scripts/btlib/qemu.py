@@ -358,9 +358,12 @@ def nic_args(nic, netdev="user", mac=None, netdev_opts="", boot=False):
 
 def netboot_args(opts):
     """The NIC the machine boots from: user-mode networking whose DHCP
-    names the firmware's GRUB image and whose TFTP server serves the root."""
+    names the firmware's GRUB image and whose TFTP server serves the root
+    (another netdev, a tap: the LAN's server, scripts/netboot, answers)."""
     root = os.path.abspath(opts.netboot)
     extra = f",tftp={qarg(root)},bootfile={qarg(NETBOOT_FILES[opts.fw])}"
+    if not opts.netdev.startswith("user"):
+        extra = ""                      # a tap on a LAN: its DHCP and TFTP server answer
     return nic_args(opts.nic or NETBOOT_NIC, opts.netdev, opts.mac, extra, boot=True)
 
 
