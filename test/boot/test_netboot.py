@@ -9,7 +9,6 @@ import csv
 import io
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -21,8 +20,9 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
 sys.path.insert(0, os.path.join(HERE, "..", "host"))
 
-from harness import LOG_DIR, scaled                 # noqa: E402
+from harness import scaled                          # noqa: E402
 from test_netcapture import free_port               # noqa: E402
+from test_net import Capture                        # noqa: E402
 from btlib import dumplog, qemu                     # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -42,19 +42,15 @@ def need_netboot():
         raise AssertionError(f"{NETBOOT} is missing or older than the kernel: run make netboot")
 
 
-class NetCapture:
-    """scripts/capture --net in the background (with --qemu: it boots the
-    machine too); logs in self.dir, one per MAC. Without --until-dump: a
-    lab's machines dump unattended, each when its workload ends, and the
-    test waits for the complete dumps itself."""
+class NetCapture(Capture):
+    """test_net's capture --net in the background (with --qemu it boots the
+    machine too), on a free port; logs in self.dir, one per MAC. Without
+    --until-dump: a lab's machines dump unattended, each when its workload
+    ends, and the test waits for the complete dumps itself."""
 
     def __init__(self, name, *args):
-        self.dir = tempfile.mkdtemp(prefix="bt-netboot-")
-        os.makedirs(LOG_DIR, exist_ok=True)
-        self.err_path = os.path.join(LOG_DIR, f"{name}.capture.txt")
-        self.err = open(self.err_path, "w")
-        self.proc = subprocess.Popen([sys.executable, CAPTURE, *args, "-o", self.dir],
-                                     stdout=self.err, stderr=subprocess.STDOUT)
+        self.port = free_port()
+        super().__init__(name, self.port, *args)
 
     def logs(self):
         out = {}
@@ -80,14 +76,7 @@ class NetCapture:
 
     def stop(self):
         """Ctrl-C, as a user stops it; returns its exit status."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.err.close()
+        super().stop()
         return self.proc.returncode
 
 
@@ -135,8 +124,8 @@ class Lab(unittest.TestCase):
 
     def test_three_machines_one_table(self):
         need_netboot()
-        port = free_port()
-        cap = NetCapture("lab-capture", "--net", "--listen", f"127.0.0.1:{port}")
+        cap = NetCapture("lab-capture")
+        port = cap.port
         procs = []
         try:
             for i, mac in enumerate(self.MACS):

@@ -20,14 +20,19 @@ static void vendor(struct cpuid_raw *raw, const char *v12)
     raw->leaf0.eax = 0x16;
 }
 
+static void setup(struct cpuid_raw *raw, const char *v12, uint32_t leaf1_eax, uint32_t max_ext)
+{
+    memset(raw, 0, sizeof *raw);
+    vendor(raw, v12);
+    raw->leaf1.eax = leaf1_eax;
+    raw->max_ext = max_ext;
+}
+
 static void test_intel_skylake_sp(void)
 {
     struct cpuid_raw raw;
     struct cpu_ident id;
-    memset(&raw, 0, sizeof raw);
-    vendor(&raw, "GenuineIntel");
-    raw.leaf1.eax = 0x00050654;               /* family 6, model 0x55, stepping 4 */
-    raw.max_ext = 0x80000008;
+    setup(&raw, "GenuineIntel", 0x00050654, 0x80000008);   /* family 6, model 0x55, stepping 4 */
     raw.brand[0] = str_regs("        Intel(R)");
     raw.brand[1] = str_regs(" Xeon(R) Gold 61");
     raw.brand[2] = str_regs("30 CPU @ 2.10GHz");
@@ -45,10 +50,7 @@ static void test_amd_zen2(void)
 {
     struct cpuid_raw raw;
     struct cpu_ident id;
-    memset(&raw, 0, sizeof raw);
-    vendor(&raw, "AuthenticAMD");
-    raw.leaf1.eax = 0x00830F10;               /* family 0xF + 8 = 0x17, model 0x31, stepping 0 */
-    raw.max_ext = 0x80000020;
+    setup(&raw, "AuthenticAMD", 0x00830F10, 0x80000020);   /* family 0x17, model 0x31, stepping 0 */
     raw.brand[0] = str_regs("AMD EPYC 7742 64");
     raw.brand[1] = str_regs("-Core Processor ");
     raw.brand[2] = str_regs("               ");   /* 15 blanks and a NUL */
@@ -65,10 +67,7 @@ static void test_old_and_other(void)
 {
     struct cpuid_raw raw;
     struct cpu_ident id;
-    memset(&raw, 0, sizeof raw);
-    vendor(&raw, "AuthenticAMD");
-    raw.leaf1.eax = 0x00060FB1;               /* family 0xF (K8): no patch-level MSR */
-    raw.max_ext = 0x80000001;                 /* and no brand string */
+    setup(&raw, "AuthenticAMD", 0x00060FB1, 0x80000001);   /* K8 (family 0xF), no brand string */
     raw.brand[0] = str_regs("garbage not read");
     cpuident_decode(&raw, &id);
     CHECK_EQ(id.family, 0xF);
