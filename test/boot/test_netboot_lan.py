@@ -6,6 +6,7 @@ the tap and the veth pair exist only in the test's namespaces.
 * Full DHCP (--dhcp): netboot is the lab switch's only server.
 * Proxy-DHCP (the default): a second dnsmasq in its own namespace plays the
   office's DHCP server (addresses only); netboot adds the boot information.
+  This PC boots UEFI (OVMF), the other BIOS (SeaBIOS).
 Either way the PC boots GRUB and the kernel over TFTP with netboot's
 --cmdline (READY says boot=net and the option took effect), netboot shows
 the machine as it asks, and Ctrl-C stops it cleanly.
@@ -126,7 +127,7 @@ class ServedOnALan(unittest.TestCase):
         lan.start(qemu.build_argv(opts), serial + ".qemu.txt")
         return serial
 
-    def serve(self, name, office):
+    def serve(self, name, office, fw="bios"):
         need_netboot()
         os.makedirs(LOG_DIR, exist_ok=True)
         lan = Lan(name, office)
@@ -143,14 +144,14 @@ class ServedOnALan(unittest.TestCase):
         out = os.path.join(LOG_DIR, f"{name}.netboot.txt")
         server = lan.start(args, out)
         wait_for(out, rb"serving on br0", 30, server)
-        serial = self.boot_pc(lan, name)
+        serial = self.boot_pc(lan, name, fw)
         m = wait_for(serial, rb"\nREADY ([^\r\n]*)\r?\n", BOOT_TIMEOUT_S)
         ready = qemu.parse_ready(m.group(1))
         self.assertEqual(ready["boot"], "net")
         self.assertEqual(ready["timer_hz"], "250")            # netboot's --cmdline took effect
         wait_for(serial, rf'cmdline "{CMDLINE}"'.encode(), 5)
         addr = wait_for(serial, rb"net: address (10\.77\.0\.\d+) \(DHCP\)", 60).group(1)
-        wait_for(out, rb"52:54:00:12:34:56 asks \(BIOS PXE\)", 10)
+        wait_for(out, rb"52:54:00:12:34:56 asks \(" + fw.upper().encode() + rb" PXE\)", 10)
         wait_for(out, rb"fetched .*boot/baretrace\.elf", 10)
         server.send_signal(signal.SIGINT)                       # Ctrl-C
         self.assertEqual(server.wait(30), 0)
@@ -165,7 +166,7 @@ class ServedOnALan(unittest.TestCase):
         self.assertTrue(100 <= int(addr.split(".")[-1]) <= 150, addr)
 
     def test_proxy_beside_office_dhcp(self):
-        out, addr = self.serve("nbproxy", office=True)
+        out, addr = self.serve("nbproxy", office=True, fw="uefi")
         self.assertIn("as a proxy-DHCP server", open(out).read())
         self.assertTrue(50 <= int(addr.split(".")[-1]) <= 60, addr)   # the office's lease
 
