@@ -112,5 +112,17 @@ class Identity(unittest.TestCase):
         self.check_tools(log, fields)
 
 
+    def test_intel_cpu_microcode_msr(self):
+        """An Intel CPU model: family/model/stepping from CPUID and the
+        microcode revision read through MSR 0x8B (QEMU reports 1)."""
+        with Machine("machine-intel", smp=1, extra=["-cpu", "Skylake-Server"]) as m:
+            m.ready()
+            fields = machine_fields(m.wait_for(MACHINE_RE, 10, start=0).group(1).decode())
+        self.assertEqual(fields["cpu.vendor"], "GenuineIntel")
+        self.assertEqual((fields["cpu.family"], fields["cpu.model"], fields["cpu.stepping"]),
+                         ("6", "85", "4"))
+        self.assertEqual(fields["cpu.microcode"], "0x1")
+        self.assertIn("Skylake", fields["cpu.brand"])
+
 if __name__ == "__main__":
     unittest.main()
