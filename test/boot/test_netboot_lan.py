@@ -85,10 +85,16 @@ class Lan:
     def close(self):
         for p, f in self.procs:
             if p.poll() is None:
-                p.kill()
-                p.wait()
+                p.send_signal(signal.SIGINT)    # netboot stops its dnsmasq
+                try:
+                    p.wait(10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
             f.close()
         for ns in filter(None, (self.ns, self.office)):
+            for pid in sh("ip", "netns", "pids", ns).split():   # this test's own, by id
+                os.kill(int(pid), signal.SIGKILL)
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
 
