@@ -42,6 +42,14 @@ static const struct bt_abi_field bt_text_fields[] = {
     F(bt_text, table), F(bt_text, markers), F(bt_text, nmarkers), F(bt_text, int_w),
     F(bt_text, cpu_w), F(bt_text, row_max),
 };
+static const struct bt_abi_field bt_ctf_seg_fields[] = {
+    F(bt_ctf_seg, ev), F(bt_ctf_seg, cut_at), F(bt_ctf_seg, cut_n), F(bt_ctf_seg, n),
+    F(bt_ctf_seg, ncuts), F(bt_ctf_seg, lead), F(bt_ctf_seg, tail), F(bt_ctf_seg, cpu),
+    F(bt_ctf_seg, at), F(bt_ctf_seg, cut),
+};
+static const struct bt_abi_field bt_ctf_stream_fields[] = {
+    F(bt_ctf_stream, header), F(bt_ctf_stream, discarded), F(bt_ctf_stream, packets),
+};
 static const struct bt_abi_field bt_scan_fields[] = {
     F(bt_scan, min_tsc), F(bt_scan, max_tsc), F(bt_scan, events), F(bt_scan, sorted),
     F(bt_scan, consecutive), F(bt_scan, types),
@@ -120,7 +128,8 @@ static const struct bt_abi_field bt_cpu_stats_fields[] = {
 
 static const struct bt_abi_struct structs[] = {
     S(trace_event), S(bt_run), S(bt_csv_type), S(bt_phase), S(bt_csv), S(bt_marker),
-    S(bt_text), S(bt_scan), S(bt_kmerge_src), S(bt_kmerge_head), S(bt_kmerge),
+    S(bt_text), S(bt_ctf_seg), S(bt_ctf_stream), S(bt_scan), S(bt_kmerge_src),
+    S(bt_kmerge_head), S(bt_kmerge),
     S(bt_json_fmt), S(bt_json_pair), S(bt_json_mark), S(bt_json), S(bt_json_cpu),
     S(bt_pf_fmt), S(bt_pf_mark), S(bt_pf_flow), S(bt_pf), S(bt_pf_cpu),
     S(pairing_role), S(bt_stats_type), S(bt_stats_in), S(bt_dist), S(bt_cpu_stats),

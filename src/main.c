@@ -97,7 +97,7 @@ void kmain(uint32_t magic, const void *info)
     timer_init(cfg.timer_hz);               /* LAPIC timer calibrated on the TSC */
     usb_init(&cfg);                         /* USB: before the APs (see usb/hc/xhci/xhci.h) */
     net_init(&cfg);                         /* NICs, link and address (bounded): net= */
-    netcon_init(&cfg, boot_random());       /* console lines out, keys in; session code */
+    netcon_init(&cfg, boot_random(), boot_nonce());       /* console lines out, keys in; session code */
     boot_phase(TRACE_PHASE_SMP_START, 0);
     smp_start(&madt, cpu_limit(), &smp, ap_online); /* INIT/SIPI/SIPI, bounded wait */
     boot_phase(TRACE_PHASE_SMP_DONE, smp.online);
@@ -248,16 +248,17 @@ static void print_ready(void)
     struct dump_facts f = { mb.efi ? "uefi" : "bios", smp.found, smp.parked, smp.failed,
                             tsc_sync_worst_warp(), tsc_invariant(), tsc_source(), timer_hz() };
     dump_set_facts(&f);
-    char net[64];
+    char net[64], line[320];
     net_ready_fields(net, sizeof net);
     machine_print();                        /* what the machine is, beside READY */
-    kprintf("READY cpus=%u found=%u max=%u parked=%u failed=%u tsc_hz=%lu tsc_src=%s "
+    ksnprintf(line, sizeof line, "READY cpus=%u found=%u max=%u parked=%u failed=%u tsc_hz=%lu tsc_src=%s "
             "invariant_tsc=%u tsc_warp=%lu x2apic=%u timer_hz=%u fw=%s console=%s prev_events=%lu"
-            "%s%s boot=%s\n",
+            " %s boot=%s",
             smp.online, smp.found, MAX_CPUS, smp.parked, smp.failed, tsc_hz(), tsc_source(),
             tsc_invariant(), tsc_sync_worst_warp(), lapic_x2apic(), timer_hz(),
-            mb.efi ? "uefi" : "bios", serial_name(), prevboot_events(), net[0] ? " " : "", net,
-            machine_boot());
+            mb.efi ? "uefi" : "bios", serial_name(), prevboot_events(), net, machine_boot());
+    kprintf("%s\n", line);
+    netcon_set_ready(line);                 /* and announced over the network */
 }
 
 static __attribute__((noreturn)) void idle(void)

@@ -235,6 +235,28 @@ def _event_payload(text: bytes, seed: int) -> bytes:
     return raw[:-4]
 
 
+def stated_line_number(text: bytes, seed: int) -> int:
+    """The line number a dump line states, its CRC checked from `seed` (the
+    dump's; DUMP BEGIN's plain CRC is checked as such): 0 for DUMP BEGIN,
+    `lines - 1` for DUMP END. Damaged when a check fails."""
+    if text.startswith(b'DUMP BEGIN'):
+        begin_fields(text)
+        return 0
+    if text.startswith(b'DUMP END'):
+        fields, end_seed = end_fields(text)
+        lines = int_field(fields.get('lines'))
+        if end_seed != seed or not lines:
+            raise Damaged
+        return lines - 1
+    if text.startswith(b'%E'):
+        buf = _event_payload(text, seed)
+        try:
+            return _varint(buf, 0)[0]
+        except IndexError:
+            raise Damaged from None
+    return text_fields(text, seed)[1]
+
+
 def decode_event_line_py(text: bytes, seed: int = 0) -> Run:
     """The reference decoder of one event line."""
     buf = _event_payload(text, seed)

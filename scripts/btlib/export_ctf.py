@@ -1,7 +1,12 @@
 """CTF 1.8 export: a trace directory babeltrace2 and Trace Compass read.
 
 The directory holds `metadata` (TSDL text) and one binary stream file per
-CPU, `stream_NN`.  Everything is little-endian and byte-aligned:
+CPU, `stream_NN`, up to MAX_STREAMS CPUs; above, runs of consecutive CPUs
+share a file, `stream_NN-MM`, MAX_STREAMS files in all: babeltrace2 keeps
+every stream file open, and 1024 of them fail under the common
+`ulimit -n 1024`.  Each packet holds one CPU's events (cpu_id in its
+context, as LTTng's per-CPU packets); a shared file's packets follow each
+other in time order.  Everything is little-endian and byte-aligned:
 
   packet header   u32 magic 0xC1FC1FC1, u8 uuid[16], u32 stream_id (= 0)
   packet context  tsc timestamp_begin, tsc timestamp_end, u64 packet_size,
@@ -16,19 +21,23 @@ CPU, `stream_NN`.  Everything is little-endian and byte-aligned:
 `tsc` is a u64 mapped onto `clock tsc { freq = <tsc_hz>; }`, so readers
 print real times, and `babeltrace2 --clock-cycles` prints the raw TSC.
 
-Losses: events_discarded is the running count of events the CPU lost, as
-CTF defines it.  Losses with no place in the sequence (overwritten before
-the oldest survivor, refused while paused) come first, after an empty
-packet with count 0 so readers see the step; a hole in the sequence
-numbers ends a packet so its loss shows up where it happened; a hole after
-the last event gets an empty closing packet.  babeltrace2 warns about each.
+Losses: events_discarded is the running count of events the stream file's
+CPUs lost, as CTF defines it, raised in a packet of the CPU that lost
+them.  Losses with no place in the sequence (overwritten before the
+oldest survivor, refused while paused) come with the CPU's first packet
+(after an empty packet with count 0 when that is the file's first, so
+readers see the step); a hole in the sequence numbers ends a packet so
+its loss shows up where it happened; a hole after the last event gets an
+empty closing packet.  babeltrace2 warns about each.
 
-A CPU whose TSC goes backwards (reset, broken hardware) is split into one
-stream file per monotonic stretch (stream_NN, stream_NN_part1, ...), since
-a CTF stream's clock may never go back.
+A CPU whose TSC goes backwards (reset, broken hardware) is cut into its
+monotonic stretches, merged in time order into its stream file, since a
+CTF stream's clock may never go back.
 """
 
+import bisect
 import hashlib
+import heapq
 import os
 import struct
 import uuid as uuidlib
@@ -44,6 +53,7 @@ from .timeline import PHASE_ARG, identifier
 CTF_MAGIC = 0xC1FC1FC1
 STREAM_ID = 0
 EVENTS_PER_PACKET = 4096
+MAX_STREAMS = 256        # stream files: babeltrace2 keeps each open (ulimit -n 1024)
 HEADER = struct.Struct('<I16sI')
 CONTEXT = struct.Struct('<QQQQQI')
 EVENT = struct.Struct('<QHIBQQ')
@@ -54,10 +64,6 @@ TSDL_KEYWORDS = {
     'signed', 'stream', 'string', 'struct', 'trace', 'typealias', 'typedef',
     'unsigned', 'variant', 'void', '_Bool', '_Complex', '_Imaginary',
 }
-
-
-def stream_name(cpu):
-    return f'stream_{cpu:02d}'
 
 
 def _field_names(t):
@@ -197,6 +203,11 @@ def metadata_text(tl, uid):
 _Record = namedtuple('_Record', 'tsc seq type cpu flags a0 a1')
 _EVENT_FIELDS = attrgetter('tsc', 'type', 'seq', 'flags', 'a0', 'a1')
 _TSC = attrgetter('tsc')
+# A monotonic stretch of one CPU's events, first..end-1 of its TSCs and
+# its packed records (records) or packed events (data: without records),
+# with its losses: before its first event (lead), {i: n} before event i
+# of the CPU (cuts; marks: its keys sorted), after its last event (tail).
+_Segment = namedtuple('_Segment', 'cpu tscs records data first end lead cuts marks tail')
 RECORD_QWORDS = RECORD.size // 8      # a record's tsc is its first u64
 
 
@@ -207,13 +218,6 @@ def _cpu_records(c):
     if packed is None:
         return c.events
     return list(map(tuple.__new__, repeat(_Record), RECORD.iter_unpack(packed)))
-
-
-def _packet(uid_bytes, cpu, body, discarded, ts_begin, ts_end):
-    bits = (PACKET_OVERHEAD + len(body)) * 8
-    return (HEADER.pack(CTF_MAGIC, uid_bytes, STREAM_ID)
-            + CONTEXT.pack(ts_begin, ts_end, bits, bits, discarded, cpu)
-            + body)
 
 
 def _segments(tscs):
@@ -229,62 +233,123 @@ def _segments(tscs):
     return list(zip(starts, starts[1:] + [len(tscs)]))
 
 
-def _stream_packets(uid_bytes, cpu, tscs, body, lead, cuts, tail):
-    """The packets of one stream: events with TSCs `tscs` (body(i, j):
-    the packed events i..j-1) with `lead` losses before them, `cuts`
-    {index: n} holes inside, `tail` after them."""
-    out = []
-    if lead:
-        out.append(_packet(uid_bytes, cpu, b'', 0, tscs[0], tscs[0]))
-    discarded, start, n = lead, 0, len(tscs)
-    for end in sorted({i for i in cuts if 0 < i < n} | {n}):    # each hole ends a packet
-        while start < end:                        # and so does every EVENTS_PER_PACKET-th event
-            stop = min(start + EVENTS_PER_PACKET, end)
-            out.append(_packet(uid_bytes, cpu, body(start, stop), discarded,
-                               tscs[start], tscs[stop - 1]))
-            discarded += cuts.get(stop, 0)
-            start = stop
-    if tail:
-        out.append(_packet(uid_bytes, cpu, b'', discarded + tail, tscs[-1], tscs[-1]))
-    return out
-
-
 def _cpu_events(c):
-    """(TSCs, body(i, j), seqs for the hole search) of CPU c: from its
-    packed records in C when it has them (seqs () when
-    fastdecode.may_have_holes says it has none), else from its events."""
+    """(TSCs, packed records or None, packed events (EVENT each) or None,
+    seqs for the hole search) of CPU c: its records when it has them and
+    the compiled core is there (its events are packed in C when needed;
+    seqs () when fastdecode.may_have_holes says it has none), else its
+    events packed here."""
     packed = c.packed()
     if packed is None or not fastdecode.available():
         events = _cpu_records(c)
-        return (list(map(_TSC, events)), lambda i, j: b''.join(
-            starmap(EVENT.pack, map(_EVENT_FIELDS, events[i:j]))), [e.seq for e in events])
-    data = fastdecode.ctf_events(packed)
-    return (memoryview(packed).cast('Q')[::RECORD_QWORDS].tolist(),
-            lambda i, j: data[i * EVENT.size:j * EVENT.size],
+        return (list(map(_TSC, events)), None,
+                memoryview(b''.join(starmap(EVENT.pack, map(_EVENT_FIELDS, events)))),
+                [e.seq for e in events])
+    return (memoryview(packed).cast('Q')[::RECORD_QWORDS].tolist(), packed, None,
             seqs_of(packed) if fastdecode.may_have_holes(c) else ())
 
 
-def _cpu_streams(uid_bytes, c):
-    """{file name: [packets]} for CPU c (one name unless its TSC went back)."""
-    tscs, body, seqs = _cpu_events(c)
+def _cpu_segments(c):
+    """CPU c's monotonic stretches as _Segments, and the count of its losses
+    when it has no event to hang them on (else 0)."""
+    tscs, records, data, seqs = _cpu_events(c)
     lost_before = unplaced(c, seqs)
     if not tscs:
-        return {stream_name(c.cpu): [_packet(uid_bytes, c.cpu, b'', 0, 0, 0),
-                                     _packet(uid_bytes, c.cpu, b'', lost_before, 0, 0)]
-                if lost_before else []}
+        return [], lost_before
     cuts = {}
     for index, _, count in holes(c, seqs):
         cuts[index] = cuts.get(index, 0) + count
-    streams = {}
-    for k, (a, b) in enumerate(_segments(tscs)):
-        lead = cuts.get(a, 0) + (lost_before if k == 0 else 0)
-        inner = {i - a: n for i, n in cuts.items() if a < i < b}
-        tail = cuts.get(len(tscs), 0) if b == len(tscs) else 0
-        name = stream_name(c.cpu) + (f'_part{k}' if k else '')
-        streams[name] = _stream_packets(uid_bytes, c.cpu, tscs[a:b],
-                                        lambda i, j, a=a: body(a + i, a + j),
-                                        lead, inner, tail)
-    return streams
+    marks = sorted(cuts)
+    return [_Segment(c.cpu, tscs, records, data, a, b,
+                     cuts.get(a, 0) + (lost_before if k == 0 else 0), cuts, marks,
+                     cuts.get(b, 0) if b == len(tscs) else 0)
+            for k, (a, b) in enumerate(_segments(tscs))], 0
+
+
+def _packed_events(segments):
+    """Each segment's packed events (a CPU's segments share them)."""
+    made = {}
+    for s in segments:
+        if s.data is None and id(s.records) not in made:
+            made[id(s.records)] = memoryview(fastdecode.ctf_events(s.records))
+    return [s.data if s.data is not None else made[id(s.records)] for s in segments]
+
+
+def _stream_packets(uid_bytes, empties, segments):
+    """The packets of one stream file, as a list of byte strings: `empties`
+    [(cpu, lost)] of CPUs with losses and no events first, then the
+    segments' events in TSC order, in runs of one segment's consecutive
+    events (each run takes every event up to the next head of another
+    segment). A packet holds one CPU's events (its cpu_id) and ends at a
+    run's end, a hole, or EVENTS_PER_PACKET events; events_discarded is
+    the stream's running count, raised in the packet of the CPU that lost
+    them, where it lost them (a first packet with a loss follows an empty
+    one with 0, so readers see the step)."""
+    head, context, size = HEADER.pack(CTF_MAGIC, uid_bytes, STREAM_ID), CONTEXT.pack, EVENT.size
+    out, discarded = [], 0
+
+    def empty(cpu, count, tsc):
+        bits = PACKET_OVERHEAD * 8
+        out.extend((head, context(tsc, tsc, bits, bits, count, cpu)))
+
+    for cpu, lost in empties:
+        if not out:
+            empty(cpu, 0, 0)
+        discarded += lost
+        empty(cpu, discarded, 0)
+    if len(segments) > 1 and all(s.records is not None for s in segments):
+        out.append(fastdecode.ctf_stream(   # the same bytes, in C: many short runs
+            head, discarded, len(out) // 2,
+            [(s.records, s.first, s.end, s.cuts, s.lead, s.tail, s.cpu) for s in segments])[0])
+        return out
+    datas = _packed_events(segments)
+    heap = [(s.tscs[s.first], k, s.first) for k, s in enumerate(segments)]
+    heapq.heapify(heap)
+    while heap:
+        _, k, i = heapq.heappop(heap)
+        cpu, tscs, _, _, first, end, lead, cuts, marks, tail = segments[k]
+        data = datas[k]
+        j = bisect.bisect_right(tscs, heap[0][0], i + 1, end) if heap else end
+        if j < end:
+            heapq.heappush(heap, (tscs[j], k, j))
+        lost = lead if i == first else cuts.get(i, 0)
+        stops = marks[bisect.bisect_right(marks, i):bisect.bisect_left(marks, j)] if marks else []
+        for stop_at in stops + [j]:               # each hole ends a packet
+            while i < stop_at:                    # and so does every EVENTS_PER_PACKET-th event
+                if lost:
+                    if not out:
+                        empty(cpu, 0, tscs[i])
+                    discarded += lost
+                stop = min(i + EVENTS_PER_PACKET, stop_at)
+                bits = (PACKET_OVERHEAD + (stop - i) * size) * 8
+                out.extend((head, context(tscs[i], tscs[stop - 1], bits, bits, discarded, cpu),
+                            data[i * size:stop * size]))
+                i = stop
+                lost = cuts.get(i, 0)
+        if j == end and tail:
+            discarded += tail
+            empty(cpu, discarded, tscs[end - 1])
+    return out
+
+
+def _blocks(cpus):
+    """The CPUs in at most MAX_STREAMS runs of consecutive CPUs, one stream
+    file each: one CPU per file up to MAX_STREAMS CPUs; above, the sizes
+    differ by one at most."""
+    count = min(len(cpus), MAX_STREAMS)
+    size, bigger = divmod(len(cpus), count) if count else (0, 0)
+    blocks, start = [], 0
+    for k in range(count):
+        stop = start + size + (k < bigger)
+        blocks.append(cpus[start:stop])
+        start = stop
+    return blocks
+
+
+def stream_name(block):
+    """stream_NN for one CPU, stream_NN-MM for CPUs NN to MM."""
+    first, last = block[0].cpu, block[-1].cpu
+    return f'stream_{first:02d}' if len(block) == 1 else f'stream_{first:02d}-{last:02d}'
 
 
 def write_ctf(tl, outdir):
@@ -294,10 +359,15 @@ def write_ctf(tl, outdir):
     with open(os.path.join(outdir, 'metadata'), 'w', encoding='utf-8') as f:
         f.write(metadata_text(tl, uid))
     written = []
-    for c in tl.dump.cpus:
-        for name, packets in _cpu_streams(uid.bytes, c).items():
-            path = os.path.join(outdir, name)
-            with open(path, 'wb') as f:
-                f.write(b''.join(packets))
-            written.append(path)
+    for block in _blocks(list(tl.dump.cpus)):
+        segments, empties = [], []
+        for c in block:
+            found, lost = _cpu_segments(c)
+            segments += found
+            if lost:
+                empties.append((c.cpu, lost))
+        path = os.path.join(outdir, stream_name(block))
+        with open(path, 'wb') as f:
+            f.write(b''.join(_stream_packets(uid.bytes, empties, segments)))
+        written.append(path)
     return written

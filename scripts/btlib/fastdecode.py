@@ -590,6 +590,34 @@ def ctf_events(records: bytes) -> bytes:
 
 
 
+_CtfSeg, _CtfStream = native.S['bt_ctf_seg'], native.S['bt_ctf_stream']
+
+
+def ctf_stream(header: bytes, discarded: int, packets: int, segments) -> tuple[bytes, int]:
+    """(the packets, the running events_discarded after them) of
+    `segments` (records, first, end, {i: lost} holes, lead, tail, cpu),
+    records[first:end] of each in TSC order, as export_ctf._stream_packets
+    writes them, for a stream file that already has `packets` packets
+    and `discarded` losses."""
+    segs = (_CtfSeg * len(segments))()
+    keep = []
+    for seg, (records, first, end, cuts, lead, tail, cpu) in zip(segs, segments):
+        at = sorted(i - first for i in cuts if first < i < end)
+        cut_at, cut_n = (ctypes.c_uint64 * max(1, len(at)))(*at), \
+            (ctypes.c_uint64 * max(1, len(at)))(*(cuts[first + i] for i in at))
+        keep += [records, cut_at, cut_n]
+        seg.ev, seg.cut_at, seg.cut_n = _addr(records) + first * RECORD_SIZE, \
+            ctypes.addressof(cut_at), ctypes.addressof(cut_n)
+        seg.n, seg.ncuts, seg.lead, seg.tail, seg.cpu = end - first, len(at), lead, tail, cpu
+    st = _CtfStream(discarded=discarded, packets=packets)
+    ctypes.memmove(st.header, header, len(header))
+    lib = native.lib()
+    out = ctypes.create_string_buffer(max(1, lib.bt_ctf_stream_bound(segs, len(segments))))
+    heap = (ctypes.c_uint64 * max(1, len(segments)))()
+    size = lib.bt_ctf_stream(ctypes.byref(st), segs, len(segments), heap, out)
+    return ctypes.string_at(out, size), st.discarded
+
+
 def may_have_holes(c) -> bool:
     """False when CPU c's records show it lacks nothing that has a place
     in its sequence (consecutive seqs, matching the summary's first and

@@ -41,6 +41,8 @@ NETDEV_ID = "net0"
 # firmware, relative to the root, as QEMU's user-mode DHCP hands it out.
 NETBOOT_FILES = {"bios": "boot/grub/i386-pc/core.0", "uefi": "boot/grub/x86_64-efi/core.efi"}
 NETBOOT_NIC = "e1000"        # SeaBIOS and OVMF boot it through iPXE's option ROM
+# QEMU's own prefix: the MAC every NIC gets unless told (52:54:00:12:34:56).
+QEMU_MAC_PREFIX = "52:54:00"
 
 # Split OVMF (code read-only + a variable store) is preferred: it is what a
 # real board has. The variable store is opened with snapshot=on, so each run
@@ -123,7 +125,9 @@ class Options:
     nic: a network adapter (a key of NICS) on the netdev `netdev` (QEMU
     -netdev options after its id; default user-mode networking, whose
     host side is 127.0.0.1 and whose 10.0.2.x addresses exist only inside
-    QEMU). mac: the NIC's MAC address (QEMU's default otherwise).
+    QEMU). mac: the NIC's MAC ("52:54:00:ab:cd:ef"; None: QEMU's default
+    52:54:00:12:34:56, the same for every QEMU; distinct_mac() gives one
+    of its own).
     netboot: a TFTP root (make netboot's build/netboot): the machine
     boots GRUB from it over the NIC (NETBOOT_NIC unless nic says) on
     user-mode networking (QEMU's own DHCP and TFTP), with no CD or stick.
@@ -295,6 +299,8 @@ def validate(opts):
         raise QemuError(f"--smp must be at least 1, not {opts.smp}")
     if opts.nic is not None and opts.nic not in NICS:
         raise QemuError(f"unknown NIC '{opts.nic}' (want {', '.join(NICS)})")
+    if opts.mac is not None and parse_mac(opts.mac) != opts.mac:
+        raise QemuError(f"'{opts.mac}' is not a unicast MAC written 52:54:00:ab:cd:ef")
     if opts.netboot is not None:
         validate_netboot(opts.netboot, opts.fw)
         if opts.nic == "usb":
@@ -365,6 +371,24 @@ def netboot_args(opts):
     if not opts.netdev.startswith("user"):
         extra = ""                      # a tap on a LAN: its DHCP and TFTP server answer
     return nic_args(opts.nic or NETBOOT_NIC, opts.netdev, opts.mac, extra, boot=True)
+
+
+def parse_mac(text):
+    """'52:54:00:AB:CD:EF', '52-54-00-ab-cd-ef' or '525400abcdef' ->
+    '52:54:00:ab:cd:ef'; None when it is not a unicast MAC."""
+    digits = re.sub(r"[:-]", "", text.strip().lower())
+    if not re.fullmatch(r"[0-9a-f]{12}", digits) or int(digits[:2], 16) & 1:
+        return None
+    return ":".join(digits[i:i + 2] for i in range(0, 12, 2))
+
+
+def distinct_mac():
+    """A MAC of QEMU's prefix that another QEMU started now is unlikely to
+    have (random low three bytes, never QEMU's default 12:34:56)."""
+    while True:
+        tail = os.urandom(3)
+        if tail != b"\x12\x34\x56":
+            return QEMU_MAC_PREFIX + "".join(f":{b:02x}" for b in tail)
 
 
 def probe_disk(path):

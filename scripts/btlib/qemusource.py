@@ -101,25 +101,27 @@ def _last_line(path):
     return lines[-1].strip() if lines else ''
 
 
-def _options(args, serial, nic=None, cmdline=None):
+def _options(args, serial, nic=None, cmdline=None, mac=None):
     return qemu.Options(
         iso=args.iso or DEFAULT_ISO, fw=args.fw or 'bios', media=args.media or 'cd',
         smp=args.smp or DEFAULT_SMP, topology=args.topology or '',
         mem=args.mem or '512M', accel=args.accel or 'auto',
         cmdline=args.cmdline if cmdline is None else cmdline, serial=serial, nic=nic,
-        netboot=args.netboot)
+        mac=mac, netboot=args.netboot)
 
 
-def start_net(args, nic, port):
-    """Launch QEMU with no serial port and `nic` on user-mode networking,
-    the kernel told to send to the host's UDP `port` (QEMU's 10.0.2.2 is
-    this host's 127.0.0.1); returns a QemuSource without a port."""
+def start_net(args, nic, port, mac=None):
+    """Launch QEMU with no serial port and `nic` (with MAC `mac`) on
+    user-mode networking, the kernel told to send to the host's UDP `port`
+    (QEMU's 10.0.2.2 is this host's 127.0.0.1); returns a QemuSource
+    without a port."""
     tmpdir = tempfile.mkdtemp(prefix='bt-capture-')
     out_path = os.path.join(tmpdir, 'qemu.out')
     cmdline = ' '.join(filter(None, [args.cmdline, f'net.to=10.0.2.2:{port}']))
     try:
         with open(out_path, 'wb') as out:
-            proc = qemu.launch(_options(args, 'none', nic, cmdline), stdin=subprocess.DEVNULL,
+            proc = qemu.launch(_options(args, 'none', nic, cmdline, mac),
+                               stdin=subprocess.DEVNULL,
                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     except (QemuError, OSError) as e:
         shutil.rmtree(tmpdir, ignore_errors=True)

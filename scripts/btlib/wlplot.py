@@ -125,10 +125,16 @@ def clip_range(values, signed=False):
 
 
 def tick_cpus(cpus, most=MAX_TICKS):
-    """(positions, labels) of the CPU numbers an axis shows: every
-    step-th of `cpus` (the matrix's CPUs, in order), at most `most`."""
-    step = max(1, -(-len(cpus) // most))
+    """(positions, labels) of the CPU numbers an axis shows: every step-th
+    of `cpus` (the matrix's CPUs, in order), at most `most`, the step a
+    power of two (288 CPUs: 0, 16, 32, ..., not 0, 9, 18, ...: cores and
+    sockets come in such blocks), and the last CPU too where it has room."""
+    step = 1
+    while step * most < len(cpus):
+        step *= 2
     at = list(range(0, len(cpus), step))
+    if len(at) < most and len(cpus) - 1 - at[-1] >= max(1, step // 2):
+        at.append(len(cpus) - 1)
     return at, [str(cpus[i]) for i in at]
 
 

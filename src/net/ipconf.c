@@ -1,11 +1,15 @@
 /* ipconf.c — the address state machine (ipconf.h). */
 #include "net/ipconf.h"
+#include <stddef.h>
 
 #define RETRY_FIRST_US  250000ull      /* first retransmission; doubled up to RETRY_MAX_US */
 #define RETRY_MAX_US    4000000ull
 #define REQUEST_TRIES   4              /* REQUESTs before starting over with a DISCOVER */
 #define LINKLOCAL_MASK  0xFFFF0000u
 #define DEFAULT_LEASE_S 3600u
+#define DEFAULT_MASK    0xFFFFFF00u    /* a reply without option 1 */
+#define MULTICAST_FIRST 0xE0000000u    /* 224.0.0.0: multicast, then reserved, then broadcast */
+#define LOOPBACK_NET    127u
 
 static uint32_t link_local(const uint8_t mac[ETH_ALEN])
 {
@@ -67,7 +71,35 @@ static void take_ack(struct ipconf *c, const struct dhcp_msg *in, uint64_t now_u
     c->fallback = false;
     c->lease_s = in->lease_s ? in->lease_s : DEFAULT_LEASE_S;
     c->renew_us = now_us + (uint64_t)c->lease_s * 1000000ull / 2;   /* T1 */
-    set_ip(c, in->yiaddr, in->mask ? in->mask : 0xFFFFFF00u, in->router);
+    set_ip(c, in->yiaddr, in->mask ? in->mask : DEFAULT_MASK, in->router);
+}
+
+const char *ipconf_unusable(uint32_t ip, uint32_t mask)
+{
+    if (!ip)
+        return "the zero address";
+    if (ip == 0xFFFFFFFFu)
+        return "the broadcast address";
+    if (ip >= MULTICAST_FIRST)
+        return "a multicast or reserved address";
+    if (ip >> 24 == LOOPBACK_NET)
+        return "a loopback address";
+    if (mask && mask != 0xFFFFFFFFu && (ip | mask) == 0xFFFFFFFFu)
+        return "its subnet's broadcast address";
+    return NULL;
+}
+
+/* A server's offer or ack names an address no host may have: refused
+ * (said by net.c through refusals), and the exchange goes on. */
+static bool refused(struct ipconf *c, const struct dhcp_msg *in)
+{
+    if (!ipconf_unusable(in->yiaddr, in->mask ? in->mask : DEFAULT_MASK))
+        return false;
+    c->refused_ip = in->yiaddr;
+    c->refused_mask = in->mask ? in->mask : DEFAULT_MASK;
+    c->refused_server = in->server;
+    c->refusals++;
+    return true;
 }
 
 unsigned ipconf_step(struct ipconf *c, uint64_t now_us, const struct dhcp_msg *in,
@@ -75,7 +107,7 @@ unsigned ipconf_step(struct ipconf *c, uint64_t now_us, const struct dhcp_msg *i
 {
     switch (c->state) {
     case IPCONF_SELECTING:
-        if (in && in->type == DHCP_OFFER && in->yiaddr) {
+        if (in && in->type == DHCP_OFFER && !refused(c, in)) {
             c->state = IPCONF_REQUESTING;
             c->offered = in->yiaddr;
             c->server = in->server;
@@ -84,7 +116,7 @@ unsigned ipconf_step(struct ipconf *c, uint64_t now_us, const struct dhcp_msg *i
         }
         break;
     case IPCONF_REQUESTING:
-        if (in && in->type == DHCP_ACK && in->yiaddr) {
+        if (in && in->type == DHCP_ACK && !refused(c, in)) {
             take_ack(c, in, now_us);
             return 0;
         }

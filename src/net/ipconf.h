@@ -33,6 +33,8 @@ struct ipconf {
     uint64_t renew_us;                 /* BOUND: when to renew (T1) */
     unsigned tries;
     uint32_t changes;                  /* counts every change of ip: news for net.c */
+    uint32_t refusals;                 /* offers and acks of an unusable address: news too */
+    uint32_t refused_ip, refused_mask, refused_server;   /* the last of them */
 };
 
 /* Begin: static_ip != 0 fixes the address (with static_mask), else DHCP
@@ -43,6 +45,11 @@ void     ipconf_start(struct ipconf *c, const uint8_t mac[ETH_ALEN], uint32_t xi
  * back is the same network, most likely) but stops DHCP; up starts a new
  * DISCOVER unless the address is fixed. */
 void     ipconf_link(struct ipconf *c, bool up, uint64_t now_us);
+/* Why no host may have ip (with this mask: 0 for none), or NULL: the
+ * zero, broadcast, multicast or loopback address, the subnet's broadcast.
+ * A DHCP offer or ack of such an address is refused (counted in
+ * refusals) as net.ip= refuses it. */
+const char *ipconf_unusable(uint32_t ip, uint32_t mask);
 /* One step: in is a reply parsed for this xid (or NULL). Returns the
  * length of a DHCP message written to out (DHCP_MSG_MAX bytes) that the
  * caller broadcasts, or 0. */

@@ -23,6 +23,7 @@
 #define TX_WAIT_US      5000ull        /* for a free transmit descriptor */
 #define ADDR_POLL_US    1000ull
 #define BOOT_BUDGET     16
+#define MULTICAST_FIRST 0xE0000000u    /* 224.0.0.0: multicast and reserved above */
 
 static struct nic pci_nics[NET_NIC_MAX];
 static struct nic *nics[NET_NIC_MAX];
@@ -43,7 +44,7 @@ static char mac_text[13];
 static volatile uint32_t owner = NO_OWNER;
 /* News for net_report(), written under the lock, read without it. */
 static volatile bool link_news;
-static volatile uint32_t said_changes;
+static volatile uint32_t said_changes, said_refusals;
 
 bool net_add_nic(struct nic *n)
 {
@@ -175,18 +176,30 @@ _Static_assert(ETH_HDR_LEN + IPV4_HDR_LEN + UDP_HDR_LEN + NET_PAYLOAD_MAX <= NIC
 _Static_assert(ETH_HDR_LEN + IPV4_HDR_LEN + UDP_HDR_LEN + DHCP_MSG_MAX <= NIC_FRAME_MAX,
                "a DHCP message fits one frame");
 
-bool net_send_host(const void *payload, unsigned len)
+static bool send_to(uint32_t ip, uint16_t port, const void *payload, unsigned len)
 {
     const uint8_t *mac = NULL;
     if (len <= NET_PAYLOAD_MAX && net_ready())
-        mac = next_hop(to_ip, ARP_WAIT_US);
+        mac = next_hop(ip, ARP_WAIT_US);
     if (!mac || (memcpy(PAYLOAD, payload, len),
-                 !send_udp(mac, conf.ip, to_ip, NETPROTO_PORT, to_port, len))) {
+                 !send_udp(mac, conf.ip, ip, NETPROTO_PORT, port, len))) {
         send_failures++;
         return false;
     }
     datagrams_sent++;
     return true;
+}
+
+bool net_send_host(const void *payload, unsigned len)
+{
+    return send_to(to_ip, to_port, payload, len);
+}
+
+bool net_send_to(uint32_t ip, uint16_t port, const void *payload, unsigned len)
+{
+    if (!ip || is_broadcast(ip) || ip >= MULTICAST_FIRST || !port)
+        return false;                   /* a forged source: never make it a broadcast */
+    return send_to(ip, port, payload, len);
 }
 
 static void dhcp_out(unsigned len)
@@ -261,6 +274,15 @@ void net_report(void)
     if (link_news) {
         link_news = false;
         kprintf("net: %s %s: link %s\n", nic->model, nic->where, link ? "up" : "down");
+    }
+    uint32_t refusals = conf.refusals;
+    if (refusals != said_refusals) {
+        said_refusals = refusals;
+        char ip[16], server[16];
+        ipv4_format(conf.refused_ip, ip);
+        ipv4_format(conf.refused_server, server);
+        kprintf("net: DHCP server %s offered %s: refused (%s; as net.ip= would); still "
+                "asking\n", server, ip, ipconf_unusable(conf.refused_ip, conf.refused_mask));
     }
     uint32_t changes = conf.changes;
     if (changes != said_changes) {

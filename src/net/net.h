@@ -61,6 +61,9 @@ bool net_ready(void);
  * Waits (bounded) for ARP and for a free transmit slot; false when it
  * could not be sent (counted). */
 bool net_send_host(const void *payload, unsigned len);
+/* The same to ip:port (a host that asked): refused (false) for the
+ * zero, broadcast or multicast address, which a forged source may name. */
+bool net_send_to(uint32_t ip, uint16_t port, const void *payload, unsigned len);
 /* Handle up to budget received frames (ARP, DHCP, datagrams to
  * NETPROTO_PORT go to the receiver); also follows the link and DHCP. */
 void net_poll_locked(unsigned budget);

@@ -3,16 +3,21 @@
  *
  * Every datagram is ASCII: a header line "BT1 <kind> ..." ending in
  * "\n", then (for some kinds) a body. Machine to host (to net.to, from
- * UDP port NETPROTO_PORT):
+ * UDP port NETPROTO_PORT; I also to whoever asked with Q):
+ *   BT1 I <mac> <nonce> <seq>\n<the READY line>\n  here I am (idle, every 5 s)
  *   BT1 T <mac> <seq>\n<console text>
  *   BT1 D <mac> <nonce>.<dump> <first line no>\n<dump lines, each ending \n>
  *   BT1 W <mac> <nonce>.<dump> <lines> <ms left>\n      sent, waiting for A
  *   BT1 X <mac> <nonce>.<dump> <lines> <unconfirmed>\n  stopped waiting
  * Host to machine (to the address those come from):
- *   BT1 K <session> <key bytes>       keys (only with this boot's session code)
- *   BT1 R <nonce>.<dump> <ranges>     send these line numbers again ("3-9,12")
- *   BT1 A <nonce>.<dump>              the dump arrived whole
- *   BT1 H                             a host listens (wait for its A after a dump)
+ *   BT1 K <tag> <counter> <key bytes>  keys, signed (net/netauth.h)
+ *   BT1 A <tag> <nonce>.<dump>\n       the dump arrived whole, signed
+ *   BT1 R <nonce>.<dump> <ranges>\n    send these line numbers again ("3-9,12")
+ *   BT1 H\n                            a host listens (wait for its A after a dump)
+ *   BT1 Q\n                            who is there (answered with an I)
+ * <tag>: 16 lower-case hex digits. The old unsigned forms "BT1 K
+ * <session> <keys>" and "BT1 A <nonce>.<dump>\n" parse as
+ * NETMSG_KEYS_PLAIN and NETMSG_DONE_PLAIN, to be refused and counted.
  * Pure code, host-tested: a parser strict against any bytes. */
 #ifndef NET_NETPROTO_H
 #define NET_NETPROTO_H
@@ -24,15 +29,23 @@
 #define NETPROTO_KEYS_MAX    64
 #define NETPROTO_RANGES_MAX  64
 #define NETPROTO_LINE_MAX    0xFFFFFFFEu   /* line numbers above are refused */
+#define NETPROTO_TAG_DIGITS  16
+#define NETPROTO_COUNTER_DIGITS 19          /* a K's counter: below 10^19, fits 64 bits */
 
-enum netmsg_kind { NETMSG_KEYS, NETMSG_RESEND, NETMSG_DONE, NETMSG_HELLO };
+enum netmsg_kind {
+    NETMSG_KEYS, NETMSG_KEYS_PLAIN, NETMSG_RESEND, NETMSG_DONE, NETMSG_DONE_PLAIN,
+    NETMSG_HELLO, NETMSG_WHO,
+};
 
 struct netmsg {
     enum netmsg_kind kind;
-    char     session[NETPROTO_SESSION_LEN + 1];     /* KEYS */
-    const uint8_t *keys;                             /* KEYS: into the datagram */
+    uint64_t tag;                                    /* KEYS, DONE */
+    const uint8_t *signed_tail;                      /* KEYS, DONE: after "<tag> ", into */
+    unsigned signed_len;                             /* the datagram, less a final "\n" */
+    uint64_t counter;                                /* KEYS */
+    const uint8_t *keys;                             /* KEYS (and _PLAIN): into the datagram */
     unsigned nkeys;
-    uint64_t nonce;                                  /* RESEND, DONE */
+    uint64_t nonce;                                  /* RESEND, DONE (and _PLAIN) */
     uint32_t dump;
     unsigned nranges;                                /* RESEND */
     struct { uint32_t first, last; } range[NETPROTO_RANGES_MAX];

@@ -132,6 +132,7 @@ bool dumpnet_open(const struct dump_meta *meta, enum dumpnet_cause cause)
         kprintf("dumpnet: the network stack stayed busy; this dump skips the network\n");
         return false;
     }
+    netcon_send_backlog();          /* the text before it (the session code line too) first */
     netcon_set_dump_handler(handler);
     active = true;
     fault_dump = fault;
@@ -187,51 +188,124 @@ static void status(char kind, uint64_t arg)
     pkt_len = 0;
 }
 
+/* Why a dump's wait ended (said on the console). */
+enum wait_end { WAIT_CONFIRMED, WAIT_LINK_DOWN, WAIT_NO_HOST, WAIT_HOST_QUIET, WAIT_BOUND,
+                WAIT_BUSY };
+
+/* The host's requests for up to WAIT_PERIOD_US, polling; without the lock. */
+static void listen_a_while(void)
+{
+    struct deadline end = deadline_in_us(WAIT_PERIOD_US);
+    while (!deadline_passed(end) && !confirmed && !wanted && !want_beyond) {
+        if (net_take(0, false)) {
+            net_poll_locked(POLL_BUDGET);
+            net_give();
+        }
+        cpu_relax();
+    }
+}
+
+/* A dump's wait: its 60 s bound, the host's quiet time (which restarts
+ * when the host answers or the link comes back), the link's down time. */
+struct wait {
+    struct deadline bound, quiet;
+    uint64_t quiet_us;
+    uint64_t down_since, down_total;     /* TSC values; down_since 0: the link is up */
+};
+
+static uint64_t ms_left(const struct wait *w, uint64_t now)
+{
+    return w->bound.end > now ? tsc_to_us(w->bound.end - now) / 1000 : 0;
+}
+
+/* Follow the link; true when it just went down. */
+static bool follow_link(struct wait *w, uint64_t now)
+{
+    bool up = net_link_now();
+    if (!up && !w->down_since) {
+        w->down_since = now;
+        return true;
+    }
+    if (up && w->down_since) {           /* back: the host's quiet time starts again */
+        w->down_total += now - w->down_since;
+        w->down_since = 0;
+        w->quiet = deadline_in_us(w->quiet_us);
+    }
+    return false;
+}
+
+/* Why the wait ends now, or WAIT_CONFIRMED to go on. */
+static enum wait_end wait_over(const struct wait *w, uint32_t seen)
+{
+    if (deadline_passed(w->bound))
+        return w->down_since ? WAIT_LINK_DOWN : seen ? WAIT_BOUND : WAIT_NO_HOST;
+    if (!w->down_since && deadline_passed(w->quiet))
+        return seen ? WAIT_HOST_QUIET : WAIT_NO_HOST;
+    return WAIT_CONFIRMED;
+}
+
+static void say_end(enum wait_end why, uint32_t lines, uint64_t down_ms)
+{
+    char down[64] = "";
+    if (down_ms && why != WAIT_LINK_DOWN)
+        ksnprintf(down, sizeof down, "; the link was down %lu ms meanwhile", down_ms);
+    if (why == WAIT_CONFIRMED)
+        kprintf("dumpnet: dump %u: the host confirmed all %u lines (%u sent again%s)\n",
+                dump_no, lines, resent, down);
+    else if (why == WAIT_LINK_DOWN)
+        kprintf("dumpnet: dump %u: not confirmed: the link is down (for %lu ms, until the "
+                "wait's %u s bound); none of its %u lines is confirmed\n", dump_no, down_ms,
+                (unsigned)(DUMPNET_WAIT_MAX_US / 1000000), lines);
+    else if (why == WAIT_NO_HOST)
+        kprintf("dumpnet: dump %u: no host confirmed any of its %u lines (none answered%s; "
+                "scripts/capture --net asks for what it lacks)\n", dump_no, lines, down);
+    else
+        kprintf("dumpnet: dump %u: the host did not confirm its %u lines before the wait "
+                "ended (%s; %u sent again; its last request asked for %u%s%s)\n", dump_no,
+                lines, why == WAIT_HOST_QUIET ? "the host stopped answering" :
+                why == WAIT_BOUND ? "the 60 s bound ended" : "the network stack stayed busy",
+                resent, last_asked, want_beyond ? " and more" : "", down);
+}
+
 void dumpnet_close(const struct dump_meta *meta, struct ring *const rings[], unsigned n)
 {
-    uint64_t t0 = rdtsc(), heard = t0;
-    uint64_t quiet = tsc_from_us(netcon_host_seen() ? DUMPNET_QUIET_US : DUMPNET_NO_HOST_US);
-    uint64_t max = tsc_from_us(DUMPNET_WAIT_MAX_US), period = tsc_from_us(WAIT_PERIOD_US);
+    struct wait w = { deadline_in_us(DUMPNET_WAIT_MAX_US), { 0 },
+                      netcon_host_seen() ? DUMPNET_QUIET_US : DUMPNET_NO_HOST_US, 0, 0 };
+    w.quiet = deadline_in_us(w.quiet_us);
     uint32_t seen = 0;
-    bool held = true;
+    enum wait_end why = WAIT_CONFIRMED;
     resent = last_asked = 0;
     while (!confirmed) {
         uint64_t now = rdtsc();
-        if (now - heard > quiet || now - t0 > max)
+        bool went_down = follow_link(&w, now);
+        if ((why = wait_over(&w, seen)) != WAIT_CONFIRMED)
             break;
-        status('W', tsc_to_us(t0 + max - now) / 1000);
+        if (!w.down_since)
+            status('W', ms_left(&w, now));
         net_give();                      /* others may print or poll between two looks */
-        uint64_t w0 = rdtsc();
-        while (rdtsc() - w0 < period && !confirmed && !wanted && !want_beyond) {
-            if (net_take(0, false)) {
-                net_poll_locked(POLL_BUDGET);
-                net_give();
-            }
-            cpu_relax();
-        }
+        if (went_down)
+            kprintf("dumpnet: dump %u: link down; the snapshot is kept, waiting for the link "
+                    "(at most %lu s more)\n", dump_no, ms_left(&w, now) / 1000);
+        listen_a_while();
         if (!net_take(fault_dump ? NET_STEAL_US : DUMPNET_QUIET_US, fault_dump)) {
-            held = false;                /* the stack stayed busy: stop here */
+            why = WAIT_BUSY;             /* the stack stayed busy: stop here */
             break;
         }
-        if (replies != seen)
-            seen = replies, heard = rdtsc(), quiet = tsc_from_us(DUMPNET_QUIET_US);
+        if (replies != seen) {
+            seen = replies, w.quiet_us = DUMPNET_QUIET_US;
+            w.quiet = deadline_in_us(w.quiet_us);
+        }
         if (!confirmed && (wanted || want_beyond))
             resend(meta, rings, n);
     }
     active = false;
+    netcon_set_dump_handler(NULL);
     uint32_t lines = line_no;
-    if (held) {
+    if (why != WAIT_BUSY) {
         status('X', confirmed ? 0 : line_no);
         net_give();
     }
-    if (confirmed)
-        kprintf("dumpnet: dump %u: the host confirmed all %u lines (%u sent again)\n",
-                dump_no, lines, resent);
-    else if (!seen)
-        kprintf("dumpnet: dump %u: no host confirmed any of its %u lines (none answered; "
-                "scripts/capture --net asks for what it lacks)\n", dump_no, lines);
-    else
-        kprintf("dumpnet: dump %u: the host did not confirm its %u lines before the wait "
-                "ended (%u sent again; its last request asked for %u%s)\n", dump_no, lines,
-                resent, last_asked, want_beyond ? " and more" : "");
+    if (w.down_since)
+        w.down_total += rdtsc() - w.down_since;
+    say_end(confirmed ? WAIT_CONFIRMED : why, lines, tsc_to_us(w.down_total) / 1000);
 }

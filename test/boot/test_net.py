@@ -54,8 +54,8 @@ def decode_list(path):
 class Capture:
     """scripts/capture --net in the background, listening on 127.0.0.1."""
 
-    def __init__(self, name, port, *args):
-        self.dir = tempfile.mkdtemp(prefix="bt-netcap-")
+    def __init__(self, name, port, *args, out=None):
+        self.dir = out or tempfile.mkdtemp(prefix="bt-netcap-")
         self.err_path = os.path.join(LOG_DIR, f"{name}.capture.txt")
         os.makedirs(LOG_DIR, exist_ok=True)
         self.err = open(self.err_path, "w+")
@@ -135,18 +135,24 @@ class NetCase(TraceCase):
 class NetOverCapture(NetCase):
     """capture --qemu --net MODEL: no serial port at all."""
 
-    def capture_qemu(self, model):
+    def capture_qemu(self, model, mac=None):
         out = tempfile.mkdtemp(prefix="bt-netcap-")
         r = subprocess.run(
             [sys.executable, CAPTURE, "--qemu", "--net", model, "--smp", "2", "--accel", "tcg",
              "--iso", ISO, "-o", out, "--key", "d", "--delay", "1", "--until-dump",
-             "--timeout", str(scaled(CAPTURE_TIMEOUT_S))],
+             "--timeout", str(scaled(CAPTURE_TIMEOUT_S))] + (["--mac", mac] if mac else []),
             capture_output=True, text=True, timeout=scaled(CAPTURE_TIMEOUT_S) + 60)
         with open(os.path.join(LOG_DIR, f"{self.id()}.capture.txt"), "w") as f:
             f.write(r.stderr)
         self.assertEqual(r.returncode, 0, r.stderr[-3000:])
         logs = glob.glob(os.path.join(out, "*.log"))
-        self.assertEqual([os.path.basename(p) for p in logs], ["525400123456.log"], r.stderr)
+        self.assertEqual(len(logs), 1, r.stderr)
+        # A MAC of its own, unless told one (QEMU's usb-net shows the guest
+        # its MAC with the first byte 0x40).
+        given = re.search(r"QEMU's NIC is ((?:[0-9a-f]{2}:){5}[0-9a-f]{2})", r.stderr).group(1)
+        self.assertEqual(given, mac or given)
+        self.assertNotEqual(given, "52:54:00:12:34:56", "QEMU's default, shared by all")
+        self.assertEqual(os.path.basename(logs[0])[2:], given.replace(":", "")[2:] + ".log")
         with open(logs[0], "rb") as f:
             text = f.read()
         ready = qemu.parse_ready(re.search(rb"READY ([^\n]*)\n", text).group(1))
@@ -169,7 +175,8 @@ class NetOverCapture(NetCase):
         self.assertEqual(self.capture_qemu("e1000")["net"], "e1000:00:03.0")
 
     def test_e1000e_ready_and_dump_without_serial(self):
-        self.assertEqual(self.capture_qemu("e1000e")["net"], "e1000e:00:03.0")
+        self.assertEqual(self.capture_qemu("e1000e", mac="52:54:00:27:27:27")["net"],
+                         "e1000e:00:03.0")
 
 
 class NetAndSerial(NetCase):

@@ -188,7 +188,8 @@ class NetbootCommandLines(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn(f"-netdev user,id=net0,tftp={root},bootfile=boot/grub/i386-pc/core.0",
                       r.stdout)
-        self.assertIn("-device e1000,netdev=net0,bootindex=0", r.stdout)
+        self.assertRegex(r.stdout, r"-device e1000,netdev=net0,mac=52:54:00(:[0-9a-f]{2}){3},"
+                                   r"bootindex=0")
         self.assertNotIn("cdrom", r.stdout)
         self.assertNotIn("usb-storage", r.stdout)
         self.assertIn("net.to=10.0.2.2:6666", r.stdout)

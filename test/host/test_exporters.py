@@ -5,6 +5,7 @@ known event by event.  CLI-level tests on whole logs are in
 test_decode_*.py.
 """
 
+import copy
 import csv
 import io
 import json
@@ -14,12 +15,13 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
 
 from btlib import export_csv, export_ctf, export_json, export_raw, export_text  # noqa: E402
-from btlib import pairs, stats                                                # noqa: E402
+from btlib import fastdecode, pairs, stats                                    # noqa: E402
 from btlib.model import CpuInfo, Dump, Event, EventType                       # noqa: E402
 from btlib.timeline import Timeline, seq_gaps                                 # noqa: E402
 
@@ -273,13 +275,57 @@ class CtfTest(unittest.TestCase):
         # the hole inside CPU 0, its tail, and CPU 1's overwritten + dropped
         self.assertEqual(found, [2, 3, 57])
 
-    def test_cpu_whose_tsc_goes_back_is_split_not_refused(self):
+    def test_cpu_whose_tsc_goes_back_is_merged_not_refused(self):
         ring = [(1000, 6, 0, 0), (2000, 6, 1, 0), (500, 6, 2, 0), (600, 6, 3, 0)]
         tmp = self.export(make_dump({0: ring}))
-        self.assertEqual(sorted(os.listdir(tmp)), ['metadata', 'stream_00', 'stream_00_part1'])
+        self.assertEqual(sorted(os.listdir(tmp)), ['metadata', 'stream_00'])
         out = babeltrace(tmp)
-        self.assertEqual(sorted(parse_cycles(l) for l in out.stdout.splitlines()),
+        self.assertEqual([parse_cycles(l) for l in out.stdout.splitlines()],
                          [500, 600, 1000, 2000])
+
+    def shared_dump(self):
+        """5 CPUs, for stream files of 3 and 2 CPUs: a hole and a tail
+        (CPU 0), losses before the first event (1), a TSC going back with
+        a hole after it (2), losses and no events (3)."""
+        ring0 = timer_ring(1000, 5)
+        ring0 = ring0[:7] + [r + (i + 10,) for i, r in enumerate(ring0[7:])]  # 3 lost
+        back = [(1500, 6, 0, 0, 0), (2_600_000, 6, 1, 0, 1), (700, 6, 2, 0, 2),
+                (4_100_000, 6, 3, 0, 5)]                                 # 2 lost
+        dump = make_dump({0: ring0, 1: timer_ring(1200, 3), 2: back, 3: [],
+                          4: timer_ring(1100, 4)},
+                         overwritten={1: 50, 3: 4}, dropped={1: 7})
+        dump.cpus[0].last_seq += 2          # the last two never arrived
+        dump.cpus[0].damaged += 2
+        return dump
+
+    def test_cpus_share_stream_files_above_max_streams(self):
+        dump = self.shared_dump()
+        with mock.patch.object(export_ctf, 'MAX_STREAMS', 2):
+            tmp = self.export(dump)
+        self.assertEqual(sorted(os.listdir(tmp)), ['metadata', 'stream_00-02', 'stream_03-04'])
+        out = babeltrace(tmp, '--fields=all')
+        got = [(parse_cycles(l), int(l.split('cpu_id = ')[1].split()[0]))
+               for l in out.stdout.splitlines()]
+        self.assertEqual(sorted(got), sorted((e.tsc, e.cpu) for e in dump.events()))
+        self.assertEqual([t for t, _ in got], sorted(t for t, _ in got))
+        found = sorted(int(w.split('discarded ')[1].split()[0])
+                       for w in out.stderr.splitlines() if 'discarded' in w)
+        self.assertEqual(found, [2, 2, 3, 4, 57])
+
+    @unittest.skipUnless(fastdecode.available(), 'no compiled core (make build/host/libbtdecode.so)')
+    def test_shared_stream_files_in_c_equal_the_reference(self):
+        dump = self.shared_dump()
+        packed = copy.deepcopy(dump)
+        for c in packed.cpus:                 # records, as the compiled decoder gives them
+            records = b''.join(e.raw() for e in c.events)
+            c.events, c.records = None, records
+            self.assertTrue(c.compiled() or not records)
+        with mock.patch.object(export_ctf, 'MAX_STREAMS', 2):
+            ref, native = self.export(dump), self.export(packed)
+        for name in os.listdir(ref):
+            with open(os.path.join(ref, name), 'rb') as a, \
+                    open(os.path.join(native, name), 'rb') as b:
+                self.assertEqual(a.read(), b.read(), name)
 
     def test_packets_fill_their_declared_size(self):
         dump = make_dump({0: timer_ring(0, 5000)}, overwritten={0: 2})
@@ -298,8 +344,8 @@ class CtfTest(unittest.TestCase):
         self.assertEqual(packets, 1 + -(-20000 // export_ctf.EVENTS_PER_PACKET))
 
 
-def babeltrace(path):
-    r = subprocess.run([BABELTRACE, '--clock-cycles', path], capture_output=True,
+def babeltrace(path, *options):
+    r = subprocess.run([BABELTRACE, '--clock-cycles', *options, path], capture_output=True,
                        text=True, timeout=120)
     if r.returncode != 0:
         raise AssertionError(f'babeltrace2 failed: {r.stderr}')

@@ -445,20 +445,27 @@ class NativeWriters(unittest.TestCase):
 
     def test_ctf_streams(self):
         """CTF streams packed in C from records equal the Python-packed
-        ones (as `diff -r` of the two directories would find)."""
-        real, calls = fastdecode.ctf_events, []
+        ones (as `diff -r` of the two directories would find), and every
+        event went through C: by ctf_events, or by ctf_stream for a file
+        of several stretches (a CPU whose TSC went back)."""
+        real, real_stream, packed = fastdecode.ctf_events, fastdecode.ctf_stream, []
 
         def spy(records):
-            calls.append(len(records))
+            packed.append(len(records) // fastdecode.RECORD_SIZE)
             return real(records)
+
+        def spy_stream(header, discarded, packets, segments):
+            packed.extend(end - first for _, first, end, *_ in segments)
+            return real_stream(header, discarded, packets, segments)
         dumps = [d for log in BothPaths.logs(None) for d in dumplog.parse_log(log)]
         for i, d in enumerate(dumps):
             with self.subTest(dump=i):
-                with mock.patch.object(fastdecode, 'ctf_events', spy):
+                with mock.patch.object(fastdecode, 'ctf_events', spy), \
+                        mock.patch.object(fastdecode, 'ctf_stream', spy_stream):
                     got = self.ctf_files(d, native=True)
                 self.assertEqual(got, self.ctf_files(d, native=False))
-        self.assertGreaterEqual(len(calls), sum(len(d.cpus) for d in dumps),
-                                'the native CTF packing was not used')
+        self.assertEqual(sum(packed), sum(c.count for d in dumps for c in d.cpus),
+                         'the native CTF packing was not used for every event')
 
     def test_ties_phases_signed_and_extremes(self):
         """Equal keys, phases by name, signed arguments, TSC at 2**64 - 1,

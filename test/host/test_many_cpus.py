@@ -12,6 +12,7 @@ import io
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -124,22 +125,39 @@ class Decode(unittest.TestCase):
         self.assertTrue({c + 2 for c in range(CPUS)} <= seqs)
         self.assertIn(f'{CPUS} CPUs', r.stderr)
 
-    def test_ctf_one_stream_per_cpu_read_by_babeltrace(self):
+    def test_ctf_read_by_babeltrace_under_1024_open_files(self):
+        """babeltrace2 keeps every stream file open: under the common
+        `ulimit -n 1024` the export must hold fewer, several CPUs per file,
+        each packet naming its CPU."""
         out = os.path.join(TMP.name, 'ctf')
         r = decode('-f', 'ctf', '-o', out, LOG)
         self.assertEqual(r.returncode, 0, r.stderr)
         streams = sorted(n for n in os.listdir(out) if n.startswith('stream_'))
-        self.assertEqual(streams, sorted(f'stream_{c:02d}' for c in range(CPUS)))
+        self.assertEqual(len(streams), 256)
+        self.assertIn('stream_1020-1023', streams)
         with open(os.path.join(out, 'metadata')) as f:
             self.assertIn('cpu_id', f.read())
         if BABELTRACE is None:
             self.skipTest('no babeltrace2')
-        b = subprocess.run([BABELTRACE, '--fields=all', out], capture_output=True, text=True,
-                           timeout=600)
+        b = subprocess.run([BABELTRACE, '--clock-cycles', '--fields=all', out],
+                           capture_output=True, text=True, timeout=600,
+                           preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE,
+                                                                 (1024, 1024)))
         self.assertEqual(b.returncode, 0, b.stderr[-2000:])
-        cpu_ids = set(map(int, re.findall(r'cpu_id = (\d+)', b.stdout)))
-        self.assertEqual(cpu_ids, set(range(CPUS)))
-        self.assertEqual(len(b.stdout.splitlines()), sum(map(len, EXPECTED.values())))
+        got = {}                 # cpu_id -> the TSCs babeltrace2 printed for it
+        for line in b.stdout.splitlines():
+            got.setdefault(int(re.search(r'cpu_id = (\d+)', line)[1]), []).append(
+                int(line[1:line.index(']')]))
+        self.assertEqual(set(got), set(range(CPUS)))
+        for cpu in (0, 1, 255, 256, 1022, 1023):
+            self.assertEqual(sorted(got[cpu]),
+                             sorted(RECORD.unpack(x)[0] for x in EXPECTED[cpu]), f'CPU {cpu}')
+        listed = int(decode('--list', LOG).stdout.decode().splitlines()[1].split()[3])
+        self.assertEqual(sum(map(len, got.values())), listed)
+        self.assertEqual(listed, sum(map(len, EXPECTED.values())))
+        lost = sum(int(w.split('discarded ')[1].split()[0])
+                   for w in b.stderr.splitlines() if 'discarded' in w)
+        self.assertEqual(lost, int(re.search(r'in all (\d+) events missing', r.stderr)[1]))
 
     def test_raw_one_file_per_cpu_of_its_records(self):
         out = os.path.join(TMP.name, 'raw')

@@ -1,11 +1,15 @@
 """capture --net's receiver (scripts/btlib/netcapture.py) against datagrams
 the test writes as the kernel would (docs/host-tools.md, "The network
-protocol"), then scripts/capture --net itself against a fake machine on
-127.0.0.1 that loses datagrams: the log decodes as the dump it sent."""
+protocol"), then scripts/capture --net itself against fake machines on
+127.0.0.1 that play the kernel's side (announce, take signed keys, dump,
+answer requests, check signed confirmations): a machine booted before
+capture, a capture restarted mid-dump, a hostile sender, a relay that
+corrupts bytes. Every log is read with the real decoder."""
 
 import os
 import random
 import re
+import resource
 import select
 import signal
 import socket
@@ -18,25 +22,55 @@ import unittest
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from btlib import dumplog, netcapture        # noqa: E402
-from test_capture import gen_dump            # noqa: E402
+from btlib import dumplog, netcapture, siphash   # noqa: E402
+from test_capture import gen_dump                # noqa: E402
 
 CAPTURE = os.path.join(REPO, 'scripts', 'capture')
 MAC = '5254001234ab'
 NONCE = '0123456789ABCDEF'
+CODE = 'K7QX2M'
 ADDR = ('127.0.0.1', 40000)
+_DUMPS = {}
 
 
-def lines_of(n):
-    """A dump's worth of lines: the receiver needs their numbers, not their CRCs."""
-    body = [f'DUMP BEGIN v=2 dump=1 nonce={NONCE} cpus=1 events=0 *00000000\n'.encode()]
-    body += [f'%M {i} x={i} *00000000\n'.encode() for i in range(1, n - 1)]
-    body.append(f'DUMP END dump=1 nonce={NONCE} events=0 lines={n} *00000000\n'.encode())
-    return body
+def dump_lines(nonce=NONCE, events=600):
+    """A real dump's lines (gen_dump's), DUMP BEGIN first, each with its \\n."""
+    key = (nonce, events)
+    if key not in _DUMPS:
+        out = gen_dump('cpus=2', f'events={events}', 'cap=2048', 'noise=0',
+                       f'nonce=0x{nonce}')
+        lines = out.splitlines(keepends=True)
+        begin = next(i for i, l in enumerate(lines) if l.startswith(b'DUMP BEGIN'))
+        _DUMPS[key] = [l.replace(b'\r\n', b'\n') for l in lines[begin:]]
+    return _DUMPS[key]
 
 
-def d_datagram(first, lines):
-    return f'BT1 D {MAC} {NONCE}.1 {first}\n'.encode() + b''.join(lines)
+def d_datagram(first, lines, mac=MAC, nonce=NONCE, dump=1):
+    return f'BT1 D {mac} {nonce}.{dump} {first}\n'.encode() + b''.join(lines)
+
+
+def signed_ok(data, mac, nonce, code):
+    """(kind, rest) of a signed A/K datagram whose tag checks out, else None."""
+    head, _, rest = data.partition(b'\n') if data.startswith(b'BT1 A ') else (data, b'', b'')
+    words = head.split(b' ', 3)
+    if len(words) < 4 or words[1] not in (b'A', b'K'):
+        return None
+    msg = f'{mac} {nonce} BT1 {words[1].decode()} '.encode() + words[3]
+    if words[2].decode() != siphash.tag(code, msg):
+        return None
+    return words[1], words[3]
+
+
+class SipHash(unittest.TestCase):
+
+    def test_paper_vector_and_key(self):
+        self.assertEqual(siphash.siphash24(bytes(range(16)), bytes(range(15))),
+                         0xa129ca6149be45e5)
+        self.assertEqual(siphash.session_key('K7QX2M'), b'K7QX2M' + bytes(10))
+        self.assertRegex(siphash.tag('K7QX2M', b'x'), r'\A[0-9a-f]{16}\Z')
+        for n in range(0, 64, 7):            # every tail length, and more blocks
+            self.assertNotEqual(siphash.siphash24(bytes(16), bytes(n)),
+                                siphash.siphash24(bytes(16), bytes(n + 1)))
 
 
 class Receiver(unittest.TestCase):
@@ -44,149 +78,493 @@ class Receiver(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix='bt-netcap-test-')
         self.sent, self.said = [], []
-        self.rx = netcapture.Receiver(self.dir, lambda d, a: self.sent.append((d, a)),
-                                      self.said.append)
+        self.rx = self.receiver(CODE)
 
-    def log(self):
+    def receiver(self, session, outdir=None, **kw):
+        return netcapture.Receiver(outdir or self.dir, lambda d, a: self.sent.append((d, a)),
+                                   self.said.append, session, **kw)
+
+    def readies(self):
+        return [e for e in self.rx.events if e[0] == 'ready']
+
+    def log(self, mac=MAC):
         self.rx.close()
-        with open(os.path.join(self.dir, f'{MAC}.log'), 'rb') as f:
+        with open(os.path.join(self.dir, f'{mac}.log'), 'rb') as f:
             return f.read()
 
-    def test_console_text_ready_and_session(self):
-        self.rx.feed(f'BT1 T {MAC} 0\nnet: session code K7QX2M (keys...)\n'.encode(), ADDR)
+    def announce(self, rx=None, mac=MAC, nonce=NONCE, addr=ADDR):
+        (rx or self.rx).feed(f'BT1 I {mac} {nonce} 0\nREADY cpus=2 ip=10.0.2.15\n'.encode(),
+                             addr)
+
+    def test_announcement_ready_signed_keys(self):
+        self.rx.feed(f'BT1 T {MAC} 0\nhello\nREADY cpus=2\n'.encode(), ADDR)
         self.assertEqual(self.sent, [(b'BT1 H\n', ADDR)], 'a host listens')
-        self.rx.feed(f'BT1 T {MAC} 2\nREADY cpus=1 net=e1000:00:03.0\n'.encode(), ADDR)
-        self.assertEqual(self.rx.events, [('ready', MAC, None)])
-        self.assertEqual(self.rx.machines[MAC].text_lost, 1, 'datagram 1 never came')
-        self.assertTrue(self.rx.send_keys(MAC, b'd'))
-        self.assertEqual(self.sent[-1], (b'BT1 K K7QX2M d', ADDR))
-        self.assertEqual(self.log(), b'net: session code K7QX2M (keys...)\n'
-                                     b'READY cpus=1 net=e1000:00:03.0\n')
+        self.assertEqual(self.readies(), [], 'no keys before the boot nonce is known')
+        self.announce()
+        self.assertEqual(self.readies(), [('ready', MAC, NONCE)])
+        self.assertTrue(self.rx.send_keys(MAC, b'd' * 70))
+        keys = [d for d, _ in self.sent[-2:]]
+        counters = [int(k.split(b' ')[3]) for k in keys]
+        self.assertLess(counters[0], counters[1])
+        self.assertEqual([signed_ok(k, MAC, NONCE, CODE)[1].split(b' ', 1)[1] for k in keys],
+                         [b'd' * 64, b'd' * 6])
+        self.assertFalse(any(CODE.encode() in d for d, _ in self.sent), 'the code in clear')
+        later = self.receiver(CODE, self.dir + '2')     # a capture started later counts higher
+        self.announce(later)
+        later.send_keys(MAC, b'd')
+        self.assertGreater(int(self.sent[-1][0].split(b' ')[3]), counters[1])
+        self.rx.ask(('127.0.0.1', 6666))
+        self.assertEqual(self.sent[-1], (b'BT1 Q\n', ('127.0.0.1', 6666)))
 
     def test_keys_need_a_session_code(self):
-        self.rx.feed(f'BT1 T {MAC} 0\nhello\n'.encode(), ADDR)
-        self.assertFalse(self.rx.send_keys(MAC, b'd'))
-        rx = netcapture.Receiver(self.dir + '2', lambda d, a: self.sent.append((d, a)),
-                                 self.said.append, session='ABCDEF')
-        rx.feed(f'BT1 T {MAC} 0\nhello\n'.encode(), ADDR)
-        self.assertTrue(rx.send_keys(MAC, b'd' * 70))
-        self.assertEqual([d for d, _ in self.sent[-2:]],
-                         [b'BT1 K ABCDEF ' + b'd' * 64, b'BT1 K ABCDEF ' + b'd' * 6])
-        rx.close()
+        rx = self.receiver(None)
+        self.announce(rx)
+        self.assertFalse(rx.send_keys(MAC, b'd'))
+        rx.feed(f'BT1 T {MAC} 1\nnet: session code ABCDEF (keys...)\n'.encode(), ADDR)
+        self.assertTrue(rx.send_keys(MAC, b'd'), 'the code its console told this host')
+        self.assertTrue(signed_ok(self.sent[-1][0], MAC, NONCE, 'ABCDEF'))
 
-    def test_missing_lines_asked_for_then_whole(self):
-        lines = lines_of(10)
-        self.rx.feed(d_datagram(0, lines[0:3]), ADDR)
-        self.rx.feed(d_datagram(5, lines[5:7]), ADDR)       # 3, 4, 7, 8, 9 lost
-        self.rx.feed(f'BT1 W {MAC} {NONCE}.1 10 5000\n'.encode(), ADDR)
-        self.assertEqual(self.sent[-1], (f'BT1 R {NONCE}.1 3-4,7-9\n'.encode(), ADDR))
-        self.rx.feed(d_datagram(3, lines[3:5]), ADDR)
-        self.rx.feed(d_datagram(9, lines[9:10]), ADDR)
-        self.rx.feed(f'BT1 W {MAC} {NONCE}.1 10 4800\n'.encode(), ADDR)
-        self.assertEqual(self.sent[-1], (f'BT1 R {NONCE}.1 7-8\n'.encode(), ADDR))
-        self.rx.feed(d_datagram(7, lines[7:9]), ADDR)      # whole now
-        self.assertEqual(self.sent[-1], (f'BT1 A {NONCE}.1\n'.encode(), ADDR))
-        self.assertEqual([e[0] for e in self.rx.events], ['dump_done'])
-        d = self.rx.events[0][2]
-        self.assertEqual((d.asked, d.requests), (7, 2))
-        self.assertRegex(self.said[-1], r'dump 1 complete: 10 lines, .* asked again for 7 lines')
-        self.rx.feed(d_datagram(4, lines[4:5]), ADDR)      # late duplicates change nothing
-        self.rx.feed(f'BT1 W {MAC} {NONCE}.1 10 4000\n'.encode(), ADDR)
-        self.assertEqual(self.sent[-1], (f'BT1 A {NONCE}.1\n'.encode(), ADDR), 'A was lost')
+    def test_missing_and_damaged_lines_asked_for_then_signed_confirmation(self):
+        lines = dump_lines()
+        n = len(lines)
+        bad = bytearray(lines[4])
+        bad[5] ^= 0x01
+        self.rx.feed(d_datagram(0, lines[0:4] + [bytes(bad)] + lines[5:7]), ADDR)
+        self.rx.feed(f'BT1 W {MAC} {NONCE}.1 {n} 5000\n'.encode(), ADDR, now=10.0)
+        self.assertEqual(self.sent[-1], (f'BT1 R {NONCE}.1 4,7-{n - 1}\n'.encode(), ADDR))
+        count = len(self.sent)
+        self.rx.feed(f'BT1 W {MAC} {NONCE}.1 {n} 4800\n'.encode(), ADDR, now=10.2)
+        self.assertEqual(len(self.sent), count, 'asked for already, within a round trip')
+        self.rx.feed(d_datagram(4, lines[4:5]), ADDR, now=10.3)       # a round trip: 0.3 s
+        self.rx.feed(f'BT1 W {MAC} {NONCE}.1 {n} 4600\n'.encode(), ADDR, now=10.4)
+        self.assertEqual(len(self.sent), count)
+        self.rx.feed(f'BT1 W {MAC} {NONCE}.1 {n} 4600\n'.encode(), ADDR, now=10.6)
+        self.assertEqual(self.sent[-1], (f'BT1 R {NONCE}.1 7-{n - 1}\n'.encode(), ADDR))
+        self.rx.feed(d_datagram(7, lines[7:]), ADDR)
+        data, addr = self.sent[-1]
+        self.assertEqual(signed_ok(data, MAC, NONCE, CODE), (b'A', f'{NONCE}.1'.encode()))
+        self.assertEqual(addr, ADDR)
+        self.assertRegex(self.said[-1], r'dump 1 complete: .*1 damaged copies refused')
         self.assertEqual(self.log(), b''.join(lines))
 
-    def test_machine_gave_up(self):
-        lines = lines_of(6)
-        self.rx.feed(d_datagram(0, lines[0:4]), ADDR)
-        self.rx.feed(f'BT1 X {MAC} {NONCE}.1 6 6\n'.encode(), ADDR)
-        self.assertEqual([e[0] for e in self.rx.events], ['dump_given_up'])
-        self.assertRegex(self.said[-1], r'dump 1 incomplete: .* 2 of 6 lines never arrived')
-        self.assertEqual(self.log(), b''.join(lines[:4]))
+    def test_no_confirmation_without_the_code(self):
+        rx = self.receiver(None)
+        lines = dump_lines()
+        rx.feed(d_datagram(0, lines), ADDR)
+        self.assertFalse([d for d, _ in self.sent if d.startswith(b'BT1 A')])
+        self.assertRegex(self.said[-2], r'cannot be confirmed: without --session CODE')
 
-    def test_many_gaps_many_requests(self):
-        missing = list(range(0, 400, 2))              # 200 single lines
-        reqs = netcapture.resend_requests((NONCE, 1), missing)
-        self.assertEqual(len(reqs), 4)                # 64 ranges a datagram at most
-        self.assertEqual(sum(n for _, n in reqs), 200)
-        for data, _ in reqs:
-            self.assertLessEqual(len(data), netcapture.REQUEST_MAX_BYTES)
-            self.assertLessEqual(data.count(b',') + 1, netcapture.RANGES_PER_REQUEST)
-        self.assertEqual(netcapture.ranges([1, 2, 3, 7, 9, 10]), ['1-3', '7', '9-10'])
+    def test_phantom_and_oversized_dumps(self):
+        lines = dump_lines()
+        self.rx.feed(d_datagram(0, lines[:6], dump=7), ADDR)          # a damaged dump id
+        self.rx.feed(d_datagram(0, lines[:6]), ADDR)
+        self.rx.feed(f'BT1 W {MAC} {NONCE}.1 50000000 60000\n'.encode(), ADDR)
+        self.assertIn('refused its line count 50000000', '\n'.join(self.said))
+        for dump in range(2, 40):                   # W for dumps never seen: no slot kept
+            self.rx.feed(f'BT1 W {MAC} {NONCE}.{dump} 10 60000\n'.encode(), ADDR)
+        self.rx.feed(f'BT1 W {MAC} {NONCE}.1 {len(lines)} 60000\n'.encode(), ADDR)
+        self.rx.feed(d_datagram(6, lines[6:]), ADDR)
+        dumps = dumplog.parse_log(self.log())
+        self.assertEqual(len(dumps), 1, 'no phantom dump 7')
+        self.assertTrue(dumps[0].complete, dumps[0].warnings)
+
+    def test_addresses_bound_and_machines_bounded(self):
+        rx = self.receiver(CODE, machines_max=3)
+        self.announce(rx)
+        rx.feed(f'BT1 T {MAC} 0\nreal\n'.encode(), ADDR)
+        spoof = ('127.0.0.1', 40001)
+        rx.feed(f'BT1 T {MAC} 1\nEVIL\n'.encode(), spoof)
+        rx.feed(f'BT1 W {MAC} {NONCE}.1 10 5000\n'.encode(), spoof)
+        self.assertFalse([a for _, a in self.sent if a == spoof], 'nothing to the spoofer')
+        rx.feed(f'BT1 T 02000000000a 0\nother\n'.encode(), ADDR)        # a second MAC here
+        for i in range(1000):
+            rx.feed(f'BT1 T 02{i:010x} 0\nx\n'.encode(), ('127.0.0.1', 50000 + i))
+        self.assertEqual(len(rx.machines), 3)
+        said = '\n'.join(self.said)
+        self.assertIn(f'refused a datagram from 127.0.0.1:40001: this capture knows {MAC} '
+                      f'at 127.0.0.1:40000', said)
+        self.assertIn('which speaks for', said)
+        self.assertIn('already keeps 3 machines', said)
+        self.assertLess(len(self.said), 10, 'each refusal said once')
+        rx.close()
+        with open(os.path.join(self.dir, f'{MAC}.log'), 'rb') as f:
+            self.assertNotIn(b'EVIL', f.read())
+
+    def test_log_appended_with_marker_and_reboot_said(self):
+        path = os.path.join(self.dir, f'{MAC}.log')
+        with open(path, 'wb') as f:
+            f.write(b'an earlier capture')
+        self.rx.feed(f'BT1 T {MAC} 0\nboot one\n'.encode(), ADDR)
+        self.announce()
+        self.announce(nonce='1111111111111111')
+        self.rx.feed(f'BT1 T {MAC} 0\nboot two\n'.encode(), ADDR)
+        text = self.log()
+        self.assertRegex(text, rb'\Aan earlier capture\ncapture: a new capture started at .*'
+                               rb'\(18 bytes\)\nboot one\ncapture: 5254001234ab booted again '
+                               rb'.*\(boot 1111111111111111, was 0123456789ABCDEF\)\nboot two\n\Z')
+        self.assertIn(f'{MAC}: booted again', '\n'.join(self.said))
+        self.assertEqual([d for d, _ in self.sent].count(b'BT1 H\n'), 2, 'the new boot hears it')
+
+    def test_disk_full_loses_no_other_machine(self):
+        os.symlink('/dev/full', os.path.join(self.dir, f'{MAC}.log'))
+        other = '5254001234cd'
+        lines = dump_lines()
+        self.rx.feed(d_datagram(0, lines), ADDR)
+        self.rx.feed(d_datagram(0, lines, mac=other), ('127.0.0.1', 40002))
+        full = [s for s in self.said if 'No space left on device' in s]
+        self.assertEqual(len(full), 1, self.said)
+        self.assertNotIn(ADDR, [a for d, a in self.sent if d.startswith(b'BT1 A')],
+                         'a dump not written is not confirmed')
+        self.assertEqual(self.log(other), b''.join(lines))
 
     def test_not_the_protocol(self):
         for junk in (b'', b'hello', b'BT1 T 5254 0\nx', f'BT1 D {MAC} nonce.1 0\nx\n'.encode(),
                      f'BT1 Q {MAC} 0\n'.encode(), f'BT1 W {MAC} {NONCE}.1 x 5\n'.encode(),
-                     f'BT2 T {MAC} 0\nx'.encode(), f'BT1 T {MAC.upper()} 0\nx'.encode()):
+                     f'BT2 T {MAC} 0\nx'.encode(), f'BT1 T {MAC.upper()} 0\nx'.encode(),
+                     b'BT1\n', b'BT1 T\n', b'\n'):
             self.rx.feed(junk, ADDR)
-        self.assertEqual(self.rx.bad, 8)
-        self.assertEqual(self.rx.events, [])
+        self.assertEqual(self.rx.bad, 11)
+        self.assertEqual(self.readies(), [])
+
+    def test_many_gaps_many_requests(self):
+        missing = [(n, n) for n in range(0, 400, 2)]  # 200 single lines
+        reqs = netcapture.resend_requests((NONCE, 1), missing)
+        self.assertEqual(len(reqs), 4)                # 64 ranges a datagram at most
+        self.assertEqual(sum(n for _, n, _ in reqs), 200)
+        for data, _, _ in reqs:
+            self.assertLessEqual(len(data), netcapture.REQUEST_MAX_BYTES)
+            self.assertLessEqual(data.count(b',') + 1, netcapture.RANGES_PER_REQUEST)
+        self.assertEqual(netcapture.ranges_text([(1, 3), (7, 7), (9, 10)]), ['1-3', '7', '9-10'])
+        self.assertEqual(netcapture.subtract([(0, 9), (20, 29)], [(3, 4), (8, 22)]),
+                         [(0, 2), (5, 7), (23, 29)])
+
+
+class FakeMachine:
+    """The kernel's side of the protocol on 127.0.0.1: announces itself,
+    takes keys only with a good tag and a rising counter, dumps on 'd',
+    answers R, ends its wait on a good A; loses or damages a share of its
+    dump datagrams when asked to."""
+
+    def __init__(self, mac, nonce, code, dest, announce_s=0.5, drop=0.0, corrupt=0.0,
+                 seed=1, text=b'', delay=0.0):
+        self.mac, self.nonce, self.code, self.dest = mac, nonce, code, dest
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(('127.0.0.1', 0))
+        self.lines = dump_lines(nonce)
+        self.sock.settimeout(0)
+        self.rng = random.Random(seed)
+        self.drop, self.corrupt, self.announce_s = drop, corrupt, announce_s
+        self.delay, self.later = delay, []      # resends answered `delay` s late
+        self.resent = 0
+        self.next_announce = 0.0
+        self.seq = self.iseq = 0
+        self.counter = 0
+        self.dumping = False
+        self.next_w = None
+        self.confirmed = False
+        self.refused = []                     # datagrams whose tag or counter failed
+        self.got = []
+        self.sent_dump = 0
+        if text:
+            self.text(text)
+
+    def text(self, data):
+        self.sock.sendto(f'BT1 T {self.mac} {self.seq}\n'.encode() + data, self.dest)
+        self.seq += 1
+
+    def boot(self):
+        self.text(b'READY cpus=2 net=e1000:00:03.0 ip=10.0.2.15\n')
+        self.announce()
+
+    def announce(self, to=None):
+        self.sock.sendto(f'BT1 I {self.mac} {self.nonce} {self.iseq}\nREADY cpus=2 '
+                         f'net=e1000:00:03.0 ip=10.0.2.15\n'.encode(), to or self.dest)
+        self.iseq += 1
+
+    def dump(self, upto=None):
+        self.dumping, self.confirmed = True, False
+        self.send_lines(range(0, len(self.lines) if upto is None else upto))
+        self.next_w = time.monotonic()
+
+    def send_lines(self, numbers):
+        runs = []
+        for n in numbers:
+            if runs and n == runs[-1][-1] + 1 and len(runs[-1]) < 6:
+                runs[-1].append(n)
+            else:
+                runs.append([n])
+        for chunk in runs:
+            body = [self.lines[n] for n in chunk]
+            if self.rng.random() < self.corrupt:
+                k = self.rng.randrange(len(body))
+                b = bytearray(body[k])
+                b[self.rng.randrange(len(b) - 1)] ^= 0x04
+                body[k] = bytes(b)
+            self.sent_dump += 1
+            if self.rng.random() >= self.drop:
+                self.sock.sendto(d_datagram(chunk[0], body, self.mac, self.nonce), self.dest)
+
+    def step(self, now):
+        while self.later and self.later[0][0] <= now:
+            self.send_lines(self.later.pop(0)[1])
+        while select.select([self.sock], [], [], 0)[0]:
+            data, addr = self.sock.recvfrom(65536)
+            self.got.append((data, addr))
+            self.handle(data, addr)
+        if not self.dumping and self.announce_s and now >= self.next_announce:
+            self.next_announce = now + self.announce_s
+            self.announce()
+        if self.dumping and now >= self.next_w:
+            self.next_w = now + 0.2
+            self.sock.sendto(f'BT1 W {self.mac} {self.nonce}.1 {len(self.lines)} 5000\n'
+                             .encode(), self.dest)
+
+    def handle(self, data, addr):
+        if data == b'BT1 Q\n':
+            self.announce(addr)
+        elif data.startswith(b'BT1 R ') and self.dumping:
+            want = []
+            for part in data.split()[3].decode().split(','):
+                a, _, b = part.partition('-')
+                want += range(int(a), int(b or a) + 1)
+            self.resent += len(want)
+            self.later.append((time.monotonic() + self.delay, want))
+        elif data.startswith((b'BT1 A ', b'BT1 K ')):
+            ok = signed_ok(data, self.mac, self.nonce, self.code)
+            if ok is None:
+                self.refused.append(data)
+            elif ok[0] == b'A' and ok[1] == f'{self.nonce}.1'.encode() and self.dumping:
+                self.dumping, self.confirmed = False, True
+            elif ok[0] == b'K':
+                counter, _, keys = ok[1].partition(b' ')
+                if int(counter) <= self.counter:
+                    self.refused.append(data)
+                else:
+                    self.counter = int(counter)
+                    if b'd' in keys and not self.dumping:
+                        self.dump()
+
+
+def pump(machines, until, timeout, extra=None):
+    deadline = time.monotonic() + timeout
+    while not until() and time.monotonic() < deadline:
+        now = time.monotonic()
+        for m in machines:
+            m.step(now)
+        if extra:
+            extra()
+        time.sleep(0.01)
+    return until()
 
 
 class CaptureNet(unittest.TestCase):
-    """scripts/capture --net and a fake machine that loses a fifth of its
-    datagrams both ways (127.0.0.1 only)."""
+    """scripts/capture --net as a user runs it, against fake machines."""
 
-    def test_dump_whole_through_loss(self):
-        dump = gen_dump('cpus=2', 'events=3000', 'cap=2048', 'noise=0')
-        lines = dump.splitlines(keepends=True)
-        begin = next(i for i, l in enumerate(lines) if l.startswith(b'DUMP BEGIN'))
-        lines = lines[begin:]
-        nonce = re.search(rb'nonce=([0-9A-F]{16})', lines[0]).group(1).decode()
-        dump_no = int(re.search(rb' dump=(\d+)', lines[0]).group(1))
-        port = free_port()
-        out = tempfile.mkdtemp(prefix='bt-netcap-cli-')
-        cap = subprocess.Popen([sys.executable, CAPTURE, '--net', '--listen', f'127.0.0.1:{port}',
-                                '-o', out, '--until-dump', '--timeout', '60'],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        try:
-            machine = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-            machine.bind(('127.0.0.1', 0))
-            rng = random.Random(5)
-            dest = ('127.0.0.1', port)
+    def start(self, out, port, *args, limit_files=None):
+        def limits():
+            if limit_files:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (limit_files, limit_files))
+        err = tempfile.NamedTemporaryFile('w+', prefix='bt-netcap-said-', delete=False)
+        proc = subprocess.Popen([sys.executable, CAPTURE, '--net', '--listen',
+                                 f'127.0.0.1:{port}', '-o', out, *args],
+                                stdout=err, stderr=subprocess.STDOUT, preexec_fn=limits)
+        proc.said = lambda: read_text(err.name)
+        self.addCleanup(stop, proc)
+        deadline = time.monotonic() + 60
+        while 'listening on' not in proc.said() and proc.poll() is None and \
+                time.monotonic() < deadline:
+            time.sleep(0.05)
+        return proc
 
-            def send(data):
-                if rng.random() >= 0.2:
-                    machine.sendto(data, dest)
+    def log_dumps(self, out, mac):
+        with open(os.path.join(out, f'{mac}.log'), 'rb') as f:
+            text = f.read()
+        return text, dumplog.parse_log(text)
 
-            time.sleep(0.5)                           # capture is listening
-            machine.sendto(f'BT1 T {MAC} 0\nREADY cpus=2\n'.encode(), dest)
-            for i in range(0, len(lines), 8):
-                send(f'BT1 D {MAC} {nonce}.{dump_no} {i}\n'.encode() + b''.join(lines[i:i + 8]))
-            deadline = time.monotonic() + 30
-            done = False
-            while not done and time.monotonic() < deadline:
-                send(f'BT1 W {MAC} {nonce}.{dump_no} {len(lines)} 1000\n'.encode())
-                end = time.monotonic() + 0.2
-                while time.monotonic() < end:
-                    r, _, _ = select.select([machine], [], [], 0.05)
-                    if not r:
-                        continue
-                    data, _ = machine.recvfrom(65536)
-                    if rng.random() < 0.2:
-                        continue                      # lost on the way back
-                    if data.startswith(b'BT1 A '):
-                        done = True
-                    elif data.startswith(b'BT1 R '):
-                        for part in data.split()[3].decode().split(','):
-                            a, _, b = part.partition('-')
-                            for n in range(int(a), int(b or a) + 1):
-                                send(f'BT1 D {MAC} {nonce}.{dump_no} {n}\n'.encode() + lines[n])
-            if not done:
-                cap.send_signal(signal.SIGINT)
-            said, _ = cap.communicate(timeout=60)
-            self.assertTrue(done, f'capture never confirmed the dump: {said[-2000:]}')
-        finally:
-            if cap.poll() is None:
-                cap.send_signal(signal.SIGINT)
-                cap.wait(10)
+    def check_whole(self, dump, lines):
+        self.assertTrue(dump.complete, dump.warnings)
+        self.assertEqual((dump.damaged_lines, dump.missing_lines), (0, 0))
+        self.assertEqual(dump.end_events, sum(len(c.events) for c in dump.cpus))
+        self.assertEqual(dump.header.get('nonce'), re.search(
+            rb'nonce=([0-9A-F]{16})', lines[0]).group(1).decode())
+
+    def test_machine_booted_first_then_key_with_session(self):
+        port, out = free_port(), tempfile.mkdtemp(prefix='bt-netcap-cli-')
+        m = FakeMachine(MAC, NONCE, CODE, ('127.0.0.1', port), drop=0.2)
+        m.boot()                                  # nobody listens yet: lost
+        cap = self.start(out, port, '--key', 'd', '--session', CODE, '--until-dump',
+                         '--timeout', '60')
+        self.assertTrue(pump([m], lambda: cap.poll() is not None, 70), cap.said())
+        said = cap.said()
         self.assertEqual(cap.returncode, 0, said)
-        self.assertRegex(said, r'dump \d+ complete: .*asked again for [1-9]\d* lines')
-        with open(os.path.join(out, f'{MAC}.log'), 'rb') as f:
-            dumps = dumplog.parse_log(f.read())
-        self.assertEqual(len(dumps), 1)
-        self.assertTrue(dumps[0].complete, dumps[0].warnings)
-        self.assertEqual((dumps[0].damaged_lines, dumps[0].missing_lines), (0, 0))
-        self.assertEqual(dumps[0].end_events, sum(len(c.events) for c in dumps[0].cpus))
+        self.assertTrue(m.confirmed, said)
+        self.assertEqual(m.refused, [])
+        self.assertIn(f'{MAC} at 127.0.0.1:', said)
+        self.assertIn(f"{MAC}: sent 'd'", said)
+        self.check_whole(self.log_dumps(out, MAC)[1][-1], m.lines)
+
+    def test_ask_who_is_there(self):
+        port, out = free_port(), tempfile.mkdtemp(prefix='bt-netcap-cli-')
+        m = FakeMachine(MAC, NONCE, CODE, ('127.0.0.1', port), announce_s=0)   # silent
+        cap = self.start(out, port, '--ask', f'127.0.0.1:{m.sock.getsockname()[1]}',
+                         '--key', 'd', '--session', CODE, '--until-dump', '--timeout', '60')
+        self.assertTrue(pump([m], lambda: cap.poll() is not None, 70), cap.said())
+        self.assertEqual(cap.returncode, 0, cap.said())
+        self.assertIn((b'BT1 Q\n', ('127.0.0.1', port)), m.got)
+        self.assertTrue(m.confirmed)
+
+    def test_capture_restarted_mid_dump_keeps_the_log(self):
+        port, out = free_port(), tempfile.mkdtemp(prefix='bt-netcap-cli-')
+        m = FakeMachine(MAC, NONCE, CODE, ('127.0.0.1', port), announce_s=0)
+        first = self.start(out, port, '--session', CODE)
+        m.text(b'text the first capture got\n')
+        m.boot()
+        m.dump(upto=len(m.lines) // 2)          # and no W yet: the first capture ends
+        time.sleep(1.0)
+        stop(first)
+        self.assertIn('incomplete at exit', first.said())
+        second = self.start(out, port, '--session', CODE, '--until-dump', '--timeout', '60')
+        self.assertTrue(pump([m], lambda: second.poll() is not None, 70), second.said())
+        self.assertEqual(second.returncode, 0, second.said())
+        self.assertTrue(m.confirmed)
+        text, dumps = self.log_dumps(out, MAC)
+        self.assertTrue(text.startswith(b'text the first capture got\n'), text[:200])
+        self.assertIn(b'\ncapture: a new capture started at ', text)
+        self.check_whole(dumps[-1], m.lines)
+
+    def test_hostile_sender_changes_nothing(self):
+        port, out = free_port(), tempfile.mkdtemp(prefix='bt-netcap-cli-')
+        dest = ('127.0.0.1', port)
+        other_mac, other_nonce, other_code = '5254001234cd', 'FEDCBA9876543210', 'ZZ23QP'
+        a = FakeMachine(MAC, NONCE, CODE, dest)
+        cap = self.start(out, port, '--session', CODE, '--key', 'd', '--mac', MAC,
+                         '--mac', other_mac, '--timeout', '120', limit_files=32)
+        b = FakeMachine(other_mac, other_nonce, other_code, dest, seed=2,    # net.to names us
+                        text=f'net: session code {other_code} (keys...)\n'.encode())
+        a.boot()
+        b.boot()
+        evil = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(4)]
+        for s in evil:
+            s.bind(('127.0.0.1', 0))
+        flood = iter(range(1 << 30))
+
+        def hostile():
+            for _ in range(40):
+                hostile_datagrams(evil, dest, next(flood), MAC, NONCE)
+
+        done = pump([a, b], lambda: a.confirmed and b.confirmed and next(flood) > 3000, 100,
+                    hostile)
+        peak_kib = peak_rss_kib(cap.pid)
+        stop(cap)
+        said = cap.said()
+        self.assertTrue(done, said[-3000:])
+        self.assertNotIn('Traceback', said)
+        self.assertLess(peak_kib, 100 * 1024, 'capture grew with what was announced')
+        spoofer_got(self, evil, (CODE, other_code))
+        self.assertEqual((a.refused, b.refused), ([], []))
+        for m in (a, b):
+            text, dumps = self.log_dumps(out, m.mac)
+            self.assertNotIn(b'EVIL', text)
+            self.check_whole(dumps[-1], m.lines)
+        self.assertIn('refused', said)
+
+    def test_slow_link_asks_once_a_round_trip(self):
+        port, out = free_port(), tempfile.mkdtemp(prefix='bt-netcap-cli-')
+        m = FakeMachine(MAC, NONCE, CODE, ('127.0.0.1', port), drop=0.3, delay=0.5, seed=3)
+        cap = self.start(out, port, '--session', CODE, '--key', 'd', '--until-dump',
+                         '--timeout', '60')
+        m.boot()
+        self.assertTrue(pump([m], lambda: cap.poll() is not None, 70), cap.said())
+        self.assertEqual(cap.returncode, 0, cap.said())
+        lost = m.sent_dump - len(m.lines) // 6    # about: datagrams of the first pass lost
+        # Lines asked once a round trip: 42 here; asked again on every W
+        # (each 0.2 s, answers 0.5 s late): 102.
+        self.assertLess(m.resent, 70, (m.resent, lost, cap.said()))
+        self.check_whole(self.log_dumps(out, MAC)[1][-1], m.lines)
+
+    def test_corrupting_relay_asks_again(self):
+        port, out = free_port(), tempfile.mkdtemp(prefix='bt-netcap-cli-')
+        m = FakeMachine(MAC, NONCE, CODE, ('127.0.0.1', port), corrupt=0.3, drop=0.1)
+        cap = self.start(out, port, '--session', CODE, '--key', 'd', '--until-dump',
+                         '--timeout', '60')
+        m.boot()
+        self.assertTrue(pump([m], lambda: cap.poll() is not None, 70), cap.said())
+        said = cap.said()
+        self.assertEqual(cap.returncode, 0, said)
+        self.assertTrue(m.confirmed)
+        self.assertRegex(said, r'dump 1 complete: .*asked again for [1-9]\d* lines .*'
+                               r' [1-9]\d* damaged copies refused')
+        text, dumps = self.log_dumps(out, MAC)
+        self.check_whole(dumps[-1], m.lines)
+        self.assertIn(b''.join(m.lines), text, 'equal to what the machine sent')
+
+
+class QemuMacs(unittest.TestCase):
+    """make run NET= (scripts/run-qemu --net) gives each QEMU a MAC of its own."""
+
+    def argv(self, *args):
+        iso = tempfile.NamedTemporaryFile(suffix='.iso')
+        self.addCleanup(iso.close)
+        r = subprocess.run([sys.executable, os.path.join(REPO, 'scripts', 'run-qemu'), '--iso',
+                            iso.name, '--accel', 'tcg', '--net', 'e1000', *args,
+                            '--print-argv'], capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return re.findall(r'e1000,netdev=net0,mac=([0-9a-f:]{17})', r.stdout)
+
+    def test_distinct_unless_told(self):
+        first, second = self.argv(), self.argv()
+        self.assertEqual((len(first), len(second)), (1, 1))
+        self.assertNotEqual(first, second)
+        for mac in first + second:
+            self.assertTrue(mac.startswith('52:54:00:') and mac != '52:54:00:12:34:56', mac)
+        self.assertEqual(self.argv('--mac', '52-54-00-AB-CD-EF'), ['52:54:00:ab:cd:ef'])
+
+
+def hostile_datagrams(socks, dest, i, victim, nonce):
+    """The i-th round of a hostile sender: huge line counts, a new MAC
+    each round (announced READY too), and datagrams in the victim's MAC."""
+    s = socks[i % len(socks)]
+    fake = f'02{i:010x}'
+    for data in (f'BT1 W {fake} {nonce}.1 50000000 60000\n',
+                 f'BT1 I {fake} {nonce} 0\nREADY cpus=1\n',
+                 f'BT1 T {fake} 0\nREADY cpus=1\n',
+                 f'BT1 T {victim} {i}\nEVIL TEXT\n',
+                 f'BT1 W {victim} {nonce}.1 50000000 60000\n',
+                 f'BT1 I {victim} 2222222222222222 0\nREADY cpus=1\n'):
+        s.sendto(data.encode(), dest)
+    s.sendto(d_datagram(0, dump_lines()[:3], fake, nonce), dest)
+    s.sendto(d_datagram(0, dump_lines()[:3], victim, nonce), dest)
+
+
+def spoofer_got(testcase, socks, codes):
+    """Fail if any datagram a hostile socket received is a key, a
+    confirmation, or holds a session code."""
+    for s in socks:
+        while select.select([s], [], [], 0)[0]:
+            data = s.recv(65536)
+            testcase.assertFalse(data.startswith((b'BT1 K', b'BT1 A')), data)
+            for code in codes:
+                testcase.assertNotIn(code.encode(), data)
+
+
+def peak_rss_kib(pid):
+    with open(f'/proc/{pid}/status') as f:
+        return int(re.search(r'VmHWM:\s+(\d+) kB', f.read()).group(1))
+
+
+def read_text(path):
+    with open(path) as f:
+        return f.read()
+
+
+def stop(proc):
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def free_port():

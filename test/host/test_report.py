@@ -612,6 +612,11 @@ class AtScale(unittest.TestCase):
         at, labels = wlplot.tick_cpus([0, 8] + list(range(16, 24)))
         self.assertEqual(labels, ['0', '8'] + [str(c) for c in range(16, 24)])
         self.assertFalse(wlplot.cell_labels_fit(self.CPUS, wlplot.MAX_FIGURE_IN, [2300]))
+        at, labels = wlplot.tick_cpus(list(range(288)))   # two sockets of 144: steps of 16
+        self.assertEqual(labels, [str(c) for c in range(0, 288, 16)] + ['287'])
+        self.assertIn('144', labels)
+        at, labels = wlplot.tick_cpus(list(range(1024)))
+        self.assertEqual(labels[:3], ['0', '32', '64'])
 
     def test_timer_lines_of_the_worst_cpus(self):
         per_cpu = {str(c): [1000 + c % 7, 2000] for c in range(self.CPUS)}

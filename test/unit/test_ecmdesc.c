@@ -151,8 +151,25 @@ static void test_mac(void)
     CHECK(!ecm_parse_mac(s, sizeof s, mac));
 }
 
+/* The interrupt endpoint's NetworkConnection notification (ECM 1.2
+ * §6.3.1): the link state; anything else leaves it alone. */
+static void test_notify(void)
+{
+    const uint8_t down[8] = { 0xA1, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00 };
+    const uint8_t up[8] = { 0xA1, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x00 };
+    const uint8_t speed[16] = { 0xA1, 0x2A, 0, 0, 1, 0, 8, 0 };   /* ConnectionSpeedChange */
+    const uint8_t rndis[8] = { 0x01, 0, 0, 0, 0, 0, 0, 0 };       /* QEMU usb-net's, always */
+    bool link = true;
+    CHECK(ecm_notify_link(down, sizeof down, &link) && !link);
+    CHECK(ecm_notify_link(up, sizeof up, &link) && link);
+    CHECK(!ecm_notify_link(speed, sizeof speed, &link) && link);
+    CHECK(!ecm_notify_link(rndis, sizeof rndis, &link) && link);
+    CHECK(!ecm_notify_link(down, 7, &link) && link);               /* cut short */
+}
+
 int main(void)
 {
+    test_notify();
     test_qemu();
     test_adapter();
     test_damaged();

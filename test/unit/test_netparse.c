@@ -221,6 +221,34 @@ static void test_ipconf(void)
     ipconf_step(&c, 9000001, &m, out);
     CHECK_EQ(c.ip, 0x0A00020F);
     CHECK(!c.fallback);
+    /* Offers and acks of an address no host may have: refused, counted,
+     * still selecting; a good offer afterwards is taken. */
+    static const uint32_t unusable[] = { 0xFFFFFFFFu, 0, 0x0A0002FFu, 0xE0000001u, 0x7F000001u };
+    ipconf_start(&c, mac_a, 7, 0, 0, 0);
+    ipconf_link(&c, true, 0);
+    ipconf_step(&c, 0, NULL, out);
+    for (unsigned i = 0; i < sizeof unusable / sizeof unusable[0]; i++) {
+        n = dhcp_reply(r, DHCP_OFFER, c.xid, unusable[i]);
+        CHECK(dhcp_parse(r, n, c.xid, mac_a, &m));
+        ipconf_step(&c, 1000 + i, &m, out);
+        CHECK_EQ(c.state, IPCONF_SELECTING);
+        CHECK_EQ(c.refusals, i + 1);
+        CHECK_EQ(c.refused_ip, unusable[i]);
+        CHECK_EQ(c.refused_server, 0x0A000202);
+        CHECK(ipconf_unusable(c.refused_ip, c.refused_mask) != NULL);
+    }
+    CHECK_EQ(c.ip, 0);
+    n = dhcp_reply(r, DHCP_OFFER, c.xid, 0x0A00020F);
+    CHECK(dhcp_parse(r, n, c.xid, mac_a, &m));
+    ipconf_step(&c, 2000, &m, out);
+    CHECK_EQ(c.state, IPCONF_REQUESTING);
+    n = dhcp_reply(r, DHCP_ACK, c.xid, 0x0A0002FFu);      /* an ack of another, bad one */
+    CHECK(dhcp_parse(r, n, c.xid, mac_a, &m));
+    ipconf_step(&c, 2001, &m, out);
+    CHECK_EQ(c.state, IPCONF_REQUESTING);
+    CHECK_EQ(c.ip, 0);
+    CHECK(ipconf_unusable(0x0A0002FE, 0xFFFFFF00u) == NULL);
+    CHECK(ipconf_unusable(0x0A0002FF, 0xFFFF0000u) == NULL);  /* 10.0.2.255 in a /16 */
     /* A fixed address: never DHCP, link or not. */
     ipconf_start(&c, mac_a, 5, 0xC0A80114, 0xFFFF0000, 0);
     ipconf_link(&c, true, 0);
@@ -238,10 +266,17 @@ static void test_netproto(void)
 {
     struct netmsg m;
     CHECK(parse_text("BT1 H\n", &m) && m.kind == NETMSG_HELLO);
-    CHECK(parse_text("BT1 K ABCD23 dq", &m) && m.kind == NETMSG_KEYS);
-    CHECK(!strcmp(m.session, "ABCD23") && m.nkeys == 2 && m.keys[0] == 'd');
-    CHECK(parse_text("BT1 A 0123456789ABCDEF.3\n", &m) && m.kind == NETMSG_DONE);
+    CHECK(parse_text("BT1 Q\n", &m) && m.kind == NETMSG_WHO);
+    CHECK(parse_text("BT1 K ABCD23 dq", &m) && m.kind == NETMSG_KEYS_PLAIN);
+    CHECK(m.nkeys == 2 && m.keys[0] == 'd');
+    CHECK(parse_text("BT1 K 0123456789abcdef 42 dq", &m) && m.kind == NETMSG_KEYS);
+    CHECK(m.tag == 0x0123456789abcdefull && m.counter == 42 && m.nkeys == 2 && m.keys[1] == 'q');
+    CHECK(m.signed_len == 5 && !memcmp(m.signed_tail, "42 dq", 5));
+    CHECK(parse_text("BT1 A 0123456789ABCDEF.3\n", &m) && m.kind == NETMSG_DONE_PLAIN);
     CHECK(m.nonce == 0x0123456789ABCDEFull && m.dump == 3);
+    CHECK(parse_text("BT1 A fedcba9876543210 0123456789ABCDEF.3\n", &m) && m.kind == NETMSG_DONE);
+    CHECK(m.tag == 0xfedcba9876543210ull && m.nonce == 0x0123456789ABCDEFull && m.dump == 3);
+    CHECK(m.signed_len == 18 && !memcmp(m.signed_tail, "0123456789ABCDEF.3", 18));
     CHECK(parse_text("BT1 R 0123456789ABCDEF.12 3-9,12,4000000000\n", &m));
     CHECK(m.kind == NETMSG_RESEND && m.dump == 12 && m.nranges == 3);
     CHECK(m.range[0].first == 3 && m.range[0].last == 9);
@@ -255,7 +290,12 @@ static void test_netproto(void)
         "BT1 R 0123456789ABCDEF.1 \n", "BT1 R 0123456789ABCDEF.1 9-3\n",
         "BT1 R 0123456789ABCDEF.1 1,\n", "BT1 R 0123456789ABCDEF.1 1--2\n",
         "BT1 R 0123456789ABCDEF.1 99999999999\n", "BT1 R 0123456789ABCDEF.1 4294967295\n",
-        "BT1 R 0123456789ABCDEF.1 -3\n",
+        "BT1 R 0123456789ABCDEF.1 -3\n", "BT1 Q", "BT1 Q \n", "BT1 Q\nx",
+        "BT1 K 0123456789abcdef 42 ", "BT1 K 0123456789abcdef 42", "BT1 K 0123456789abcdef  d",
+        "BT1 K 0123456789ABCDEF 42 d", "BT1 K 0123456789abcde 42 d", "BT1 K 0123456789abcdef x d",
+        "BT1 K 0123456789abcdef 12345678901234567890 d", "BT1 K 0123456789abcdef42 d",
+        "BT1 A 0123456789abcdef 0123456789ABCDEF.3", "BT1 A 0123456789abcdef  0123456789ABCDEF.3\n",
+        "BT1 A 0123456789abcdeg 0123456789ABCDEF.3\n", "BT1 A 0123456789abcdef\n",
     };
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         CHECK(!parse_text(bad[i], &m));
@@ -279,7 +319,12 @@ static void test_netproto(void)
     CHECK(strcmp(code, code2));
     char k[32];
     snprintf(k, sizeof k, "BT1 K %s d", code);
-    CHECK(parse_text(k, &m));                    /* every code the machine makes parses */
+    CHECK(parse_text(k, &m) && m.kind == NETMSG_KEYS_PLAIN);  /* the old form: refused later */
+    char signedk[120] = "BT1 K 0123456789abcdef 1234567890123456789 ";
+    memset(signedk + strlen(signedk), 'd', 64);
+    CHECK(parse_text(signedk, &m) && m.nkeys == 64 && m.counter == 1234567890123456789ull);
+    strcat(signedk, "d");
+    CHECK(!parse_text(signedk, &m));             /* 65 keys */
 }
 
 /* Every parser on one input, held in a buffer of exactly its length. */
@@ -303,8 +348,10 @@ static void parse_all(const uint8_t *in, unsigned len)
     }
     ipv4_parse(f, len, &ip);
     dhcp_parse(f, len, 0x11223344, mac_a, &d);
-    if (netproto_parse(f, len, &m) && m.kind == NETMSG_KEYS)
+    if (netproto_parse(f, len, &m) && (m.kind == NETMSG_KEYS || m.kind == NETMSG_KEYS_PLAIN))
         CHECK(m.keys + m.nkeys <= f + len);
+    if (netproto_parse(f, len, &m) && (m.kind == NETMSG_KEYS || m.kind == NETMSG_DONE))
+        CHECK(m.signed_tail >= f && m.signed_tail + m.signed_len <= f + len);
     free(f);
 }
 
@@ -327,7 +374,9 @@ static void test_fuzz(void)
         parse_all(f, len);
     }
     const char *seeds[] = { "BT1 R 0123456789ABCDEF.12 3-9,12\n", "BT1 K ABCD23 dq",
-                            "BT1 A 0123456789ABCDEF.3\n", "BT1 H\n" };
+                            "BT1 A 0123456789ABCDEF.3\n", "BT1 H\n",
+                            "BT1 K 0123456789abcdef 42 dq", "BT1 A 0123456789abcdef 0123456789ABCDEF.3\n",
+                            "BT1 Q\n" };
     uint8_t dh[400];
     unsigned dlen = dhcp_reply(dh, DHCP_ACK, 0x11223344, 0x0A00020F);
     for (int i = 0; i < 40000; i++) {          /* valid frames, mutated and cut */
@@ -339,7 +388,7 @@ static void test_fuzz(void)
             ipv4_put(f + 14, 0x0A000202, 0xFFFFFFFF, IPV4_PROTO_UDP, 1, UDP_HDR_LEN + dlen);
             len = 42 + dlen;
         } else {
-            const char *s = seeds[rnd() % 4];
+            const char *s = seeds[rnd() % (sizeof seeds / sizeof seeds[0])];
             len = udp_frame(f, s, (unsigned)strlen(s));
         }
         memcpy(g, f, len);

@@ -22,9 +22,6 @@
 #define CDC_SET_ETHERNET_PACKET_FILTER 0x43   /* ECM 1.2 §6.2.4 */
 #define PACKET_TYPE_DIRECTED  0x04
 #define PACKET_TYPE_BROADCAST 0x08
-#define NOTIFY_REQTYPE      0xA1      /* class, interface, device to host */
-#define NETWORK_CONNECTION  0x00      /* ECM 1.2 §6.3.1: wValue 1 connected */
-#define NOTIFY_HDR_LEN      8
 #define NCM_GET_NTB_PARAMETERS 0x80   /* NCM 1.0 §6.2.1 */
 #define NCM_SET_NTB_INPUT_SIZE 0x86   /* §6.2.7 */
 #define RX_QUEUED           8         /* bulk IN transfers kept queued */
@@ -79,8 +76,9 @@ static void on_transfer(struct usb_dev *d, uint8_t dci, uint8_t cc, uint32_t res
             e->notify_halted = true;
             return;
         }
-        if (len >= NOTIFY_HDR_LEN && p[0] == NOTIFY_REQTYPE && p[1] == NETWORK_CONNECTION)
-            e->link = le16(p + 2) != 0;
+        bool link;
+        if (ecm_notify_link(p, len, &link))
+            e->link = link;
         queue_notify(e);
     }
 }

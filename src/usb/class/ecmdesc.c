@@ -10,6 +10,9 @@
 #define CDC_UNION            0x06     /* bDescriptorSubtype: Union */
 #define CDC_ETHERNET         0x0F     /* Ethernet Networking */
 #define UNION_LEN            5
+#define NOTIFY_REQTYPE       0xA1     /* class, interface, device to host */
+#define NETWORK_CONNECTION   0x00     /* ECM 1.2 §6.3.1: wValue 1 connected */
+#define NOTIFY_HDR_LEN       8
 #define ETHERNET_LEN         13
 #define CDC_SUBCLASS_ACM     0x02
 #define CDC_PROTO_VENDOR     0xFF     /* ACM + vendor protocol: RNDIS */
@@ -168,5 +171,13 @@ bool ecm_parse_mac(const uint8_t *desc, size_t len, uint8_t mac[6])
             return false;
         mac[i] = (uint8_t)(h << 4 | l);
     }
+    return true;
+}
+
+bool ecm_notify_link(const uint8_t *p, size_t len, bool *link)
+{
+    if (len < NOTIFY_HDR_LEN || p[0] != NOTIFY_REQTYPE || p[1] != NETWORK_CONNECTION)
+        return false;
+    *link = le16(p + 2) != 0;            /* wValue: 1 connected, 0 disconnected */
     return true;
 }

@@ -33,6 +33,12 @@ struct ecm_info {
  * function. False with *why when it has none (*why names what it has
  * instead: RNDIS or ACM) or is malformed. */
 bool ecm_parse_config(const uint8_t *buf, size_t len, struct ecm_info *out, const char **why);
+/* A notification from the interrupt endpoint (len bytes arrived): when
+ * it is NetworkConnection (ECM 1.2 §6.3.1, NCM 1.0 §6.3), whether the
+ * cable is connected (*link) and true; false for any other notification
+ * (ConnectionSpeedChange, RNDIS's "response available", short ones).
+ * Adapters that never send one keep the link state they started with. */
+bool ecm_notify_link(const uint8_t *p, size_t len, bool *link);
 /* A string descriptor holding 12 hex digits -> 6 bytes. False otherwise. */
 bool ecm_parse_mac(const uint8_t *desc, size_t len, uint8_t mac[6]);
 
