@@ -97,7 +97,7 @@ static const struct bt_abi_field bt_pf_flow_fields[] = {
 static const struct bt_abi_field bt_pf_fields[] = {
     F(bt_pf, fmts), F(bt_pf, type_index), F(bt_pf, pairs), F(bt_pf, npairs), F(bt_pf, phases),
     F(bt_pf, nphases), F(bt_pf, t0), F(bt_pf, hz), F(bt_pf, timer), F(bt_pf, unused),
-    F(bt_pf, unmatched_iid), F(bt_pf, bucket_ns),
+    F(bt_pf, unmatched_iid), F(bt_pf, bucket_ns), F(bt_pf, crossing_iid),
 };
 static const struct bt_abi_field bt_pf_cpu_fields[] = {
     F(bt_pf_cpu, ev), F(bt_pf_cpu, n), F(bt_pf_cpu, partner), F(bt_pf_cpu, kind),

@@ -1,11 +1,12 @@
 /* perfettoout.c — Perfetto protobuf packets from records (perfettoout.h). */
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include "decoder/pairs.h"
 #include "decoder/perfettoout.h"
 #include "decoder/putnum.h"
 
-enum { KIND_INSTANT, KIND_BEGIN, KIND_END, KIND_UNMATCHED };
+enum { KIND_INSTANT, KIND_BEGIN, KIND_END, KIND_UNMATCHED, KIND_CROSSING };
 
 /* protobuf wire: tags (field << 3 | wire type), one or two bytes */
 #define TAG_PACKET        0x0a          /* Trace.packet = 1, length-delimited */
@@ -61,9 +62,10 @@ static uint8_t *put_ld(uint8_t *p, uint8_t tag, const uint8_t *data, size_t len)
     return p + len;
 }
 
+/* A packet timestamp: Perfetto reads it as signed, so 0..INT64_MAX. */
 static uint64_t clamp_ns(__int128 ns)
 {
-    return ns < 0 ? 0 : ns > (__int128)UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
+    return ns < 0 ? 0 : ns > (__int128)INT64_MAX ? (uint64_t)INT64_MAX : (uint64_t)ns;
 }
 
 /* One Trace.packet: timestamp, sequence, the TrackEvent te[0..len), flags. */
@@ -180,6 +182,13 @@ static uint8_t *event(const struct bt_pf *pf, struct bt_pf_cpu *c, size_t i, uin
         *r++ = ANN_BOOL;
         *r++ = 1;
         q = put_ld(q, TAG_ANNOTATION, a, (size_t)(r - a));
+    } else if (kind == KIND_CROSSING) {       /* its partner's seq: the pairing, shown */
+        uint8_t a[32], *r = a;
+        *r++ = ANN_NAME_IID;
+        r = put_varint(r, pf->crossing_iid);
+        *r++ = ANN_UINT;
+        r = put_varint(r, c->ev[c->partner[i]].seq);
+        q = put_ld(q, TAG_ANNOTATION, a, (size_t)(r - a));
     }
     if (ev->type == pf->timer) {
         __int128 late = bt_floordiv((__int128)(int64_t)ev->a1 * BT_NS_PER_S, pf->hz);
@@ -240,6 +249,64 @@ size_t bt_pf_rows(const struct bt_pf *pf, struct bt_pf_cpu *c, uint8_t *out, siz
     return (size_t)(p - out);
 }
 
+/* A slice's ends as the trace processor orders them: (timestamp, ring
+ * position), the packets of one sequence keeping their order at equal
+ * timestamps. */
+struct pf_span {
+    uint64_t b_ns, e_ns;
+    uint32_t b, e;
+};
+
+static bool key_before(uint64_t ns1, uint32_t i1, uint64_t ns2, uint32_t i2)
+{
+    return ns1 < ns2 || (ns1 == ns2 && i1 < i2);
+}
+
+static int span_order(const void *x, const void *y)
+{
+    const struct pf_span *a = x, *b = y;
+    return key_before(a->b_ns, a->b, b->b_ns, b->b) ? -1 : key_before(b->b_ns, b->b, a->b_ns, a->b);
+}
+
+/* The slices of r that cannot nest on one track in time order (a
+ * non-monotonic TSC: B1 < B2 < E1 < E2, or an END before its BEGIN):
+ * taken in BEGIN order, a slice that would outlast the innermost one
+ * still open is marked KIND_CROSSING (both halves), as export_perfetto.py
+ * crossing() does; the trace processor would re-pair them. Returns how
+ * many, or -1 when memory runs out. */
+static long mark_crossing(const struct bt_pf *pf, struct bt_pf_cpu *c, const struct bt_pairing *r)
+{
+    size_t n = r->nslices, depth = 0;
+    long crossing = 0;
+    struct pf_span *s = malloc((n ? n : 1) * sizeof *s), **open = malloc((n ? n : 1) * sizeof *open);
+    if (!s || !open) {
+        free(s);
+        free(open);
+        return -1;
+    }
+    for (size_t k = 0; k < n; k++) {
+        s[k].b = r->begins[k];
+        s[k].e = r->ends[k];
+        s[k].b_ns = clamp_ns(bt_ns_of(c->ev[s[k].b].tsc, pf->t0, pf->hz));
+        s[k].e_ns = clamp_ns(bt_ns_of(c->ev[s[k].e].tsc, pf->t0, pf->hz));
+    }
+    qsort(s, n, sizeof *s, span_order);
+    for (size_t k = 0; k < n; k++) {
+        while (depth && key_before(open[depth - 1]->e_ns, open[depth - 1]->e, s[k].b_ns, s[k].b))
+            depth--;
+        if (key_before(s[k].e_ns, s[k].e, s[k].b_ns, s[k].b) ||
+            (depth && key_before(open[depth - 1]->e_ns, open[depth - 1]->e, s[k].e_ns, s[k].e))) {
+            c->kind[s[k].b] = c->kind[s[k].e] = KIND_CROSSING;
+            crossing++;
+            continue;
+        }
+        open[depth++] = &s[k];
+    }
+    free(s);
+    free(open);
+    return crossing;
+}
+
 long bt_pf_pair(const struct bt_pf *pf, struct bt_pf_cpu *c, const struct pairing_role *roles,
                 uint32_t nroles)
 {
@@ -261,6 +328,8 @@ long bt_pf_pair(const struct bt_pf *pf, struct bt_pf_cpu *c, const struct pairin
     }
     for (size_t k = 0; k < r.nunmatched; k++)
         c->kind[r.unmatched[k]] = KIND_UNMATCHED;
+    if (out >= 0 && mark_crossing(pf, c, &r) < 0)
+        out = -1;
     bt_pair_free(&r);
     return out;
 }

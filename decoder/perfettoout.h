@@ -9,13 +9,15 @@
  *     (bt_pf.bucket_ns) that ends before event i, each when its value
  *     differs from the last one written (a gap of empty buckets: one 0);
  *   - the event's packet: timestamp (ns since t0, floor, clamped to
- *     0..2^64-1), trusted_packet_sequence_id, a TrackEvent and
+ *     0..2^63-1: Perfetto reads it signed), trusted_packet_sequence_id, a TrackEvent and
  *     sequence_flags SEQ_NEEDS_INCREMENTAL_STATE. The TrackEvent is its
  *     format's head (category_iids, type, name_iid: a slice's BEGIN, a
  *     slice's END, or an instant), its debug annotations (interned names;
  *     uint_value, int_value for a signed argument, string_value for a
  *     named boot phase), "unmatched": true for a BEGIN/END half without a
- *     partner, the timer's lateness in ns as extra_counter_values (its
+ *     partner, "crossing": the partner's seq for a half of a slice that
+ *     cannot nest in time on the track (an instant: bt_pf_pair marks
+ *     them), the timer's lateness in ns as extra_counter_values (its
  *     track is the sequence's default), and the caller's flow ids
  *     (flow_ids on a cause, terminating_flow_ids on an effect);
  *   - after the last event, the last bucket's counters, then the marker
@@ -74,6 +76,7 @@ struct bt_pf {
     uint32_t unused;
     uint64_t unmatched_iid;                 /* the annotation name "unmatched" */
     uint64_t bucket_ns;                     /* > 0 */
+    uint64_t crossing_iid;                  /* the annotation name "crossing" */
 };
 
 /* One CPU's events and where its writing stands. */
@@ -81,7 +84,8 @@ struct bt_pf_cpu {
     const struct trace_event *ev;
     size_t   n;
     uint32_t *partner;                      /* [n], filled by bt_pf_pair() */
-    uint8_t  *kind;                         /* [n]: 0 instant, 1 BEGIN, 2 END, 3 unmatched */
+    uint8_t  *kind;                         /* [n]: 0 instant, 1 BEGIN, 2 END, 3 unmatched,
+                                             * 4 a crossing slice's half */
     const struct bt_pf_mark *marks;
     size_t   nmarks;
     const struct bt_pf_flow *flows;
@@ -95,8 +99,10 @@ struct bt_pf_cpu {
 };
 
 /* Pairs c's events (bt_pair_cpu with roles[0..nroles)) and fills
- * c->partner and c->kind. Returns the unmatched count, or -1 when memory
- * runs out, c has too many events or a pair has no format. */
+ * c->partner and c->kind, marking the halves of slices that cannot nest
+ * in time on the track (4: export_perfetto.crossing()'s rule). Returns the
+ * unmatched count, or -1 when memory runs out, c has too many events or a
+ * pair has no format. */
 long bt_pf_pair(const struct bt_pf *pf, struct bt_pf_cpu *c,
                 const struct pairing_role *roles, uint32_t nroles);
 

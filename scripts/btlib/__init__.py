@@ -14,4 +14,8 @@ fastdecode  the compiled decoder's operations (event lines, the merge,
 dumpbuild, dumplog   a log into dumps: dumplog.parse_log(bytes) -> [Dump]
 timeline    the merged timeline every exporter shares
 losses, pairs, flows, stats, export_*, workloads ...   what the tools print
+outfile     where outputs go: never onto an input, complete or not at all
+exportfile  a timeline written in one of decode's formats (decode, capture)
+liveexport  capture --export: a dump's lines parsed as they arrive, its
+            export written the moment it is whole
 """

@@ -21,11 +21,12 @@ EVENTS_FIELD = re.compile(rb' events=(\d+)')
 EVENT_LINE_TAG = b'%E'      # docs/dump-format.md: one line, a run of events
 
 
-def events_in(line, seed=0):
+def events_in(line, seed=0, decoder=None):
     """How many events an intact '%E' line carries (0 when damaged); seed:
-    its dump's (dumpfmt.begin_seed)."""
+    its dump's (dumpfmt.begin_seed); decoder: the watch's line decoder
+    (fastdecode.line_decoder(), chosen once), else one picked now."""
     try:
-        return fastdecode.decode_event_line(line, seed).count
+        return (decoder or fastdecode.line_decoder()).decode(line, seed).count
     except dumpfmt.Damaged:
         return 0
 
@@ -49,6 +50,7 @@ class ConsoleWatch:
         self.dump_expected = None     # from the DUMP BEGIN metadata, if it says
         self.dump_seed = 0            # its lines' CRC seed (format v2)
         self.dump_bytes = 0
+        self.decoder = fastdecode.line_decoder()    # chosen once for the whole stream
 
     def feed(self, data):
         notices = []
@@ -85,7 +87,7 @@ class ConsoleWatch:
             return 'dump_end'
         if self.in_dump:
             if line.startswith(EVENT_LINE_TAG):
-                self.dump_events += events_in(line, self.dump_seed)
+                self.dump_events += events_in(line, self.dump_seed, self.decoder)
             return None
         if READY_MARK.search(line):
             self.ready_lines += 1

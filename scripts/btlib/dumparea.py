@@ -93,12 +93,17 @@ def records_room(area_sectors):
 
 
 def is_image(path):
-    """True for a block device, or a file that starts with a partition table."""
+    """True for a block device, or a file that starts with a partition table.
+    Only a regular file is read to tell: a FIFO, `<(...)` or a terminal
+    would lose the bytes read here, so they are logs."""
     if path == '-':
         return False
     try:
-        if stat.S_ISBLK(os.stat(path).st_mode):
+        mode = os.stat(path).st_mode
+        if stat.S_ISBLK(mode):
             return True
+        if not stat.S_ISREG(mode):
+            return False
         with open(path, 'rb') as f:
             s = f.read(SECTOR)
     except OSError:

@@ -12,7 +12,7 @@ import re
 
 from .dumpfmt import (FORMAT_VERSION, MAX_CPUS, VERSIONS, Damaged, Run, id_seed, int_field,
                       text_fields)
-from .fastdecode import LineSource, decode_event_line
+from .fastdecode import LineSource, line_decoder
 from .model import KINDS, SEQ_MASK, CpuInfo, Dump, EventType, Workload
 
 # A line shaped like a dump line (whatever its CRC): '%X <n> ... *CCCCCCCC'
@@ -33,7 +33,8 @@ class DumpBuilder:
     (damage), never one silently preferred."""
 
     def __init__(self, begin: dict[str, str] | None, begin_state: str,
-                 guess: int | None = None, begin_text: bytes = b''):
+                 guess: int | None = None, begin_text: bytes = b'', decoder=None):
+        self.decode_line = (decoder or line_decoder()).decode   # the parse's, chosen once
         self.begin, self.begin_state, self.begin_text = begin, begin_state, begin_text
         self.guess = guess                # seed a damaged DUMP BEGIN seems to state
         self.warnings: list[str] = []
@@ -86,7 +87,7 @@ class DumpBuilder:
         """(line number, content) of a line checked against seed, or Damaged."""
         try:
             if text.startswith(b'%E'):
-                run = decode_event_line(text, seed)
+                run = self.decode_line(text, seed)
                 return run.line, run
             tag, line, fields = text_fields(text, seed)
             return line, (tag, fields)

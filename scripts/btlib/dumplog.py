@@ -30,7 +30,9 @@ from .model import Dump
 
 
 CHUNK = 4 << 20               # bytes read at a time
-MAX_LINE = 1 << 20            # a line longer than this cannot be a serial log's
+MAX_LINE = 1 << 20            # a line longer than this cannot be a serial log's: skipped
+MAX_BINARY = 256 << 20        # a run without a line end this long stops reading
+SKIP_NOTES = 3                # skipped runs described one by one
 
 
 def parse_log(data: bytes) -> list[Dump]:
@@ -43,7 +45,8 @@ def parse_log(data: bytes) -> list[Dump]:
 def parse_batches(batches) -> list[Dump]:
     """parse_log() of a log given as batches of its lines (LogReader): only
     the dumps' lines are kept, so memory follows the dumps, not the log."""
-    log = LogParser()
+    decoder = fastdecode.line_decoder()      # chosen once: every line goes to it
+    log = LogParser(decoder)
     seed = 0
     # The parse builds a few objects per line and keeps them all: it makes
     # no reference cycles, and the collector's passes over them would cost
@@ -52,7 +55,7 @@ def parse_batches(batches) -> list[Dump]:
     gc.disable()
     try:
         for raws in batches:
-            with fastdecode.prefetched(raws, seed) as seed:
+            with decoder.batch(raws, seed) as seed:
                 for raw in raws:
                     log.feed(raw)
             del raws                 # before the next batch is read: one batch at a time
@@ -64,26 +67,54 @@ def parse_batches(batches) -> list[Dump]:
 
 class LogReader:
     """A log file's lines in batches, CHUNK bytes read at a time, so that a
-    log of any size is parsed in bounded memory (parse_batches).  Reading
-    stops at a line longer than MAX_LINE: a serial log's lines are short
-    (dump lines at most 200 characters), so that is a disk image, zeros
-    (/dev/zero, a sparse file) or other binary data; `stopped` then says
-    where, and the dumps before it are still found.  `progress(done)` is
-    called after each chunk with the bytes read so far."""
+    log of any size is parsed in bounded memory (parse_batches).  A serial
+    log's lines are short (dump lines at most 200 characters): a run longer
+    than MAX_LINE without a line end is binary data (a disk image, zeros
+    of /dev/zero or a sparse file) and is skipped up to the next line end,
+    its place and size noted in `skipped` [(byte, bytes)], so the dumps
+    after it are still found. A run longer than MAX_BINARY stops reading
+    (/dev/zero never ends): `stopped` then says where, and the dumps before
+    it are still found.  `progress(done)` is called after each chunk with
+    the bytes read so far.  Reads from a FIFO or stdin as from a file."""
 
     def __init__(self, f, progress=None):
         self.f = f
         self.progress = progress
         self.done = 0
         self.stopped: str | None = None
+        self.skipped: list[tuple[int, int]] = []
+
+    def notes(self) -> list[str]:
+        """The skipped runs in words, one line each (the first few, then a count)."""
+        out = [f'skipped {n} bytes without a line end at byte {at} (binary data, not a '
+               f'serial log\'s lines)' for at, n in self.skipped[:SKIP_NOTES]]
+        if len(self.skipped) > SKIP_NOTES:
+            more = self.skipped[SKIP_NOTES:]
+            out.append(f'skipped {len(more)} more such runs, {sum(n for _, n in more)} bytes')
+        return out
 
     def __iter__(self):
         rest = b''
+        skip_from = None                 # where the run being skipped began
         while True:
             chunk = self.f.read(CHUNK)
             if not chunk:
                 break
+            at = self.done
             self.done += len(chunk)
+            if skip_from is not None:
+                end = _line_end(chunk)
+                if end < 0:
+                    if self.done - skip_from > MAX_BINARY:
+                        self.stopped = (f'stopped reading at byte {skip_from}: over '
+                                        f'{MAX_BINARY >> 20} MiB without a line end is no '
+                                        f'serial log (zeros, a disk image or other binary '
+                                        f'data); the rest was not read')
+                        return
+                    continue
+                self.skipped.append((skip_from, at + end - skip_from))
+                skip_from = None
+                chunk = chunk[end + 1:]
             buf = rest + chunk
             del rest
             held = buf.endswith(b'\r')        # perhaps the first half of a CR LF: keep it
@@ -91,17 +122,22 @@ class LogReader:
             del buf, chunk               # the lines are a copy: the chunk goes before the parse
             rest = lines.pop() + (b'\r' if held else b'')
             if len(rest) > MAX_LINE:
-                self.stopped = (f'stopped reading at byte {self.done - len(rest)}: '
-                                f'{len(rest) // 1024} KiB without a line end is no serial '
-                                f'log (zeros, a disk image or other binary data)')
-                yield lines
-                return
+                skip_from, rest = self.done - len(rest), b''
             if self.progress:
                 self.progress(self.done)
             yield lines
+        if skip_from is not None:         # binary data up to the end
+            self.skipped.append((skip_from, self.done - skip_from))
         if rest:                         # the last line, and the CR held back for it
             lines = NEWLINE.split(rest)
             yield lines[:-1] if lines[-1] == b'' else lines
+
+
+def _line_end(data: bytes) -> int:
+    """The index of data's first CR or LF, or -1 (memchr: a binary run is
+    skipped at the speed of reading it)."""
+    ends = [i for i in (data.find(b'\n'), data.find(b'\r')) if i >= 0]
+    return min(ends) if ends else -1
 
 
 class LogParser:
@@ -110,7 +146,8 @@ class LogParser:
     'DUMP END' closes it; '%' lines belong to the open dump; anything else
     is console noise. A line of another dump fails this dump's CRCs."""
 
-    def __init__(self):
+    def __init__(self, decoder=None):
+        self.decoder = decoder or fastdecode.line_decoder()   # its event lines' decoder
         self.dumps: list[Dump] = []
         self.cur: DumpBuilder | None = None
         self.last_end: bytes | None = None     # the DUMP END that closed the last dump
@@ -129,7 +166,7 @@ class LogParser:
         line = clean(raw)
         if line.startswith(b'%'):
             if self.cur is None:
-                self.cur = DumpBuilder(None, 'lost')
+                self.cur = DumpBuilder(None, 'lost', decoder=self.decoder)
             self.cur.add(line)
             return
         at = BEGIN_MARK.find(line)
@@ -157,14 +194,14 @@ class LogParser:
                 return
             self._close()
             self.last_end = None
-            self.cur = DumpBuilder(None, 'damaged', guess)
+            self.cur = DumpBuilder(None, 'damaged', guess, decoder=self.decoder)
             return
         if self.cur is not None and self.cur.same_begin(text):
             self.cur.warnings.append('line 0 (DUMP BEGIN) arrived twice; the copy was ignored')
             return
         self._close()
         self.last_end = None
-        self.cur = DumpBuilder(fields, 'ok', begin_text=text)
+        self.cur = DumpBuilder(fields, 'ok', begin_text=text, decoder=self.decoder)
 
     def _end(self, text: bytes):
         try:
@@ -191,7 +228,7 @@ class LogParser:
             # Another dump's END: its lines, if any arrived, were foreign here.
             theirs = cur.take_foreign(seed)
             self._close()
-            cur = self.cur = DumpBuilder(None, 'lost')
+            cur = self.cur = DumpBuilder(None, 'lost', decoder=self.decoder)
             cur.set_seed(seed)
             for line in theirs:
                 cur.add(line)

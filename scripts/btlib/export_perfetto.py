@@ -19,18 +19,26 @@ docs/host-tools.md):
   the END's others (end_NAME when the BEGIN has NAME too) on the end;
 - INSTANT events and halves without a partner are TYPE_INSTANT, the
   latter with the annotation unmatched = true;
+- a slice that cannot nest in time on its CPU's track (a non-monotonic
+  TSC: B1 < B2 < E1 < E2, or an END before its BEGIN; crossing()) would
+  be re-paired by Perfetto's trace processor, which pairs each END with
+  the innermost open slice: its halves are TYPE_INSTANT instead, each
+  with the annotation crossing = its partner's seq, and counted;
 - flows (flows.py: IPI_SEND -> IPI_RECV) are flow_ids on the cause and
   terminating_flow_ids on the effect: one arrow between two CPU tracks;
 - a hole in a CPU's sequence numbers is an instant *LOST* (category
   loss; events, first_seq, cause) where the JSON export puts one;
 - the dump's header, tsc_hz, losses per CPU and the unmatched counts are
   the annotations of an instant "dump N" on the root track, at time 0.
-Times are nanoseconds since the first event (TracePacket.timestamp).
+Times are nanoseconds since the first event (TracePacket.timestamp),
+clamped to 0..2^63-1 (Perfetto reads them signed; a later one is said).
 
 With the compiled core each CPU's events are written in C
 (decoder/perfettoout.c); _cpu_packets() is the same bytes in pure Python
 (BT_PURE_PYTHON=1), and test_perfetto.py compares the two. Memory stays
-one CPU's records, as for the other exporters.
+one CPU's records (and, when the Python writer takes a dump the compiled
+core parsed, that CPU's Event objects only), as for the other exporters;
+a dump parsed in pure Python holds every Event from its parse on.
 """
 
 from dataclasses import dataclass
@@ -38,7 +46,7 @@ from dataclasses import dataclass
 from . import fastdecode
 from .flows import flows as find_flows
 from .losses import hole_causes
-from .model import RECORD_SIZE, Event, as_signed, seqs_of
+from .model import RECORD_SIZE, Event, as_signed, events_of, seqs_of
 from .outsink import byte_sink, is_binary
 from .pairs import match_cpu, role_table, roles
 from .timeline import LOST_NAME, NS_PER_S, TIMER_EVENT
@@ -53,7 +61,9 @@ NAME_IID_SLICE = 1 << 16        # event names: type + 1, slice names: this + 1 +
 NAME_IID_LOST = 2 << 16 | 1
 LOSS_CATEGORY = 'loss'
 UNMATCHED = 'unmatched'
+CROSSING = 'crossing'
 MASK64 = (1 << 64) - 1
+TIME_MAX = (1 << 63) - 1        # TracePacket.timestamp is read as signed
 
 # TrackEvent.Type, TracePacket.sequence_flags, TrackDescriptor.ChildTracksOrdering,
 # CounterDescriptor.Unit
@@ -117,7 +127,25 @@ def uuid(cpu, k=0):
 
 
 def clamp(ns):
-    return max(0, min(ns, MASK64))
+    return max(0, min(ns, TIME_MAX))
+
+
+def crossing(spans):
+    """The indices of spans [((BEGIN ns, position), (END ns, position))]
+    that cannot nest on one track in time order, as the trace processor
+    orders packets (timestamp, then their order in the sequence): taken
+    in BEGIN order, a slice that would outlast the innermost one still
+    open, or ends before it begins (perfettoout.c mark_crossing)."""
+    out, stack = set(), []
+    for k in sorted(range(len(spans)), key=lambda k: spans[k][0]):
+        begin, end = spans[k]
+        while stack and stack[-1] < begin:
+            stack.pop()
+        if end < begin or (stack and stack[-1] < end):
+            out.add(k)
+        else:
+            stack.append(end)
+    return out
 
 
 # ---- what is written once: names, formats -------------------------------------------
@@ -139,7 +167,7 @@ class Schema:
         labels = set()
         for v in views.values():
             labels |= {n for n, _, _ in v.fields} | {'end_' + n for n, _, _ in v.fields}
-        labels |= {UNMATCHED, 'events', 'first_seq', 'cause'}
+        labels |= {UNMATCHED, CROSSING, 'events', 'first_seq', 'cause'}
         self.label_iid = {n: k + 1 for k, n in enumerate(sorted(labels))}
         self.role = roles(tl)
         halves = {}                   # pair key -> ([BEGIN types], [END types])
@@ -224,17 +252,21 @@ class _Counters:
 
 
 def _cpu_packets(sch, cpu_params, events, marks, flow_ends, timer_id):
-    """(packets, unmatched count) of one CPU's events (Event objects, ring
-    order): exactly what perfettoout.c writes."""
+    """(packets, unmatched count, crossing slices) of one CPU's events
+    (Event objects, ring order): exactly what perfettoout.c writes."""
     tl = sch.tl
     slices, unmatched = match_cpu(tl, events)
     pos = {id(ev): i for i, ev in enumerate(events)}
     kind, partner = {}, {}
-    for s in slices:
-        b, e = pos[id(s.begin)], pos[id(s.end)]
+    ends = [(pos[id(s.begin)], pos[id(s.end)]) for s in slices]
+    for b, e in ends:
         kind[b], partner[b], kind[e], partner[e] = 'begin', e, 'end', b
     for ev in unmatched:
         kind[pos[id(ev)]] = UNMATCHED
+    crossed = crossing([((clamp(tl.ns(events[b].tsc)), b), (clamp(tl.ns(events[e].tsc)), e))
+                        for b, e in ends])
+    for k in crossed:
+        kind[ends[k][0]] = kind[ends[k][1]] = CROSSING
     mark_at = dict(marks)
     flows_at = {}
     for at, fid, term in flow_ends:
@@ -263,6 +295,8 @@ def _cpu_packets(sch, cpu_params, events, marks, flow_ends, timer_id):
                                  for label, index, ph, sgn in fmt.fields)
         if k == UNMATCHED:
             te += annotation(sch.label_iid[UNMATCHED], f_varint(2, 1))
+        elif k == CROSSING:
+            te += annotation(sch.label_iid[CROSSING], f_varint(3, events[partner[i]].seq))
         if ev.type == timer_id:
             te += f_varint(12, as_signed(ev.a1) * NS_PER_S // tl.hz)
         for fid, term in flows_at.get(i, ()):
@@ -272,7 +306,7 @@ def _cpu_packets(sch, cpu_params, events, marks, flow_ends, timer_id):
         counters.flush(out)
     if len(events) in mark_at:
         out.append(mark_at[len(events)])
-    return out, len(unmatched)
+    return out, len(unmatched), len(crossed)
 
 
 # ---- the parts both writers share -------------------------------------------------------
@@ -349,7 +383,7 @@ def _sequence_start(sch, cpu, timer_id):
                   + f_varint(13, SEQ_CLEARED) + f_ld(59, f_ld(11, defaults)))
 
 
-def _metadata(tl, found, unmatched):
+def _metadata(tl, found, unmatched, crossed, late):
     """The instant "dump N" on the root track: what the JSON's otherData holds."""
     d = tl.dump
 
@@ -357,6 +391,7 @@ def _metadata(tl, found, unmatched):
         return f_ld(4, f_str(10, name) + tail)
     anns = [ann('dump_index', f_varint(3, d.index)), ann('complete', f_varint(2, d.complete)),
             ann('tsc_hz', f_varint(3, d.tsc_hz)), ann('unmatched_halves', f_varint(3, unmatched)),
+            ann('crossing_slices', f_varint(3, crossed)), ann('times_clamped', f_varint(2, late)),
             ann('flows', f_varint(3, found.matched)),
             ann('unmatched_flow_causes', f_varint(3, found.unmatched_causes)),
             ann('unmatched_flow_effects', f_varint(3, found.unmatched_effects))]
@@ -378,7 +413,8 @@ def _native_writer(sch, timer_id):
     if any(len(n.encode('utf-8')) > PHASE_NAME_MAX for n in sch.tl.phases.values()):
         return None                   # cut names: the Python writer takes them
     return fastdecode.perfetto_writer(to_c, slices, sch.tl.phases, sch.tl.t0, sch.tl.hz, timer_id,
-                                      sch.label_iid[UNMATCHED], BUCKET_NS, role_table(sch.tl))
+                                      sch.label_iid[UNMATCHED], BUCKET_NS, role_table(sch.tl),
+                                      sch.label_iid[CROSSING])
 
 
 @dataclass
@@ -390,6 +426,8 @@ class Summary:
     unmatched_flow_causes: int
     unmatched_flow_effects: int
     bytes: int
+    crossing_slices: int = 0   # slices written as two instants (crossing=)
+    times_clamped: bool = False   # some time was past 2^63-1 ns: written as that
 
 
 def write_perfetto(tl, out):
@@ -411,7 +449,7 @@ def write_perfetto(tl, out):
     native = _native_writer(sch, timer_id)
     descriptors, params = _tracks(tl, timer_id)
     put(b''.join(descriptors))
-    unmatched = 0
+    unmatched = crossed = 0
     for cpu in dump.cpus:
         p = params[cpu.cpu]
         put(_sequence_start(sch, cpu.cpu, timer_id))
@@ -420,13 +458,28 @@ def write_perfetto(tl, out):
             records = cpu.packed()
             if records is None:           # a dump built from Event objects
                 records = b''.join(e.raw() for e in cpu.events)
-            unmatched += native(records, p, _lost_marks(sch, p['seq_id'], cpu, records),
-                                ends, put)
-            continue
-        packets, n = _cpu_packets(sch, p, cpu.events, _lost_marks(sch, p['seq_id'], cpu),
-                                  ends, timer_id)
-        put(b''.join(packets))
-        unmatched += n
-    put(_metadata(tl, found, unmatched))
+            n, x = native(records, p, _lost_marks(sch, p['seq_id'], cpu, records), ends, put)
+        else:
+            # Events of this CPU only, not kept on it: a dump parsed by the
+            # compiled core never holds more than one CPU's Event objects.
+            records = cpu.packed() if cpu.compiled() else None
+            events = cpu.events if records is None else events_of(records, cpu.cpu)
+            packets, n, x = _cpu_packets(sch, p, events,
+                                         _lost_marks(sch, p['seq_id'], cpu, records), ends,
+                                         timer_id)
+            del events
+            put(b''.join(packets))
+        unmatched, crossed = unmatched + n, crossed + x
+    late = _times_past_the_range(tl)
+    put(_metadata(tl, found, unmatched, crossed, late))
     return Summary(len(dump.cpus), unmatched, found.matched, found.unmatched_causes,
-                   found.unmatched_effects, written)
+                   found.unmatched_effects, written, crossed, late)
+
+
+def _times_past_the_range(tl):
+    """Whether some event's time is past TIME_MAX ns (clamped to it)."""
+    if tl.merge is not None:
+        last = tl.merge.last_tsc
+    else:
+        last = max((e.tsc for c in tl.dump.cpus for e in c.events), default=None)
+    return last is not None and tl.ns(last) > TIME_MAX

@@ -15,7 +15,9 @@ was decoded in, not a copy (decode_line: bytes); see events_of().
 
 A line answered PUNT holds something only the reference decoder judges
 exactly (a varint over 64 bits, '=' in its base64, an over-long line):
-decode_event_line() decodes that one line with dumpfmt's Python code.
+CLineDecoder.decode() decodes that one line with dumpfmt's Python code.
+A parse picks its line decoder once (line_decoder(): CLineDecoder or
+PyLineDecoder) and gives it every line.
 """
 
 from __future__ import annotations
@@ -176,25 +178,42 @@ class LineRun(Run):
         return self._events
 
 
-# Event lines decoded ahead, in one batch per seed (a ctypes call per line
-# costs more than decoding it): {seed: {text: LineRun or status}}. The
-# batch keeps no events, only each line's header and count: a CPU's lines
-# are decoded again, a CPU at a time, when its events are read
-# (LineSource), so the parse holds the log, not the records.
-_PREFETCHED: dict[int, dict] = {}
-_NOTHING: dict = {}
+class PyLineDecoder:
+    """The reference line decoder (dumpfmt.decode_event_line_py), as a
+    parse uses it when the compiled core is not: line_decoder() picks one
+    of the two once per parse, and every line then goes to that one."""
+
+    @contextlib.contextmanager
+    def batch(self, raws: list[bytes], seed: int = 0):
+        """CLineDecoder.batch() for the reference decoder: nothing is
+        decoded ahead, so no seed needs following (it yields `seed`)."""
+        yield seed
+
+    def decode(self, text: bytes, seed: int = 0) -> Run:
+        """One event line; raises dumpfmt.Damaged."""
+        return dumpfmt.decode_event_line_py(text, seed)
 
 
-@contextlib.contextmanager
-def prefetched(raws: list[bytes], seed: int = 0):
-    """While it lasts, decode_event_line() finds the event lines of raws
-    (a log's lines) decoded ahead, in batches, each with the seed of the
-    DUMP BEGIN before it (`seed`: the one in force before raws' first line,
-    when raws is a later part of a log); a line the batch missed (one that
-    needed cleaning, or belongs to another dump's seed) is decoded on its
-    own.  Yields the seed in force after raws' last line."""
-    try:
-        if available():
+class CLineDecoder:
+    """The compiled line decoder: a log's event lines decoded ahead, in one
+    batch per seed (a ctypes call per line costs more than decoding it):
+    `ahead` {seed: {text: LineRun or status}}. The batch keeps no events,
+    only each line's header and count: a CPU's lines are decoded again, a
+    CPU at a time, when its events are read (LineSource), so the parse
+    holds the log, not the records."""
+
+    def __init__(self):
+        self.ahead: dict[int, dict] = {}
+
+    @contextlib.contextmanager
+    def batch(self, raws: list[bytes], seed: int = 0):
+        """While it lasts, decode() finds the event lines of raws (a log's
+        lines) decoded ahead, in batches, each with the seed of the DUMP
+        BEGIN before it (`seed`: the one in force before raws' first line,
+        when raws is a later part of a log); a line the batch missed (one
+        that needed cleaning, or belongs to another dump's seed) is decoded
+        on its own.  Yields the seed in force after raws' last line."""
+        try:
             groups: dict[int, list[bytes]] = {}
             for raw in raws:
                 if raw.startswith(b'%E'):
@@ -202,11 +221,35 @@ def prefetched(raws: list[bytes], seed: int = 0):
                 elif b'DUMP BEGIN' in raw:
                     seed = dumpfmt.begin_seed(raw)
             for group, texts in groups.items():
-                _PREFETCHED[group] = {text: _scanned_run(res, text, group) for text, res in
-                                      zip(texts, scan_lines(texts, group))}
-        yield seed
-    finally:
-        _PREFETCHED.clear()
+                self.ahead[group] = {text: _scanned_run(res, text, group) for text, res in
+                                     zip(texts, scan_lines(texts, group))}
+            yield seed
+        finally:
+            self.ahead.clear()
+
+    def decode(self, text: bytes, seed: int = 0) -> Run:
+        """One event line, with the same result as the reference decoder
+        (test_fastdecode); raises dumpfmt.Damaged."""
+        run = self.ahead.get(seed, _NOTHING).get(text)
+        if run is None:
+            res = decode_line(text, seed)
+            run = res if isinstance(res, int) else Run(*res[:5], None, res[5])
+        if not isinstance(run, int):
+            return run
+        if run == DAMAGED:
+            raise Damaged
+        run = dumpfmt.decode_event_line_py(text, seed)          # PUNT
+        run.records = b''.join(e.raw() for e in run.events)
+        return run
+
+
+_NOTHING: dict = {}
+
+
+def line_decoder():
+    """The line decoder a parse uses from start to end: the compiled one
+    when available(), else the reference one. Asked once per parse."""
+    return CLineDecoder() if available() else PyLineDecoder()
 
 
 def _scanned_run(res, text: bytes, seed: int) -> LineRun | int:
@@ -216,22 +259,9 @@ def _scanned_run(res, text: bytes, seed: int) -> LineRun | int:
 
 
 def decode_event_line(text: bytes, seed: int = 0) -> Run:
-    """One event line, by the compiled core when it is there (the same
-    result: test_fastdecode), else by dumpfmt.decode_event_line_py; raises
-    dumpfmt.Damaged."""
-    run = _PREFETCHED.get(seed, _NOTHING).get(text)
-    if run is None:
-        if not available():
-            return dumpfmt.decode_event_line_py(text, seed)
-        res = decode_line(text, seed)
-        run = res if isinstance(res, int) else Run(*res[:5], None, res[5])
-    if not isinstance(run, int):
-        return run
-    if run == DAMAGED:
-        raise Damaged
-    run = dumpfmt.decode_event_line_py(text, seed)          # PUNT
-    run.records = b''.join(e.raw() for e in run.events)
-    return run
+    """One event line on its own, by the decoder line_decoder() picks;
+    raises dumpfmt.Damaged. A parse of many lines picks once instead."""
+    return line_decoder().decode(text, seed)
 
 
 WINDOW_EVENTS = 1 << 12      # events per window of LineSource: 128 KiB of records
@@ -753,6 +783,7 @@ def pick_types(records: bytes, wanted) -> list[int]:
 
 
 PF_FIELDS = native.PF_FIELDS
+PF_CROSSING = 4              # perfettoout.c's kind of a crossing slice's half
 
 
 def _pf_fmt(fmt):
@@ -767,11 +798,11 @@ def _pf_fmt(fmt):
 
 
 def perfetto_writer(instants: dict, slices: dict, phases: dict, t0: int, hz: int, timer,
-                    unmatched_iid: int, bucket_ns: int, roles):
+                    unmatched_iid: int, bucket_ns: int, roles, crossing_iid: int):
     """A function (records, cpu, marks, flows, out) writing one CPU's
     packets (export_perfetto's reference writer, after the sequence's
-    first packet) to write(bytes) `out`; returns its unmatched count, or
-    None when something does not fit perfettoout.c.
+    first packet) to write(bytes) `out`; returns its (unmatched halves,
+    crossing slices), or None when something does not fit perfettoout.c.
 
     instants: {type: fmt}, slices: {(BEGIN type, END type): (BEGIN fmt,
     END fmt)}, a fmt (head bytes, [(label iid, value index, is_phase,
@@ -797,7 +828,7 @@ def perfetto_writer(instants: dict, slices: dict, phases: dict, t0: int, hz: int
     ph = (_Phase * max(1, len(table)))(*[_Phase(k, n) for k, n in table])
     ctx = _Pf(fmts, index, pairs, len(keys), ph, len(table), t0, hz,
               timer if timer is not None and 0 <= timer < TYPE_LIMIT else TYPE_LIMIT, 0,
-              unmatched_iid, bucket_ns)
+              unmatched_iid, bucket_ns, crossing_iid)
     keep = (fmts, index, pairs, ph, table, made)
     lib = native.lib()
     ref = ctypes.byref(ctx)
@@ -827,5 +858,5 @@ def perfetto_writer(instants: dict, slices: dict, phases: dict, t0: int, hz: int
             size = lib.bt_pf_rows(ref, cref, buf, cap)
             out(ctypes.string_at(buf, size))
             if c.done:
-                return unmatched
+                return unmatched, bytes(kind).count(PF_CROSSING) // 2
     return write

@@ -8,15 +8,25 @@ both names are in their table (as pairs.py pairs old dumps by base name).
 The rule (docs/dump-format.md, "Flows"): a cause on CPU s whose a0 is d
 and an effect on CPU d whose a0 is s, with the same a1, have the same
 key (s, d, a1). A key's causes and effects are taken in TSC order (a
-cause first at equal TSC). An effect ends the flow of the oldest cause
-waiting for one; at most WAIT_DEPTH causes wait, and the next one gives
-the oldest up (unmatched: its effect was lost or overwritten, or the
-interrupt controller merged two IPIs into one). Two, because an effect
-can be recorded after the next cause: the IPI workload's receiver
-acknowledges a ping before it traces IPI_RECV, and the sender may trace
-its next IPI_SEND in between. An effect with no waiting cause is
-unmatched, and so are the causes still waiting at the end. Unmatched
-ends are not drawn; they are counted.
+cause first at equal TSC). A flow is drawn only where the pairing is
+proven by that order:
+
+* an effect ends the flow of the newest cause before it; a cause that a
+  newer one overtook before any effect came is given up (the interrupt
+  controller merged the two IPIs into one, or its effect was lost), so
+  one merged or lost IPI never shifts the later flows of its key;
+* except where the key's next events prove that effects lag their causes
+  by one: from an effect that finds two causes waiting, pairing in order
+  (the oldest waiting cause first, never more than WAIT_DEPTH waiting)
+  comes back to no cause waiting within LAG_CHAIN events. Then each
+  cause has its own effect, in order (the IPI workload's receiver
+  acknowledges a ping before it traces IPI_RECV, so the sender may trace
+  its next IPI_SEND in between: C1 C2 E1 C3 E2 E3);
+* a cause and its effect are at most WINDOW_NS apart (an IPI arrives in
+  microseconds; no arrow is drawn across a gap).
+
+An effect with no cause to pair, a cause given up and a cause still
+waiting at the end are unmatched: not drawn, counted.
 
 Matching needs every CPU's flow events at once, so flows() reads each
 CPU once before an exporter streams them: it keeps only the flow events
@@ -30,6 +40,8 @@ from .model import RECORD_SIZE, Event
 
 LEGACY_FLOWS = (('IPI_SEND', 'IPI_RECV'),)   # dumps without flow=
 WAIT_DEPTH = 2               # causes of one key waiting for their effect, at most
+WINDOW_NS = 100_000_000      # a cause and its effect, at most this far apart
+LAG_CHAIN = 64               # events looked ahead to prove effects lag their causes
 
 
 @dataclass
@@ -93,20 +105,15 @@ def flows(tl):
                 src, dst = (ev.a0, cpu.cpu) if is_effect else (cpu.cpu, ev.a0)
                 keyed.setdefault(((c, e), src, dst, ev.a1), []).append(
                     (ev.tsc, is_effect, cpu.cpu, i, ev))
+    window = WINDOW_NS * tl.hz // 10**9
     ends = []
     for key in sorted(keyed, key=lambda k: (k[0], k[1], k[2], k[3])):
-        waiting = []
-        for tsc, is_effect, cpu, i, ev in sorted(keyed[key], key=lambda x: (x[0], x[1], x[2], x[3])):
-            if not is_effect:
-                waiting.append((cpu, i, ev))
-                if len(waiting) > WAIT_DEPTH:
-                    waiting.pop(0)
-                    out.unmatched_causes += 1
-            elif not waiting:
-                out.unmatched_effects += 1
-            else:
-                ends.append((waiting.pop(0), (cpu, i, ev), names[key[0]]))
-        out.unmatched_causes += len(waiting)
+        evs = sorted(keyed[key], key=lambda x: (x[0], x[1], x[2], x[3]))
+        name = names[key[0]]
+        causes, effects, paired = _match(evs, window)
+        out.unmatched_causes += causes
+        out.unmatched_effects += effects
+        ends += [(c[2:], e[2:], name) for c, e in paired]
     ends.sort(key=lambda x: (x[0][2].tsc, x[0][0], x[0][1]))
     for n, (cause, effect, name) in enumerate(ends, 1):
         for (cpu, i, ev), term in ((cause, False), (effect, True)):
@@ -115,3 +122,60 @@ def flows(tl):
         v.sort(key=lambda f: (f.index, f.flow_id))
     out.matched = len(ends)
     return out
+
+
+def _match(evs, window: int):
+    """One key's events, (tsc, is effect, cpu, index, event) in TSC order,
+    paired by the rule above: (unmatched causes, unmatched effects,
+    [(cause, effect)])."""
+    waiting, paired = [], []
+    lost_causes = lost_effects = 0
+    k = 0
+    while k < len(evs):
+        ev = evs[k]
+        if not ev[1]:
+            k += 1
+            waiting.append(ev)
+            if len(waiting) > WAIT_DEPTH:
+                waiting.pop(0)
+                lost_causes += 1
+            continue
+        near = [c for c in waiting if ev[0] - c[0] <= window]
+        lost_causes += len(waiting) - len(near)
+        waiting = []
+        chain = _lagging(evs, k, near, window) if len(near) > 1 else None
+        if chain is not None:                 # each cause its own effect, in order
+            paired += chain[0]
+            k = chain[1]
+            continue
+        k += 1
+        if not near:
+            lost_effects += 1
+        else:
+            lost_causes += len(near) - 1      # overtaken by the newest
+            paired.append((near[-1], ev))
+    return lost_causes + len(waiting), lost_effects, paired
+
+
+def _lagging(evs, at: int, waiting: list, window: int):
+    """The proof that an effect was traced after the next cause: from the
+    effect evs[at], with `waiting` causes, the key's events pair in order
+    (each effect the oldest waiting cause's, within the window, never
+    more than WAIT_DEPTH waiting) until no cause waits: then ([(cause,
+    effect)], the index after the chain); else None (not proven: a merged
+    or lost IPI is as likely). Looks at most LAG_CHAIN events ahead."""
+    queue, pairs = list(waiting), []
+    for j in range(at, min(len(evs), at + LAG_CHAIN)):
+        ev = evs[j]
+        if not ev[1]:
+            queue.append(ev)
+            if len(queue) > WAIT_DEPTH:
+                return None
+            continue
+        cause = queue.pop(0)
+        if ev[0] - cause[0] > window:
+            return None
+        pairs.append((cause, ev))
+        if not queue:
+            return pairs, j + 1
+    return None

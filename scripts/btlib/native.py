@@ -89,7 +89,7 @@ STRUCTS = {
     'bt_pf': [('fmts', Ptr('bt_pf_fmt')), ('type_index', u16p), ('pairs', Ptr('bt_json_pair')),
               ('npairs', size_t), ('phases', Ptr('bt_phase')), ('nphases', size_t),
               ('t0', u64), ('hz', u64), ('timer', u32), ('unused', u32),
-              ('unmatched_iid', u64), ('bucket_ns', u64)],
+              ('unmatched_iid', u64), ('bucket_ns', u64), ('crossing_iid', u64)],
     'bt_pf_cpu': [('ev', vp), ('n', size_t), ('partner', u32p), ('kind', u8p),
                   ('marks', Ptr('bt_pf_mark')), ('nmarks', size_t),
                   ('flows', Ptr('bt_pf_flow')), ('nflows', size_t), ('seq_id', u64),

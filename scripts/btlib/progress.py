@@ -90,8 +90,9 @@ class WriteProgress:
     def _run(self, started):
         while True:                      # at once, then every interval until done
             spent = time.monotonic() - started
-            self.line.show(f'{self.label}: {human_bytes(self.size())} in {spent:.0f} s',
-                           force=True)
+            done = self.size()           # nothing yet: the export is still being prepared
+            self.line.show(f'{self.label}: {human_bytes(done) if done else "preparing"} in '
+                           f'{spent:.0f} s', force=True)
             if self._stop.wait(self.interval):
                 return
 

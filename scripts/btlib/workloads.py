@@ -27,7 +27,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .model import CPU_BYTE, SEQ_MODULUS, Dump, Event, as_signed
+from . import fastdecode
+from .dumpfmt import NEWLINE
+from .model import CPU_BYTE, RECORD_SIZE, SEQ_MODULUS, Dump, Event, as_signed, events_of
 from .timeline import merged_events
 
 # For dumps without %W lines only: a0 of WORKLOAD_BEGIN/END and the result
@@ -110,7 +112,8 @@ def runs(dump: Dump) -> list[Run]:
     begin, end = ids.get('WORKLOAD_BEGIN'), ids.get('WORKLOAD_END')
     bounds: dict[tuple[str, int], list] = {}          # (name, number) -> [begin, end]
     results: list[Event] = []
-    for e in merged_events(dump):
+    wanted = {begin, end} | {i for i, n in names.items() if n in result_events}
+    for e in _events_of_types(dump, wanted - {None}):
         if e.type in (begin, end) and e.a0 in workload_ids:
             b = bounds.setdefault((workload_ids[e.a0], e.a1), [None, None])
             if e.type == begin:
@@ -131,6 +134,29 @@ def runs(dump: Dump) -> list[Run]:
     for run in out:
         run.result = _RESULTS[run.name](run, dump) if run.name in _RESULTS else {}
     return out
+
+
+def _events_of_types(dump: Dump, wanted: set[int]) -> list[Event]:
+    """The dump's events of the types in `wanted`, in timeline order
+    (tsc, cpu, seq) as merged_events() gives them, built as Event objects
+    only for those: a CPU's records are read a window at a time and the
+    others never become objects, so memory follows the results, not the
+    dump (a 16.7 M-event dump of no workload builds none)."""
+    if not all(c.compiled() for c in dump.cpus) or not fastdecode.available():
+        return [e for e in merged_events(dump) if e.type in wanted]
+    found = []
+    for c in dump.cpus:
+        source = c.record_source()
+        for records in [source] if isinstance(source, bytes) else source.windows():
+            picked = fastdecode.pick_types(records, wanted)
+            found += events_of(b''.join([records[i * RECORD_SIZE:(i + 1) * RECORD_SIZE]
+                                         for i in picked]), c.cpu)
+    found.sort(key=_merge_key)
+    return found
+
+
+def _merge_key(e: Event):
+    return e.tsc, e.cpu, e.seq
 
 
 def _owner(all_runs: list[Run], name: str, tsc: int, tsc_hz: int) -> Run | None:
@@ -483,23 +509,40 @@ def _check_cpu(out: StressCheck, di: int, dump: Dump, c, sources: set, seen: dic
 
 # ---- bench ----------------------------------------------------------------------------
 
-_BENCH = re.compile(rb'^BENCH (.*?)\s*$', re.M)
+_BENCH = re.compile(rb'BENCH (.*?)\s*\Z', re.S)
+
+
+class BenchTables:
+    """The kernel bench's tables (BENCH BEGIN ... BENCH END) of a log fed
+    to it line by line (feed(lines): a batch of dumplog.LogReader), so the
+    log need not be held whole; `tables`, newest last: [{'header': {...},
+    'rows': [{'variant', 'scope', 'ticks', ...}]}]."""
+
+    def __init__(self):
+        self.tables: list[dict] = []
+        self.cur = None
+
+    def feed(self, lines) -> None:
+        for line in lines:
+            if line.startswith(b'BENCH '):
+                self._line(_BENCH.match(line).group(1))
+
+    def _line(self, text: bytes) -> None:
+        words = text.decode('ascii', 'replace').split()
+        if not words:
+            return
+        fields = dict(w.split('=', 1) for w in words if '=' in w)
+        if words[0] == 'BEGIN':
+            self.cur = {'header': fields, 'rows': []}
+        elif words[0] == 'END' and self.cur is not None:
+            self.tables.append(self.cur)
+            self.cur = None
+        elif self.cur is not None and 'variant' in fields:
+            self.cur['rows'].append(fields)
 
 
 def bench_lines(data: bytes) -> list[dict]:
-    """The kernel bench's tables (BENCH BEGIN ... BENCH END), newest last:
-    [{'header': {...}, 'rows': [{'variant', 'scope', 'ticks', ...}]}]."""
-    tables, cur = [], None
-    for m in _BENCH.finditer(data):
-        words = m.group(1).decode('ascii', 'replace').split()
-        if not words:
-            continue
-        fields = dict(w.split('=', 1) for w in words if '=' in w)
-        if words[0] == 'BEGIN':
-            cur = {'header': fields, 'rows': []}
-        elif words[0] == 'END' and cur is not None:
-            tables.append(cur)
-            cur = None
-        elif cur is not None and 'variant' in fields:
-            cur['rows'].append(fields)
-    return tables
+    """BenchTables of a whole log in memory."""
+    bench = BenchTables()
+    bench.feed(NEWLINE.split(data))
+    return bench.tables

@@ -139,7 +139,8 @@ class BtlibLayering(unittest.TestCase):
     def test_the_graph_is_read(self):
         self.assertIn('btlib.model', self.edges['btlib.dumpfmt'])
         self.assertIn('btlib.dumplog', self.edges['scripts/decode'])
-        self.assertIn('btlib.export_json', self.edges['scripts/decode'])   # importlib's
+        self.assertIn('btlib.exportfile', self.edges['scripts/decode'])
+        self.assertIn('btlib.export_json', self.edges['btlib.exportfile'])   # importlib's
 
     def test_the_model_is_the_bottom(self):
         self.assertEqual(self.edges['btlib.model'], set())

@@ -369,6 +369,22 @@ class BothPaths(unittest.TestCase):
                 self.assertEqual([merged_events(d) for d in native], [merged_events(d) for d in python])
 
 
+    def test_the_decoder_is_chosen_once_per_parse(self):
+        """The parse asks which line decoder to use once, not per line (issue
+        26, item 5): with the choice counted, a log of thousands of event
+        lines, some needing cleaning, asks once, on either path."""
+        log = self.logs()[-1]
+        self.assertGreater(log.count(b'%E'), 100)
+        for pure in (False, True):
+            asked = []
+            with mock.patch.object(fastdecode, 'available',
+                                   lambda: asked.append(1) or not pure):
+                dumps = dumplog.parse_log(log)
+            with self.subTest(pure=pure):
+                self.assertTrue(dumps and dumps[0].cpus)
+                self.assertEqual(len(asked), 1)
+
+
 def seq_facts(seqs):
     """(first, last, consecutive) of a CPU's seqs, as bt_scan judges them."""
     return seqs[0], seqs[-1], all(b == a + 1 for a, b in zip(seqs, seqs[1:]))

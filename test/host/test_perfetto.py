@@ -12,6 +12,7 @@ event; test_oracle does the same for decode -f perfetto on the fixtures. protoc 
 CI=true, where they fail.
 """
 
+import contextlib
 import io
 import json
 import os
@@ -38,6 +39,7 @@ from test_json_native import built_dump, damaged, types            # noqa: E402
 
 SCHEMA = ROOT / 'test' / 'host' / 'perfetto_trace.proto'
 MAX_BYTES_PER_EVENT = 40     # issue 21's target
+SIGNED_MAX = (1 << 63) - 1   # Perfetto reads a packet's timestamp as signed
 
 
 def protoc():
@@ -138,6 +140,23 @@ class Counts(unittest.TestCase):
         self.assertEqual((found.matched, found.unmatched_causes, found.unmatched_effects),
                          (426, 9, 0))
         self.assertEqual(got['flow_starts'], 426)
+        # The wake IPIs (vector 81) merge: each receive is the newest send's
+        # before it, never one a merge left behind (the old rule drew 6
+        # such arrows here, up to 26 ms long).
+        sends, causes, recvs = {}, {}, {}
+        for c in d.cpus:
+            for e in c.events:
+                if d.types[e.type].name == 'IPI_SEND' and e.a1 == 81:
+                    sends.setdefault((c.cpu, e.a0), []).append(e.tsc)
+        for cpu, ends in found.by_cpu.items():
+            for end in (e for e in ends if e.event.a1 == 81):
+                (recvs if end.terminating else causes)[end.flow_id] = (cpu, end.event)
+        arrows = 0
+        for fid, (cpu, recv) in recvs.items():
+            before = [t for t in sends[(recv.a0, cpu)] if t <= recv.tsc]
+            self.assertEqual(causes[fid][1].tsc, max(before), f'flow {fid}')
+            arrows += 1
+        self.assertGreater(arrows, 30)
 
     def test_a_gen_dump_dump_is_small(self):
         log, _ = generate('cpus=4', 'events=20000', 'cap=16384', 'seed=3', 'noise=0')
@@ -167,6 +186,100 @@ class Counts(unittest.TestCase):
         for want in ('name: "baretrace dump 0"', 'name: "header.v"',
                      f'uint_value: {d.tsc_hz}', 'name: "missing_events.cpu1"'):
             self.assertTrue(want in text, want)
+
+
+def packets_of(text):
+    """[(sequence id, timestamp, 'B' | 'E' | None)] of protoc's text, in file order."""
+    out = []
+    for block in text.split('\npacket {')[1:]:
+        seq = re.search(r'^  trusted_packet_sequence_id: (\d+)', block, re.M)
+        ts = re.search(r'^  timestamp: (-?\d+)', block, re.M)
+        kind = re.search(r'type: TYPE_SLICE_(BEGIN|END)', block)
+        out.append((int(seq.group(1)) if seq else 0, int(ts.group(1)) if ts else 0,
+                    kind.group(1)[0] if kind else None))
+    return out
+
+
+def stack_pairs(items):
+    """[(BEGIN, END)] of (position, 'B'|'E') items paired as a track's
+    slice stack does (an END closes the innermost open BEGIN); an END
+    with nothing open pairs with None."""
+    open_, pairs_ = [], []
+    for pos, kind in items:
+        if kind == 'B':
+            open_.append(pos)
+        elif kind == 'E':
+            pairs_.append((open_.pop() if open_ else None, pos))
+    return sorted(pairs_, key=lambda p: p[1])
+
+
+def check_trace(test, data):
+    """The project's Perfetto checker: every timestamp in Perfetto's signed
+    range, and on each sequence (a CPU's track) the trace processor's
+    pairing (packets in timestamp order, the sequence's order at equal
+    times) is the export's own (packets in the order written): no slice
+    is re-paired. Returns the packets."""
+    text, _ = parsed(data)
+    packets = packets_of(text)
+    test.assertTrue(all(0 <= ts <= SIGNED_MAX for _, ts, _ in packets),
+                    'a timestamp outside 0..2^63-1')
+    by_seq = {}
+    for pos, (seq, ts, kind) in enumerate(packets):
+        by_seq.setdefault(seq, []).append((ts, pos, kind))
+    for seq, items in by_seq.items():
+        written = stack_pairs([(pos, kind) for _, pos, kind in items])
+        shown = stack_pairs([(pos, kind) for _, pos, kind in sorted(items)])
+        test.assertEqual(shown, written, f'sequence {seq}: slices re-paired')
+    return text
+
+
+class CrossingAndRange(unittest.TestCase):
+    """Issue 29, item 6: what Perfetto shows is what the export means."""
+
+    def test_the_mixed_workload(self):
+        log, _ = generate('cpus=4', 'events=3000', 'cap=2048', 'workload=mixed', 'seed=8')
+        tl = Timeline(dumplog.parse_log(log)[-1])
+        data, summary = exported(tl)
+        text = check_trace(self, data)
+        self.assertGreater(summary.crossing_slices, 0)
+        self.assertEqual(len(re.findall(rf'name_iid: {self.crossing_iid(tl)}\n\s*uint_value',
+                                        text)), 2 * summary.crossing_slices)
+
+    def crossing_iid(self, tl):
+        return export_perfetto.Schema(tl).label_iid[export_perfetto.CROSSING]
+
+    def on_both_paths(self, evs, hz):
+        """(text, summary) of a one-CPU dump of evs exported by C and by
+        Python, checked; the same on both."""
+        n = len(evs)
+        d = Dump(index=0, header={}, version=2, tsc_hz=hz, types=types(True), phases={},
+                 complete=True, end_events=n, damaged_lines=0, missing_lines=0, warnings=[],
+                 cpus=[CpuInfo(cpu=0, apic_id=0, capacity=64, recorded=n, overwritten=0,
+                               first_seq=0, last_seq=n - 1, events=evs, summary_seen=True)])
+        got = []
+        for pure in (False, True):
+            with oracle.reference_path() if pure else contextlib.nullcontext():
+                data, summary = exported(Timeline(d))
+            got.append((check_trace(self, data), summary))
+        self.assertEqual(got[0], got[1])
+        return got[0][0], got[0][1], Timeline(d)
+
+    def test_crossing_halves_name_their_partner(self):
+        begin, end = 4, 5                          # WORK_BEGIN, WORK_END
+        # in ring order 1..2 nests in 0..3; in time 0..3 (100..250) ends
+        # inside 1..2 (200..300): a non-monotonic TSC
+        text, summary, tl = self.on_both_paths(
+            [Event(0, 0, 100, begin, 0, 1, 0), Event(0, 1, 200, begin, 0, 1, 0),
+             Event(0, 2, 300, end, 0, 1, 0), Event(0, 3, 250, end, 0, 1, 0)], 10**9)
+        self.assertEqual(summary.crossing_slices, 1)
+        self.assertIn(f'name_iid: {self.crossing_iid(tl)}\n      uint_value: 2', text)
+
+    def test_times_past_the_signed_range(self):
+        mark = 6                                   # MARK
+        text, summary, _ = self.on_both_paths(
+            [Event(0, 0, 0, mark, 0, 0, 0), Event(0, 1, 1 << 62, mark, 0, 0, 0)], 1000)
+        self.assertTrue(summary.times_clamped)
+        self.assertIn(f'timestamp: {SIGNED_MAX}', text)
 
 
 def ipi_types(with_flow):
@@ -221,8 +334,34 @@ class Flows(unittest.TestCase):
                                (0, 12, 'S', 1, 1), (1, 20, 'R', 0, 1),     # 10 given up
                                (0, 30, 'S', 1, 2), (1, 31, 'R', 0, 3),     # other vectors
                                (0, 40, 'S', 2, 1)])                        # nobody received
-        self.assertEqual(got, [((0, 11), (1, 20))])
+        self.assertEqual(got, [((0, 12), (1, 20))])               # the newest cause's
         self.assertEqual((f.unmatched_causes, f.unmatched_effects), (4, 2))
+
+    def test_a_merged_ipi_shifts_no_later_flow(self):
+        """Two sends, one receive (the APIC merged them): the receive is the
+        newer send's, the older is given up, and every later receive is
+        still the one that followed its own send (issue 29: the old rule
+        drew each later arrow from the send before)."""
+        script = [(0, 10, 'S', 1, 1), (0, 20, 'S', 1, 1), (1, 25, 'R', 0, 1)]
+        script += [(0, t, 'S', 1, 1) for t in (30, 40, 50)]
+        script += [(1, t + 5, 'R', 0, 1) for t in (30, 40, 50)]
+        script.sort(key=lambda x: x[1])
+        f, got = self.matched(script)
+        self.assertEqual(got, [((0, 20), (1, 25)), ((0, 30), (1, 35)), ((0, 40), (1, 45)),
+                               ((0, 50), (1, 55))])
+        self.assertEqual((f.matched, f.unmatched_causes, f.unmatched_effects), (4, 1, 0))
+
+    def test_effects_that_lag_by_one_are_proven_by_what_follows(self):
+        f, got = self.matched([(0, 10, 'S', 1, 1), (0, 20, 'S', 1, 1), (1, 21, 'R', 0, 1),
+                               (0, 30, 'S', 1, 1), (1, 31, 'R', 0, 1), (1, 32, 'R', 0, 1)])
+        self.assertEqual(got, [((0, 10), (1, 21)), ((0, 20), (1, 31)), ((0, 30), (1, 32))])
+        self.assertEqual((f.unmatched_causes, f.unmatched_effects), (0, 0))
+
+    def test_no_arrow_across_a_long_gap(self):
+        second = 10**9                               # the dump's tsc_hz: 1 s
+        f, got = self.matched([(0, 10, 'S', 1, 1), (1, 10 + second, 'R', 0, 1)])
+        self.assertEqual(got, [])
+        self.assertEqual((f.unmatched_causes, f.unmatched_effects), (1, 1))
 
     def test_old_dumps_without_flow_use_the_ipi_names(self):
         _, got = self.matched([(0, 10, 'S', 1, 1), (1, 15, 'R', 0, 1)], with_flow=False)
