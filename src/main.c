@@ -35,6 +35,7 @@
 #include "recorder/dumpid.h"
 #include "recorder/dumpnet.h"
 #include "recorder/dumpstick.h"
+#include "recorder/machine.h"
 #include "recorder/prevboot.h"
 #include "trace/rings.h"
 #include "recorder/snapshot.h"
@@ -83,6 +84,7 @@ void kmain(uint32_t magic, const void *info)
     boot_phase(TRACE_PHASE_MEMMAP, mem_available_bytes());
     acpi_setup();                           /* RSDP -> XSDT/RSDT -> MADT */
     boot_phase(TRACE_PHASE_ACPI, madt.enabled);
+    machine_init(&mb);                      /* CPUID, SMBIOS, boot=: the MACHINE line */
     pci_scan();                             /* every PCI function, for the drivers */
     if (!cfg.screen_off)
         screen_report_adapter(pci_has_class(PCI_CLASS_DISPLAY)); /* no display at all? */
@@ -248,12 +250,13 @@ static void print_ready(void)
     dump_set_facts(&f);
     char net[64], line[320];
     net_ready_fields(net, sizeof net);
+    machine_print();                        /* what the machine is, beside READY */
     ksnprintf(line, sizeof line, "READY cpus=%u found=%u max=%u parked=%u failed=%u tsc_hz=%lu tsc_src=%s "
             "invariant_tsc=%u tsc_warp=%lu x2apic=%u timer_hz=%u fw=%s console=%s prev_events=%lu"
-            " %s",
+            " %s boot=%s",
             smp.online, smp.found, MAX_CPUS, smp.parked, smp.failed, tsc_hz(), tsc_source(),
             tsc_invariant(), tsc_sync_worst_warp(), lapic_x2apic(), timer_hz(),
-            mb.efi ? "uefi" : "bios", serial_name(), prevboot_events(), net);
+            mb.efi ? "uefi" : "bios", serial_name(), prevboot_events(), net, machine_boot());
     kprintf("%s\n", line);
     netcon_set_ready(line);                 /* and announced over the network */
 }

@@ -412,7 +412,8 @@ int main(int argc, char **argv)
         { "uptime_tsc", NULL, 123456789012ULL }, { "source", "gen_dump", 0 },
         { "workload", o.workload, 0 },
     };
-    struct dump_meta meta = { o.dump, o.tsc_hz, apic, extras, 5, o.nonce, o.previous != 0 };
+    struct dump_meta meta = { o.dump, o.tsc_hz, apic, extras, 5, o.nonce, o.previous != 0,
+                              NULL, 0 };
     uint64_t events = dump_encode(&sink, &meta, rings, o.cpus);
     if (o.noise)
         fputs("\x1b[0mbaretrace: dump done, tracing resumed\r\n", stdout);

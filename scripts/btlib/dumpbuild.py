@@ -53,6 +53,7 @@ class DumpBuilder:
         self.phases: dict[int, str] = {}
         self.type_fields: dict[int, dict[str, str]] = {}
         self.workload_fields: dict[int, dict[str, str]] = {}
+        self.identity: dict[str, str] = {}
         self.summaries: dict[int, dict[str, str]] = {}
         self.runs: list[Run] = []
         self.rejected: set[int] = set()
@@ -240,7 +241,7 @@ class DumpBuilder:
                     truncated=truncated, noise_lines=self.noise, lines=len(self._good()),
                     previous_boot=header.get('boot') == 'previous',
                     unattributed=self.unattributed, unattributed_cpus=self.unattributed_cpus,
-                    workloads=self._workloads())
+                    workloads=self._workloads(), identity=self.identity)
 
     def _interpret(self):
         """What the intact lines say, in line order; event lines whose seqs
@@ -276,6 +277,9 @@ class DumpBuilder:
             self.type_fields.setdefault(type_id, {}).update(fields)
         elif tag == b'W' and type_id is not None:
             self.workload_fields.setdefault(type_id, {}).update(fields)
+        elif tag == b'I' and 'key' in fields:      # a value too long continues: desc wins
+            if 'desc' in fields or fields['key'] not in self.identity:
+                self.identity[fields['key']] = fields.get('desc', '')
         elif tag == b'C' and cpu is not None and cpu < MAX_CPUS:
             self.summaries.setdefault(cpu, {}).update(fields)
         else:

@@ -347,7 +347,9 @@ def _tracks(tl, timer_id):
     """The root's and every CPU's track descriptors, and each CPU's
     parameters for the writers."""
     d = tl.dump
-    root = (f_varint(1, ROOT_UUID) + f_str(2, f'baretrace dump {d.index}')
+    machine = d.machine_name()
+    root = (f_varint(1, ROOT_UUID) + f_str(2, f'baretrace dump {d.index}'
+                                            + (f': {machine}' if machine else ''))
             + f_varint(11, ORDER_EXPLICIT))
     out, params = [packet(f_varint(10, META_SEQ) + f_ld(60, root))], {}
     for c in d.cpus:
@@ -394,6 +396,7 @@ def _metadata(tl, found, unmatched, crossed, late):
             ann('unmatched_flow_causes', f_varint(3, found.unmatched_causes)),
             ann('unmatched_flow_effects', f_varint(3, found.unmatched_effects))]
     anns += [ann(f'header.{k}', f_str(6, str(v))) for k, v in sorted(d.header.items())]
+    anns += [ann(f'machine.{k}', f_str(6, v)) for k, v in sorted(d.identity.items())]
     for cpu, m in sorted(d.missing_events().items()):
         text = ' '.join(f'{k}={v}' for k, v in sorted(m.items()))
         anns.append(ann(f'missing_events.cpu{cpu}', f_str(6, text)))

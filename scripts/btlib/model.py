@@ -250,6 +250,12 @@ class Dump:
     unattributed: int = 0      # events lost with counters lines, not attributable to one CPU
     unattributed_cpus: list[int] = field(default_factory=list)   # the CPUs it may belong to
     workloads: dict[int, Workload] = field(default_factory=dict)  # id -> %W; {} before %W
+    identity: dict[str, str] = field(default_factory=dict)  # %I key -> value; {} before %I
+
+    def machine_name(self) -> str:
+        """What the machine is, in one line, from the dump's %I items
+        (system, CPU, firmware, memory); '' when the dump has none."""
+        return machine_name(self.identity)
 
     def events(self) -> list[Event]:
         """All CPUs' events merged by (tsc, cpu, seq), sorted in Python
@@ -275,6 +281,26 @@ class Dump:
                         'refused': c.refused,
                         'dropped': c.dropped, 'seq_gaps': c.unexplained}
                 for c in self.cpus}
+
+
+def machine_name(identity: dict[str, str]) -> str:
+    """One line from %I items (docs/dump-format.md, "Identity"): the system
+    (else the board), the CPU, the firmware and the installed memory."""
+    def join(*keys):
+        return ' '.join(v for v in (identity.get(k, '').strip() for k in keys) if v)
+    if not identity:
+        return ''
+    system = join('system.vendor', 'system.product') or join('board.vendor', 'board.product')
+    cpu = identity.get('cpu.brand', '')
+    if not cpu and 'cpu.family' in identity:
+        cpu = join('cpu.vendor') + ' family {} model {} stepping {}'.format(
+            *(identity.get(f'cpu.{k}', '?') for k in ('family', 'model', 'stepping')))
+    fw = join('bios.vendor', 'bios.version', 'bios.date')
+    if not fw and identity.get('smbios', '').startswith('none'):
+        fw = 'no SMBIOS'
+    mem = identity.get('memory_mb', '')
+    parts = [system, cpu, fw, f'{mem} MiB' if mem not in ('', '0') else '']
+    return '; '.join(p for p in parts if p)
 
 
 def _merge_key(e: Event):

@@ -37,6 +37,10 @@ UARTS = ("isa", "pci", "com2", "pci2x")
 NICS = {"e1000": ["e1000"], "e1000e": ["e1000e"], "igb": ["igb"], "virtio": ["virtio-net-pci"],
         "usb": ["qemu-xhci,id=netxhci", "usb-net,bus=netxhci.0"]}
 NETDEV_ID = "net0"
+# The network boot (make netboot's TFTP root): GRUB's image for each
+# firmware, relative to the root, as QEMU's user-mode DHCP hands it out.
+NETBOOT_FILES = {"bios": "boot/grub/i386-pc/core.0", "uefi": "boot/grub/x86_64-efi/core.efi"}
+NETBOOT_NIC = "e1000"        # SeaBIOS and OVMF boot it through iPXE's option ROM
 # QEMU's own prefix: the MAC every NIC gets unless told (52:54:00:12:34:56).
 QEMU_MAC_PREFIX = "52:54:00"
 
@@ -126,6 +130,9 @@ class Options:
     QEMU). mac: the NIC's MAC ("52:54:00:ab:cd:ef"; None: QEMU's default
     52:54:00:12:34:56, the same for every QEMU; distinct_mac() gives one
     of its own).
+    netboot: a TFTP root (make netboot's build/netboot): the machine
+    boots GRUB from it over the NIC (NETBOOT_NIC unless nic says) on
+    user-mode networking (QEMU's own DHCP and TFTP), with no CD or stick.
     """
     iso: str
     fw: str = "bios"
@@ -147,6 +154,7 @@ class Options:
     nic: str | None = None
     netdev: str = "user"
     mac: str | None = None
+    netboot: str | None = None
     extra: list = dataclasses.field(default_factory=list)
 
 
@@ -295,8 +303,23 @@ def validate(opts):
         raise QemuError(f"unknown NIC '{opts.nic}' (want {', '.join(NICS)})")
     if opts.mac is not None and parse_mac(opts.mac) != opts.mac:
         raise QemuError(f"'{opts.mac}' is not a unicast MAC written 52:54:00:ab:cd:ef")
-    if not os.path.isfile(opts.iso):
+    if opts.netboot is not None:
+        validate_netboot(opts.netboot, opts.fw)
+        if opts.nic == "usb":
+            raise QemuError("a network boot needs a PCI NIC the firmware boots from "
+                            "(e1000, e1000e or virtio), not usb")
+    elif not os.path.isfile(opts.iso):
         raise QemuError(f"ISO '{opts.iso}' not found (run make first)")
+
+
+def validate_netboot(root, fw):
+    """Raise QemuError unless `root` is a TFTP root holding fw's GRUB image."""
+    if not os.path.isdir(root):
+        raise QemuError(f"TFTP root '{root}' not found (run make netboot)")
+    boot_file = os.path.join(root, NETBOOT_FILES[fw])
+    if not os.path.isfile(boot_file):
+        raise QemuError(f"TFTP root '{root}' has no {NETBOOT_FILES[fw]} for {fw} "
+                        "(run make netboot)")
 
 
 def build_argv(opts):
@@ -308,7 +331,8 @@ def build_argv(opts):
     argv += accel_args(opts.accel)
     argv += ["-smp", smp_arg(opts.smp, opts.topology), "-m", str(opts.mem)]
     argv += firmware_args(opts.fw)
-    argv += media_args(opts.iso, opts.media, opts.stick_writable)
+    if opts.netboot is None:
+        argv += media_args(opts.iso, opts.media, opts.stick_writable)
     argv += ["-smbios", oem_string(opts.cmdline)]
     argv += serial_args(opts.serial, opts.serial_log, opts.uart)
     if opts.qmp:
@@ -318,21 +342,37 @@ def build_argv(opts):
     argv += ["-vga", "std"] + ([] if opts.display else ["-display", "none"])
     argv += ["-no-reboot"] if opts.no_reboot else []
     argv += ["-device", f"isa-debug-exit,iobase={DEBUG_EXIT_PORT:#x},iosize=0x04"]
-    argv += nic_args(opts.nic, opts.netdev, opts.mac)
+    if opts.netboot is not None:
+        argv += netboot_args(opts)
+    else:
+        argv += nic_args(opts.nic, opts.netdev, opts.mac)
     return argv + list(opts.extra)
 
 
-def nic_args(nic, netdev="user", mac=None):
-    """-netdev/-device arguments for a NIC of NICS (nothing for None)."""
+def nic_args(nic, netdev="user", mac=None, netdev_opts="", boot=False):
+    """-netdev/-device arguments for a NIC of NICS (nothing for None);
+    netdev_opts: more -netdev options, already quoted; boot: the firmware
+    boots from it first."""
     if nic is None:
         return []
     devices = NICS[nic]
     argv = ["-netdev", f"{netdev.split(',')[0]},id={NETDEV_ID}" +
-            "".join("," + o for o in netdev.split(",")[1:])]
+            "".join("," + o for o in netdev.split(",")[1:]) + netdev_opts]
     for d in devices[:-1]:
         argv += ["-device", d]
-    return argv + ["-device", f"{devices[-1]},netdev={NETDEV_ID}" +
-                   (f",mac={mac}" if mac else "")]
+    nic_opts = (f",mac={mac}" if mac else "") + (",bootindex=0" if boot else "")
+    return argv + ["-device", f"{devices[-1]},netdev={NETDEV_ID}{nic_opts}"]
+
+
+def netboot_args(opts):
+    """The NIC the machine boots from: user-mode networking whose DHCP
+    names the firmware's GRUB image and whose TFTP server serves the root
+    (another netdev, a tap: the LAN's server, scripts/netboot, answers)."""
+    root = os.path.abspath(opts.netboot)
+    extra = f",tftp={qarg(root)},bootfile={qarg(NETBOOT_FILES[opts.fw])}"
+    if not opts.netdev.startswith("user"):
+        extra = ""                      # a tap on a LAN: its DHCP and TFTP server answer
+    return nic_args(opts.nic or NETBOOT_NIC, opts.netdev, opts.mac, extra, boot=True)
 
 
 def parse_mac(text):

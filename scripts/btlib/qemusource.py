@@ -21,9 +21,10 @@ QemuError = qemu.QemuError
 CONNECT_TIMEOUT_S = 15.0     # QEMU start-up, incl. the KVM probe
 STOP_GRACE_S = 3.0
 DEFAULT_SMP = 16
-QEMU_OPTIONS = ('fw', 'media', 'smp', 'topology', 'cmdline', 'iso', 'mem', 'accel')
+QEMU_OPTIONS = ('fw', 'media', 'smp', 'topology', 'cmdline', 'iso', 'mem', 'accel', 'netboot')
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 DEFAULT_ISO = os.path.join(REPO_ROOT, 'build', 'baretrace.iso')
+DEFAULT_NETBOOT = os.path.join(REPO_ROOT, 'build', 'netboot')
 
 
 def _smp(text):
@@ -46,6 +47,9 @@ def add_arguments(parser):
     g.add_argument('--iso', help='image to boot (default build/baretrace.iso)')
     g.add_argument('--mem', help='guest memory (default 512M)')
     g.add_argument('--accel', choices=qemu.ACCELS, help='accelerator (default auto)')
+    g.add_argument('--netboot', nargs='?', const=DEFAULT_NETBOOT, metavar='DIR',
+                   help='boot over the network from this TFTP root (default build/netboot, '
+                        'make netboot) instead of the ISO')
 
 
 def reject_qemu_options(parser, args):
@@ -103,7 +107,7 @@ def _options(args, serial, nic=None, cmdline=None, mac=None):
         smp=args.smp or DEFAULT_SMP, topology=args.topology or '',
         mem=args.mem or '512M', accel=args.accel or 'auto',
         cmdline=args.cmdline if cmdline is None else cmdline, serial=serial, nic=nic,
-        mac=mac)
+        mac=mac, netboot=args.netboot)
 
 
 def start_net(args, nic, port, mac=None):

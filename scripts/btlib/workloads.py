@@ -373,8 +373,9 @@ _RESULTS = {'ipi': _ipi, 'c2c': _c2c, 'tsc': _tsc, 'timer': _timer, 'hwlat': _hw
 
 def machine(dump: Dump) -> str:
     """The machine a dump came from, in one line, from what its %M line
-    carries: CPUs online (of those found), firmware, TSC rate and source.
-    Dumps carry no CPU model name (the kernel does not send one)."""
+    carries: CPUs online (of those found), firmware, TSC rate and source;
+    what the machine is (its %I lines: system, CPU, firmware, memory) on a
+    line before them, when the dump has %I lines."""
     h = dump.header
     parts = []
     online, found = h.get('online'), h.get('found')
@@ -387,7 +388,7 @@ def machine(dump: Dump) -> str:
         src = f' ({h["tsc_src"]})' if h.get('tsc_src') else ''
         inv = '' if h.get('invariant_tsc') != '0' else ', not invariant'
         parts.append(f'TSC {dump.tsc_hz / 1e9:.3f} GHz{src}{inv}')
-    return ', '.join(parts)
+    return '\n'.join(x for x in (dump.machine_name(), ', '.join(parts)) if x)
 
 
 # ---- stress verification ---------------------------------------------------------

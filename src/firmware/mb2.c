@@ -6,12 +6,15 @@
 #define TAG_END          0
 #define TAG_CMDLINE      1
 #define TAG_LOADER       2
+#define TAG_MODULE       3
 #define TAG_MMAP         6
 #define TAG_FRAMEBUFFER  8
 #define TAG_EFI32        11
 #define TAG_EFI64        12
 #define TAG_ACPI_OLD     14
 #define TAG_ACPI_NEW     15
+#define TAG_SMBIOS       13
+#define TAG_NETWORK      16
 #define TAG_EFI_MMAP     17
 #define TAG_EFI32_IH     19
 #define TAG_EFI64_IH     20
@@ -110,7 +113,30 @@ static void parse_tag(const uint8_t *t, uint32_t type, uint32_t size, struct mb2
         if (size > 8)
             parse_rsdp(t, size, type == TAG_ACPI_NEW, out);
         break;
-    case TAG_EFI32: case TAG_EFI64: case TAG_EFI_MMAP: case TAG_EFI32_IH: case TAG_EFI64_IH:
+    case TAG_MODULE:                    /* mod_start u32 @8, mod_end u32 @12, string @16 */
+        if (size > 16 && !out->module_string[0])
+            copy_string(out->module_string, sizeof out->module_string, t + 16, size - 16, NULL);
+        break;
+    case TAG_SMBIOS:                    /* major @8, minor @9, reserved[6], entry point @16 */
+        if (size > 16) {
+            out->smbios_len = size - 16 < MB2_SMBIOS_MAX ? size - 16 : MB2_SMBIOS_MAX;
+            memcpy(out->smbios, t + 16, out->smbios_len);
+        }
+        break;
+    case TAG_NETWORK:
+        out->network = true;
+        break;
+    case TAG_EFI64:                     /* the system table's address, u64 @8 */
+        if (size >= 16)
+            out->efi_system_table = le64(t + 8);
+        out->efi = true;
+        break;
+    case TAG_EFI32:
+        if (size >= 12)
+            out->efi_system_table = le32(t + 8);
+        out->efi = true;
+        break;
+    case TAG_EFI_MMAP: case TAG_EFI32_IH: case TAG_EFI64_IH:
         out->efi = true;
         break;
     default:

@@ -13,6 +13,8 @@
 #define MB2_MAX_MMAP         128
 #define MB2_CMDLINE_MAX      512
 #define MB2_RSDP_MAX         36        /* ACPI 2.0 RSDP size */
+#define MB2_SMBIOS_MAX       32        /* an SMBIOS entry point: 31 (2.x) or 24 (3.x) bytes */
+#define MB2_MODSTR_MAX       64
 
 /* Multiboot2 memory map types (spec 3.6.8): 2 and the rest are reserved. */
 enum mb2_mem_type { MB2_MEM_AVAILABLE = 1, MB2_MEM_ACPI_RECLAIMABLE = 3, MB2_MEM_NVS = 4,
@@ -48,6 +50,11 @@ struct mb2_info {
     bool     rsdp_is_v2;
     struct mb2_framebuffer fb;         /* tag 8, when present */
     bool     efi;                      /* EFI system table / image handle tags seen */
+    uint64_t efi_system_table;         /* tag 12 (or 11): physical address, 0 if none */
+    uint8_t  smbios[MB2_SMBIOS_MAX];   /* tag 13's copy of the entry point, when given */
+    unsigned smbios_len;
+    bool     network;                  /* tag 16: the loader got a DHCP answer (netboot) */
+    char     module_string[MB2_MODSTR_MAX];  /* the first module's string (tag 3), cut */
     uint32_t total_size;
 };
 

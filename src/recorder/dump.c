@@ -12,6 +12,7 @@
 #include "recorder/dumpnet.h"
 #include "recorder/dumpstick.h"
 #include "recorder/encode.h"
+#include "recorder/machine.h"
 #include "recorder/dumpid.h"
 #include "trace/rings.h"
 #include "recorder/snapshot.h"
@@ -136,8 +137,10 @@ uint64_t dump_run(const struct dump_request *rq)
         { f.busy[0] ? "busy_cpus" : NULL, f.busy, 0 },
         { "events_asked", NULL, rings_asked() }, { "ring_bytes", NULL, rings_bytes() },
     };
+    unsigned nid;
+    const struct dump_extra *id = machine_items(&nid);
     const struct dump_meta meta = { no, tsc_hz(), apic, extras, sizeof extras / sizeof extras[0],
-                                    boot_nonce(), false };
+                                    boot_nonce(), false, id, nid };
     enum dumpnet_cause cause = !fault ? DUMPNET_KEY
                               : !strcmp(rq->trigger, "nmi") ? DUMPNET_NMI : DUMPNET_FAULT;
     uint64_t events = encode(&meta, f.rings, f.n, stick_ok(rq), cause);
@@ -169,7 +172,10 @@ uint64_t dump_rings_of_previous_boot(struct ring *const rings[], unsigned n, uin
         return 0;
     uint32_t no = ++dumps;
     trace(DUMP_BEGIN, no, 0);
-    const struct dump_meta meta = { no, hz, apic_ids, extras, nextras, boot_nonce(), true };
+    unsigned nid;
+    const struct dump_extra *id = machine_items(&nid);   /* the same machine, booted again */
+    const struct dump_meta meta = { no, hz, apic_ids, extras, nextras, boot_nonce(), true, id,
+                                    nid };
     uint64_t events = encode(&meta, rings, n, this_cpu_index() == 0, DUMPNET_KEY);
     trace(DUMP_END, no, events);        /* before the rings are handed over */
     snapshot_unclaim();

@@ -23,6 +23,7 @@
 #define TAG_TYPE     "%T"
 #define TAG_CPU      "%C"
 #define TAG_WORKLOAD "%W"
+#define TAG_IDENTITY "%I"
 #define TAG_EVENTS   "%E"
 #define CRC_SUFFIX   10          /* " *" + 8 hex digits */
 
@@ -331,6 +332,26 @@ static void put_types(struct enc *e)
     }
 }
 
+/* One %I line per identity item: key=NAME desc=VALUE (the value may hold
+ * spaces, so it rides in desc, the one field that may; decoders before
+ * %I skip the tag). A number is written in decimal. */
+static void put_identity(struct enc *e, const struct dump_meta *m)
+{
+    for (unsigned i = 0; i < m->nidentity && m->identity; i++) {
+        const struct dump_extra *x = &m->identity[i];
+        if (!x->key)
+            continue;
+        char num[21];
+        if (!x->str)
+            ksnprintf(num, sizeof num, "%lu", (unsigned long)x->num);
+        tl_begin(e, TAG_IDENTITY, NULL);
+        tl_put(e, "key", x->key, false);
+        tl_sticky(e);                   /* a value too long moves whole to a line of its own */
+        tl_put(e, "desc", x->str ? x->str : num, true);
+        tl_end(e);
+    }
+}
+
 /* One %W line per workloads.def entry. */
 static void put_workloads(struct enc *e)
 {
@@ -415,6 +436,7 @@ uint64_t dump_encode(const struct dump_sink *sink, const struct dump_meta *meta,
     e.bin_len = 0;
 
     put_header(&e, meta, rings, ncpus);
+    put_identity(&e, meta);
     put_names(&e, TAG_CATEGORY, trace_category_name, 30);
     put_names(&e, TAG_PHASE, trace_phase_name, trace_phase_limit);
     put_types(&e);

@@ -6,6 +6,7 @@
  *
  *     DUMP BEGIN v=2 dump=3 nonce=<16 hex> cpus=16 events=65536
  *     %M 1 tsc_hz=... ...        metadata, categories, phases, event table
+ *     %I 2 key=cpu.brand desc=.. the machine's identity, one item a line
  *     %E<base64>                 events, one CPU at a time, oldest first
  *     %C 9 cpu=0 apic=0 ...      that CPU's counters
  *     DUMP END dump=3 nonce=<16 hex> events=65536 lines=2400
@@ -61,6 +62,8 @@ struct dump_meta {
     unsigned                 nextras;
     uint64_t                 nonce;     /* per boot (boot_nonce()); with dump_no the dump's id */
     bool                     previous_boot;  /* rings kept from the previous boot: boot=previous */
+    const struct dump_extra *identity;  /* [nidentity] or NULL: the %I lines (what the */
+    unsigned                 nidentity; /* machine is), one item each, value in desc= */
 };
 
 /* Writes one complete dump of rings[0..ncpus) (index = dense CPU number;

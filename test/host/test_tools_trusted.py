@@ -280,7 +280,8 @@ class ListLinear(Tmp):
         n = 3000
         dumps = [SimpleNamespace(index=i, complete=True, truncated=False, cpus=[], end_events=0,
                                  damaged_lines=0, missing_lines=0, tsc_hz=1,
-                                 previous_boot=False, header=Header(dump='1', nonce='AB'))
+                                 previous_boot=False, header=Header(dump='1', nonce='AB'),
+                                 identity={})
                  for i in range(n)]
         with open(os.devnull, 'w') as null, contextlib.redirect_stdout(null):
             cli.list_dumps(dumps)

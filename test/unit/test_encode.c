@@ -250,14 +250,28 @@ static void on_progress(const struct dump_progress *p)
     prog.calls++;
 }
 
+static uint64_t encode_meta(struct capture *cap, const struct dump_meta *meta,
+                            struct ring *const *r, unsigned n)
+{
+    struct dump_sink sink = { capture_write, cap, on_progress };
+    memset(cap, 0, sizeof *cap);
+    memset(&prog, 0, sizeof prog);
+    return dump_encode(&sink, meta, r, n);
+}
+
 static uint64_t encode(struct capture *cap, struct ring *const *r, unsigned n,
                        const struct dump_extra *extras, unsigned nextras)
 {
-    struct dump_sink sink = { capture_write, cap, on_progress };
-    struct dump_meta meta = { DUMP_NO, 2400000000ULL, apic_ids, extras, nextras, NONCE, false };
-    memset(cap, 0, sizeof *cap);
-    memset(&prog, 0, sizeof prog);
-    return dump_encode(&sink, &meta, r, n);
+    struct dump_meta meta = { DUMP_NO, 2400000000ULL, apic_ids, extras, nextras, NONCE, false,
+                              NULL, 0 };
+    return encode_meta(cap, &meta, r, n);
+}
+
+/* A value longer than any line: c repeated, NUL-terminated. */
+static void long_value(char *buf, size_t size, char c)
+{
+    memset(buf, c, size - 1);
+    buf[size - 1] = 0;
 }
 
 static void check_structure(const struct capture *cap, uint64_t events)
@@ -346,8 +360,7 @@ static void test_extras_cleaned_and_wrapped(void)
 {
     CHECK_EQ(ring_init(&rings[0], slots[0], CAP, 0), 0);
     char longval[400];
-    memset(longval, 'x', sizeof longval - 1);
-    longval[sizeof longval - 1] = 0;
+    long_value(longval, sizeof longval, 'x');
     struct dump_extra x[] = {
         { "bad key", "tab\there \x01", 0 },
         { "uptime_tsc", NULL, 18446744073709551615ULL },
@@ -372,13 +385,41 @@ static void test_previous_boot(void)
     CHECK_EQ(ring_init(&rings[0], slots[0], CAP, 0), 0);
     struct ring *r[1] = { &rings[0] };
     struct capture cap;
-    memset(&cap, 0, sizeof cap);
-    memset(&prog, 0, sizeof prog);
-    struct dump_sink sink = { capture_write, &cap, on_progress };
-    struct dump_meta meta = { DUMP_NO, 0, NULL, NULL, 0, NONCE, true };
-    dump_encode(&sink, &meta, r, 1);
+    struct dump_meta meta = { DUMP_NO, 0, NULL, NULL, 0, NONCE, true, NULL, 0 };
+    encode_meta(&cap, &meta, r, 1);
     check_structure(&cap, 0);
     CHECK(strstr(cap.buf, " events=0 boot=previous *") != NULL);
+    CHECK(strstr(cap.buf, "%I ") == NULL);              /* no identity given: no %I */
+    free(cap.buf);
+}
+
+/* What the machine is: one %I line per item, right after %M, the value in
+ * desc= (spaces kept, cut to the line), a number in decimal. */
+static void test_identity(void)
+{
+    CHECK_EQ(ring_init(&rings[0], slots[0], CAP, 0), 0);
+    char longval[400];
+    long_value(longval, sizeof longval, 'y');
+    const struct dump_extra id[] = {
+        { "system.product", "Standard PC (i440FX + PIIX, 1996)", 0 },
+        { "memory_mb", NULL, 8192 },
+        { NULL, "skipped", 0 },
+        { "board.version", "", 0 },
+        { "cpu.brand", longval, 0 },
+    };
+    struct ring *r[1] = { &rings[0] };
+    struct capture cap;
+    struct dump_meta meta = { DUMP_NO, 1, NULL, NULL, 0, NONCE, false, id, 5 };
+    encode_meta(&cap, &meta, r, 1);
+    check_structure(&cap, 0);
+    CHECK(strstr(cap.buf, "\n%I 2 key=system.product desc=Standard PC (i440FX + PIIX, 1996) *")
+          != NULL);
+    CHECK(strstr(cap.buf, "\n%I 3 key=memory_mb desc=8192 *") != NULL);
+    CHECK(strstr(cap.buf, "\n%I 4 key=board.version desc= *") != NULL);
+    CHECK(strstr(cap.buf, "\n%I 5 key=cpu.brand *") != NULL);   /* too long: moved on */
+    CHECK(strstr(cap.buf, "\n%I 6 key=cpu.brand desc=yyy") != NULL);   /* and cut */
+    CHECK(strstr(cap.buf, "skipped") == NULL);
+    CHECK(strstr(cap.buf, "\n%I 7 ") == NULL);
     free(cap.buf);
 }
 
@@ -390,5 +431,6 @@ int main(void)
     test_empty_and_missing_rings();
     test_extras_cleaned_and_wrapped();
     test_previous_boot();
+    test_identity();
     return check_summary("test_encode");
 }

@@ -57,6 +57,37 @@ static void test_tags(void)
     CHECK(mb.rsdp_is_v2);
     CHECK(!memcmp(mb.rsdp, "RSD PTR new", 11));
     CHECK(mb.efi);
+    CHECK_EQ(mb.efi_system_table, 0x0807060504030201ull);
+    CHECK(!mb.network);
+    CHECK_EQ(mb.smbios_len, 0);
+    CHECK(!strcmp(mb.module_string, ""));
+}
+
+/* Issue 30: the module string (GRUB's $root), the SMBIOS and network tags. */
+static void test_identity_tags(void)
+{
+    struct mb2_info mb;
+    const char *why;
+    begin();
+    uint8_t mod[8 + 16] = { 0 };                         /* mod_start, mod_end, string */
+    memcpy(mod + 8, "root=hd96", 10);
+    tag(3, mod, sizeof mod);
+    uint8_t mod2[8 + 16] = { 0 };
+    memcpy(mod2 + 8, "second", 7);
+    tag(3, mod2, sizeof mod2);                           /* the first module's string wins */
+    uint8_t smb[8 + 0x1F] = { 2, 8 };                    /* major, minor, reserved, entry */
+    memcpy(smb + 8, "_SM_", 4);
+    tag(13, smb, sizeof smb);
+    tag(16, "\2\1\6", 3);                             /* a DHCP ACK's first bytes */
+    tag(11, "\x10\x20\x30\x40", 4);                  /* EFI32 system table */
+    end();
+    CHECK(mb2_parse(info, sizeof info, &mb, &why));
+    CHECK(!strcmp(mb.module_string, "root=hd96"));
+    CHECK_EQ(mb.smbios_len, 0x1F);
+    CHECK(!memcmp(mb.smbios, "_SM_", 4));
+    CHECK(mb.network);
+    CHECK(mb.efi);
+    CHECK_EQ(mb.efi_system_table, 0x40302010u);
 }
 
 static void test_bad(void)
@@ -183,6 +214,7 @@ int main(void)
     test_framebuffer_rgb();
     test_framebuffer_text();
     test_tags();
+    test_identity_tags();
     test_bad();
     test_long_cmdline();
     return check_summary("test_mb2");

@@ -6,6 +6,10 @@ UNIT_SRCS_encode := $(DUMP_ENCODER_SRCS)
 $(BUILD)/unit/test_ring $(BUILD)/unit/test_encode: $(wildcard src/trace/*.h src/trace/*.def src/recorder/*.h src/recorder/*.def)
 UNIT_SRCS_madt := src/firmware/madt.c
 UNIT_SRCS_mb2 := src/firmware/mb2.c
+# what the machine is (issue 30): SMBIOS, CPUID identity, boot=
+UNIT_SRCS_smbios := src/firmware/smbios.c
+UNIT_SRCS_cpuident := src/arch/cpuident.c
+UNIT_SRCS_bootdev := src/firmware/bootdev.c
 UNIT_SRCS_cmdline := src/firmware/cmdline.c src/lib/format.c
 UNIT_SRCS_format := src/lib/format.c
 UNIT_SRCS_kassert := src/lib/kassert.c src/lib/format.c
