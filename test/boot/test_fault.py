@@ -311,10 +311,7 @@ class Reset(FaultCase):
         self.assertEqual(len(again), 2, "a second READY after the reset")
         self.assertGreater(int(again[-1]), 0, "the previous boot's events were found")
         self.assertRegex(m.text(), rf"previous boot 1's trace kept at 0x[0-9a-f]+: {smp} CPUs")
-        start = len(m.output())
-        m.send(b"l")
-        m.wait_for(DUMP_END, DUMP_TIMEOUT_S, start=start)
-        prev = dumplog.parse_log(m.output()[start:])[-1]
+        prev = m.dump("l", timeout=DUMP_TIMEOUT_S)     # the previous boot's rings
         self.assertTrue(prev.complete, prev.warnings)
         self.assertEqual(prev.header.get("boot"), "previous")
         self.assertEqual(sorted(c.apic_id for c in prev.cpus), list(range(smp)))
@@ -407,10 +404,7 @@ class Reset(FaultCase):
         self.assertRegex(m.text(), r"previous boot's ring of CPU 0 is damaged; left out")
         self.assertRegex(m.text(), r"part of it was overwritten: 1 rings damaged, 64 events "
                                    r"excluded; only what is intact is dumped")
-        start = len(m.output())
-        m.send(b"l")
-        m.wait_for(DUMP_END, DUMP_TIMEOUT_S, start=start)
-        prev = dumplog.parse_log(m.output()[start:])[-1]
+        prev = m.dump("l", timeout=DUMP_TIMEOUT_S)     # the previous boot's rings
         self.check_dump(prev, online=1)
         self.assertEqual(prev.cpus[0].events, [])
         self.assertEqual(prev.cpus[1].excluded, 64)
@@ -430,10 +424,7 @@ class Reset(FaultCase):
         start = len(m.output())
         m.qmp().command("system_reset")
         m.wait_for(r"READY [^\r\n]*prev_events=[1-9]", 180, start=start)
-        start = len(m.output())
-        m.send(b"l")
-        m.wait_for(DUMP_END, DUMP_TIMEOUT_S, start=start)
-        prev = dumplog.parse_log(m.output()[start:])[-1]
+        prev = m.dump("l", timeout=DUMP_TIMEOUT_S)     # the previous boot's rings
         self.check_dump(prev, online=2)
         self.assertEqual(prev.header.get("boot"), "previous")
         self.assertEqual(self.last_name(prev, 1), "EXCEPTION")

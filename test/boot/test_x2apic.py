@@ -158,10 +158,7 @@ class TwoEightyEight(X2apicCase):
                            start=start)
         self.assertGreater(int(again.group(1)), 0)
         self.assertRegex(m.text(), rf"previous boot 1's trace kept at 0x[0-9a-f]+: {BIG} CPUs")
-        start = len(m.output())
-        m.send(b"l")
-        m.wait_for(DUMP_END, DUMP_TIMEOUT_S, start=start)
-        prev = dumplog.parse_log(m.output()[start:])[-1]
+        prev = m.dump("l", timeout=DUMP_TIMEOUT_S)     # the previous boot's rings
         self.assertTrue(prev.complete, prev.warnings)
         self.assertEqual(prev.header.get("boot"), "previous")
         self.assertEqual(sorted(c.apic_id for c in prev.cpus), list(range(BIG)))
