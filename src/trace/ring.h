@@ -24,6 +24,15 @@
  * On x86 (TSO) stores become visible in program order, so the compiler
  * barriers below are the only fences needed.
  *
+ * TSC order: the trace point reads the TSC before step 1 (trace.h), so an
+ * interrupt between that RDTSC and the reservation records its events
+ * first and the interrupted event follows them with an earlier TSC. In seq
+ * order a CPU's TSC may therefore step back, by at most one interrupt's
+ * length, to between the events around the nested run. Closing that gap
+ * would take cli/popf on every event. The CTF export merges such
+ * stretches back into time order (docs/host-tools.md), and test_trace's
+ * check_tsc_order holds the step to exactly this shape.
+ *
  * Read protocol (ring_snap_*): read the id word first (valid only if it
  * holds the expected seq, which implies the whole payload is visible),
  * then the payload, then head again: if head moved past seq + capacity

@@ -46,6 +46,12 @@ def event_name(dump, ev):
     return t.name if t else f"#{ev.type}"
 
 
+# The most events one interrupt records between an interrupted trace
+# point's RDTSC and its reservation (a timer tick's BEGIN/END, an IPI, a
+# key, a NIC's receive): generous, since a longer run means a real fault.
+NESTED_RUN_MAX = 16
+
+
 class TraceCase(unittest.TestCase):
 
     def boot(self, **options):
@@ -83,8 +89,7 @@ class TraceCase(unittest.TestCase):
             step = (ev.seq - prev.seq) & 0xFFFFFFFF
             self.assertGreaterEqual(step, 1, f"CPU {c.cpu}: seq not increasing")
             skipped += step - 1
-            self.assertGreaterEqual(ev.tsc, prev.tsc,
-                                    f"CPU {c.cpu}: TSC went back at seq {ev.seq}")
+        self.check_tsc_order(c)
         for ev in c.events:
             self.assertEqual(ev.cpu, c.cpu, "event in another CPU's ring")
         lost = c.overwritten + c.excluded
@@ -92,6 +97,24 @@ class TraceCase(unittest.TestCase):
         self.assertEqual(c.recorded, len(c.events) + lost,
                          f"CPU {c.cpu}: recorded != decoded + overwritten + excluded")
         self.assertEqual(d.missing_events()[c.cpu]["unexplained"], 0)
+
+    def check_tsc_order(self, c):
+        """Per CPU the TSC rises in seq order, with one exception the ring's
+        write protocol makes (src/trace/ring.h): an interrupt that lands
+        between a trace point's RDTSC and its reservation records its own
+        events first, so the interrupted event follows them with an earlier
+        TSC. Such a step back lands between the events around the nested
+        run, which is a handful of events long; any other step back fails."""
+        for i in range(1, len(c.events)):
+            ev = c.events[i]
+            if ev.tsc >= c.events[i - 1].tsc:
+                continue
+            run = 0
+            while i - run - 1 >= 0 and c.events[i - run - 1].tsc > ev.tsc:
+                run += 1
+            self.assertLessEqual(run, NESTED_RUN_MAX,
+                                 f"CPU {c.cpu}: TSC went back at seq {ev.seq} past "
+                                 f"{run} events, more than one interrupt's")
 
     def names(self, d, cpu):
         return [event_name(d, e) for e in d.cpus[cpu].events]
