@@ -56,6 +56,11 @@ class LiveExport:
     def write(self) -> str:
         """Export the newest complete dump so far; a line saying what was
         written and, after the keys, how long the user waited. Raises Error."""
+        if self.partial.endswith(b'\r'):
+            # A line whose CR came and whose LF has not: the console watch
+            # (a lone CR ends a line) may have seen DUMP END in it already.
+            line, self.partial = self.partial[:-1], b''
+            self.feed(line + b'\n')
         return _export(self.parser.dumps, self.fmt, self.path, self.keys_at)
 
 

@@ -354,6 +354,17 @@ class CaptureExport(unittest.TestCase):
     def test_perfetto_is_what_decode_writes(self):
         self.check_export('perfetto')
 
+    def test_a_dump_end_whose_lf_has_not_come(self):
+        # The console watch ends a line at a lone CR, so capture may stop on
+        # "DUMP END ...\r" before its LF arrives: the export must still see it.
+        sys.path.insert(0, os.path.join(REPO, 'scripts'))
+        from btlib import liveexport
+        end = self.dump.rindex(b'DUMP END')
+        cut = self.dump.index(b'\n', end)
+        live = liveexport.LiveExport('csv', os.path.join(self.tmp, 'trace.csv'))
+        live.feed(self.dump[:cut] + b'\r')              # the kernel's CR, no LF yet
+        self.assertIn('exported dump 0 (complete', live.write())
+
     def test_csv_is_what_decode_writes(self):
         self.check_export('csv')
 
