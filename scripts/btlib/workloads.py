@@ -24,13 +24,16 @@ table as BENCH lines instead (bench_lines()).
 
 from __future__ import annotations
 
+import ctypes
 import re
+from array import array
+from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from . import fastdecode
 from .dumpfmt import NEWLINE
 from .model import CPU_BYTE, RECORD_SIZE, SEQ_MODULUS, Dump, Event, as_signed, events_of
-from .timeline import merged_events
+from .timeline import merged, merged_events
 
 # For dumps without %W lines only: a0 of WORKLOAD_BEGIN/END and the result
 # events as src/recorder/workloads.def declared them when %W was introduced.
@@ -71,6 +74,59 @@ def stress_checksum(tsc: int, type_id: int, cpu: int, flags: int, a0: int) -> in
 
 # ---- runs ----------------------------------------------------------------------
 
+class ResultEvents:
+    """The result events of one type, in timeline order, as columns of
+    ints (arrays), not an object each: a 1024-CPU matrix run's million
+    events take 33 bytes each, not an Event's few hundred.  Iterating
+    gives Event objects one at a time; len() counts them."""
+
+    __slots__ = ('type', 'tsc', 'cpu', 'seq', 'flags', 'a0', 'a1')
+    COLUMNS = (('tsc', 'Q'), ('cpu', 'I'), ('seq', 'I'), ('flags', 'B'), ('a0', 'Q'),
+               ('a1', 'Q'))
+
+    def __init__(self, type_id: int):
+        self.type = type_id
+        for name, code in self.COLUMNS:
+            setattr(self, name, array(code))
+
+    def __len__(self) -> int:
+        return len(self.tsc)
+
+    def __iter__(self):
+        t = self.type
+        for tsc, cpu, seq, flags, a0, a1 in zip(self.tsc, self.cpu, self.seq, self.flags,
+                                                self.a0, self.a1):
+            yield Event(cpu, seq, tsc, t, flags, a0, a1)
+
+    def append(self, e: Event) -> None:
+        for name, _ in self.COLUMNS:
+            getattr(self, name).append(getattr(e, name))
+
+    def add_records(self, records: bytes, cpus) -> None:
+        """Append packed 32-byte records (model.RECORD) of this type, the
+        k-th of CPU cpus[k] (the record keeps only its CPU's low byte)."""
+        v = memoryview(records)
+        q, i = v.cast('Q'), v.cast('I')
+        self.tsc.frombytes(q[0::4].tobytes())
+        self.seq.frombytes(i[2::8].tobytes())
+        self.flags.frombytes(v[15::RECORD_SIZE].tobytes())
+        self.a0.frombytes(q[2::4].tobytes())
+        self.a1.frombytes(q[3::4].tobytes())
+        self.cpu.extend(cpus)
+
+    def part(self, lo: int, hi: int) -> 'ResultEvents':
+        """Events lo..hi-1 (itself when that is all of them)."""
+        if lo == 0 and hi == len(self):
+            return self
+        out = ResultEvents(self.type)
+        out.extend(self, lo, hi)
+        return out
+
+    def extend(self, other: 'ResultEvents', lo: int, hi: int) -> None:
+        for name, _ in self.COLUMNS:
+            getattr(self, name).extend(getattr(other, name)[lo:hi])
+
+
 @dataclass
 class Run:
     """One run of one workload, as far as the dump holds it."""
@@ -78,7 +134,7 @@ class Run:
     number: int | None               # run number since boot; None: its END is not in the dump
     begin_tsc: int | None
     end_tsc: int | None
-    events: dict[str, list[Event]] = field(default_factory=dict)   # result events by name
+    events: dict[str, ResultEvents] = field(default_factory=dict)   # result events by name
     result: dict = field(default_factory=dict)                       # JSON-ready (see _RESULTS)
 
     @property
@@ -111,52 +167,109 @@ def runs(dump: Dump) -> list[Run]:
     workload_ids, result_events = declared(dump)
     begin, end = ids.get('WORKLOAD_BEGIN'), ids.get('WORKLOAD_END')
     bounds: dict[tuple[str, int], list] = {}          # (name, number) -> [begin, end]
-    results: list[Event] = []
     wanted = {begin, end} | {i for i, n in names.items() if n in result_events}
-    for e in _events_of_types(dump, wanted - {None}):
-        if e.type in (begin, end) and e.a0 in workload_ids:
+    found = _events_of_types(dump, wanted - {None})
+    for t in (begin, end):
+        for e in found.pop(t, ()):
+            if e.a0 not in workload_ids:
+                continue
             b = bounds.setdefault((workload_ids[e.a0], e.a1), [None, None])
-            if e.type == begin:
+            if t == begin:
                 b[0] = e.tsc if b[0] is None else min(b[0], e.tsc)
             else:
                 b[1] = e.tsc if b[1] is None else max(b[1], e.tsc)
-        elif names.get(e.type) in result_events:
-            results.append(e)
     out = [Run(name, number, b[0], b[1]) for (name, number), b in bounds.items()]
     out.sort(key=lambda r: (r.end_tsc if r.end_tsc is not None else U64, r.number or 0))
-    for e in results:
-        name = names[e.type]
-        run = _owner(out, result_events[name], e.tsc, dump.tsc_hz)
-        if run is None:
-            run = Run(result_events[name], None, None, None)
-            out.append(run)
-        run.events.setdefault(name, []).append(e)
+    orphans, parts = [], []
+    for t, col in found.items():
+        name = names[t]
+        parts += _share(col, name, result_events[name], out, orphans, dump.tsc_hz)
+    orphans.sort(key=lambda o: o[0])                  # as their first events came
+    out += [run for _, run in orphans]
+    parts.sort(key=lambda p: p[0])                    # names in the order they first came
+    for _, run, name, events in parts:
+        run.events[name] = events
     for run in out:
         run.result = _RESULTS[run.name](run, dump) if run.name in _RESULTS else {}
     return out
 
 
-def _events_of_types(dump: Dump, wanted: set[int]) -> list[Event]:
-    """The dump's events of the types in `wanted`, in timeline order
-    (tsc, cpu, seq) as merged_events() gives them, built as Event objects
-    only for those: a CPU's records are read a window at a time and the
-    others never become objects, so memory follows the results, not the
-    dump (a 16.7 M-event dump of no workload builds none)."""
-    if not all(c.compiled() for c in dump.cpus) or not fastdecode.available():
-        return [e for e in merged_events(dump) if e.type in wanted]
-    found = []
-    for c in dump.cpus:
-        source = c.record_source()
-        for records in [source] if isinstance(source, bytes) else source.windows():
-            picked = fastdecode.pick_types(records, wanted)
-            found += events_of(b''.join([records[i * RECORD_SIZE:(i + 1) * RECORD_SIZE]
-                                         for i in picked]), c.cpu)
-    found.sort(key=_merge_key)
+def _share(col: ResultEvents, name: str, workload: str, all_runs: list[Run], orphans: list,
+           tsc_hz: int) -> list:
+    """Give col's events (of result event `name`, timeline order) to their
+    runs as _owner() says, a stretch of events at a time: the owner only
+    changes where a run of `workload` starts or ends.  An event no run
+    owns starts a run of its own (numbered None; added to orphans with its
+    first event's timeline key), which takes every later one no finished
+    run owns.  Returns [(first event's key, run, name, its events)]."""
+    slack = tsc_hz // 1000 if tsc_hz else 0
+    mine = [r for r in all_runs if r.name == workload]
+    edges = {0, len(col)}
+    for r in mine:
+        if r.begin_tsc is not None:
+            edges.add(bisect_left(col.tsc, max(0, r.begin_tsc - slack)))
+        if r.end_tsc is not None:
+            edges.add(bisect_left(col.tsc, r.end_tsc + slack + 1))
+    edges = sorted(edges)
+    given: dict[int, tuple] = {}                      # id(run) -> (run, [(lo, hi)])
+    orphan = None
+    for lo, hi in zip(edges, edges[1:]):
+        if lo == hi:
+            continue
+        run = _owner(mine, workload, col.tsc[lo], tsc_hz)
+        if run is None or (orphan is not None and run.end_tsc is None):
+            if orphan is None:
+                orphan = Run(workload, None, None, None)
+                orphans.append(((col.tsc[lo], col.cpu[lo], col.seq[lo]), orphan))
+            run = orphan
+        given.setdefault(id(run), (run, []))[1].append((lo, hi))
+    out = []
+    for run, spans in given.values():
+        lo, hi = spans[0]
+        events = col.part(lo, hi) if len(spans) == 1 else ResultEvents(col.type)
+        if len(spans) > 1:
+            for lo, hi in spans:
+                events.extend(col, lo, hi)
+        key = (col.tsc[spans[0][0]], col.cpu[spans[0][0]], col.seq[spans[0][0]])
+        out.append((key, run, name, events))
+    return out
+
+
+def _events_of_types(dump: Dump, wanted: set[int]) -> dict[int, ResultEvents]:
+    """The dump's events of the types in `wanted`, by type, each in
+    timeline order (tsc, cpu, seq) as merged_events() gives them, kept as
+    columns (ResultEvents), never as an Event each: the C merge gives the
+    records a chunk at a time, the wanted ones are picked there (C), so
+    memory follows the results, not the dump, and a result takes 33
+    bytes (a 16.7 M-event dump of no workload keeps nothing)."""
+    found: dict[int, ResultEvents] = {}
+    merge = merged(dump) if all(c.compiled() for c in dump.cpus) else None
+    if merge is None:
+        for e in merged_events(dump):
+            if e.type in wanted:
+                found.setdefault(e.type, ResultEvents(e.type)).append(e)
+        return found
+    if not merge.types & wanted:
+        return found
+    for buf, cpu_buf, n in merge.chunks(cpus=True):
+        records = ctypes.string_at(buf, n * RECORD_SIZE)
+        picked = fastdecode.pick_types(records, wanted)
+        if not picked:
+            continue
+        types = memoryview(records).cast('H')[6::RECORD_SIZE // 2]
+        cpus = memoryview(cpu_buf).cast('B').cast('I')
+        tys = [types[i] for i in picked]
+        by_type: dict[int, list[int]] = {}
+        if tys.count(tys[0]) == len(tys):            # a matrix run: one type throughout
+            by_type[tys[0]] = picked
+        else:
+            for i, t in zip(picked, tys):
+                by_type.setdefault(t, []).append(i)
+        for t, idx in by_type.items():
+            found.setdefault(t, ResultEvents(t)).add_records(
+                b''.join([records[i * RECORD_SIZE:(i + 1) * RECORD_SIZE] for i in idx]),
+                [cpus[i] for i in idx])
     return found
-
-
-def _merge_key(e: Event):
-    return e.tsc, e.cpu, e.seq
 
 
 def _owner(all_runs: list[Run], name: str, tsc: int, tsc_hz: int) -> Run | None:
