@@ -180,12 +180,24 @@ def runs(dump: Dump) -> list[Run]:
                 b[1] = e.tsc if b[1] is None else max(b[1], e.tsc)
     out = [Run(name, number, b[0], b[1]) for (name, number), b in bounds.items()]
     out.sort(key=lambda r: (r.end_tsc if r.end_tsc is not None else U64, r.number or 0))
-    orphans, parts = [], []
+    owner_of = {t: _stretches(col, result_events[names[t]], out, dump.tsc_hz)
+                for t, col in found.items()}
+    # An event no run owns starts a run of its own (numbered None) at the
+    # first such event of its workload, which takes every later event of
+    # that workload that no finished run owns.
+    orphan_at: dict[str, tuple] = {}
     for t, col in found.items():
-        name = names[t]
-        parts += _share(col, name, result_events[name], out, orphans, dump.tsc_hz)
-    orphans.sort(key=lambda o: o[0])                  # as their first events came
-    out += [run for _, run in orphans]
+        for lo, _, run in owner_of[t]:
+            if run is None:
+                w, k = result_events[names[t]], _key(col, lo)
+                orphan_at[w] = min(orphan_at.get(w, k), k)
+                break
+    orphans = {w: Run(w, None, None, None) for w in sorted(orphan_at, key=orphan_at.get)}
+    out += orphans.values()
+    parts = []
+    for t, col in found.items():
+        w = result_events[names[t]]
+        parts += _give(col, names[t], owner_of[t], orphans.get(w), orphan_at.get(w))
     parts.sort(key=lambda p: p[0])                    # names in the order they first came
     for _, run, name, events in parts:
         run.events[name] = events
@@ -194,14 +206,17 @@ def runs(dump: Dump) -> list[Run]:
     return out
 
 
-def _share(col: ResultEvents, name: str, workload: str, all_runs: list[Run], orphans: list,
-           tsc_hz: int) -> list:
-    """Give col's events (of result event `name`, timeline order) to their
-    runs as _owner() says, a stretch of events at a time: the owner only
-    changes where a run of `workload` starts or ends.  An event no run
-    owns starts a run of its own (numbered None; added to orphans with its
-    first event's timeline key), which takes every later one no finished
-    run owns.  Returns [(first event's key, run, name, its events)]."""
+def _key(col: 'ResultEvents', i: int) -> tuple:
+    """The timeline key (tsc, cpu, seq) of col's i-th event."""
+    return col.tsc[i], col.cpu[i], col.seq[i]
+
+
+def _stretches(col: 'ResultEvents', workload: str, all_runs: list[Run],
+               tsc_hz: int) -> list[tuple]:
+    """[(lo, hi, run)]: col's events (timeline order) in stretches of one
+    owner as _owner() gives it (None: no run): the owner only changes
+    where a run of `workload` starts or ends, so it is asked once a
+    stretch."""
     slack = tsc_hz // 1000 if tsc_hz else 0
     mine = [r for r in all_runs if r.name == workload]
     edges = {0, len(col)}
@@ -211,28 +226,48 @@ def _share(col: ResultEvents, name: str, workload: str, all_runs: list[Run], orp
         if r.end_tsc is not None:
             edges.add(bisect_left(col.tsc, r.end_tsc + slack + 1))
     edges = sorted(edges)
-    given: dict[int, tuple] = {}                      # id(run) -> (run, [(lo, hi)])
-    orphan = None
-    for lo, hi in zip(edges, edges[1:]):
-        if lo == hi:
-            continue
-        run = _owner(mine, workload, col.tsc[lo], tsc_hz)
-        if run is None or (orphan is not None and run.end_tsc is None):
-            if orphan is None:
-                orphan = Run(workload, None, None, None)
-                orphans.append(((col.tsc[lo], col.cpu[lo], col.seq[lo]), orphan))
-            run = orphan
-        given.setdefault(id(run), (run, []))[1].append((lo, hi))
+    return [(lo, hi, _owner(mine, workload, col.tsc[lo], tsc_hz))
+            for lo, hi in zip(edges, edges[1:]) if lo < hi]
+
+
+def _give(col: 'ResultEvents', name: str, stretches: list, orphan: Run | None,
+          orphan_at: tuple | None) -> list:
+    """[(first event's key, run, name, its events)] for each run that owns
+    some of col's events; from orphan_at on, those no finished run owns
+    go to orphan."""
+    spans: dict[int, tuple] = {}                      # id(run) -> (run, [[lo, hi]])
+    for lo, hi, run in stretches:
+        pieces = [(lo, hi, run)]
+        if orphan is not None:
+            cut = _at_or_after(col, orphan_at, lo, hi)
+            later = run if run is not None and run.end_tsc is not None else orphan
+            pieces = [(lo, cut, run), (cut, hi, later)]
+        for a, b, r in pieces:
+            if a == b:
+                continue
+            mine = spans.setdefault(id(r), (r, []))[1]
+            if mine and mine[-1][1] == a:
+                mine[-1][1] = b
+            else:
+                mine.append([a, b])
     out = []
-    for run, spans in given.values():
-        lo, hi = spans[0]
-        events = col.part(lo, hi) if len(spans) == 1 else ResultEvents(col.type)
-        if len(spans) > 1:
-            for lo, hi in spans:
+    for run, runs_of in spans.values():
+        if len(runs_of) == 1:
+            events = col.part(*runs_of[0])
+        else:
+            events = ResultEvents(col.type)
+            for lo, hi in runs_of:
                 events.extend(col, lo, hi)
-        key = (col.tsc[spans[0][0]], col.cpu[spans[0][0]], col.seq[spans[0][0]])
-        out.append((key, run, name, events))
+        out.append((_key(col, runs_of[0][0]), run, name, events))
     return out
+
+
+def _at_or_after(col: 'ResultEvents', key: tuple, lo: int, hi: int) -> int:
+    """The first index in lo..hi whose event's key is not before key."""
+    i = bisect_left(col.tsc, key[0], lo, hi)
+    while i < hi and col.tsc[i] == key[0] and (col.cpu[i], col.seq[i]) < key[1:]:
+        i += 1
+    return i
 
 
 def _events_of_types(dump: Dump, wanted: set[int]) -> dict[int, ResultEvents]:
@@ -266,9 +301,12 @@ def _events_of_types(dump: Dump, wanted: set[int]) -> dict[int, ResultEvents]:
             for i, t in zip(picked, tys):
                 by_type.setdefault(t, []).append(i)
         for t, idx in by_type.items():
-            found.setdefault(t, ResultEvents(t)).add_records(
-                b''.join([records[i * RECORD_SIZE:(i + 1) * RECORD_SIZE] for i in idx]),
-                [cpus[i] for i in idx])
+            if len(idx) == n:                         # the whole chunk
+                sel, sel_cpus = records, cpus[:n]
+            else:
+                sel = b''.join([records[i * RECORD_SIZE:(i + 1) * RECORD_SIZE] for i in idx])
+                sel_cpus = [cpus[i] for i in idx]
+            found.setdefault(t, ResultEvents(t)).add_records(sel, sel_cpus)
     return found
 
 
@@ -302,6 +340,27 @@ def _ns(ticks: float, tsc_hz: int) -> float | None:
     return ticks * 1e9 / tsc_hz if tsc_hz else None
 
 
+SHARED_MAX = 1 << 16      # distinct values per matrix that share one object each
+
+
+class _Shared:
+    """make(key), once per distinct key (up to SHARED_MAX of them): the
+    cells of a matrix with equal values hold one int or float object, not
+    one each, so a 1024-CPU matrix of a few thousand distinct medians is
+    its 8 MB of references (a value past the cap is made for its cell)."""
+
+    def __init__(self, make):
+        self.made, self.make = {}, make
+
+    def __call__(self, key):
+        v = self.made.get(key)
+        if v is None:
+            v = self.make(key)
+            if len(self.made) < SHARED_MAX:
+                self.made[key] = v
+        return v
+
+
 def _cpus(dump: Dump) -> int:
     return max((c.cpu for c in dump.cpus), default=-1) + 1
 
@@ -314,17 +373,29 @@ def measured_cpus(m) -> list[int]:
     """The CPUs of square matrix m with a value in their row or column, in
     order (a run over cpus=LIST measured only those)."""
     n = len(m)
-    rows = [any(v is not None for v in row) for row in m]
-    cols = [any(m[r][c] is not None for r in range(n)) for c in range(n)]
+    rows = [row.count(None) != n for row in m]
+    cols = [col.count(None) != n for col in zip(*m)]
     return [c for c in range(n) if rows[c] or cols[c]]
+
+
+def _cells(run: Run, name: str, signed: bool = False):
+    """(cpu, a0, a1) of each of run's `name` events, in timeline order,
+    from the columns (a1 as int64 when signed)."""
+    ev = run.events.get(name)
+    if not ev:
+        return ()
+    if isinstance(ev, ResultEvents):
+        return zip(ev.cpu, ev.a0, array('q', ev.a1.tobytes()) if signed else ev.a1)
+    return ((e.cpu, e.a0, as_signed(e.a1) if signed else e.a1) for e in ev)
 
 
 def _ipi(run: Run, dump: Dump) -> dict:
     n = _cpus(dump)
     ticks = _matrix(n)
-    for e in run.events.get('IPI_RTT', ()):
-        if e.a0 < n:
-            ticks[e.cpu][e.a0] = e.a1
+    same = _Shared(int)
+    for cpu, a0, a1 in _cells(run, 'IPI_RTT'):
+        if a0 < n:
+            ticks[cpu][a0] = same(a1)
     return _matrix_result(ticks, dump, 'median IPI round trip (send to acknowledgement)',
                           'row = sender, column = receiver')
 
@@ -332,9 +403,10 @@ def _ipi(run: Run, dump: Dump) -> dict:
 def _c2c(run: Run, dump: Dump) -> dict:
     n = _cpus(dump)
     ticks = _matrix(n)
-    for e in run.events.get('C2C_RTT', ()):
-        if e.a0 < n:
-            ticks[e.cpu][e.a0] = ticks[e.a0][e.cpu] = e.a1 / 2
+    half = _Shared(lambda a1: a1 / 2)
+    for cpu, a0, a1 in _cells(run, 'C2C_RTT'):
+        if a0 < n:
+            ticks[cpu][a0] = ticks[a0][cpu] = half(a1)
     return _matrix_result(ticks, dump, 'one-way cache-line latency (median round trip / 2)',
                           'symmetric')
 
@@ -342,19 +414,26 @@ def _c2c(run: Run, dump: Dump) -> dict:
 def _tsc(run: Run, dump: Dump) -> dict:
     n = _cpus(dump)
     delta = _matrix(n)
-    for e in run.events.get('TSC_DELTA', ()):
-        if e.a0 < n:
-            delta[e.a0][e.cpu] = as_signed(e.a1)          # [writer][reader]
+    same = _Shared(int)
+    for cpu, a0, a1 in _cells(run, 'TSC_DELTA', signed=True):
+        if a0 < n:
+            delta[a0][cpu] = same(a1)                     # [writer][reader]
+    half = _Shared(lambda diff: diff / 2)
     offset = _matrix(n)
     bound = 0.0
     worst = None
-    for w in range(n):
-        for r in range(n):
-            d, back = delta[w][r], delta[r][w]
-            if w == r or d is None or back is None:
+    for w, row in enumerate(delta):
+        out_row = offset[w]
+        for r, d in enumerate(row):
+            if w == r or d is None:
                 continue
-            offset[w][r] = (d - back) / 2
-            bound = max(bound, (d + back) / 2)
+            back = delta[r][w]
+            if back is None:
+                continue
+            out_row[r] = half(d - back)
+            both = (d + back) / 2
+            if both > bound:
+                bound = both
             if worst is None or d < worst['delta_ticks']:
                 worst = {'writer': w, 'reader': r, 'delta_ticks': d}
     out = _matrix_result(offset, dump, "TSC offset of the column CPU against the row CPU",
@@ -368,7 +447,9 @@ def _tsc(run: Run, dump: Dump) -> dict:
 
 def _matrix_result(ticks, dump: Dump, what: str, layout: str) -> dict:
     hz = dump.tsc_hz
-    ns = [[None if v is None else _ns(v, hz) for v in row] for row in ticks]
+    in_ns = _Shared(lambda v: v * 1e9 / hz)
+    ns = [[None if v is None else in_ns(v) for v in row] for row in ticks] if hz else \
+        [[None] * len(row) for row in ticks]
     vals = [v for row in ticks for v in row if v is not None]
     return {'what': what, 'layout': layout, 'cpus': len(ticks), 'ticks': ticks, 'ns': ns,
             'cells': len(vals), 'min_ticks': min(vals, default=None),
