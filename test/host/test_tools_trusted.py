@@ -3,7 +3,9 @@ the command lines:
 
 1. report reads in bounded memory: /dev/zero and a 20 GB sparse file end
    with a clear message under a memory limit; a run of binary data in a
-   log hides no later dump (decode and report);
+   log hides no later dump (decode and report); a 512-CPU matrices dump
+   (almost all results) reports under a limit that an Event per result
+   exceeded;
 3. no output overwrites an input (the same file, through a symlink, a
    hard link or stdin), and a full disk (a 64 KiB tmpfs) gives one line
    and leaves no partial output, nor harms an older one;
@@ -41,14 +43,20 @@ from test_capture import (BOOT_NOISE, CAPTURE, ISO, READY, STEP_S, CaptureTest, 
 import resource                                                             # noqa: E402
 
 MEMORY_CAP = 400 << 20            # address space for a report of a file of any size
+MATRIX_CPUS = 512                 # the matrices dump: 3 x 261632 result events
+MATRIX_CAP = 160 << 20            # its report needs about 80 MB (keeping an Event per
+                                  # result, about 300 MB)
 WORKLOADS = 'workloads-4cpu.log'
 FORMATS = ('text', 'csv', 'json', 'perfetto')
 
 
 def report(*args, cap=False, timeout=60, stdin=None):
-    """scripts/report, under `ulimit -v` MEMORY_CAP when cap."""
+    """scripts/report, under `ulimit -v` MEMORY_CAP when cap (or cap
+    bytes, when a number)."""
+    limit_to = MEMORY_CAP if cap is True else cap
+
     def limit():
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
+        resource.setrlimit(resource.RLIMIT_AS, (limit_to, limit_to))
     return subprocess.run([PYTHON, REPORT, *args], capture_output=True, text=True,
                           timeout=timeout, preexec_fn=limit if cap else None, input=stdin)
 
@@ -112,6 +120,21 @@ class ReportBounded(Tmp):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn('== ipi run', r.stdout)
         self.assertIn('skipped 4194304 bytes', r.stderr)
+
+    def test_matrices_of_many_cpus_in_memory_of_their_cells(self):
+        """Nearly every event of a matrices dump is a result: report keeps
+        them as columns of ints and the matrices' equal cells share one
+        number, so MATRIX_CPUS CPUs fit MATRIX_CAP (an Event per result
+        did not: MemoryError)."""
+        path = self.write('matrices.log', gen_dump(f'cpus={MATRIX_CPUS}', 'workload=matrices',
+                                                   'noise=0'))
+        r = report(path, cap=MATRIX_CAP)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        cells = MATRIX_CPUS * (MATRIX_CPUS - 1)
+        for name, number in (('ipi', 1), ('c2c', 2), ('tsc', 3)):
+            self.assertIn(f'== {name} run {number}', r.stdout)
+        self.assertEqual(r.stdout.count(f'{MATRIX_CPUS} CPUs measured: 0-{MATRIX_CPUS - 1}'), 3)
+        self.assertEqual(r.stdout.count(f'cells {cells}, median'), 3, r.stdout[-2000:])
 
 
 class NeverOverwritesInput(Tmp):
