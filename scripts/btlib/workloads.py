@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 from . import fastdecode
 from .dumpfmt import NEWLINE
-from .model import CPU_BYTE, RECORD_SIZE, SEQ_MODULUS, Dump, Event, as_signed, events_of
+from .model import CPU_BYTE, RECORD_SIZE, SEQ_MODULUS, Dump, Event, as_signed
 from .timeline import merged, merged_events
 
 # For dumps without %W lines only: a0 of WORKLOAD_BEGIN/END and the result
