@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from . import fastdecode
 from .dumpfmt import NEWLINE
 from .model import CPU_BYTE, RECORD_SIZE, SEQ_MODULUS, Dump, Event, as_signed
-from .timeline import merged, merged_events
+from .timeline import merged_events
 
 # For dumps without %W lines only: a0 of WORKLOAD_BEGIN/END and the result
 # events as src/recorder/workloads.def declared them when %W was introduced.
@@ -273,40 +273,44 @@ def _at_or_after(col: 'ResultEvents', key: tuple, lo: int, hi: int) -> int:
 def _events_of_types(dump: Dump, wanted: set[int]) -> dict[int, ResultEvents]:
     """The dump's events of the types in `wanted`, by type, each in
     timeline order (tsc, cpu, seq) as merged_events() gives them, kept as
-    columns (ResultEvents), never as an Event each: the C merge gives the
-    records a chunk at a time, the wanted ones are picked there (C), so
-    memory follows the results, not the dump, and a result takes 33
-    bytes (a 16.7 M-event dump of no workload keeps nothing)."""
+    columns (ResultEvents), never as an Event each: a CPU's records are
+    read a window at a time and the wanted ones picked (C), then the
+    picked records of all CPUs merged (C) into columns a chunk at a time,
+    so memory follows the results, not the dump (a 16.7 M-event dump of
+    no workload keeps nothing), and a result takes 33 bytes (65 while
+    they are merged)."""
     found: dict[int, ResultEvents] = {}
-    merge = merged(dump) if all(c.compiled() for c in dump.cpus) else None
-    if merge is None:
+    if not all(c.compiled() for c in dump.cpus) or not fastdecode.available():
         for e in merged_events(dump):
             if e.type in wanted:
                 found.setdefault(e.type, ResultEvents(e.type)).append(e)
         return found
-    if not merge.types & wanted:
+    picked_of = []
+    for c in dump.cpus:
+        source = c.record_source()
+        parts = []
+        for records in [source] if isinstance(source, bytes) else source.windows():
+            parts += [records[i * RECORD_SIZE:(i + 1) * RECORD_SIZE]
+                      for i in fastdecode.pick_types(records, wanted)]
+        picked_of.append(b''.join(parts))
+    if not any(picked_of):
         return found
+    merge = fastdecode.Merge(picked_of, [c.cpu for c in dump.cpus])
+    del picked_of                                     # the merge holds them
     for buf, cpu_buf, n in merge.chunks(cpus=True):
         records = ctypes.string_at(buf, n * RECORD_SIZE)
-        picked = fastdecode.pick_types(records, wanted)
-        if not picked:
+        types = memoryview(records).cast('H')[6::RECORD_SIZE // 2].tolist()
+        cpus = memoryview(cpu_buf).cast('B').cast('I')[:n]
+        if types.count(types[0]) == n:               # a matrix run: one type throughout
+            found.setdefault(types[0], ResultEvents(types[0])).add_records(records, cpus)
             continue
-        types = memoryview(records).cast('H')[6::RECORD_SIZE // 2]
-        cpus = memoryview(cpu_buf).cast('B').cast('I')
-        tys = [types[i] for i in picked]
         by_type: dict[int, list[int]] = {}
-        if tys.count(tys[0]) == len(tys):            # a matrix run: one type throughout
-            by_type[tys[0]] = picked
-        else:
-            for i, t in zip(picked, tys):
-                by_type.setdefault(t, []).append(i)
+        for i, t in enumerate(types):
+            by_type.setdefault(t, []).append(i)
         for t, idx in by_type.items():
-            if len(idx) == n:                         # the whole chunk
-                sel, sel_cpus = records, cpus[:n]
-            else:
-                sel = b''.join([records[i * RECORD_SIZE:(i + 1) * RECORD_SIZE] for i in idx])
-                sel_cpus = [cpus[i] for i in idx]
-            found.setdefault(t, ResultEvents(t)).add_records(sel, sel_cpus)
+            found.setdefault(t, ResultEvents(t)).add_records(
+                b''.join([records[i * RECORD_SIZE:(i + 1) * RECORD_SIZE] for i in idx]),
+                [cpus[i] for i in idx])
     return found
 
 
