@@ -135,7 +135,7 @@ class CaptureTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
 
     def test_keys_in_order_and_hex_bytes(self):
-        proc = self.start('--key', 'c', '--key', '0x0d', '--key', 'd', '--timeout', '5')
+        proc = self.start('--key', 'c', '--key', '0x0d', '--key', 'd', '--timeout', '60')
         self.pty.write(READY)
         self.assertEqual(self.pty.read_keys(3), b'c\rd')
         proc.send_signal(signal.SIGINT)
@@ -151,7 +151,7 @@ class CaptureTest(unittest.TestCase):
         self.finish(proc)
 
     def test_no_wait_ready_sends_at_once(self):
-        proc = self.start('--key', 'd', '--no-wait-ready', '--timeout', '5')
+        proc = self.start('--key', 'd', '--no-wait-ready', '--timeout', '60')
         self.assertEqual(self.pty.read_keys(1), b'd')
         proc.send_signal(signal.SIGINT)
         self.finish(proc)
