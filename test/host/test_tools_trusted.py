@@ -37,7 +37,8 @@ sys.path.insert(0, HERE)
 from test_decode_support import DECODE, FIXTURES, REPO, TempDirTest, decode  # noqa: E402
 from test_tool_findings import (PYTHON, REPORT, ExportProgress, capped_decode,  # noqa: E402
                                 fixture)
-from test_capture import (BOOT_NOISE, CAPTURE, ISO, READY, STEP_S, CaptureTest,  # noqa: E402
+import test_capture                                                       # noqa: E402
+from test_capture import (BOOT_NOISE, CAPTURE, ISO, READY, STEP_S,  # noqa: E402
                           gen_dump, run_capture)
 
 import resource                                                             # noqa: E402
@@ -355,8 +356,11 @@ class CaptureExport(unittest.TestCase):
     def setUpClass(cls):
         cls.dump = gen_dump('cpus=2', 'events=600', 'cap=512', 'noise=0')
 
-    setUp = CaptureTest.setUp
-    start, wait_for_port, finish = CaptureTest.start, CaptureTest.wait_for_port, CaptureTest.finish
+    # Borrowed by attribute: a CaptureTest named here would run all its
+    # tests a second time as this module's.
+    _pty = test_capture.CaptureTest
+    setUp = _pty.setUp
+    start, wait_for_port, finish = _pty.start, _pty.wait_for_port, _pty.finish
 
     def check_export(self, fmt):
         out = os.path.join(self.tmp, f'trace.{fmt}')
