@@ -52,14 +52,20 @@ class CorruptingRelay(Relay):
 class PausingRelay(Relay):
     """A Relay that can stop passing anything, as a capture that went away."""
 
-    def __init__(self, capture_port):
+    def __init__(self, capture_port, pause_after=None):
         super().__init__(capture_port, drop=0.0, hold=0.0)
         self.paused = False
         self.dump_datagrams = 0
+        # Pause here, in the relay's own thread, after this many dump
+        # datagrams: a whole dump leaves in milliseconds, faster than a
+        # test that polls the count can react.
+        self.pause_after = pause_after
 
     def forward(self, data, sock, dest, way):
         if way == "to_host" and data.startswith(b"BT1 D "):
             self.dump_datagrams += 1
+            if self.pause_after is not None and self.dump_datagrams > self.pause_after:
+                self.paused = True
         if not self.paused:
             super().forward(data, sock, dest, way)
 
@@ -132,7 +138,7 @@ class Restart(LanCase):
 
     def test_capture_restarted_mid_dump(self):
         cap_port = free_port()
-        relay = PausingRelay(cap_port)
+        relay = PausingRelay(cap_port, pause_after=20)
         first = Capture(self.id() + ".first", cap_port)
         second = None
         try:
@@ -142,9 +148,10 @@ class Restart(LanCase):
             start = len(m.output())
             m.send(b"d")
             deadline = time.monotonic() + scaled(120)
-            while relay.dump_datagrams < 20 and time.monotonic() < deadline:
-                time.sleep(0.01)
-            relay.paused = True                   # the first capture hears no more
+            while not relay.paused and time.monotonic() < deadline:
+                time.sleep(0.01)                  # the first capture hears no more
+            self.assertTrue(relay.paused, "the dump began")
+            relay.pause_after = None              # what comes next is for the second
             first.stop()
             code = re.search(SESSION, m.output()).group(1).decode()
             second = Capture(self.id() + ".second", cap_port, "--until-dump", "--session", code,
