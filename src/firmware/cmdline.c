@@ -17,6 +17,17 @@ const struct cmdline_option cmdline_options[] = {
 #undef CMDLINE_OPT
 const unsigned cmdline_option_count = sizeof cmdline_options / sizeof cmdline_options[0];
 
+/* ENUM rows store the index of the name, BITS rows bit i for the i-th:
+ * the names in cmdline.def are in the order of these constants. */
+_Static_assert(CMDLINE_ON_FAULT_DUMP == 0 && CMDLINE_ON_FAULT_FREEZE == 1 &&
+               CMDLINE_ON_FAULT_OFF == 2, "trace.on_fault=dump,freeze,off");
+_Static_assert(CMDLINE_KEYBOARD_BOTH == 0 && CMDLINE_KEYBOARD_LEGACY == 1 &&
+               CMDLINE_KEYBOARD_USB == 2, "keyboard=both,legacy,usb");
+_Static_assert(DUMP_TO_SERIAL == 1 && DUMP_TO_STICK == 2 && DUMP_TO_NET == 4,
+               "trace.dump_to=serial,stick,net");
+_Static_assert(CMDLINE_USB_UHCI == 1 && CMDLINE_USB_OHCI == 2 && CMDLINE_USB_EHCI == 4 &&
+               CMDLINE_USB_XHCI == 8, "usb.skip=uhci,ohci,ehci,xhci");
+
 /* store() writes 1, 2, 4 or 8 bytes; TEXT rows are character arrays. */
 #define CMDLINE_OPT(name, KIND, field, ...)                                                  \
     _Static_assert(CMDLINE_##KIND == CMDLINE_TEXT ? sizeof FIELD(field) > 1                   \

@@ -463,74 +463,88 @@ static void test_every_range(void)
     }
 }
 
+/* Words for a row without a range, each taken (holds: the field after it)
+ * or refused (the field keeps its default). */
+struct row_words {
+    unsigned good, bad;
+    char goods[8][300], bads[4][300];
+    uint64_t holds[8];
+};
+
+static void good_word(struct row_words *w, uint64_t holds, const char *fmt, const char *name,
+                      const char *val)
+{
+    snprintf(w->goods[w->good], sizeof w->goods[0], fmt, name, val);
+    w->holds[w->good++] = holds;
+}
+
+static void bad_word(struct row_words *w, const char *fmt, const char *name, const char *val)
+{
+    snprintf(w->bads[w->bad++], sizeof w->bads[0], fmt, name, val);
+}
+
+/* FLAG: the word alone; OFF: =off; TEXT: 1 and size-1 characters (not 0 or
+ * size); ENUM, BITS: each name, and the last name with one more letter. */
+static void row_words(const struct cmdline_option *o, struct row_words *w)
+{
+    char text[300], name[32] = "";
+    memset(w, 0, sizeof *w);
+    if (o->kind == CMDLINE_FLAG) {
+        good_word(w, 1, "%s%s", o->name, "");
+        bad_word(w, "%s=%s", o->name, "1");
+    } else if (o->kind == CMDLINE_OFF) {
+        good_word(w, 1, "%s=%s", o->name, "off");
+        bad_word(w, "%s=%s", o->name, "on");
+        bad_word(w, "%s%s", o->name, "");
+    } else if (o->kind == CMDLINE_TEXT) {
+        memset(text, 'a', o->size);
+        text[o->size] = 0;
+        bad_word(w, "%s=%s", o->name, text);
+        bad_word(w, "%s=%s", o->name, "");
+        good_word(w, 0, "%s=%s", o->name, text + 1);
+        good_word(w, 0, "%s=%s", o->name, text + o->size - 1);
+    } else {
+        const char *p = o->values;
+        for (unsigned k = 0; *p && k < 8; k++) {
+            size_t n = strcspn(p, ",");
+            snprintf(name, sizeof name, "%.*s", (int)n, p);
+            good_word(w, o->kind == CMDLINE_ENUM ? k : 1u << k, "%s=%s", o->name, name);
+            p += n + (p[n] == ',');
+        }
+        strcat(name, "x");
+        bad_word(w, "%s=%s", o->name, name);
+        bad_word(w, "%s=%s", o->name, "");
+    }
+}
+
 /* The rows without a range: every name, flag and length at its limits. */
 static void test_every_word(void)
 {
-    char word[300], name[32];
+    struct row_words w;
+    char word[300];
     for (unsigned i = 0; i < cmdline_option_count; i++) {
         const struct cmdline_option *o = &cmdline_options[i];
         struct boot_config c;
         uint64_t holds;
         if (word_at(o, 0, word, sizeof word, &holds))
             continue;
-        const char *good[8] = { 0 }, *bad[4] = { 0 };
-        char goods[8][300], bads[4][300];
-        uint64_t want_v[8] = { 0 };
-        unsigned ng = 0, nb = 0;
-        if (o->kind == CMDLINE_FLAG) {
-            good[ng] = o->name, want_v[ng++] = 1;
-            snprintf(bads[nb], 300, "%s=1", o->name), bad[nb] = bads[nb], nb++;
-        } else if (o->kind == CMDLINE_OFF) {
-            snprintf(goods[ng], 300, "%s=off", o->name), good[ng] = goods[ng], want_v[ng++] = 1;
-            snprintf(bads[nb], 300, "%s=on", o->name), bad[nb] = bads[nb], nb++;
-            bad[nb++] = o->name;
-        } else if (o->kind == CMDLINE_TEXT) {   /* 1 and size-1 characters; 0 and size */
-            int len[] = { 1, (int)o->size - 1, 0, (int)o->size };
-            for (unsigned k = 0; k < 4; k++) {
-                char *w = k < 2 ? goods[ng] : bads[nb];
-                int at = snprintf(w, 300, "%s=", o->name);
-                memset(w + at, 'a', (size_t)len[k]);
-                w[at + len[k]] = 0;
-                if (k < 2)
-                    good[ng] = w, want_v[ng++] = 0;
-                else
-                    bad[nb] = w, nb++;
-            }
-        } else {                                 /* ENUM, BITS: each name; one more */
-            for (unsigned k = 0; k < 8; k++) {
-                char *w = goods[ng];
-                int at = snprintf(w, 300, "%s=", o->name);
-                const char *p = o->values;
-                for (unsigned skip = k; skip && *p; p++)
-                    skip -= *p == ',';
-                size_t n = strcspn(p, ",");
-                if (!n)
-                    break;
-                snprintf(w + at, (size_t)(300 - at), "%.*s", (int)n, p);
-                snprintf(name, sizeof name, "%.*s", (int)n, p);
-                good[ng] = w, want_v[ng++] = o->kind == CMDLINE_ENUM ? k : 1u << k;
-            }
-            snprintf(bads[nb], 300, "%s=%sx", o->name, name), bad[nb] = bads[nb], nb++;
-            snprintf(bads[nb], 300, "%s=", o->name), bad[nb] = bads[nb], nb++;
-        }
-        for (unsigned k = 0; k < ng; k++) {
+        row_words(o, &w);
+        CHECK(w.good > 0 && w.bad > 0);
+        for (unsigned k = 0; k < w.good; k++) {
             cmdline_defaults(&c);
-            cmdline_parse(good[k], &c);
+            cmdline_parse(w.goods[k], &c);
             CHECK_EQ(c.warning_count, 0);
             if (o->kind == CMDLINE_TEXT)
-                CHECK(!strcmp((const char *)&c + o->offset, strchr(good[k], '=') + 1));
+                CHECK(!strcmp((const char *)&c + o->offset, strchr(w.goods[k], '=') + 1));
             else
-                CHECK_EQ(field(&c, o), want_v[k]);
+                CHECK_EQ(field(&c, o), w.holds[k]);
         }
-        for (unsigned k = 0; k < nb; k++) {
+        for (unsigned k = 0; k < w.bad; k++) {
             cmdline_defaults(&c);
-            cmdline_parse(bad[k], &c);
+            cmdline_parse(w.bads[k], &c);
             CHECK_EQ(c.warning_count, 1);
             CHECK(warned(&c, "want"));
-            if (o->kind != CMDLINE_TEXT)
-                CHECK_EQ(field(&c, o), o->init);
-            else
-                CHECK_EQ(*((const char *)&c + o->offset), 0);
+            CHECK_EQ(field(&c, o), o->kind == CMDLINE_TEXT ? 0 : o->init);
         }
     }
 }
