@@ -22,7 +22,9 @@ import unittest
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from btlib import dumplog, netcapture, siphash   # noqa: E402
+from btlib.dump import dumplog  # noqa: E402
+from btlib.capture import netcapture
+from btlib.capture import siphash
 from test_capture import gen_dump                # noqa: E402
 
 CAPTURE = os.path.join(REPO, 'scripts', 'capture')
