@@ -1,6 +1,6 @@
 """capture --net's receiver (scripts/btlib/netcapture.py) against datagrams
-the test writes as the kernel would (docs/host-tools.md, "The network
-protocol"), then scripts/capture --net itself against fake machines on
+the test writes as the kernel would (docs/network-protocol.md), then
+scripts/capture --net itself against fake machines on
 127.0.0.1 that play the kernel's side (announce, take signed keys, dump,
 answer requests, check signed confirmations): a machine booted before
 capture, a capture restarted mid-dump, a hostile sender, a relay that

@@ -1,6 +1,6 @@
 """Chrome Trace Event JSON, for ui.perfetto.dev and chrome://tracing.
 
-Layout (see docs/host-tools.md):
+Layout (see docs/export-formats.md):
 - one track per CPU: pid 0, tid = dense CPU number, named by `M`
   metadata events "CPU n (APIC a)"; the process is named "baretrace";
 - BEGIN/END pairs (see pairs.py) become `X` complete slices named by their

@@ -3,7 +3,7 @@
 Written by hand (a varint and length-delimited writer; no SDK), with the
 field numbers of Perfetto's published trace protos
 (test/host/perfetto_trace.proto lists the ones used). Layout (see
-docs/host-tools.md):
+docs/export-formats.md):
 - a root track "baretrace dump N" (uuid 1) holding every other track in
   CPU order; per CPU a track "CPU n (APIC a)" (uuid 16 + 4n) and counter
   tracks "CPU n events/s" (16 + 4n + 1: the events in each 10 ms, per

@@ -1,7 +1,6 @@
 """Grow the dump area of a freshly written baretrace stick to the stick's end.
 
-build/baretrace.iso ends in its dump area (docs/host-tools.md, "Dumps on
-the stick"): a GPT partition of its own type, followed only by xorriso's
+build/baretrace.iso ends in its dump area (docs/dump-area.md): a GPT partition of its own type, followed only by xorriso's
 padding (a "Gap" partition of zeros) and the backup GPT. Written to a
 stick, the image leaves the rest of the stick unused. grow() moves the
 backup GPT to the stick's last sectors, removes the partitions of padding
