@@ -407,11 +407,13 @@ int main(int argc, char **argv)
         noise_before();
     struct out out = { o.crlf != 0, 0, 0 };
     struct dump_sink sink = { sink_write, &out, NULL };
+    /* clang-format off */
     struct dump_extra extras[] = {
         { "invariant_tsc", NULL, 1 }, { "tsc_warp", NULL, 37 },
         { "uptime_tsc", NULL, 123456789012ULL }, { "source", "gen_dump", 0 },
         { "workload", o.workload, 0 },
     };
+    /* clang-format on */
     struct dump_meta meta = { o.dump, o.tsc_hz, apic, extras, 5, o.nonce, o.previous != 0,
                               NULL, 0 };
     uint64_t events = dump_encode(&sink, &meta, rings, o.cpus);

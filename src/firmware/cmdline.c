@@ -224,10 +224,12 @@ static void opt_trace_memory(struct boot_config *cfg, const char *word, const ch
 /* One usb.skip= item, `n` bytes at p: a kind or pci:BB:DD.F. */
 static bool usb_skip_item(struct boot_config *c, const char *p, size_t n)
 {
+    /* clang-format off */
     static const struct { const char *name; unsigned bit; } kinds[] = {
         { "uhci", CMDLINE_USB_UHCI }, { "ohci", CMDLINE_USB_OHCI },
         { "ehci", CMDLINE_USB_EHCI }, { "xhci", CMDLINE_USB_XHCI },
     };
+    /* clang-format on */
     for (unsigned i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (n == 4 && !strncmp(p, kinds[i].name, 4)) {
             c->usb_skip_kinds |= kinds[i].bit;

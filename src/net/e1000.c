@@ -122,6 +122,7 @@ static const struct id {
     uint16_t device;
     uint8_t  family;
     const char *part;
+/* clang-format off */
 } ids[] = {
     { 0x1000, FAM_8254X, "82542" },      { 0x1001, FAM_8254X, "82543GC" },
     { 0x1004, FAM_8254X, "82543GC" },    { 0x1008, FAM_8254X, "82544EI" },
@@ -180,6 +181,7 @@ static const struct id {
     { 0x0D9F, FAM_QUEUE, "I225-IT" },    { 0x125B, FAM_QUEUE, "I226-LM" },
     { 0x125C, FAM_QUEUE, "I226-V" },     { 0x125D, FAM_QUEUE, "I226-IT" },
 };
+/* clang-format on */
 
 struct e1000 {
     volatile uint8_t *regs;

@@ -16,6 +16,7 @@
 #define RCR_8168C  (RCR_128_INT_EN | RCR_MULTI_EN | RCR_DMA_BURST)
 #define RCR_8168D  (RCR_128_INT_EN | RCR_DMA_BURST)
 #define RCR_8168G  (RCR_128_INT_EN | RCR_MULTI_EN | RCR_DMA_BURST | RCR_EARLY_OFF)
+/* clang-format off */
 static const struct rtl_family families[] = {
     { 0x7CF, 0x54B, "RTL8117",   RCR_8168G, true,  true  },
     { 0x7CF, 0x54A, "RTL8117",   RCR_8168G, true,  true  },
@@ -49,6 +50,7 @@ static const struct rtl_family families[] = {
     { 0x7C8, 0x380, "RTL8168B",  RCR_8169,  false, false },
     { 0x7C8, 0x300, "RTL8168B",  RCR_8169,  false, false },
 };
+/* clang-format on */
 
 const struct rtl_family *rtl8111_family(uint16_t xid)
 {

@@ -84,10 +84,12 @@ static void measure(uint32_t cpu, void *arg)
 }
 
 /* The per-CPU table's columns, for its summary form past CPUSUM_TABLE_MAX CPUs. */
+/* clang-format off */
 static const struct cpusum_col columns[] = {
     { "gaps", true }, { "max(us)", false }, { "lost(us)", true }, { "lost(ppm)", false },
     { "smis", true },
 };
+/* clang-format on */
 
 static void run(const uint64_t *v)
 {

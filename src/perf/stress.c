@@ -94,9 +94,11 @@ static void hammer(uint32_t cpu, void *arg)
 }
 
 /* The per-CPU table's columns, for its summary form past CPUSUM_TABLE_MAX CPUs. */
+/* clang-format off */
 static const struct cpusum_col columns[] = {
     { "attempts", true }, { "irq-attempts", true }, { "refused", true },
 };
+/* clang-format on */
 
 static void run(const uint64_t *v)
 {

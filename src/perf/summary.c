@@ -20,10 +20,12 @@
 #define MAX_TYPES 64
 
 /* The per-CPU table's columns in the summary form (cpusum.h). */
+/* clang-format off */
 static const struct cpusum_col columns[] = {
     { "recorded", true }, { "overwritten", true }, { "excluded", true }, { "refused", true },
     { "rate/s", true }, { "tick-handler avg", false }, { "late max", false },
 };
+/* clang-format on */
 #define COLUMNS (sizeof columns / sizeof columns[0])
 
 static uint64_t per_type[MAX_TYPES];

@@ -132,9 +132,11 @@ static void print_histogram(uint32_t n)
 }
 
 /* The per-CPU table's columns, for its summary form past CPUSUM_TABLE_MAX CPUs. */
+/* clang-format off */
 static const struct cpusum_col columns[] = {
     { "samples", true }, { "missed", true }, { "min", false }, { "avg", false }, { "max", false },
 };
+/* clang-format on */
 
 static void run(const uint64_t *v)
 {

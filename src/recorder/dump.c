@@ -119,6 +119,7 @@ uint64_t dump_run(const struct dump_request *rq)
     for (unsigned i = 0; i < f.n; i++)
         apic[i] = cpus[i].apic_id;
     bool fault = rq->fault_cpu >= 0;
+    /* clang-format off */
     const struct dump_extra extras[] = {
         { "fw", facts.fw, 0 },            { "found", NULL, facts.found },
         { "parked", NULL, facts.parked }, { "failed", NULL, facts.failed },
@@ -137,6 +138,7 @@ uint64_t dump_run(const struct dump_request *rq)
         { f.busy[0] ? "busy_cpus" : NULL, f.busy, 0 },
         { "events_asked", NULL, rings_asked() }, { "ring_bytes", NULL, rings_bytes() },
     };
+    /* clang-format on */
     unsigned nid;
     const struct dump_extra *id = machine_items(&nid);
     const struct dump_meta meta = { no, tsc_hz(), apic, extras, sizeof extras / sizeof extras[0],

@@ -13,6 +13,7 @@
 #define DUMP_STACK_BYTES 16384
 #define LINE_MAX_NMI     128                    /* the folded NMI's line */
 
+/* clang-format off */
 static const char *const names[32] = {
     "#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow",
     "#BR bound range", "#UD invalid opcode", "#NM device not available",
@@ -24,6 +25,7 @@ static const char *const names[32] = {
     "reserved 27", "#HV hypervisor injection", "#VC VMM communication",
     "#SX security", "reserved 31",
 };
+/* clang-format on */
 
 static enum on_fault on_fault = ON_FAULT_DUMP;
 static volatile uint8_t faulted[MAX_CPUS];

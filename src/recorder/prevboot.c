@@ -93,11 +93,13 @@ uint64_t prevboot_dump(void)
         kprintf("trace: no previous boot's trace to dump\n");
         return 0;
     }
+    /* clang-format off */
     const struct dump_extra extras[] = {
         { "trigger", "previous", 0 },     { "prev_boot", NULL, prev->boot },
         { "capacity", NULL, prev->capacity }, { "damaged_rings", NULL, damaged },
         { "kept_at", NULL, prev->phys },
     };
+    /* clang-format on */
     return dump_rings_of_previous_boot(rings, ncpus, prev->tsc_hz, persist_apic_ids(prev),
                                        extras, sizeof extras / sizeof extras[0]);
 }

@@ -77,6 +77,7 @@ static void test_edge(void)
 /* trace.memory=: a total in binary units, or a warning and the default. */
 static void test_trace_memory(void)
 {
+    /* clang-format off */
     static const struct { const char *line; uint64_t bytes; bool warns; } cases[] = {
         { "trace.memory=64M", 64ull << 20, false },
         { "trace.memory=1G", 1ull << 30, false },
@@ -93,6 +94,7 @@ static void test_trace_memory(void)
         { "trace.memory=-1M", 0, true },
         { "trace.memory=99999999999M", 0, true },
     };
+    /* clang-format on */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct boot_config c;
         cmdline_defaults(&c);
@@ -252,6 +254,7 @@ static void test_console_messages(void)
 
 static void test_console_bad(void)
 {
+    /* clang-format off */
     static const char *bad[] = {
         "console=pci:00:20.0", "console=pci:00:03.8", "console=pci:00:03", "console=pci:",
         "console=pci:000:03.0", "console=pcix", "console=mmio,0x", "console=mmio,0x0",
@@ -260,6 +263,7 @@ static void test_console_bad(void)
         "console=ttyS0,1", "console=pci:00:04.0/", "console=pci:00:04.0/16",
         "console=pci:00:04.0/x", "console=pci:00:04.0/1x", "console=pci/1",
     };
+    /* clang-format on */
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct boot_config c;
         cmdline_defaults(&c);
@@ -299,6 +303,7 @@ static void test_escape_hatches(void)
     CHECK_EQ(c.warning_count, 0);
     CHECK_EQ(c.screen_w, 1280);
     CHECK_EQ(c.screen_h, 720);
+    /* clang-format off */
     static const char *bad[] = {
         "usb=on", "usb.skip=fhci", "usb.skip=pci:00:1d", "usb.skip=pci:00:1d.7/1",
         "usb.skip=ehci,", "keyboard=ps2", "screen=on", "usb.setup_ms=0",
@@ -306,6 +311,7 @@ static void test_escape_hatches(void)
         "screen.mode=1280x", "screen.mode=1280x720x32", "screen.mode=319x200",
         "screen.mode=16385x100", "screen.mode=-1x5", "screen.mode=12345678x1",
     };
+    /* clang-format on */
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cmdline_defaults(&c);
         cmdline_parse(bad[i], &c);
@@ -342,6 +348,7 @@ static void test_net(void)
     CHECK_EQ(c.net_to_ip, 0xC0A800FFu);
     CHECK_EQ(c.net_to_port, 0);                       /* 0: the default, 6666 */
     CHECK_EQ(c.net_mask, 0xFFFFFF00u);                /* /24 */
+    /* clang-format off */
     static const char *const bad[] = {
         "net=on", "net=", "net.keys=on", "net.to=10.0.2", "net.to=10.0.2.2.5",
         "net.to=256.0.0.1", "net.to=10.0.2.2:0", "net.to=10.0.2.2:65536", "net.to=10.0.2.2:",
@@ -349,6 +356,7 @@ static void test_net(void)
         "net.ip=10.0.0.1/0", "net.ip=255.255.255.255", "net.ip=10.0.0", "net.ip=0001.2.3.4",
         "net.to=host.example",
     };
+    /* clang-format on */
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cmdline_defaults(&c);
         cmdline_parse(bad[i], &c);

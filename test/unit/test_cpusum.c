@@ -18,9 +18,11 @@ static void out(const char *line)
     nlines++;
 }
 
+/* clang-format off */
 static const struct cpusum_col cols[] = {
     { "recorded", true }, { "late", false }, { "same", true },
 };
+/* clang-format on */
 
 /* The fields of a column line: name total min median max, then the rest. */
 static int fields(const char *line, char *name, char *total, long *lo, long *med, long *hi,

@@ -138,11 +138,13 @@ static void test_lines_batch(void)
 
 static void test_merge_order(void)
 {
+    /* clang-format off */
     struct trace_event ev[6] = {
         { .tsc = 5, .cpu = 0, .seq = 0 }, { .tsc = 3, .cpu = 0, .seq = 1 },
         { .tsc = 9, .cpu = 0, .seq = 2 }, { .tsc = 3, .cpu = 1, .seq = 0 },
         { .tsc = 5, .cpu = 0, .seq = 0 }, { .tsc = 1, .cpu = 1, .seq = 2 },
     };
+    /* clang-format on */
     uint32_t order[6], tmp[6];
     bt_merge_order(ev, 6, order, tmp);
     static const uint32_t want[6] = { 5, 1, 3, 0, 4, 2 };   /* ties keep input order */

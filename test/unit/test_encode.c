@@ -226,10 +226,12 @@ static void fill_random(void)
     }
 }
 
+/* clang-format off */
 static struct ring *const ring_ptrs[NCPUS] = {
     &rings[0], &rings[1], &rings[2], &rings[3], &rings[4], &rings[5], &rings[6], &rings[7],
     &rings[8], &rings[9], &rings[10], &rings[11], &rings[12], &rings[13], &rings[14], &rings[15],
 };
+/* clang-format on */
 
 static uint32_t apic_ids[NCPUS] = { 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30 };
 

@@ -149,10 +149,12 @@ static void the_oldest_open_begin_is_given_up_past_the_depth(void)
  * types past the table are instants. */
 static void partners_come_from_the_callers_table(void)
 {
+    /* clang-format off */
     static const struct pairing_role roles[] = {
         [1] = { 7, TRACE_KIND_BEGIN }, [2] = { 7, TRACE_KIND_END },
         [3] = { 8, TRACE_KIND_BEGIN }, [4] = { 9, TRACE_KIND_END },
     };
+    /* clang-format on */
     static const struct ev evs[] = { { 10, 1, 0 }, { 11, 3, 0 }, { 12, 4, 0 }, { 13, 9, 0 },
                                      { 15, 2, 0 } };
     struct got g = feed_with(roles, 5, evs, 5);

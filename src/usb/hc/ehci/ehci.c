@@ -145,6 +145,7 @@ static bool start(struct ehci *hc)
     return true;
 }
 
+/* clang-format off */
 static const struct usb_hc_ops ehci_ops = {
     .port_status = ehci_port_status, .port_reset = ehci_port_reset,
     .address = ehci_address, .set_mps0 = ehci_set_mps0, .configure = ehci_configure,
@@ -152,6 +153,7 @@ static const struct usb_hc_ops ehci_ops = {
     .queue = ehci_queue, .ep_reset = ehci_ep_reset, .ep_cancel = ehci_ep_cancel,
     .poll = ehci_poll,
 };
+/* clang-format on */
 
 static const char *next_cc_not_driven;
 

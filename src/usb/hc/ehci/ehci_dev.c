@@ -40,11 +40,13 @@ static struct ehci_pipe *open_pipe(struct usb_dev *d, uint8_t dci, uint16_t mps,
     p->td = mem_alloc(EHCI_PIPE_TDS * sizeof *p->td, QH_ALIGN);
     if (!qh || !p->td)
         return NULL;
+    /* clang-format off */
     struct ehci_ep_desc ep = {
         .addr = ed->addr, .endpoint = dci / 2, .speed = d->speed, .mps = mps,
         .control = dci == 1, .interrupt = interrupt,
         .tt_hub = d->tt_hub ? ehci_dev_of(d->tt_hub)->addr : 0, .tt_port = d->tt_port,
     };
+    /* clang-format on */
     ehci_qh_init(qh, &ep);
     p->qh = qh;
     p->interrupt = interrupt;

@@ -190,6 +190,7 @@ static void poll(struct usb_hc *base)
             base->port_changed |= 1ull << (p - 1);
 }
 
+/* clang-format off */
 static const struct usb_hc_ops ohci_ops = {
     .port_status = port_status, .port_reset = port_reset,
     .address = ohci_address, .set_mps0 = ohci_set_mps0, .configure = ohci_configure,
@@ -197,6 +198,7 @@ static const struct usb_hc_ops ohci_ops = {
     .queue = ohci_queue, .ep_reset = ohci_ep_reset, .ep_cancel = ohci_ep_cancel,
     .poll = poll,
 };
+/* clang-format on */
 
 struct usb_hc *ohci_start_one(const struct pci_func *f)
 {

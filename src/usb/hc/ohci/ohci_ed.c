@@ -99,11 +99,13 @@ struct ohci_outcome ohci_tds_outcome(struct ohci_td *const *td, unsigned n, uint
 
 const char *ohci_cc_name(uint8_t cc)
 {
+    /* clang-format off */
     static const char *const names[16] = {
         "no error", "CRC error", "bit stuffing error", "data toggle mismatch", "stall",
         "device not responding", "PID check failure", "unexpected PID", "data overrun",
         "data underrun", "reserved code 10", "reserved code 11", "buffer overrun",
         "buffer underrun", "not accessed", "not accessed",
     };
+    /* clang-format on */
     return names[cc & 0xF];
 }

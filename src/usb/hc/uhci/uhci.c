@@ -197,6 +197,7 @@ static void poll(struct usb_hc *base)
             base->port_changed |= 1ull << (p - 1);
 }
 
+/* clang-format off */
 static const struct usb_hc_ops uhci_ops = {
     .port_status = port_status, .port_reset = port_reset,
     .address = uhci_address, .set_mps0 = uhci_set_mps0, .configure = uhci_configure,
@@ -204,6 +205,7 @@ static const struct usb_hc_ops uhci_ops = {
     .queue = uhci_queue, .ep_reset = uhci_ep_reset, .ep_cancel = uhci_ep_cancel,
     .poll = poll,
 };
+/* clang-format on */
 
 struct usb_hc *uhci_start_one(const struct pci_func *f)
 {

@@ -206,6 +206,7 @@ struct usb_hc *xhci_start_one(const struct pci_func *f)
     return &hc->base;
 }
 
+/* clang-format off */
 const struct usb_hc_ops xhci_ops = {
     .port_status = xhci_port_status, .port_reset = xhci_port_reset,
     .address = xhci_address, .set_mps0 = xhci_set_mps0, .configure = xhci_configure,
@@ -213,3 +214,4 @@ const struct usb_hc_ops xhci_ops = {
     .queue = xhci_queue, .ep_reset = xhci_ep_reset, .ep_cancel = xhci_ep_cancel,
     .poll = xhci_poll,
 };
+/* clang-format on */
