@@ -9,8 +9,8 @@
 #include "decoder/perfettoout.h"
 #include "decoder/stats.h"
 #include "decoder/textout.h"
-#include "trace/event.h"
 #include "recorder/pairing.h"
+#include "trace/event.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define F(s, f)  { #f, offsetof(struct s, f), sizeof(((struct s *)0)->f) }
@@ -193,7 +193,7 @@ static const struct bt_abi_struct structs[] = {
 };
 /* clang-format on */
 
-#define C(name) { #name, (int64_t)(name) }
+#define C(name)  { #name, (int64_t)(name) }
 /* clang-format off */
 static const struct bt_abi_const constants[] = {
     C(BT_DAMAGED), C(BT_PUNT), C(BT_LINE_MAX_CHARS), C(BT_CPU_LIMIT),

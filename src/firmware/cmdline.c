@@ -79,9 +79,10 @@ static const char *parse_hex(const char *s, unsigned max, char stop, uint64_t *o
     unsigned n = 0;
     for (; *s && *s != stop; s++, n++) {
         char c = *s;
-        unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
-                   : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
-                   : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10) : 16u;
+        unsigned d = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
+                     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+                     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
+                                            : 16u;
         if (d == 16 || n == max)
             return NULL;
         v = v << 4 | d;
@@ -165,7 +166,8 @@ static void opt_console(struct boot_config *cfg, const char *word, const char *v
         baud && baud < CMDLINE_MIN_BAUD) {
         char msg[CMDLINE_WARNING_LEN];
         ksnprintf(msg, sizeof msg, "baud %u is below the lowest rate, %u (16-bit "
-                  "divisor); using auto", baud, CMDLINE_MIN_BAUD);
+                                   "divisor); using auto",
+                  baud, CMDLINE_MIN_BAUD);
         warn(cfg, word, msg);
         cfg->console_kind = CONSOLE_AUTO;
         return;

@@ -16,7 +16,8 @@ static void test_good(void)
     struct boot_config c;
     cmdline_defaults(&c);
     cmdline_parse("  console=ttyS1,9600 maxcpus=4\tnosmp timer_hz=1000 trace.events=65536 "
-                  "trace.mask=irq,boot trace.off workload=hwlat debug.fault=3", &c);
+                  "trace.mask=irq,boot trace.off workload=hwlat debug.fault=3",
+                  &c);
     CHECK_EQ(c.warning_count, 0);
     CHECK_EQ(c.console_port, 1);
     CHECK_EQ(c.console_baud, 9600);
@@ -35,7 +36,8 @@ static void test_bad_values_keep_defaults(void)
     struct boot_config c;
     cmdline_defaults(&c);
     cmdline_parse("maxcpus=banana timer_hz=0 console=ttyS9 trace.events=1000 "
-                  "trace.events=99999999999 bogus frob=1 console=ttyS0,7 maxcpus=", &c);
+                  "trace.events=99999999999 bogus frob=1 console=ttyS0,7 maxcpus=",
+                  &c);
     CHECK(warned(&c, "maxcpus=banana"));
     CHECK(warned(&c, "timer_hz=0"));
     CHECK(warned(&c, "console=ttyS9"));
@@ -109,7 +111,11 @@ static void test_trace_memory(void)
 
 static void test_dump_to(void)
 {
-    static const struct { const char *line; unsigned to; bool warns; } cases[] = {
+    static const struct {
+        const char *line;
+        unsigned to;
+        bool warns;
+    } cases[] = {
         { "trace.dump_to=serial", DUMP_TO_SERIAL, false },
         { "trace.dump_to=stick", DUMP_TO_STICK, false },
         { "trace.dump_to=stick,serial", DUMP_TO_SERIAL | DUMP_TO_STICK, false },
@@ -150,7 +156,8 @@ static void test_fault_options(void)
 
     cmdline_defaults(&c);
     cmdline_parse("trace.on_fault=panic trace.on_fault= trace.dump_after=0 "
-                  "trace.dump_after=604801 trace.dump_after=-5 debug.hang=0 debug.hang=x", &c);
+                  "trace.dump_after=604801 trace.dump_after=-5 debug.hang=0 debug.hang=x",
+                  &c);
     CHECK(warned(&c, "trace.on_fault=panic: want dump, freeze or off; using dump"));
     CHECK(warned(&c, "trace.on_fault=: want dump"));
     CHECK(warned(&c, "trace.dump_after=0: want a number from 1 to 604800; using no dump"));
@@ -284,7 +291,8 @@ static void test_escape_hatches(void)
     CHECK(!c.usb_off && !c.screen_off && c.keyboard == CMDLINE_KEYBOARD_BOTH);
     CHECK_EQ(c.usb_skip_kinds, 0);
     cmdline_parse("usb=off screen=off keyboard=legacy "
-                  "usb.skip=ehci,pci:00:1d.7,uhci,pci:3:0.0", &c);
+                  "usb.skip=ehci,pci:00:1d.7,uhci,pci:3:0.0",
+                  &c);
     CHECK_EQ(c.warning_count, 0);
     CHECK(c.usb_off && c.screen_off);
     CHECK_EQ(c.keyboard, CMDLINE_KEYBOARD_LEGACY);
@@ -324,7 +332,8 @@ static void test_escape_hatches(void)
     }
     cmdline_defaults(&c);                   /* a ninth function is refused, the list kept */
     cmdline_parse("usb.skip=pci:0:1.0,pci:0:2.0,pci:0:3.0,pci:0:4.0,pci:0:5.0,pci:0:6.0,"
-                  "pci:0:7.0,pci:0:8.0,pci:0:9.0", &c);
+                  "pci:0:7.0,pci:0:8.0,pci:0:9.0",
+                  &c);
     CHECK_EQ(c.warning_count, 1);
     CHECK_EQ(c.usb_skip_count, 0);
 }

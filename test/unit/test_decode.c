@@ -6,13 +6,13 @@
  * test/host/test_fastdecode.py. */
 #include <stdlib.h>
 #include <string.h>
+#include "check.h"
 #include "decoder/decode.h"
 #include "decoder/merge.h"
 #include "lib/crc32.h"
 #include "recorder/dumpid.h"
 #include "recorder/encode.h"
 #include "trace/trace.h"
-#include "check.h"
 
 #define CAP        256
 #define WRITES     600               /* wraps the ring */
@@ -82,7 +82,8 @@ static void test_round_trip(void)
             CHECK(!memcmp(&out[i], &written[at], sizeof out[i]));
         struct bt_run wrong;
         CHECK_EQ(bt_decode_line((const uint8_t *)lines[l], line_len[l], seed ^ 1, &wrong, out,
-                                EV_CAP), BT_DAMAGED);   /* another dump's seed */
+                                EV_CAP),
+                 BT_DAMAGED);   /* another dump's seed */
     }
     CHECK_EQ(at, WRITES);
 }
@@ -99,8 +100,8 @@ static void test_mutations(void)
         memcpy(buf, lines[l], n);
         size_t at = 2 + rnd() % (n - 2);
         switch (rnd() % 3) {
-        case 0: buf[at] = b64[rnd() % (sizeof b64 - 1)]; break;
-        case 1: n = at; break;
+        case 0:  buf[at] = b64[rnd() % (sizeof b64 - 1)]; break;
+        case 1:  n = at; break;
         default: buf[at] ^= (char)(1 << rnd() % 8); break;
         }
         uint8_t *copy = malloc(n ? n : 1);          /* exact size: ASan sees overreads */

@@ -6,13 +6,19 @@
 #include "recorder/schema.h"
 #include "trace/trace.h"
 
-enum { WB = TRACE_EV_WORKLOAD_BEGIN, WE = TRACE_EV_WORKLOAD_END,
-       TB = TRACE_EV_IRQ_TIMER_BEGIN, TE = TRACE_EV_IRQ_TIMER_END,
+enum { WB = TRACE_EV_WORKLOAD_BEGIN,
+       WE = TRACE_EV_WORKLOAD_END,
+       TB = TRACE_EV_IRQ_TIMER_BEGIN,
+       TE = TRACE_EV_IRQ_TIMER_END,
        HK = TRACE_EV_HOTKEY };
 
 #define MAX_EVS (PAIRING_DEPTH + 8)
 
-struct ev { uint64_t tsc; uint16_t type; uint64_t a0; };
+struct ev {
+    uint64_t tsc;
+    uint16_t type;
+    uint64_t a0;
+};
 /* What feeding gave: slices in the order they closed, and each event's
  * given-up mark. */
 struct got {
@@ -155,8 +161,7 @@ static void partners_come_from_the_callers_table(void)
         [3] = { 8, TRACE_KIND_BEGIN }, [4] = { 9, TRACE_KIND_END },
     };
     /* clang-format on */
-    static const struct ev evs[] = { { 10, 1, 0 }, { 11, 3, 0 }, { 12, 4, 0 }, { 13, 9, 0 },
-                                     { 15, 2, 0 } };
+    static const struct ev evs[] = { { 10, 1, 0 }, { 11, 3, 0 }, { 12, 4, 0 }, { 13, 9, 0 }, { 15, 2, 0 } };
     struct got g = feed_with(roles, 5, evs, 5);
     CHECK_EQ(g.n, 1);
     CHECK_EQ(g.at[0], 0);

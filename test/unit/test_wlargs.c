@@ -1,8 +1,8 @@
 /* test_wlargs.c — workload= text: NAME[:KEY=VALUE,...] (src/perf/wlargs.c). */
 #include <stdio.h>
 #include <string.h>
-#include "perf/wlargs.h"
 #include "check.h"
+#include "perf/wlargs.h"
 
 static const struct wl_param params[] = {
     { "width", "ms", 500, 1, 60000, false },

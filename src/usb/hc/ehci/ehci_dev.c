@@ -4,23 +4,23 @@
  * SET_ADDRESS for a new device (devaddr.h), and the poll that completes a keyboard's
  * queued reports and notices port changes (EHCI §4.8-4.12). */
 #include "usb/hc/ehci/ehci_dev.h"
-#include "usb/hc/devaddr.h"
-#include "usb/hc/ehci/ehci_qh.h"
-#include "usb/hc/ehci/ehci_sched.h"
-#include "usb/hc/ehci/ehci_state.h"
-#include "usb/core/say.h"
-#include "usb/core/xfer.h"
 #include "arch/cpu.h"
 #include "lib/kassert.h"
 #include "lib/kprintf.h"
 #include "mm/mem.h"
 #include "time/deadline.h"
+#include "usb/core/say.h"
+#include "usb/core/xfer.h"
+#include "usb/hc/devaddr.h"
+#include "usb/hc/ehci/ehci_qh.h"
+#include "usb/hc/ehci/ehci_sched.h"
+#include "usb/hc/ehci/ehci_state.h"
 
-#define QH_ALIGN             32
-#define SETUP_LEN            8
-#define EP_ATTR_ISOCHRONOUS  1
-#define EP_MPS_BITS          0x7FF    /* wMaxPacketSize 10:0; 12:11 is high-bandwidth */
-#define STILL_RUNNING        (-2)
+#define QH_ALIGN            32
+#define SETUP_LEN           8
+#define EP_ATTR_ISOCHRONOUS 1
+#define EP_MPS_BITS         0x7FF    /* wMaxPacketSize 10:0; 12:11 is high-bandwidth */
+#define STILL_RUNNING       (-2)
 
 static uint32_t phys(const volatile void *p)
 {
