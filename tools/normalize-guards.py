@@ -17,7 +17,6 @@ and idempotent: run it after a merge or a move (`make lint` runs --check).
 import argparse
 import os
 import re
-import subprocess
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
@@ -38,13 +37,14 @@ def guard_for(path):
 
 
 def headers():
-    """Every tracked and untracked-but-not-ignored header in FOLDERS."""
-    out = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard",
-         "--"] + [f"{d}/*.h" for d in FOLDERS],
-        cwd=REPO, check=True, stdout=subprocess.PIPE, text=True).stdout
-    return sorted(p for p in set(out.split()) if
-                  os.path.exists(os.path.join(REPO, p)))
+    """Every header under FOLDERS, as paths relative to the repository."""
+    found = []
+    for folder in FOLDERS:
+        for where, dirs, files in os.walk(os.path.join(REPO, folder)):
+            dirs.sort()
+            found += [os.path.relpath(os.path.join(where, f), REPO)
+                      for f in files if f.endswith(".h")]
+    return sorted(found)
 
 
 COMMENT = re.compile(r"/\*.*?\*/", re.S)
