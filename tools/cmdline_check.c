@@ -20,7 +20,9 @@
 
 /* The docs' columns of cmdline.def, which the kernel does not carry. */
 #define CMDLINE_OPT(name, KIND, field, lo, hi, init, values, dflt, arg, help) { arg, help },
-static const struct { const char *arg, *help; } docs[] = {
+static const struct {
+    const char *arg, *help;
+} docs[] = {
 #include "firmware/cmdline.def"
 };
 #undef CMDLINE_OPT

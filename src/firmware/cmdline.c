@@ -8,7 +8,7 @@
 #define WORD_MAX 128
 #define FIELD(f) (((struct boot_config *)0)->f)
 
-#define CMDLINE_OPT(name, KIND, field, lo, hi, init, values, dflt, arg, help)                \
+#define CMDLINE_OPT(name, KIND, field, lo, hi, init, values, dflt, arg, help)                 \
     { name, CMDLINE_##KIND, offsetof(struct boot_config, field), sizeof FIELD(field), lo, hi, \
       init, values, dflt },
 const struct cmdline_option cmdline_options[] = {
@@ -20,19 +20,22 @@ const unsigned cmdline_option_count = sizeof cmdline_options / sizeof cmdline_op
 /* ENUM rows store the index of the name, BITS rows bit i for the i-th:
  * the names in cmdline.def are in the order of these constants. */
 _Static_assert(CMDLINE_ON_FAULT_DUMP == 0 && CMDLINE_ON_FAULT_FREEZE == 1 &&
-               CMDLINE_ON_FAULT_OFF == 2, "trace.on_fault=dump,freeze,off");
+                   CMDLINE_ON_FAULT_OFF == 2,
+               "trace.on_fault=dump,freeze,off");
 _Static_assert(CMDLINE_KEYBOARD_BOTH == 0 && CMDLINE_KEYBOARD_LEGACY == 1 &&
-               CMDLINE_KEYBOARD_USB == 2, "keyboard=both,legacy,usb");
+                   CMDLINE_KEYBOARD_USB == 2,
+               "keyboard=both,legacy,usb");
 _Static_assert(DUMP_TO_SERIAL == 1 && DUMP_TO_STICK == 2 && DUMP_TO_NET == 4,
                "trace.dump_to=serial,stick,net");
 _Static_assert(CMDLINE_USB_UHCI == 1 && CMDLINE_USB_OHCI == 2 && CMDLINE_USB_EHCI == 4 &&
-               CMDLINE_USB_XHCI == 8, "usb.skip=uhci,ohci,ehci,xhci");
+                   CMDLINE_USB_XHCI == 8,
+               "usb.skip=uhci,ohci,ehci,xhci");
 
 /* store() writes 1, 2, 4 or 8 bytes; TEXT rows are character arrays. */
-#define CMDLINE_OPT(name, KIND, field, ...)                                                  \
-    _Static_assert(CMDLINE_##KIND == CMDLINE_TEXT ? sizeof FIELD(field) > 1                   \
-                   : sizeof FIELD(field) == 1 || sizeof FIELD(field) == 2 ||                 \
-                     sizeof FIELD(field) == 4 || sizeof FIELD(field) == 8,                   \
+#define WRITABLE(n) ((n) == 1 || (n) == 2 || (n) == 4 || (n) == 8)
+#define CMDLINE_OPT(name, KIND, field, ...)                                        \
+    _Static_assert(CMDLINE_##KIND == CMDLINE_TEXT ? sizeof FIELD(field) > 1        \
+                                                  : WRITABLE(sizeof FIELD(field)), \
                    name ": a field of a size the parser writes");
 #include "firmware/cmdline.def"
 #undef CMDLINE_OPT
@@ -40,12 +43,16 @@ _Static_assert(CMDLINE_USB_UHCI == 1 && CMDLINE_USB_OHCI == 2 && CMDLINE_USB_EHC
 /* Put v in o's field, as wide as the field is. */
 static void store(struct boot_config *cfg, const struct cmdline_option *o, uint64_t v)
 {
+    uint8_t *at = (uint8_t *)cfg + o->offset;
     uint8_t b = (uint8_t)v;
     uint16_t h = (uint16_t)v;
     uint32_t w = (uint32_t)v;
-    const void *src = o->size == 1 ? (const void *)&b : o->size == 2 ? (const void *)&h
-                    : o->size == 4 ? (const void *)&w : (const void *)&v;
-    memcpy((uint8_t *)cfg + o->offset, src, o->size);
+    switch (o->size) {
+    case 1:  memcpy(at, &b, 1); break;
+    case 2:  memcpy(at, &h, 2); break;
+    case 4:  memcpy(at, &w, 4); break;
+    default: memcpy(at, &v, 8);
+    }
 }
 
 void cmdline_defaults(struct boot_config *cfg)
@@ -101,8 +108,8 @@ static void name_list(const char *names, const char *last_sep, char *buf, size_t
     char name[32];
     for (size_t i = 0; i <= count && at < size; i++) {
         nth_name(names, i, name, sizeof name);
-        at += (size_t)ksnprintf(buf + at, size - at, "%s%s", i == 0 ? "" : i < count ? ", " : last_sep,
-                                name);
+        const char *sep = i < count ? ", " : last_sep;
+        at += (size_t)ksnprintf(buf + at, size - at, "%s%s", i ? sep : "", name);
     }
 }
 
@@ -126,7 +133,7 @@ void cmdline_accepts(const struct cmdline_option *o, char *buf, size_t size)
     unsigned long long l = o->lo, h = o->hi;
     switch (o->kind) {
     case CMDLINE_FLAG: ksnprintf(buf, size, "%s alone, no value", o->name); return;
-    case CMDLINE_OFF: ksnprintf(buf, size, "%s=off", o->name); return;
+    case CMDLINE_OFF:  ksnprintf(buf, size, "%s=off", o->name); return;
     case CMDLINE_UINT: ksnprintf(buf, size, "a number from %llu to %llu", l, h); return;
     case CMDLINE_POW2: ksnprintf(buf, size, "a power of two from %llu to %llu", l, h); return;
     case CMDLINE_SIZE:
@@ -179,8 +186,9 @@ static void refuse(struct boot_config *cfg, const struct cmdline_option *o, cons
                    const char *why)
 {
     static const uint16_t falls_back = 1u << CMDLINE_UINT | 1u << CMDLINE_POW2 |
-        1u << CMDLINE_SIZE | 1u << CMDLINE_ENUM | 1u << CMDLINE_CONSOLE | 1u << CMDLINE_NET_TO |
-        1u << CMDLINE_NET_IP;
+                                       1u << CMDLINE_SIZE | 1u << CMDLINE_ENUM |
+                                       1u << CMDLINE_CONSOLE | 1u << CMDLINE_NET_TO |
+                                       1u << CMDLINE_NET_IP;
     char dflt[48], msg[CMDLINE_WARNING_LEN];
     cmdline_default(o, dflt, sizeof dflt);
     if (falls_back >> o->kind & 1)
@@ -272,8 +280,13 @@ static void opt_size(struct boot_config *cfg, const struct cmdline_option *o, co
 {
     size_t n = strlen(val);
     char last = n ? val[n - 1] : '\0';
-    unsigned shift = last == 'K' || last == 'k' ? 10 : last == 'M' || last == 'm' ? 20
-                   : last == 'G' || last == 'g' ? 30 : 0;
+    unsigned shift = 0;
+    if (last == 'K' || last == 'k')
+        shift = 10;
+    else if (last == 'M' || last == 'm')
+        shift = 20;
+    else if (last == 'G' || last == 'g')
+        shift = 30;
     char digits[24];
     uint32_t v;
     n -= shift != 0;
@@ -337,9 +350,10 @@ static const char *parse_hex(const char *s, unsigned max, char stop, uint64_t *o
     unsigned n = 0;
     for (; *s && *s != stop; s++, n++) {
         char c = *s;
-        unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
-                   : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
-                   : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10) : 16u;
+        unsigned d = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
+                     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+                     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
+                                            : 16u;
         if (d == 16 || n == max)
             return NULL;
         v = v << 4 | d;
@@ -348,7 +362,9 @@ static const char *parse_hex(const char *s, unsigned max, char stop, uint64_t *o
     return n ? s : NULL;
 }
 
-struct bdf { uint8_t bus, dev, fn, port; };
+struct bdf {
+    uint8_t bus, dev, fn, port;
+};
 
 /* "BB:DD.F[/N]" -> bus, device (< 32), function (< 8), port N of a
  * multi-port card (< CMDLINE_PCI_PORTS, default 0); ends at ',' or NUL. */
@@ -437,9 +453,9 @@ static void opt_console(struct boot_config *cfg, const struct cmdline_option *o,
     char buf[CMDLINE_WARNING_LEN];
     const char *rest = console_uart(&u, val);
     const char *why = !rest || (*rest && *rest != ',') ? NULL
-                    : u.kind == CONSOLE_MMIO && !u.mmio
-                    ? "address 0 is refused (no UART sits at physical address 0)"
-                    : bad_baud(o, &u, rest, &baud, buf, sizeof buf);
+                      : u.kind == CONSOLE_MMIO && !u.mmio
+                          ? "address 0 is refused (no UART sits at physical address 0)"
+                          : bad_baud(o, &u, rest, &baud, buf, sizeof buf);
     cfg->console_kind = CONSOLE_AUTO;
     if (!rest || (*rest && *rest != ','))
         want(cfg, o, word);
@@ -572,12 +588,18 @@ static void opt_net_ip(struct boot_config *cfg, const struct cmdline_option *o,
 typedef void opt_parser(struct boot_config *cfg, const struct cmdline_option *o,
                         const char *word, const char *val);
 static opt_parser *const parsers[] = {
-    [CMDLINE_FLAG] = opt_flag,       [CMDLINE_OFF] = opt_off,
-    [CMDLINE_UINT] = opt_uint,       [CMDLINE_POW2] = opt_uint,
-    [CMDLINE_SIZE] = opt_size,       [CMDLINE_TEXT] = opt_text,
-    [CMDLINE_ENUM] = opt_enum,       [CMDLINE_BITS] = opt_bits,
-    [CMDLINE_CONSOLE] = opt_console, [CMDLINE_USB_SKIP] = opt_usb_skip,
-    [CMDLINE_SCREEN] = opt_screen,   [CMDLINE_NET_TO] = opt_net_to,
+    [CMDLINE_FLAG] = opt_flag,
+    [CMDLINE_OFF] = opt_off,
+    [CMDLINE_UINT] = opt_uint,
+    [CMDLINE_POW2] = opt_uint,
+    [CMDLINE_SIZE] = opt_size,
+    [CMDLINE_TEXT] = opt_text,
+    [CMDLINE_ENUM] = opt_enum,
+    [CMDLINE_BITS] = opt_bits,
+    [CMDLINE_CONSOLE] = opt_console,
+    [CMDLINE_USB_SKIP] = opt_usb_skip,
+    [CMDLINE_SCREEN] = opt_screen,
+    [CMDLINE_NET_TO] = opt_net_to,
     [CMDLINE_NET_IP] = opt_net_ip,
 };
 _Static_assert(sizeof parsers / sizeof parsers[0] == CMDLINE_NET_IP + 1, "a parser per kind");

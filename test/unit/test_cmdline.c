@@ -17,7 +17,8 @@ static void test_good(void)
     struct boot_config c;
     cmdline_defaults(&c);
     cmdline_parse("  console=ttyS1,9600 maxcpus=4\tnosmp timer_hz=1000 trace.events=65536 "
-                  "trace.mask=irq,boot trace.off workload=hwlat debug.fault=3", &c);
+                  "trace.mask=irq,boot trace.off workload=hwlat debug.fault=3",
+                  &c);
     CHECK_EQ(c.warning_count, 0);
     CHECK_EQ(c.console_port, 1);
     CHECK_EQ(c.console_baud, 9600);
@@ -36,7 +37,8 @@ static void test_bad_values_keep_defaults(void)
     struct boot_config c;
     cmdline_defaults(&c);
     cmdline_parse("maxcpus=banana timer_hz=0 console=ttyS9 trace.events=1000 "
-                  "trace.events=99999999999 bogus frob=1 console=ttyS0,7 maxcpus=", &c);
+                  "trace.events=99999999999 bogus frob=1 console=ttyS0,7 maxcpus=",
+                  &c);
     CHECK(warned(&c, "maxcpus=banana"));
     CHECK(warned(&c, "timer_hz=0"));
     CHECK(warned(&c, "console=ttyS9"));
@@ -78,6 +80,7 @@ static void test_edge(void)
 /* trace.memory=: a total in binary units, or a warning and the default. */
 static void test_trace_memory(void)
 {
+    /* clang-format off */
     static const struct { const char *line; uint64_t bytes; bool warns; } cases[] = {
         { "trace.memory=64M", 64ull << 20, false },
         { "trace.memory=1G", 1ull << 30, false },
@@ -94,6 +97,7 @@ static void test_trace_memory(void)
         { "trace.memory=-1M", 0, true },
         { "trace.memory=99999999999M", 0, true },
     };
+    /* clang-format on */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct boot_config c;
         cmdline_defaults(&c);
@@ -108,7 +112,11 @@ static void test_trace_memory(void)
 
 static void test_dump_to(void)
 {
-    static const struct { const char *line; unsigned to; bool warns; } cases[] = {
+    static const struct {
+        const char *line;
+        unsigned to;
+        bool warns;
+    } cases[] = {
         { "trace.dump_to=serial", DUMP_TO_SERIAL, false },
         { "trace.dump_to=stick", DUMP_TO_STICK, false },
         { "trace.dump_to=stick,serial", DUMP_TO_SERIAL | DUMP_TO_STICK, false },
@@ -149,7 +157,8 @@ static void test_fault_options(void)
 
     cmdline_defaults(&c);
     cmdline_parse("trace.on_fault=panic trace.on_fault= trace.dump_after=0 "
-                  "trace.dump_after=604801 trace.dump_after=-5 debug.hang=0 debug.hang=x", &c);
+                  "trace.dump_after=604801 trace.dump_after=-5 debug.hang=0 debug.hang=x",
+                  &c);
     CHECK(warned(&c, "trace.on_fault=panic: want dump, freeze or off; using dump"));
     CHECK(warned(&c, "trace.on_fault=: want dump"));
     CHECK(warned(&c, "trace.dump_after=0: want a number from 1 to 604800; using no dump"));
@@ -253,6 +262,7 @@ static void test_console_messages(void)
 
 static void test_console_bad(void)
 {
+    /* clang-format off */
     static const char *bad[] = {
         "console=pci:00:20.0", "console=pci:00:03.8", "console=pci:00:03", "console=pci:",
         "console=pci:000:03.0", "console=pcix", "console=mmio,0x", "console=mmio,0x0",
@@ -261,6 +271,7 @@ static void test_console_bad(void)
         "console=ttyS0,1", "console=pci:00:04.0/", "console=pci:00:04.0/16",
         "console=pci:00:04.0/x", "console=pci:00:04.0/1x", "console=pci/1",
     };
+    /* clang-format on */
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct boot_config c;
         cmdline_defaults(&c);
@@ -281,7 +292,8 @@ static void test_escape_hatches(void)
     CHECK(!c.usb_off && !c.screen_off && c.keyboard == CMDLINE_KEYBOARD_BOTH);
     CHECK_EQ(c.usb_skip_kinds, 0);
     cmdline_parse("usb=off screen=off keyboard=legacy "
-                  "usb.skip=ehci,pci:00:1d.7,uhci,pci:3:0.0", &c);
+                  "usb.skip=ehci,pci:00:1d.7,uhci,pci:3:0.0",
+                  &c);
     CHECK_EQ(c.warning_count, 0);
     CHECK(c.usb_off && c.screen_off);
     CHECK_EQ(c.keyboard, CMDLINE_KEYBOARD_LEGACY);
@@ -300,6 +312,7 @@ static void test_escape_hatches(void)
     CHECK_EQ(c.warning_count, 0);
     CHECK_EQ(c.screen_w, 1280);
     CHECK_EQ(c.screen_h, 720);
+    /* clang-format off */
     static const char *bad[] = {
         "usb=on", "usb.skip=fhci", "usb.skip=pci:00:1d", "usb.skip=pci:00:1d.7/1",
         "usb.skip=ehci,", "keyboard=ps2", "screen=on", "usb.setup_ms=0",
@@ -307,6 +320,7 @@ static void test_escape_hatches(void)
         "screen.mode=1280x", "screen.mode=1280x720x32", "screen.mode=319x200",
         "screen.mode=16385x100", "screen.mode=-1x5", "screen.mode=12345678x1",
     };
+    /* clang-format on */
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cmdline_defaults(&c);
         cmdline_parse(bad[i], &c);
@@ -319,7 +333,8 @@ static void test_escape_hatches(void)
     }
     cmdline_defaults(&c);                   /* a ninth function is refused, the list kept */
     cmdline_parse("usb.skip=pci:0:1.0,pci:0:2.0,pci:0:3.0,pci:0:4.0,pci:0:5.0,pci:0:6.0,"
-                  "pci:0:7.0,pci:0:8.0,pci:0:9.0", &c);
+                  "pci:0:7.0,pci:0:8.0,pci:0:9.0",
+                  &c);
     CHECK_EQ(c.warning_count, 1);
     CHECK_EQ(c.usb_skip_count, 0);
 }
@@ -343,6 +358,7 @@ static void test_net(void)
     CHECK_EQ(c.net_to_ip, 0xC0A800FFu);
     CHECK_EQ(c.net_to_port, 0);                       /* 0: the default, 6666 */
     CHECK_EQ(c.net_mask, 0xFFFFFF00u);                /* /24 */
+    /* clang-format off */
     static const char *const bad[] = {
         "net=on", "net=", "net.keys=on", "net.to=10.0.2", "net.to=10.0.2.2.5",
         "net.to=256.0.0.1", "net.to=10.0.2.2:0", "net.to=10.0.2.2:65536", "net.to=10.0.2.2:",
@@ -350,6 +366,7 @@ static void test_net(void)
         "net.ip=10.0.0.1/0", "net.ip=255.255.255.255", "net.ip=10.0.0", "net.ip=0001.2.3.4",
         "net.to=host.example",
     };
+    /* clang-format on */
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cmdline_defaults(&c);
         cmdline_parse(bad[i], &c);
@@ -374,9 +391,9 @@ static uint64_t field(const struct boot_config *c, const struct cmdline_option *
     uint32_t w;
     uint64_t v;
     switch (o->size) {
-    case 1: memcpy(&b, at, 1); return b;
-    case 2: memcpy(&h, at, 2); return h;
-    case 4: memcpy(&w, at, 4); return w;
+    case 1:  memcpy(&b, at, 1); return b;
+    case 2:  memcpy(&h, at, 2); return h;
+    case 4:  memcpy(&w, at, 4); return w;
     default: memcpy(&v, at, 8); return v;
     }
 }
@@ -389,16 +406,18 @@ static const char *word_at(const struct cmdline_option *o, uint64_t n, char *buf
     unsigned long long u = n;
     *holds = n;
     switch (o->kind) {
-    case CMDLINE_UINT: case CMDLINE_POW2:
+    case CMDLINE_UINT:
+    case CMDLINE_POW2:
         snprintf(buf, size, "%s=%llu", o->name, u);
         return buf;
-    case CMDLINE_SIZE:                      /* in the largest unit that divides it */
-        snprintf(buf, size, "%s=%llu%s", o->name,
-                 n && !(n % (1ull << 30)) ? u >> 30 : n && !(n % (1ull << 20)) ? u >> 20
-                 : n && !(n % 1024) ? u >> 10 : u,
-                 n && !(n % (1ull << 30)) ? "G" : n && !(n % (1ull << 20)) ? "M"
-                 : n && !(n % 1024) ? "K" : "");
+    case CMDLINE_SIZE: {                    /* in the largest unit that divides it */
+        static const char *const units[] = { "", "K", "M", "G" };
+        unsigned shift = 30;
+        while (shift && (!n || n % (1ull << shift)))
+            shift -= 10;
+        snprintf(buf, size, "%s=%llu%s", o->name, u >> shift, units[shift / 10]);
         return buf;
+    }
     case CMDLINE_CONSOLE:                   /* the baud */
         snprintf(buf, size, "%s=ttyS0,%llu", o->name, u);
         return buf;
@@ -419,7 +438,11 @@ static const char *word_at(const struct cmdline_option *o, uint64_t n, char *buf
                                    (unsigned long long)i);
         return buf;
     }
-    case CMDLINE_FLAG: case CMDLINE_OFF: case CMDLINE_TEXT: case CMDLINE_ENUM: case CMDLINE_BITS:
+    case CMDLINE_FLAG:
+    case CMDLINE_OFF:
+    case CMDLINE_TEXT:
+    case CMDLINE_ENUM:
+    case CMDLINE_BITS:
         return NULL;
     }
     return NULL;
@@ -439,8 +462,8 @@ static void test_every_range(void)
         cmdline_defaults(&c);
         init = field(&c, o);
         CHECK_EQ(init, o->init);
-        snprintf(range, sizeof range, o->kind == CMDLINE_UINT || o->kind == CMDLINE_POW2
-                 ? "from %llu to %llu" : o->kind == CMDLINE_SIZE ? "" : "%llu..%llu",
+        snprintf(range, sizeof range, o->kind == CMDLINE_UINT || o->kind == CMDLINE_POW2 ? "from %llu to %llu" : o->kind == CMDLINE_SIZE ? ""
+                                                                                                                                         : "%llu..%llu",
                  (unsigned long long)o->lo, (unsigned long long)o->hi);
         const uint64_t ends[] = { o->lo, o->hi, o->lo - 1, o->hi + 1 };
         for (unsigned e = 0; e < 4; e++) {
@@ -567,8 +590,8 @@ static void test_messages_fit(void)
         CHECK_EQ(c.warning_count, 1);
         cmdline_default(o, dflt, sizeof dflt);
         bool falls_back = o->kind == CMDLINE_UINT || o->kind == CMDLINE_POW2 ||
-            o->kind == CMDLINE_SIZE || o->kind == CMDLINE_ENUM || o->kind == CMDLINE_CONSOLE ||
-            o->kind == CMDLINE_NET_TO || o->kind == CMDLINE_NET_IP;
+                          o->kind == CMDLINE_SIZE || o->kind == CMDLINE_ENUM || o->kind == CMDLINE_CONSOLE ||
+                          o->kind == CMDLINE_NET_TO || o->kind == CMDLINE_NET_IP;
         snprintf(tail, sizeof tail, falls_back ? "; using %s" : "; ignored", dflt);
         size_t n = strlen(c.warnings[0]), t = strlen(tail);
         CHECK(n > t && n + 1 < CMDLINE_WARNING_LEN && !strcmp(c.warnings[0] + n - t, tail));
@@ -580,7 +603,9 @@ static void test_messages_fit(void)
 static void test_table_words(void)
 {
     char buf[200];
-    static const struct { const char *name, *accepts, *dflt; } rows[] = {
+    static const struct {
+        const char *name, *accepts, *dflt;
+    } rows[] = {
         { "maxcpus", "a number from 1 to 4096", "all CPUs" },
         { "timer_hz", "a number from 1 to 10000", "100" },
         { "trace.events", "a power of two from 64 to 1048576", "4096" },
