@@ -33,6 +33,7 @@
 #define REG_EECD      0x0010
 #define REG_EERD      0x0014
 #define REG_CTRL_EXT  0x0018
+#define REG_MDIC      0x0020           /* MDI control: the PHY's registers */
 #define REG_ICR       0x00C0
 #define REG_IMC       0x00D8
 #define REG_RCTL      0x0100
@@ -83,6 +84,16 @@
 #define SRRCTL_ADV_ONEBUF (1u << 25)   /* DESCTYPE 001b: advanced, one buffer */
 #define RAH_AV        (1u << 31)
 #define EERD_START    (1u << 0)
+#define MDIC_REG_SHIFT 16
+#define MDIC_PHY_SHIFT 21
+#define MDIC_OP_WRITE (1u << 26)
+#define MDIC_OP_READ  (2u << 26)
+#define MDIC_READY    (1u << 28)
+#define MDIC_ERROR    (1u << 30)
+#define PHY_INTERNAL  1                /* the internal copper PHY's MDIO address */
+#define PHY_BMCR      0                /* IEEE 802.3 clause 22 control register */
+#define BMCR_ANRESTART (1u << 9)
+#define BMCR_ANENABLE (1u << 12)
 
 #define RING          64               /* descriptors per ring: a multiple of 8 (128 bytes) */
 #define BUF           2048
@@ -90,6 +101,7 @@
 #define SWFLAG_US     100000           /* PCH: the ME releases the semaphore */
 #define EERD_US       10000
 #define QUEUE_US      10000
+#define MDIC_US       100000           /* Linux's igb: 1920 polls 50 us apart */
 
 /* FAM_IGB and FAM_I225: the queue registers and advanced descriptors. */
 enum family { FAM_8254X, FAM_8257X, FAM_PCH, FAM_IGB, FAM_I225 };
@@ -282,6 +294,37 @@ static bool read_mac(struct e1000 *d, uint8_t mac[6])
 /* The igb family (queue registers, advanced descriptors). */
 static bool advanced(const struct e1000 *d) { return d->id->family >= FAM_IGB; }
 
+/* One MDIC transaction with the internal PHY (82576 8.2.4, I210 8.2.4):
+ * the op, then READY, bounded; ERROR set means no PHY answered. */
+static bool mdic(struct e1000 *d, uint32_t op, unsigned reg, uint16_t *data)
+{
+    wr(d, REG_MDIC, op | PHY_INTERNAL << MDIC_PHY_SHIFT | reg << MDIC_REG_SHIFT |
+                    (op == MDIC_OP_WRITE ? *data : 0));
+    if (!wait_mmio32(d->regs + REG_MDIC, MDIC_READY, MDIC_READY, MDIC_US))
+        return false;
+    uint32_t v = rd(d, REG_MDIC);
+    *data = (uint16_t)v;
+    return !(v & MDIC_ERROR);
+}
+
+/* The igb family's CTRL.RST leaves the PHY alone, and its link with it;
+ * a part that shows no link after the reset has its PHY renegotiate, as
+ * Linux's igb does at every start (QEMU's 82576 needs it: its link stays
+ * down after a reset until then). Said, not fatal, when the PHY does not
+ * answer (an external PHY on an SGMII/SerDes port). */
+static void renegotiate(struct e1000 *d)
+{
+    if (!advanced(d) || (rd(d, REG_STATUS) & STATUS_LU))
+        return;
+    uint16_t bmcr;
+    bool ok = mdic(d, MDIC_OP_READ, PHY_BMCR, &bmcr);
+    bmcr |= BMCR_ANENABLE | BMCR_ANRESTART;
+    if (!ok || !mdic(d, MDIC_OP_WRITE, PHY_BMCR, &bmcr))
+        kprintf("net: %s %s: the PHY did not answer on MDIC (%s); the link is left as it "
+                "is\n", d->where, d->id->part, rd(d, REG_MDIC) & MDIC_READY ? "error" :
+                "not ready");
+}
+
 /* Queue 0's RXDCTL or TXDCTL (at base) ENABLE set to on, and read back:
  * the part confirms it once the queue has really started or stopped. */
 static bool queue_enable(struct e1000 *d, unsigned base, bool on)
@@ -414,6 +457,7 @@ bool e1000_start(const struct pci_func *f, struct nic *n)
     uint32_t ctrl = rd(d, REG_CTRL);
     ctrl &= ~(CTRL_LRST | CTRL_PHY_RST | CTRL_ILOS | CTRL_VME);
     wr(d, REG_CTRL, ctrl | CTRL_SLU | (advanced(d) ? 0 : CTRL_ASDE));
+    renegotiate(d);
     if (!read_mac(d, n->mac))
         return fail(d, "no MAC address (RAL0/RAH0 empty, EEPROM read timed out)");
     wr(d, REG_RAL0, (uint32_t)n->mac[0] | n->mac[1] << 8 | n->mac[2] << 16 |

@@ -64,7 +64,7 @@ void tsc_delay_us(uint64_t us) { usleep((useconds_t)(us < 1000 ? us : us / 10));
 
 /* ---- the device ------------------------------------------------------------ */
 #define R(off) regs[(off) / 4]
-enum { CTRL = 0, STATUS = 8, EERD = 0x14, RCTL = 0x100, TCTL = 0x400, EXTCNF = 0xF00,
+enum { CTRL = 0, STATUS = 8, EERD = 0x14, MDIC = 0x20, RCTL = 0x100, TCTL = 0x400, EXTCNF = 0xF00,
        RXCSUM = 0x5000, RAL0 = 0x5400, RAH0 = 0x5404, EERD_I225 = 0x12014 };
 #define DCTL_ENABLE (1u << 25)
 #define SRRCTL_DESCTYPE(v) (((v) >> 25) & 7)   /* 000 legacy, 001 advanced one buffer */
@@ -80,6 +80,9 @@ static struct {
     volatile unsigned tx_legacy, tx_advanced, tx_wrong;   /* descriptors by format; bad fields */
     unsigned rx_advanced, rx_wrong;     /* receive write-backs advanced; slots given back wrong */
     bool no_eop;                        /* the next frame spans two buffers: no EOP */
+    uint16_t bmcr;                      /* the internal PHY's control register */
+    bool phy_absent;                    /* no PHY at MDIO address 1 (SGMII/SerDes ports) */
+    unsigned renegotiations;            /* BMCR written with AN enable and restart */
 } dev;
 
 /* The descriptor formats, as the datasheets draw them (the driver's own
@@ -92,6 +95,29 @@ _Static_assert(sizeof(struct desc) == 16, "legacy descriptor");
 _Static_assert(sizeof(struct adv_rx) == 16 && sizeof(struct adv_rx_wb) == 16, "advanced receive");
 _Static_assert(sizeof(struct adv_tx) == 16, "advanced transmit");
 #define WB_MARK 0xDEADBEEFu             /* the write-back's RSS field: over the buffer address */
+
+/* MDIC (82576 8.2.4): the internal PHY answers at address 1; an
+ * auto-negotiation restart brings the link up (STATUS.LU). */
+static void mdio(void)
+{
+    uint32_t v = R(MDIC), op = (v >> 26) & 3, reg = (v >> 16) & 31;
+    if (!op || (v & (1u << 28)))
+        return;
+    if (dev.phy_absent || ((v >> 21) & 31) != 1 || reg != 0) {
+        R(MDIC) = v | 1u << 30 | 1u << 28;          /* ERROR, READY */
+        return;
+    }
+    if (op == 2) {
+        R(MDIC) = (v & 0xFFFF0000u) | dev.bmcr | 1u << 28;
+        return;
+    }
+    dev.bmcr = (uint16_t)v & ~(1u << 9);            /* restart self-clears */
+    if ((v & (1u << 12)) && (v & (1u << 9))) {
+        dev.renegotiations++;
+        R(STATUS) |= 2;
+    }
+    R(MDIC) = v | 1u << 28;
+}
 
 static bool queue_on(unsigned base)
 {
@@ -134,6 +160,7 @@ static void *device(void *arg)
             R(CTRL) &= ~(1u << 26);     /* reset done */
         if (dev.me_holds_swflag)
             R(EXTCNF) |= 1u << 5;           /* the ME holds the PHY semaphore */
+        mdio();
         uint32_t eerd = R(dev.eerd), done = dev.eerd_new ? 2 : 16, shift = dev.eerd_new ? 2 : 8;
         if ((eerd & 1) && !(eerd & done)) {
             uint32_t word = (eerd >> shift) & 0xFF;
@@ -210,6 +237,7 @@ static void start_device(unsigned rx, unsigned tx, bool eerd_new)
     dev.stop = false, dev.nsent = 0, dev.tx_paused = false, dev.me_holds_swflag = false;
     dev.tx_legacy = dev.tx_advanced = dev.tx_wrong = 0;
     dev.rx_advanced = dev.rx_wrong = 0, dev.no_eop = false;
+    dev.bmcr = 0x1140, dev.renegotiations = 0, dev.phy_absent = false;      /* AN enabled, 1000 full duplex */
     R(STATUS) = 2;                      /* link up */
     pthread_create(&thread, NULL, device, NULL);
 }
@@ -326,6 +354,7 @@ static void test_i219_semaphore_and_eeprom(void)
     /* The ME keeps the PHY: named, skipped. */
     start_device(0x2800, 0x3800, true);
     dev.me_holds_swflag = true;
+    R(EXTCNF) |= 1u << 5;                        /* held already, however late the thread runs */
     struct nic m = { 0 };
     CHECK(!e1000_start(&f, &m));
     CHECK(strstr(said, "I219-LM") && strstr(said, "EXTCNF_CTRL.SWFLAG") && strstr(said, "skipped"));
@@ -356,11 +385,13 @@ static void test_82576_advanced_descriptors(void)
     start_device(0xC000, 0xE000, true);
     R(0xC028) = R(0xE028) = DCTL_ENABLE;         /* queue 0 leaves reset enabled (82576 8.10.10) */
     R(RAL0) = 0x00545252, R(RAH0) = 0x80001234;
+    R(STATUS) = 0;                               /* no link after the reset, as in QEMU */
     struct pci_func f = fn(0x10C9);
     struct nic n = { 0 };
     CHECK(e1000_match(&f));
     CHECK(e1000_start(&f, &n));
-    CHECK(strstr(said, "82576 (8086:10c9)") && strstr(said, "link up"));
+    CHECK_EQ(dev.renegotiations, 1);             /* the PHY asked to renegotiate */
+    CHECK(strstr(said, "82576 (8086:10c9)"));
     check_igb_queue(&n);
     stop_device();
 }
@@ -369,12 +400,19 @@ static void test_i225_eerd_place(void)
 {
     start_device(0xC000, 0xE000, true);          /* RAL/RAH empty: the NVM through EERD */
     dev.eerd = EERD_I225;
+    dev.phy_absent = true;
+    R(STATUS) = 0;
     struct pci_func f = fn(0x15F3);
     struct nic n = { 0 };
     CHECK(e1000_start(&f, &n));
     CHECK_EQ(n.mac[1], 0x11);
     CHECK_EQ(n.mac[5], 0x55);
     CHECK(strstr(said, "I225-V"));
+    /* No link, and no PHY answering at the internal address: said, and
+     * the part still used (its link may come up by itself). */
+    CHECK(strstr(said, "I225-V: the PHY did not answer on MDIC (error); the link is left as it is"));
+    CHECK_EQ(dev.renegotiations, 0);
+    R(STATUS) = 2;
     check_igb_queue(&n);
     stop_device();
 }
