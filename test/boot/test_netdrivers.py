@@ -65,6 +65,12 @@ class NetDrivers(test_net.NetCase):
         ready = self.capture_qemu("igb", link_later=True)
         self.assertEqual(ready["net"], "igb:00:03.0")
 
+    @unittest.skipIf(NO_IGB, NO_IGB)
+    def test_igb_no_link_then_cable_plugged(self):
+        # STATUS.LU after the PHY renegotiates once QEMU's set_link
+        # plugs the cable.
+        self.link_down_then_plugged("igb")
+
     def test_virtio_no_link_then_cable_plugged(self):
         # VIRTIO_NET_F_STATUS: the device configuration's link bit.
         self.link_down_then_plugged("virtio")
