@@ -25,7 +25,8 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.realpath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
-from btlib import dumplog, qemu  # noqa: E402
+from btlib.dump import dumplog  # noqa: E402
+from btlib.qemu import launch as qemu
 
 ISO = os.environ.get("BT_ISO", os.path.join(REPO, "build", "baretrace.iso"))
 LOG_DIR = os.path.join(REPO, "build", "test-logs")

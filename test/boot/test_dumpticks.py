@@ -18,8 +18,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
 from harness import Machine                     # noqa: E402
-from btlib import dumplog                       # noqa: E402
-from btlib.model import as_signed               # noqa: E402
+from btlib.dump import dumplog  # noqa: E402
+from btlib.dump.model import as_signed               # noqa: E402
 
 DUMP_TIMEOUT_S = 120
 TIMER_HZ = 1000

@@ -23,7 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
 from harness import Machine, DUMP_TIMEOUT_S                 # noqa: E402
-from btlib import dumplog                                   # noqa: E402
+from btlib.dump import dumplog  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(HERE))
 DECODE = os.path.join(REPO, "scripts", "decode")

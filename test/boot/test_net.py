@@ -29,7 +29,8 @@ from harness import Machine, scaled, ISO, LOG_DIR                       # noqa: 
 from test_trace import TraceCase                                        # noqa: E402
 from test_screen import ScreenCase                                      # noqa: E402
 from test_netcapture import free_port                                   # noqa: E402
-from btlib import dumplog, qemu                                         # noqa: E402
+from btlib.dump import dumplog  # noqa: E402
+from btlib.qemu import launch as qemu
 
 REPO = os.path.dirname(os.path.dirname(HERE))
 CAPTURE = os.path.join(REPO, "scripts", "capture")

@@ -23,7 +23,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "host"))
 from harness import scaled                          # noqa: E402
 from test_netcapture import free_port               # noqa: E402
 from test_net import Capture                        # noqa: E402
-from btlib import dumplog, qemu                     # noqa: E402
+from btlib.dump import dumplog  # noqa: E402
+from btlib.qemu import launch as qemu
 
 REPO = os.path.dirname(os.path.dirname(HERE))
 CAPTURE = os.path.join(REPO, "scripts", "capture")

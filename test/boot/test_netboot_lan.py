@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
 from harness import LOG_DIR, scaled                 # noqa: E402
 from test_netboot import need_netboot, NETBOOT      # noqa: E402
-from btlib import qemu                              # noqa: E402
+from btlib.qemu import launch as qemu  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(HERE))
 NETBOOT_CMD = os.path.join(REPO, "scripts", "netboot")

@@ -18,7 +18,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from btlib import qemu                                                  # noqa: E402
+from btlib.qemu import launch as qemu  # noqa: E402
 import test_net                                                         # noqa: E402
 from harness import ISO, LOG_DIR                                         # noqa: E402
 

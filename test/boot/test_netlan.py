@@ -23,7 +23,7 @@ from test_net import (CAPTURE, CONFIRMED, Capture, NetCase, Relay,     # noqa: E
                       decode_list)
 from test_netcapture import (free_port, hostile_datagrams, peak_rss_kib,  # noqa: E402
                              spoofer_got)
-from btlib import dumplog                                               # noqa: E402
+from btlib.dump import dumplog  # noqa: E402
 
 SESSION = rb"net: session code ([A-Z2-9]{6})"
 CAPTURE_TIMEOUT_S = 240

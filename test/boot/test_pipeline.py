@@ -20,7 +20,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 sys.path.insert(0, os.path.join(REPO, "test", "host"))
 
-from btlib import qemu                                         # noqa: E402
+from btlib.qemu import launch as qemu  # noqa: E402
 from harness import ISO, LOG_DIR                               # noqa: E402
 from test_decode_support import (BABELTRACE, RECORD, babeltrace_cycles,  # noqa: E402
                                  csv_records, slices_nest)

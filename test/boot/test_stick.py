@@ -22,7 +22,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
 from harness import Machine, ISO, REPO          # noqa: E402
-from btlib import dumparea, dumplog, qemu       # noqa: E402
+from btlib.dump import dumparea  # noqa: E402
+from btlib.dump import dumplog
+from btlib.qemu import launch as qemu
 
 DUMP_TIMEOUT_S = 120
 SETTLE_S = 1.5

@@ -22,7 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
 from harness import Machine                     # noqa: E402
-from btlib import dumplog                       # noqa: E402
+from btlib.dump import dumplog  # noqa: E402
 
 DUMP_TIMEOUT_S = 120
 AGREE = 0.005                  # 0.5 %

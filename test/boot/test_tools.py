@@ -12,7 +12,7 @@ import unittest
 
 import harness
 from harness import Machine, BootError, REPO
-from btlib import qemu
+from btlib.qemu import launch as qemu
 
 PYTHON = sys.executable
 INSTALL_DEPS = os.path.join(REPO, "scripts", "install-deps")

@@ -22,7 +22,7 @@ import time
 import unittest
 
 from harness import ISO, Machine
-from btlib.qemu import ICH9_EHCI
+from btlib.qemu.launch import ICH9_EHCI
 
 NO_PS2 = "q35,i8042=off"
 XHCI = ["-device", "qemu-xhci,id=xhci"]

@@ -32,7 +32,8 @@ sys.path.insert(0, HERE)
 from test_manycpus import ManyCpusCase, SCREEN_ROWS                 # noqa: E402
 from test_net import Capture, HOST, CONFIRMED, ADDRESS              # noqa: E402
 from test_netcapture import free_port                               # noqa: E402
-from btlib import dumplog, qemu                                     # noqa: E402
+from btlib.dump import dumplog  # noqa: E402
+from btlib.qemu import launch as qemu
 
 PYTHON = sys.executable
 DECODE = os.path.join(HERE, "..", "..", "scripts", "decode")

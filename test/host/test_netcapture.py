@@ -1,6 +1,6 @@
 """capture --net's receiver (scripts/btlib/netcapture.py) against datagrams
-the test writes as the kernel would (docs/host-tools.md, "The network
-protocol"), then scripts/capture --net itself against fake machines on
+the test writes as the kernel would (docs/network-protocol.md), then
+scripts/capture --net itself against fake machines on
 127.0.0.1 that play the kernel's side (announce, take signed keys, dump,
 answer requests, check signed confirmations): a machine booted before
 capture, a capture restarted mid-dump, a hostile sender, a relay that
@@ -22,7 +22,9 @@ import unittest
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from btlib import dumplog, netcapture, siphash   # noqa: E402
+from btlib.dump import dumplog  # noqa: E402
+from btlib.capture import netcapture
+from btlib.capture import siphash
 from test_capture import gen_dump                # noqa: E402
 
 CAPTURE = os.path.join(REPO, 'scripts', 'capture')

@@ -334,7 +334,7 @@ class Smaller(Tmp):
 
     def test_progress_says_preparing_before_the_first_byte(self):
         sys.path.insert(0, os.path.join(REPO, 'scripts'))
-        from btlib.progress import WriteProgress
+        from btlib.util.progress import WriteProgress
         tty = ExportProgress.Tty()
         with WriteProgress('decode: writing perfetto to t', lambda: 0, stream=tty,
                            interval=0.02):
@@ -385,7 +385,7 @@ class CaptureExport(unittest.TestCase):
         # The console watch ends a line at a lone CR, so capture may stop on
         # "DUMP END ...\r" before its LF arrives: the export must still see it.
         sys.path.insert(0, os.path.join(REPO, 'scripts'))
-        from btlib import liveexport
+        from btlib.capture import liveexport
         end = self.dump.rindex(b'DUMP END')
         cut = self.dump.index(b'\n', end)
         live = liveexport.LiveExport('csv', os.path.join(self.tmp, 'trace.csv'))
