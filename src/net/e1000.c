@@ -46,7 +46,7 @@
 #define REG_RXCSUM    0x5000           /* receive checksum offload */
 #define REG_EERD_I225 0x12014          /* I225/I226 (igc_regs.h IGC_EERD) */
 #define REG_FWSM      0x5B54           /* PCH/8257x: firmware (ME) semaphore and mode */
-/* Queue 0 registers: legacy (8254x/8257x/PCH) and queue (I210 and later) places. */
+/* Queue 0 registers: legacy (8254x/8257x/PCH) and queue (the igb family) places. */
 #define LEG_RX        0x2800
 #define LEG_TX        0x3800
 #define Q_RX          0xC000
