@@ -188,6 +188,7 @@ struct e1000 {
     void *rx, *tx;                        /* RING descriptors each */
     uint8_t *rx_buf, *tx_buf;
     unsigned rx_next, tx_tail, tx_clean;  /* tx_clean: the oldest descriptor not yet done */
+    bool rx_rest;                         /* rx_next continues a frame already dropped */
     unsigned rx_base, tx_base;            /* LEG_* or Q_* */
     char where[24];
 };
@@ -407,15 +408,19 @@ static unsigned recv(struct nic *n, void *out, unsigned cap)
     struct e1000 *d = n->priv;
     for (unsigned tries = 0; tries < RING; tries++) {
         unsigned len, done = d->rx_next;
-        uint32_t bad;
-        if (!e1000desc_rx_done(d->fmt, d->rx, done, &len, &bad))
+        uint32_t errors;
+        bool eop;
+        if (!e1000desc_rx_done(d->fmt, d->rx, done, &len, &errors, &eop))
             return 0;
-        bool good = !bad && len && len <= cap && len <= BUF;
+        /* A frame longer than one buffer (none with long frames off) is
+         * dropped whole: its descriptors up to the one with EOP. */
+        bool good = eop && !d->rx_rest && !errors && len && len <= cap && len <= BUF;
+        d->rx_rest = !eop;
         uint8_t *buf = d->rx_buf + done * BUF;
         if (good)
             memcpy(out, buf, len);
-        else
-            n->rx_errors++;
+        else if (eop)
+            n->rx_errors++;                    /* once per frame, at its end */
         e1000desc_rx_give(d->fmt, d->rx, done, (uintptr_t)buf);
         d->rx_next = (done + 1) % RING;
         __atomic_thread_fence(__ATOMIC_SEQ_CST);  /* the descriptor rewritten before RDT */

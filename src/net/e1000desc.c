@@ -82,8 +82,6 @@ _Static_assert(offsetof(struct adv_tx_wb, status) == offsetof(struct adv_tx_read
 #define ADV_TXD_PAYLEN_SHIFT 14        /* single send: PAYLEN is the whole frame */
 #define ADV_TXD_DD         (1u << 0)
 
-#define RX_NO_EOP     (1u << 8)        /* in *bad: neither format's error bit */
-
 static volatile void *slot(const void *ring, unsigned i)
 {
     return (volatile uint8_t *)ring + (size_t)i * E1000DESC_BYTES;
@@ -103,9 +101,9 @@ void e1000desc_rx_give(enum e1000desc_format f, void *ring, unsigned i, uint64_t
 }
 
 bool e1000desc_rx_done(enum e1000desc_format f, const void *ring, unsigned i, unsigned *len,
-                       uint32_t *bad)
+                       uint32_t *errors, bool *eop)
 {
-    uint32_t status, errors, eop;
+    uint32_t status;
     if (f == E1000DESC_ADVANCED) {
         volatile struct adv_rx_wb *w = slot(ring, i);
         status = w->status_error;
@@ -114,16 +112,15 @@ bool e1000desc_rx_done(enum e1000desc_format f, const void *ring, unsigned i, un
         __atomic_thread_fence(__ATOMIC_SEQ_CST);   /* DD before the rest */
         status = w->status_error;
         *len = w->length;
-        errors = status & ADV_RXD_ERRORS, eop = status & ADV_RXD_EOP;
+        *errors = status & ADV_RXD_ERRORS, *eop = status & ADV_RXD_EOP;
     } else {
         volatile struct legacy_rx *w = slot(ring, i);
         if (!(w->status & LEG_RXD_DD))
             return false;
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         *len = w->length;
-        errors = w->errors, eop = w->status & LEG_RXD_EOP;
+        *errors = w->errors, *eop = w->status & LEG_RXD_EOP;
     }
-    *bad = errors | (eop ? 0 : RX_NO_EOP);
     return true;
 }
 

@@ -23,10 +23,10 @@ enum e1000desc_format { E1000DESC_LEGACY, E1000DESC_ADVANCED };
  * physical address buf (its status cleared). */
 void e1000desc_rx_give(enum e1000desc_format f, void *ring, unsigned i, uint64_t buf);
 /* Whether the hardware has written receive slot i back (DD). Then *len is
- * the frame's length and *bad the bits that make it unusable: error bits
- * of the write-back, or EOP missing (a frame longer than one buffer). */
+ * the bytes in its buffer, *errors the write-back's error bits (0: none)
+ * and *eop whether the frame ends here (else it goes on in the next). */
 bool e1000desc_rx_done(enum e1000desc_format f, const void *ring, unsigned i, unsigned *len,
-                       uint32_t *bad);
+                       uint32_t *errors, bool *eop);
 /* Transmit slot i of ring filled with one whole frame of len bytes at buf:
  * end of packet, the FCS inserted, status reported (RS). */
 void e1000desc_tx_put(enum e1000desc_format f, void *ring, unsigned i, uint64_t buf,
