@@ -16,169 +16,236 @@
  * names the device and step when it expires. */
 #include "net/e1000.h"
 #include "arch/cpu.h"
-#include "net/e1000desc.h"
 #include "lib/format.h"
 #include "lib/kprintf.h"
 #include "lib/kstring.h"
 #include "mm/mem.h"
 #include "mm/mmio.h"
+#include "net/e1000desc.h"
 #include "time/deadline.h"
 #include "time/tsc.h"
 
-#define PCI_VENDOR_INTEL 0x8086
+#define PCI_VENDOR_INTEL  0x8086
 
 /* Registers (SDM table 13-2; 82574 table 10-2; I210 table 8-7). */
-#define REG_CTRL      0x0000
-#define REG_STATUS    0x0008
-#define REG_EECD      0x0010
-#define REG_EERD      0x0014
-#define REG_CTRL_EXT  0x0018
-#define REG_MDIC      0x0020           /* MDI control: the PHY's registers */
-#define REG_ICR       0x00C0
-#define REG_IMC       0x00D8
-#define REG_RCTL      0x0100
-#define REG_TCTL      0x0400
-#define REG_TIPG      0x0410
-#define REG_EXTCNF    0x0F00           /* PCH: EXTCNF_CTRL, software/firmware semaphore */
-#define REG_MTA       0x5200           /* 128 multicast table entries */
-#define REG_RAL0      0x5400
-#define REG_RAH0      0x5404
-#define REG_RXCSUM    0x5000           /* receive checksum offload */
-#define REG_EERD_I225 0x12014          /* I225/I226 (igc_regs.h IGC_EERD) */
-#define REG_FWSM      0x5B54           /* PCH/8257x: firmware (ME) semaphore and mode */
+#define REG_CTRL          0x0000
+#define REG_STATUS        0x0008
+#define REG_EECD          0x0010
+#define REG_EERD          0x0014
+#define REG_CTRL_EXT      0x0018
+#define REG_MDIC          0x0020           /* MDI control: the PHY's registers */
+#define REG_ICR           0x00C0
+#define REG_IMC           0x00D8
+#define REG_RCTL          0x0100
+#define REG_TCTL          0x0400
+#define REG_TIPG          0x0410
+#define REG_EXTCNF        0x0F00           /* PCH: EXTCNF_CTRL, software/firmware semaphore */
+#define REG_MTA           0x5200           /* 128 multicast table entries */
+#define REG_RAL0          0x5400
+#define REG_RAH0          0x5404
+#define REG_RXCSUM        0x5000           /* receive checksum offload */
+#define REG_EERD_I225     0x12014          /* I225/I226 (igc_regs.h IGC_EERD) */
+#define REG_FWSM          0x5B54           /* PCH/8257x: firmware (ME) semaphore and mode */
 /* Queue 0 registers: legacy (8254x/8257x/PCH) and queue (the igb family) places. */
-#define LEG_RX        0x2800
-#define LEG_TX        0x3800
-#define Q_RX          0xC000
-#define Q_TX          0xE000
-#define Q_BAL         0x00
-#define Q_BAH         0x04
-#define Q_LEN         0x08
-#define Q_SRRCTL      0x0C             /* queue parts only */
-#define Q_HEAD        0x10
-#define Q_TAIL        0x18
-#define Q_DCTL        0x28             /* RXDCTL / TXDCTL */
+#define LEG_RX            0x2800
+#define LEG_TX            0x3800
+#define Q_RX              0xC000
+#define Q_TX              0xE000
+#define Q_BAL             0x00
+#define Q_BAH             0x04
+#define Q_LEN             0x08
+#define Q_SRRCTL          0x0C             /* queue parts only */
+#define Q_HEAD            0x10
+#define Q_TAIL            0x18
+#define Q_DCTL            0x28             /* RXDCTL / TXDCTL */
 
-#define CTRL_FD       (1u << 0)
-#define CTRL_LRST     (1u << 3)        /* 8254x: link reset */
-#define CTRL_ASDE     (1u << 5)
-#define CTRL_SLU      (1u << 6)
-#define CTRL_ILOS     (1u << 7)
-#define CTRL_RST      (1u << 26)
-#define CTRL_VME      (1u << 30)
-#define CTRL_PHY_RST  (1u << 31)
-#define STATUS_LU     (1u << 1)
+#define CTRL_FD           (1u << 0)
+#define CTRL_LRST         (1u << 3)        /* 8254x: link reset */
+#define CTRL_ASDE         (1u << 5)
+#define CTRL_SLU          (1u << 6)
+#define CTRL_ILOS         (1u << 7)
+#define CTRL_RST          (1u << 26)
+#define CTRL_VME          (1u << 30)
+#define CTRL_PHY_RST      (1u << 31)
+#define STATUS_LU         (1u << 1)
 #define CTRL_EXT_DRV_LOAD (1u << 28)   /* 8257x/PCH/I210: tells the ME a driver runs */
-#define EXTCNF_SWFLAG (1u << 5)
-#define FWSM_FW_VALID (1u << 15)
-#define RCTL_EN       (1u << 1)
-#define RCTL_BAM      (1u << 15)       /* accept broadcast */
-#define RCTL_SECRC    (1u << 26)       /* strip the CRC */
-#define TCTL_EN       (1u << 1)
-#define TCTL_PSP      (1u << 3)
-#define TCTL_CT       (0x0Fu << 4)     /* collision threshold (SDM: 0Fh) */
-#define TCTL_COLD     (0x40u << 12)    /* collision distance, full duplex (SDM: 40h) */
-#define TIPG_COPPER   (10u | 8u << 10 | 6u << 20)  /* IPGT, IPGR1, IPGR2 (SDM 13.4.34) */
-#define DCTL_ENABLE   (1u << 25)       /* RXDCTL/TXDCTL queue enable */
-#define SRRCTL_2K     2u               /* BSIZEPACKET, in 1 KiB units */
+#define EXTCNF_SWFLAG     (1u << 5)
+#define FWSM_FW_VALID     (1u << 15)
+#define RCTL_EN           (1u << 1)
+#define RCTL_BAM          (1u << 15)       /* accept broadcast */
+#define RCTL_SECRC        (1u << 26)       /* strip the CRC */
+#define TCTL_EN           (1u << 1)
+#define TCTL_PSP          (1u << 3)
+#define TCTL_CT           (0x0Fu << 4)     /* collision threshold (SDM: 0Fh) */
+#define TCTL_COLD         (0x40u << 12)    /* collision distance, full duplex (SDM: 40h) */
+#define TIPG_COPPER       (10u | 8u << 10 | 6u << 20)  /* IPGT, IPGR1, IPGR2 (SDM 13.4.34) */
+#define DCTL_ENABLE       (1u << 25)       /* RXDCTL/TXDCTL queue enable */
+#define SRRCTL_2K         2u               /* BSIZEPACKET, in 1 KiB units */
 #define SRRCTL_ADV_ONEBUF (1u << 25)   /* DESCTYPE 001b: advanced, one buffer */
-#define RAH_AV        (1u << 31)
-#define EERD_START    (1u << 0)
-#define MDIC_REG_SHIFT 16
-#define MDIC_PHY_SHIFT 21
-#define MDIC_OP_WRITE (1u << 26)
-#define MDIC_OP_READ  (2u << 26)
-#define MDIC_READY    (1u << 28)
-#define MDIC_ERROR    (1u << 30)
-#define PHY_INTERNAL  1                /* the internal copper PHY's MDIO address */
-#define PHY_BMCR      0                /* IEEE 802.3 clause 22 control register */
-#define BMCR_ANRESTART (1u << 9)
-#define BMCR_ANENABLE (1u << 12)
+#define RAH_AV            (1u << 31)
+#define EERD_START        (1u << 0)
+#define MDIC_REG_SHIFT    16
+#define MDIC_PHY_SHIFT    21
+#define MDIC_OP_WRITE     (1u << 26)
+#define MDIC_OP_READ      (2u << 26)
+#define MDIC_READY        (1u << 28)
+#define MDIC_ERROR        (1u << 30)
+#define PHY_INTERNAL      1                /* the internal copper PHY's MDIO address */
+#define PHY_BMCR          0                /* IEEE 802.3 clause 22 control register */
+#define BMCR_ANRESTART    (1u << 9)
+#define BMCR_ANENABLE     (1u << 12)
 
-#define RING          64               /* descriptors per ring: a multiple of 8 (128 bytes) */
-#define BUF           2048
-#define RESET_US      20000            /* CTRL.RST self-clears within ~1 us (SDM 13.4.1) */
-#define SWFLAG_US     100000           /* PCH: the ME releases the semaphore */
-#define EERD_US       10000
-#define QUEUE_US      10000
-#define MDIC_US       100000           /* Linux's igb: 1920 polls 50 us apart */
+#define RING              64               /* descriptors per ring: a multiple of 8 (128 bytes) */
+#define BUF               2048
+#define RESET_US          20000            /* CTRL.RST self-clears within ~1 us (SDM 13.4.1) */
+#define SWFLAG_US         100000           /* PCH: the ME releases the semaphore */
+#define EERD_US           10000
+#define QUEUE_US          10000
+#define MDIC_US           100000           /* Linux's igb: 1920 polls 50 us apart */
 
 /* FAM_IGB and FAM_I225: the queue registers and advanced descriptors. */
-enum family { FAM_8254X, FAM_8257X, FAM_PCH, FAM_IGB, FAM_I225 };
+enum family { FAM_8254X,
+              FAM_8257X,
+              FAM_PCH,
+              FAM_IGB,
+              FAM_I225 };
 
 /* Device IDs: Linux's e1000_hw.h / e1000e hw.h / igb and igc tables and
  * the parts' datasheets. `eerd_new`: EERD has DONE at bit 1 and the
  * address at bit 2 (82541/82547 and later) rather than bits 4 and 8. */
 static const struct id {
     uint16_t device;
-    uint8_t  family;
+    uint8_t family;
     const char *part;
 } ids[] = {
-    { 0x1000, FAM_8254X, "82542" },      { 0x1001, FAM_8254X, "82543GC" },
-    { 0x1004, FAM_8254X, "82543GC" },    { 0x1008, FAM_8254X, "82544EI" },
-    { 0x1009, FAM_8254X, "82544EI" },    { 0x100C, FAM_8254X, "82544GC" },
-    { 0x100D, FAM_8254X, "82544GC" },    { 0x100E, FAM_8254X, "82540EM" },
-    { 0x100F, FAM_8254X, "82545EM" },    { 0x1010, FAM_8254X, "82546EB" },
-    { 0x1011, FAM_8254X, "82545EM" },    { 0x1012, FAM_8254X, "82546EB" },
-    { 0x1013, FAM_8254X, "82541EI" },    { 0x1015, FAM_8254X, "82540EM" },
-    { 0x1016, FAM_8254X, "82540EP" },    { 0x1017, FAM_8254X, "82540EP" },
-    { 0x1018, FAM_8254X, "82541EI" },    { 0x1019, FAM_8254X, "82547EI" },
-    { 0x101A, FAM_8254X, "82547EI" },    { 0x101D, FAM_8254X, "82546EB" },
-    { 0x101E, FAM_8254X, "82540EP" },    { 0x1026, FAM_8254X, "82545GM" },
-    { 0x1027, FAM_8254X, "82545GM" },    { 0x1028, FAM_8254X, "82545GM" },
-    { 0x1075, FAM_8254X, "82547GI" },    { 0x1076, FAM_8254X, "82541GI" },
-    { 0x1077, FAM_8254X, "82541GI" },    { 0x1078, FAM_8254X, "82541ER" },
-    { 0x1079, FAM_8254X, "82546GB" },    { 0x107A, FAM_8254X, "82546GB" },
-    { 0x107B, FAM_8254X, "82546GB" },    { 0x107C, FAM_8254X, "82541PI" },
-    { 0x108A, FAM_8254X, "82546GB" },    { 0x1099, FAM_8254X, "82546GB" },
-    { 0x105E, FAM_8257X, "82571EB" },    { 0x105F, FAM_8257X, "82571EB" },
-    { 0x1060, FAM_8257X, "82571EB" },    { 0x107D, FAM_8257X, "82572EI" },
-    { 0x107E, FAM_8257X, "82572EI" },    { 0x107F, FAM_8257X, "82572EI" },
-    { 0x108B, FAM_8257X, "82573V" },     { 0x108C, FAM_8257X, "82573E" },
-    { 0x109A, FAM_8257X, "82573L" },     { 0x10D3, FAM_8257X, "82574L" },
-    { 0x10F6, FAM_8257X, "82574LA" },    { 0x150C, FAM_8257X, "82583V" },
-    { 0x10EA, FAM_PCH, "82577LM" },      { 0x10EB, FAM_PCH, "82577LC" },
-    { 0x10EF, FAM_PCH, "82578DM" },      { 0x10F0, FAM_PCH, "82578DC" },
-    { 0x1502, FAM_PCH, "82579LM" },      { 0x1503, FAM_PCH, "82579V" },
-    { 0x153A, FAM_PCH, "I217-LM" },      { 0x153B, FAM_PCH, "I217-V" },
-    { 0x155A, FAM_PCH, "I218-LM" },      { 0x1559, FAM_PCH, "I218-V" },
-    { 0x15A0, FAM_PCH, "I218-LM" },      { 0x15A1, FAM_PCH, "I218-V" },
-    { 0x15A2, FAM_PCH, "I218-LM" },      { 0x15A3, FAM_PCH, "I218-V" },
-    { 0x156F, FAM_PCH, "I219-LM" },      { 0x1570, FAM_PCH, "I219-V" },
-    { 0x15B7, FAM_PCH, "I219-LM" },      { 0x15B8, FAM_PCH, "I219-V" },
-    { 0x15B9, FAM_PCH, "I219-LM" },      { 0x15BB, FAM_PCH, "I219-LM" },
-    { 0x15BC, FAM_PCH, "I219-V" },       { 0x15BD, FAM_PCH, "I219-LM" },
-    { 0x15BE, FAM_PCH, "I219-V" },       { 0x15D6, FAM_PCH, "I219-V" },
-    { 0x15D7, FAM_PCH, "I219-LM" },      { 0x15D8, FAM_PCH, "I219-V" },
-    { 0x15DF, FAM_PCH, "I219-LM" },      { 0x15E0, FAM_PCH, "I219-V" },
-    { 0x15E1, FAM_PCH, "I219-LM" },      { 0x15E2, FAM_PCH, "I219-V" },
-    { 0x15E3, FAM_PCH, "I219-LM" },      { 0x15F4, FAM_PCH, "I219-LM" },
-    { 0x15F5, FAM_PCH, "I219-V" },       { 0x15F9, FAM_PCH, "I219-LM" },
-    { 0x15FA, FAM_PCH, "I219-V" },       { 0x15FB, FAM_PCH, "I219-LM" },
-    { 0x15FC, FAM_PCH, "I219-V" },       { 0x0D4C, FAM_PCH, "I219-LM" },
-    { 0x0D4D, FAM_PCH, "I219-V" },       { 0x0D4E, FAM_PCH, "I219-LM" },
-    { 0x0D4F, FAM_PCH, "I219-V" },       { 0x0D53, FAM_PCH, "I219-LM" },
-    { 0x0D55, FAM_PCH, "I219-V" },       { 0x1A1C, FAM_PCH, "I219-LM" },
-    { 0x1A1D, FAM_PCH, "I219-V" },       { 0x1A1E, FAM_PCH, "I219-LM" },
-    { 0x1A1F, FAM_PCH, "I219-V" },       { 0x0DC5, FAM_PCH, "I219-LM" },
-    { 0x0DC6, FAM_PCH, "I219-V" },       { 0x0DC7, FAM_PCH, "I219-LM" },
+    { 0x1000, FAM_8254X, "82542" },
+    { 0x1001, FAM_8254X, "82543GC" },
+    { 0x1004, FAM_8254X, "82543GC" },
+    { 0x1008, FAM_8254X, "82544EI" },
+    { 0x1009, FAM_8254X, "82544EI" },
+    { 0x100C, FAM_8254X, "82544GC" },
+    { 0x100D, FAM_8254X, "82544GC" },
+    { 0x100E, FAM_8254X, "82540EM" },
+    { 0x100F, FAM_8254X, "82545EM" },
+    { 0x1010, FAM_8254X, "82546EB" },
+    { 0x1011, FAM_8254X, "82545EM" },
+    { 0x1012, FAM_8254X, "82546EB" },
+    { 0x1013, FAM_8254X, "82541EI" },
+    { 0x1015, FAM_8254X, "82540EM" },
+    { 0x1016, FAM_8254X, "82540EP" },
+    { 0x1017, FAM_8254X, "82540EP" },
+    { 0x1018, FAM_8254X, "82541EI" },
+    { 0x1019, FAM_8254X, "82547EI" },
+    { 0x101A, FAM_8254X, "82547EI" },
+    { 0x101D, FAM_8254X, "82546EB" },
+    { 0x101E, FAM_8254X, "82540EP" },
+    { 0x1026, FAM_8254X, "82545GM" },
+    { 0x1027, FAM_8254X, "82545GM" },
+    { 0x1028, FAM_8254X, "82545GM" },
+    { 0x1075, FAM_8254X, "82547GI" },
+    { 0x1076, FAM_8254X, "82541GI" },
+    { 0x1077, FAM_8254X, "82541GI" },
+    { 0x1078, FAM_8254X, "82541ER" },
+    { 0x1079, FAM_8254X, "82546GB" },
+    { 0x107A, FAM_8254X, "82546GB" },
+    { 0x107B, FAM_8254X, "82546GB" },
+    { 0x107C, FAM_8254X, "82541PI" },
+    { 0x108A, FAM_8254X, "82546GB" },
+    { 0x1099, FAM_8254X, "82546GB" },
+    { 0x105E, FAM_8257X, "82571EB" },
+    { 0x105F, FAM_8257X, "82571EB" },
+    { 0x1060, FAM_8257X, "82571EB" },
+    { 0x107D, FAM_8257X, "82572EI" },
+    { 0x107E, FAM_8257X, "82572EI" },
+    { 0x107F, FAM_8257X, "82572EI" },
+    { 0x108B, FAM_8257X, "82573V" },
+    { 0x108C, FAM_8257X, "82573E" },
+    { 0x109A, FAM_8257X, "82573L" },
+    { 0x10D3, FAM_8257X, "82574L" },
+    { 0x10F6, FAM_8257X, "82574LA" },
+    { 0x150C, FAM_8257X, "82583V" },
+    { 0x10EA, FAM_PCH, "82577LM" },
+    { 0x10EB, FAM_PCH, "82577LC" },
+    { 0x10EF, FAM_PCH, "82578DM" },
+    { 0x10F0, FAM_PCH, "82578DC" },
+    { 0x1502, FAM_PCH, "82579LM" },
+    { 0x1503, FAM_PCH, "82579V" },
+    { 0x153A, FAM_PCH, "I217-LM" },
+    { 0x153B, FAM_PCH, "I217-V" },
+    { 0x155A, FAM_PCH, "I218-LM" },
+    { 0x1559, FAM_PCH, "I218-V" },
+    { 0x15A0, FAM_PCH, "I218-LM" },
+    { 0x15A1, FAM_PCH, "I218-V" },
+    { 0x15A2, FAM_PCH, "I218-LM" },
+    { 0x15A3, FAM_PCH, "I218-V" },
+    { 0x156F, FAM_PCH, "I219-LM" },
+    { 0x1570, FAM_PCH, "I219-V" },
+    { 0x15B7, FAM_PCH, "I219-LM" },
+    { 0x15B8, FAM_PCH, "I219-V" },
+    { 0x15B9, FAM_PCH, "I219-LM" },
+    { 0x15BB, FAM_PCH, "I219-LM" },
+    { 0x15BC, FAM_PCH, "I219-V" },
+    { 0x15BD, FAM_PCH, "I219-LM" },
+    { 0x15BE, FAM_PCH, "I219-V" },
+    { 0x15D6, FAM_PCH, "I219-V" },
+    { 0x15D7, FAM_PCH, "I219-LM" },
+    { 0x15D8, FAM_PCH, "I219-V" },
+    { 0x15DF, FAM_PCH, "I219-LM" },
+    { 0x15E0, FAM_PCH, "I219-V" },
+    { 0x15E1, FAM_PCH, "I219-LM" },
+    { 0x15E2, FAM_PCH, "I219-V" },
+    { 0x15E3, FAM_PCH, "I219-LM" },
+    { 0x15F4, FAM_PCH, "I219-LM" },
+    { 0x15F5, FAM_PCH, "I219-V" },
+    { 0x15F9, FAM_PCH, "I219-LM" },
+    { 0x15FA, FAM_PCH, "I219-V" },
+    { 0x15FB, FAM_PCH, "I219-LM" },
+    { 0x15FC, FAM_PCH, "I219-V" },
+    { 0x0D4C, FAM_PCH, "I219-LM" },
+    { 0x0D4D, FAM_PCH, "I219-V" },
+    { 0x0D4E, FAM_PCH, "I219-LM" },
+    { 0x0D4F, FAM_PCH, "I219-V" },
+    { 0x0D53, FAM_PCH, "I219-LM" },
+    { 0x0D55, FAM_PCH, "I219-V" },
+    { 0x1A1C, FAM_PCH, "I219-LM" },
+    { 0x1A1D, FAM_PCH, "I219-V" },
+    { 0x1A1E, FAM_PCH, "I219-LM" },
+    { 0x1A1F, FAM_PCH, "I219-V" },
+    { 0x0DC5, FAM_PCH, "I219-LM" },
+    { 0x0DC6, FAM_PCH, "I219-V" },
+    { 0x0DC7, FAM_PCH, "I219-LM" },
     { 0x0DC8, FAM_PCH, "I219-V" },
-    { 0x10C9, FAM_IGB, "82576" },        { 0x10E6, FAM_IGB, "82576" },
-    { 0x10E7, FAM_IGB, "82576" },        { 0x10E8, FAM_IGB, "82576" },
-    { 0x1526, FAM_IGB, "82576" },        { 0x150A, FAM_IGB, "82576NS" },
-    { 0x1518, FAM_IGB, "82576NS" },      { 0x150D, FAM_IGB, "82576" },
-    { 0x150E, FAM_IGB, "82580" },        { 0x150F, FAM_IGB, "82580" },
-    { 0x1510, FAM_IGB, "82580" },        { 0x1511, FAM_IGB, "82580" },
-    { 0x1516, FAM_IGB, "82580" },        { 0x1527, FAM_IGB, "82580" },
-    { 0x1521, FAM_IGB, "I350" },         { 0x1522, FAM_IGB, "I350" },
-    { 0x1523, FAM_IGB, "I350" },         { 0x1524, FAM_IGB, "I350" },
-    { 0x1533, FAM_IGB, "I210" },         { 0x1536, FAM_IGB, "I210" },
-    { 0x1537, FAM_IGB, "I210" },         { 0x1538, FAM_IGB, "I210" },
-    { 0x157B, FAM_IGB, "I210" },         { 0x157C, FAM_IGB, "I210" },
+    { 0x10C9, FAM_IGB, "82576" },
+    { 0x10E6, FAM_IGB, "82576" },
+    { 0x10E7, FAM_IGB, "82576" },
+    { 0x10E8, FAM_IGB, "82576" },
+    { 0x1526, FAM_IGB, "82576" },
+    { 0x150A, FAM_IGB, "82576NS" },
+    { 0x1518, FAM_IGB, "82576NS" },
+    { 0x150D, FAM_IGB, "82576" },
+    { 0x150E, FAM_IGB, "82580" },
+    { 0x150F, FAM_IGB, "82580" },
+    { 0x1510, FAM_IGB, "82580" },
+    { 0x1511, FAM_IGB, "82580" },
+    { 0x1516, FAM_IGB, "82580" },
+    { 0x1527, FAM_IGB, "82580" },
+    { 0x1521, FAM_IGB, "I350" },
+    { 0x1522, FAM_IGB, "I350" },
+    { 0x1523, FAM_IGB, "I350" },
+    { 0x1524, FAM_IGB, "I350" },
+    { 0x1533, FAM_IGB, "I210" },
+    { 0x1536, FAM_IGB, "I210" },
+    { 0x1537, FAM_IGB, "I210" },
+    { 0x1538, FAM_IGB, "I210" },
+    { 0x157B, FAM_IGB, "I210" },
+    { 0x157C, FAM_IGB, "I210" },
     { 0x1539, FAM_IGB, "I211" },
-    { 0x15F2, FAM_I225, "I225-LM" },     { 0x15F3, FAM_I225, "I225-V" },
-    { 0x0D9F, FAM_I225, "I225-IT" },     { 0x125B, FAM_I225, "I226-LM" },
-    { 0x125C, FAM_I225, "I226-V" },      { 0x125D, FAM_I225, "I226-IT" },
+    { 0x15F2, FAM_I225, "I225-LM" },
+    { 0x15F3, FAM_I225, "I225-V" },
+    { 0x0D9F, FAM_I225, "I225-IT" },
+    { 0x125B, FAM_I225, "I226-LM" },
+    { 0x125C, FAM_I225, "I226-V" },
+    { 0x125D, FAM_I225, "I226-IT" },
 };
 
 struct e1000 {
@@ -299,8 +366,7 @@ static bool advanced(const struct e1000 *d) { return d->id->family >= FAM_IGB; }
  * the op, then READY, bounded; ERROR set means no PHY answered. */
 static bool mdic(struct e1000 *d, uint32_t op, unsigned reg, uint16_t *data)
 {
-    wr(d, REG_MDIC, op | PHY_INTERNAL << MDIC_PHY_SHIFT | reg << MDIC_REG_SHIFT |
-                    (op == MDIC_OP_WRITE ? *data : 0));
+    wr(d, REG_MDIC, op | PHY_INTERNAL << MDIC_PHY_SHIFT | reg << MDIC_REG_SHIFT | (op == MDIC_OP_WRITE ? *data : 0));
     if (!wait_mmio32(d->regs + REG_MDIC, MDIC_READY, MDIC_READY, MDIC_US))
         return false;
     uint32_t v = rd(d, REG_MDIC);
@@ -322,8 +388,8 @@ static void renegotiate(struct e1000 *d)
     bmcr |= BMCR_ANENABLE | BMCR_ANRESTART;
     if (!ok || !mdic(d, MDIC_OP_WRITE, PHY_BMCR, &bmcr))
         kprintf("net: %s %s: the PHY did not answer on MDIC (%s); the link is left as it "
-                "is\n", d->where, d->id->part, rd(d, REG_MDIC) & MDIC_READY ? "error" :
-                "not ready");
+                "is\n",
+                d->where, d->id->part, rd(d, REG_MDIC) & MDIC_READY ? "error" : "not ready");
 }
 
 /* Queue 0's RXDCTL or TXDCTL (at base) ENABLE set to on, and read back:
@@ -465,8 +531,7 @@ bool e1000_start(const struct pci_func *f, struct nic *n)
     renegotiate(d);
     if (!read_mac(d, n->mac))
         return fail(d, "no MAC address (RAL0/RAH0 empty, EEPROM read timed out)");
-    wr(d, REG_RAL0, (uint32_t)n->mac[0] | n->mac[1] << 8 | n->mac[2] << 16 |
-                    (uint32_t)n->mac[3] << 24);
+    wr(d, REG_RAL0, (uint32_t)n->mac[0] | n->mac[1] << 8 | n->mac[2] << 16 | (uint32_t)n->mac[3] << 24);
     wr(d, REG_RAH0, (uint32_t)n->mac[4] | n->mac[5] << 8 | RAH_AV);
     for (unsigned i = 0; i < 128; i++)
         wr(d, REG_MTA + 4 * i, 0);
@@ -483,7 +548,8 @@ bool e1000_start(const struct pci_func *f, struct nic *n)
     wr(d, REG_TCTL, TCTL_EN | TCTL_PSP | TCTL_CT | TCTL_COLD);
     ndevs++;
     n->ops = &ops;
-    n->model = d->id->family == FAM_8254X ? "e1000" : advanced(d) ? "igb" : "e1000e";
+    n->model = d->id->family == FAM_8254X ? "e1000" : advanced(d) ? "igb"
+                                                                  : "e1000e";
     memcpy(n->where, d->where, sizeof n->where);
     n->priv = d;
     kprintf("net: %s %s (8086:%04x%s): %02x:%02x:%02x:%02x:%02x:%02x, link %s\n", d->where,

@@ -7,29 +7,29 @@ struct legacy_rx {
     uint64_t addr;
     uint16_t length;
     uint16_t csum;
-    uint8_t  status;
-    uint8_t  errors;                  /* CE SE SEQ CXE RXE and the checksum errors */
+    uint8_t status;
+    uint8_t errors;                  /* CE SE SEQ CXE RXE and the checksum errors */
     uint16_t special;
 };
 struct legacy_tx {
     uint64_t addr;
     uint16_t length;
-    uint8_t  cso;
-    uint8_t  cmd;
-    uint8_t  status;
-    uint8_t  css;
+    uint8_t cso;
+    uint8_t cmd;
+    uint8_t status;
+    uint8_t css;
     uint16_t special;
 };
 _Static_assert(sizeof(struct legacy_rx) == E1000DESC_BYTES, "legacy receive descriptor");
 _Static_assert(sizeof(struct legacy_tx) == E1000DESC_BYTES, "legacy transmit descriptor");
 _Static_assert(offsetof(struct legacy_rx, status) == 12, "legacy RDESC.STATUS at byte 12");
 _Static_assert(offsetof(struct legacy_tx, status) == 12, "legacy TDESC.STA at byte 12");
-#define LEG_RXD_DD    (1u << 0)
-#define LEG_RXD_EOP   (1u << 1)
-#define LEG_TXD_EOP   (1u << 0)        /* cmd */
-#define LEG_TXD_IFCS  (1u << 1)
-#define LEG_TXD_RS    (1u << 3)
-#define LEG_TXD_DD    (1u << 0)        /* status */
+#define LEG_RXD_DD   (1u << 0)
+#define LEG_RXD_EOP  (1u << 1)
+#define LEG_TXD_EOP  (1u << 0)        /* cmd */
+#define LEG_TXD_IFCS (1u << 1)
+#define LEG_TXD_RS   (1u << 3)
+#define LEG_TXD_DD   (1u << 0)        /* status */
 
 /* Advanced receive descriptor, one buffer (82576 §7.1.5.1, §7.1.5.2):
  * read as two addresses; written back as below. The header address is 0
@@ -74,13 +74,13 @@ _Static_assert(sizeof(struct adv_tx_read) == E1000DESC_BYTES, "advanced transmit
 _Static_assert(sizeof(struct adv_tx_wb) == E1000DESC_BYTES, "advanced transmit write-back");
 _Static_assert(offsetof(struct adv_tx_wb, status) == offsetof(struct adv_tx_read, olinfo_status),
                "STA written back over OLINFO_STATUS");
-#define ADV_TXD_DTYP_DATA  (0x3u << 20)
-#define ADV_TXD_DCMD_EOP   (1u << 24)
-#define ADV_TXD_DCMD_IFCS  (1u << 25)
-#define ADV_TXD_DCMD_RS    (1u << 27)
-#define ADV_TXD_DCMD_DEXT  (1u << 29)
+#define ADV_TXD_DTYP_DATA    (0x3u << 20)
+#define ADV_TXD_DCMD_EOP     (1u << 24)
+#define ADV_TXD_DCMD_IFCS    (1u << 25)
+#define ADV_TXD_DCMD_RS      (1u << 27)
+#define ADV_TXD_DCMD_DEXT    (1u << 29)
 #define ADV_TXD_PAYLEN_SHIFT 14        /* single send: PAYLEN is the whole frame */
-#define ADV_TXD_DD         (1u << 0)
+#define ADV_TXD_DD           (1u << 0)
 
 static volatile void *slot(const void *ring, unsigned i)
 {

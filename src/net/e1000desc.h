@@ -17,7 +17,8 @@
 
 #define E1000DESC_BYTES 16            /* one descriptor of either format */
 
-enum e1000desc_format { E1000DESC_LEGACY, E1000DESC_ADVANCED };
+enum e1000desc_format { E1000DESC_LEGACY,
+                        E1000DESC_ADVANCED };
 
 /* Receive slot i of ring given to the hardware with the buffer at
  * physical address buf (its status cleared). */

@@ -18,9 +18,9 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from btlib.qemu import launch as qemu  # noqa: E402
-import test_net                                                         # noqa: E402
-from harness import ISO, LOG_DIR                                         # noqa: E402
+from btlib.qemu import launch as qemu
+import test_net
+from harness import ISO, LOG_DIR
 
 # QEMU's igb (an 82576) arrived in 8.0; this test is verified on QEMU 10
 # (scripts/install-deps --test installs it from the backports suite).
@@ -170,4 +170,3 @@ class NetDrivers(test_net.NetCase):
             cap.stop()
         d = self.check_net_dump(cap.log(), 0)
         self.assertEqual((d.header.get("trigger"), d.header.get("fault_cpu")), ("fault", "1"))
-

@@ -64,9 +64,18 @@ void tsc_delay_us(uint64_t us) { usleep((useconds_t)(us < 1000 ? us : us / 10));
 
 /* ---- the device ------------------------------------------------------------ */
 #define R(off) regs[(off) / 4]
-enum { CTRL = 0, STATUS = 8, EERD = 0x14, MDIC = 0x20, RCTL = 0x100, TCTL = 0x400, EXTCNF = 0xF00,
-       RXCSUM = 0x5000, RAL0 = 0x5400, RAH0 = 0x5404, EERD_I225 = 0x12014 };
-#define DCTL_ENABLE (1u << 25)
+enum { CTRL = 0,
+       STATUS = 8,
+       EERD = 0x14,
+       MDIC = 0x20,
+       RCTL = 0x100,
+       TCTL = 0x400,
+       EXTCNF = 0xF00,
+       RXCSUM = 0x5000,
+       RAL0 = 0x5400,
+       RAH0 = 0x5404,
+       EERD_I225 = 0x12014 };
+#define DCTL_ENABLE        (1u << 25)
 #define SRRCTL_DESCTYPE(v) (((v) >> 25) & 7)   /* 000 legacy, 001 advanced one buffer */
 static struct {
     unsigned rx, tx;                    /* LEG_* or Q_* base of queue 0 */
@@ -87,10 +96,23 @@ static struct {
 
 /* The descriptor formats, as the datasheets draw them (the driver's own
  * are in e1000desc.c). */
-struct desc { uint64_t addr; uint16_t length; uint8_t b10, cmd, status, b13; uint16_t special; };
-struct adv_rx { uint64_t pkt_addr, hdr_addr; };                      /* read */
-struct adv_rx_wb { uint32_t info, rss, status_error; uint16_t length, vlan; };
-struct adv_tx { uint64_t addr; uint32_t cmd_type_len, olinfo_status; };   /* read; STA in bits 3:0 of the last */
+struct desc {
+    uint64_t addr;
+    uint16_t length;
+    uint8_t b10, cmd, status, b13;
+    uint16_t special;
+};
+struct adv_rx {
+    uint64_t pkt_addr, hdr_addr;
+};                      /* read */
+struct adv_rx_wb {
+    uint32_t info, rss, status_error;
+    uint16_t length, vlan;
+};
+struct adv_tx {
+    uint64_t addr;
+    uint32_t cmd_type_len, olinfo_status;
+};   /* read; STA in bits 3:0 of the last */
 _Static_assert(sizeof(struct desc) == 16, "legacy descriptor");
 _Static_assert(sizeof(struct adv_rx) == 16 && sizeof(struct adv_rx_wb) == 16, "advanced receive");
 _Static_assert(sizeof(struct adv_tx) == 16, "advanced transmit");
@@ -172,7 +194,7 @@ static void *device(void *arg)
         uint32_t head = R(dev.tx + 0x10), tail = R(dev.tx + 0x18), len = R(dev.tx + 8) / 16;
         if (!dev.tx_paused && (R(TCTL) & 2) && queue_on(dev.tx) && len && head != tail) {
             struct desc *d = (struct desc *)(uintptr_t)((uint64_t)R(dev.tx) |
-                                                         (uint64_t)R(dev.tx + 4) << 32);
+                                                        (uint64_t)R(dev.tx + 4) << 32);
             transmit(d + head);
             R(dev.tx + 0x10) = (head + 1) % len;
         }
