@@ -99,11 +99,10 @@ class Machine(session.Session):
         self.log = open(self.log_path, "wb")
         try:
             super().start()
-        except qemu.QemuError as e:
+        except qemu.QemuError as e:       # start() has stopped it all
             said = self.qemu_messages().strip()
-            self.stop()
-            raise BootError(f"{self.name}: {e}" + (f": {said}" if said
-                                                     else "")) from None
+            raise BootError(f"{self.name}: {e}"
+                            + (f"\nQEMU said: {said}" if said else "")) from None
 
     def stop(self):
         """Stop QEMU, finish the log, write the .qemu.txt. Idempotent."""

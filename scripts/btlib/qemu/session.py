@@ -176,13 +176,6 @@ class Session:
             return f"QEMU failed: {tail or qemu.exit_status_meaning(code)}", True
         return f"QEMU exited ({qemu.exit_status_meaning(code)})", False
 
-    def wait_exit(self, timeout):
-        """Wait for QEMU to exit by itself; return its status."""
-        try:
-            return self.proc.wait(self.scaled(timeout))
-        except subprocess.TimeoutExpired:
-            self.fail(f"QEMU still running after {self.scaled(timeout):.0f} s")
-
     # -- the reader --------------------------------------------------------
     def throttle(self, bytes_per_s):
         """Read the serial line at most this fast (None: as fast as it
