@@ -21,9 +21,9 @@ import sys
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.realpath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
-from btlib.dump import dumplog  # noqa: E402
-from btlib.qemu import launch as qemu  # noqa: E402
-from btlib.qemu import session  # noqa: E402
+from btlib.dump import dumplog
+from btlib.qemu import launch as qemu
+from btlib.qemu import session
 
 ISO = os.environ.get("BT_ISO", os.path.join(REPO, "build", "baretrace.iso"))
 LOG_DIR = os.path.join(REPO, "build", "test-logs")

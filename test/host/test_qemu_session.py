@@ -19,8 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 
-from btlib.capture.serialport import PortClosed   # noqa: E402
-from btlib.qemu import launch, session            # noqa: E402
+from btlib.capture.serialport import PortClosed
+from btlib.qemu import launch, session
 
 KERNEL_READY = b'READY cpus=2 found=2 max=16 parked=0 failed=0 fw=bios console=ttyS0\r\n'
 

@@ -12,8 +12,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 
-from btlib.capture.consolewatch import ConsoleWatch   # noqa: E402
-from btlib.dump import ready                          # noqa: E402
+from btlib.capture.consolewatch import ConsoleWatch
+from btlib.dump import ready
 
 # The kernel's line as README shows it.
 KERNEL = (b'READY cpus=16 found=16 max=1024 parked=0 failed=0 tsc_hz=1999999800 '

@@ -2,7 +2,7 @@
 
     READY cpus=16 found=16 max=1024 parked=0 failed=0 tsc_hz=... fw=bios ...
 
-A contract (README, "The READY line"): a line of its own, the word READY,
+A contract (docs/console.md, "The READY line"): a line of its own, READY,
 a space, then key=value fields separated by spaces, cpus= always first.
 Every tool and test that looks for it looks here. Where they look differs,
 for reasons kept below rule by rule (a line ends at \\n, \\r\\n or a lone
