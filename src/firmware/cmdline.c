@@ -416,7 +416,7 @@ static void apply(struct boot_config *cfg, const char *word)
     else if (KEY("maxcpus"))
         parse_range(cfg, word, val, 1, 4096, &cfg->maxcpus, "all CPUs");
     else if (KEY("timer_hz"))
-        parse_range(cfg, word, val, 1, 10000, &cfg->timer_hz, "100");
+        cfg->timer_hz_given |= parse_range(cfg, word, val, 1, 10000, &cfg->timer_hz, "100");
     else if (KEY("trace.events"))
         opt_trace_events(cfg, word, val);
     else if (KEY("trace.memory"))
