@@ -59,7 +59,8 @@ static bool skip_under_tcg(uint32_t ncpus, bool boot)
         return false;
     if (boot)
         kprintf("tsc: warp check skipped: %u vCPUs under QEMU TCG read one host clock (more "
-                "than %u would queue on the emulator's lock to wait); tsc_warp=0\n", ncpus,
+                "than %u would queue on the emulator's lock to wait); tsc_warp=0\n",
+                ncpus,
                 TSC_SYNC_TCG_MAX_CPUS);
     return true;
 }
@@ -84,7 +85,8 @@ void tsc_sync_run(uint32_t ncpus, uint64_t duration)
         __atomic_store_n(&done_flag, 1, __ATOMIC_RELEASE);
         if (done < ncpus)
             kprintf("tsc: %u of %u CPUs did not finish the warp check within %lu ms; tsc_warp "
-                    "leaves them out\n", ncpus - done, ncpus, tsc_to_us(limit) / 1000);
+                    "leaves them out\n",
+                    ncpus - done, ncpus, tsc_to_us(limit) / 1000);
     }
     wait_count(&done_flag, 1, 0);
 }

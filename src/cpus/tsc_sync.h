@@ -11,12 +11,12 @@
  * all have finished, each wait bounded (a CPU that never comes must not
  * hang the boot; it is counted); the others follow its word, so no CPU
  * leaves early and starts its timer while the rest still measure. */
-#ifndef TSC_SYNC_H
-#define TSC_SYNC_H
+#ifndef CPUS_TSC_SYNC_H
+#define CPUS_TSC_SYNC_H
 #include <stdint.h>
 
 /* Run on every online CPU at once; `ncpus` CPUs must call it. */
-void     tsc_sync_run(uint32_t ncpus, uint64_t duration_tsc);
+void tsc_sync_run(uint32_t ncpus, uint64_t duration_tsc);
 uint64_t tsc_sync_worst_warp(void);
 uint32_t tsc_sync_warp_cpu(void);    /* the CPU that saw the worst warp */
 /* Under QEMU's TCG with more than TSC_SYNC_TCG_MAX_CPUS the check is

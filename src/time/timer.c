@@ -1,10 +1,10 @@
 /* timer.c — LAPIC periodic timer and its interrupt handler. */
 #include "time/timer.h"
-#include "lib/kprintf.h"
 #include "arch/cpu.h"
 #include "arch/idt.h"
 #include "arch/lapic.h"
 #include "arch/percpu.h"
+#include "lib/kprintf.h"
 #include "time/stats.h"
 #include "time/tsc.h"
 #include "trace/trace.h"
@@ -61,7 +61,8 @@ void timer_fit(uint32_t ncpus, bool rate_given)
     uint32_t was = rate_hz, hz = TIMER_TCG_TICKS_PER_S / ncpus;
     set_rate(hz ? hz : 1);
     kprintf("timer: %u CPUs under QEMU TCG, whose one thread serves every LAPIC timer: %u Hz "
-            "each (%u in all) instead of %u; timer_hz= sets the rate\n", ncpus, rate_hz,
+            "each (%u in all) instead of %u; timer_hz= sets the rate\n",
+            ncpus, rate_hz,
             rate_hz * ncpus, was);
 }
 
