@@ -63,6 +63,10 @@ static inline struct cpuid_regs cpuid(uint32_t leaf, uint32_t sub)
  * leaf 0x40000000: "TCGTCGTCGTCG". There every LAPIC timer is served by
  * one emulator thread, every PAUSE and EOI of a vCPU takes one lock, and
  * every vCPU's TSC is one host clock (time/timer.c, cpus/tsc_sync.c). */
+/* Past this many vCPUs under TCG, the kernel spares the emulator's lock:
+ * fewer ticks in all (time/timer.c), no warp check (cpus/tsc_sync.c).
+ * Up to it, 100 Hz and the check are what make test-long's 255 ran. */
+#define TCG_MANY_VCPUS 256
 static inline bool cpu_under_tcg(void)
 {
     if (!(cpuid(1, 0).ecx & CPUID1_HYPERVISOR))

@@ -55,13 +55,13 @@ static void measure(uint64_t end)
 
 static bool skip_under_tcg(uint32_t ncpus, bool boot)
 {
-    if (ncpus <= TSC_SYNC_TCG_MAX_CPUS || !cpu_under_tcg())
+    if (ncpus <= TCG_MANY_VCPUS || !cpu_under_tcg())
         return false;
     if (boot)
         kprintf("tsc: warp check skipped: %u vCPUs under QEMU TCG read one host clock (more "
                 "than %u would queue on the emulator's lock to wait); tsc_warp=0\n",
                 ncpus,
-                TSC_SYNC_TCG_MAX_CPUS);
+                TCG_MANY_VCPUS);
     return true;
 }
 

@@ -19,10 +19,9 @@
 void tsc_sync_run(uint32_t ncpus, uint64_t duration_tsc);
 uint64_t tsc_sync_worst_warp(void);
 uint32_t tsc_sync_warp_cpu(void);    /* the CPU that saw the worst warp */
-/* Under QEMU's TCG with more than TSC_SYNC_TCG_MAX_CPUS the check is
+/* Under QEMU's TCG with more than TCG_MANY_VCPUS (arch/cpu.h) the check is
  * skipped, and said: every vCPU's TSC is the one host clock QEMU reads under
  * one lock (no warp can happen), while each waiting vCPU's PAUSE queues on
  * the emulator's lock: 512 vCPUs on 2 host cores did not finish in 7 min. */
-#define TSC_SYNC_TCG_MAX_CPUS 256
 
 #endif

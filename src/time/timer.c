@@ -55,8 +55,8 @@ void timer_init(uint32_t hz)
  * (docs/real-hardware.md). A real machine's timers are its own. */
 void timer_fit(uint32_t ncpus, bool rate_given)
 {
-    if (rate_given || !ncpus || (uint64_t)rate_hz * ncpus <= TIMER_TCG_TICKS_PER_S ||
-        !cpu_under_tcg())
+    if (rate_given || ncpus <= TCG_MANY_VCPUS ||
+        (uint64_t)rate_hz * ncpus <= TIMER_TCG_TICKS_PER_S || !cpu_under_tcg())
         return;
     uint32_t was = rate_hz, hz = TIMER_TCG_TICKS_PER_S / ncpus;
     set_rate(hz ? hz : 1);

@@ -10,11 +10,11 @@
 
 /* Calibrate the LAPIC timer against the TSC (BSP, once). */
 void timer_init(uint32_t hz);
-/* Under QEMU's TCG, lower a default rate (not one timer_hz= gave) so
- * that ncpus CPUs tick at most TIMER_TCG_TICKS_PER_S times a second in
- * all, and say so; on hardware and other hypervisors nothing changes.
- * Before any CPU starts ticking. */
-#define TIMER_TCG_TICKS_PER_S 10240u
+/* Under QEMU's TCG with more than TCG_MANY_VCPUS (arch/cpu.h), lower a
+ * default rate (not one timer_hz= gave) so that ncpus CPUs tick at most
+ * TIMER_TCG_TICKS_PER_S times a second in all, and say so; on hardware and
+ * other hypervisors nothing changes. Before any CPU starts ticking. */
+#define TIMER_TCG_TICKS_PER_S 2048u
 void timer_fit(uint32_t ncpus, bool rate_given);
 /* Start ticking on the calling CPU. */
 void timer_start_cpu(void);
