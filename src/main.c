@@ -102,6 +102,7 @@ void kmain(uint32_t magic, const void *info)
     smp_start(&madt, cpu_limit(), &smp, ap_online); /* INIT/SIPI/SIPI, bounded wait */
     boot_phase(TRACE_PHASE_SMP_DONE, smp.online);
     check_cpu_options();                    /* debug.fault= names a CPU that runs? */
+    timer_fit(smp.online, cfg.timer_hz_given);  /* under TCG: ticks the emulator can serve */
     smp_release();                          /* APs join the warp check */
     tsc_sync_run(smp.online, tsc_from_us(WARP_CHECK_US));
     trace(TSC_WARP, tsc_sync_warp_cpu(), tsc_sync_worst_warp());

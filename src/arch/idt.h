@@ -19,6 +19,7 @@
 #define VEC_PIC_BASE      0x20
 #define VEC_TIMER         0x40
 #define VEC_IPI_FIRST     0x41
+#define VEC_SMP_WAKE      VEC_IPI_FIRST /* cpus/smp.c: the APs' release from hlt */
 #define VEC_SERIAL        0x60          /* console UART receive, via the I/O APIC */
 #define VEC_SPURIOUS      0xFF
 
