@@ -129,10 +129,10 @@ static void verify_claim(void)
     case TSC_REFUTED:
         break;
     }
-    uint64_t better = calibrate(k, CAL_WINDOW_US);
     kprintf("tsc: %s says %lu Hz but %s measures %lu Hz (%lu ppm apart); %s is wrong, "
             "using the measurement (tsc_src=%s)\n", source, hz, refclock_name(k), m,
             tscmath_diff_ppm(m, hz), source, refclock_name(k));
+    uint64_t better = calibrate(k, CAL_WINDOW_US);   /* longer windows, when they work */
     hz = better ? better : m;
     source = refclock_name(k);
     cross_check((enum refclock_kind)(k + 1));
