@@ -113,7 +113,7 @@ static void verify_claim(void)
     enum refclock_kind k;
     uint64_t m = first_calibration(REFCLOCK_HPET, &k, CHECK_WINDOW_US);
     if (!m) {
-        kprintf("tsc: WARNING: %s says %lu Hz and no clock could check it: every time this "
+        kprintf("tsc: WARNING: %s says %lu Hz and no clock confirmed it: every time this "
                 "machine reports is unverified (tsc_check=none)\n", source, hz);
         return;
     }

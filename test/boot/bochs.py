@@ -28,8 +28,7 @@ import subprocess
 import tempfile
 import time
 
-from harness import CONNECT_TIMEOUT_S, ISO, LOG_DIR, BootError, Machine, \
-    scaled
+from harness import ISO, LOG_DIR, BootError, Machine, scaled
 
 BIOS = "/usr/share/bochs/BIOS-bochs-latest"
 VGABIOS = "/usr/share/vgabios/vgabios.bin"
@@ -37,6 +36,10 @@ VGABIOS = "/usr/share/vgabios/vgabios.bin"
 # host; a dump of a few thousand events over its UART a minute or two.
 READY_TIMEOUT_S = 300.0
 DUMP_TIMEOUT_S = 300.0
+HOST_MEGS_MAX = 2048
+# Bochs sets up its devices (and gigabytes of guest memory) before COM1's
+# socket listens: slower than QEMU, more so on a loaded host.
+CONNECT_TIMEOUT_S = 120.0
 XVFB_START_S = 10.0
 # The emulated TSC's rate. Bochs's own default, 50 MHz, sits on the
 # kernel's 50 MHz floor for a plausible TSC (time/tscmath.h): windows then
@@ -73,7 +76,9 @@ def free_tcp_port():
 def bochsrc(iso, port, *, model, cpus, megs, ips, ignore_bad_msrs):
     """The configuration of one boot: a PC with Bochs's BIOS and a CD."""
     return "\n".join([
-        f"megs: {megs}",
+        # Bochs holds at most 2 GiB of host memory for the guest's; more
+        # guest memory (3 GB) is paged through that much.
+        f"memory: guest={megs}, host={min(megs, HOST_MEGS_MAX)}",
         f"romimage: file={BIOS}",
         f"vgaromimage: file={VGABIOS}",
         "pci: enabled=1, chipset=i440fx",
@@ -153,15 +158,19 @@ class BochsMachine(Machine):
         self.log = open(self.log_path, "wb")
         self.qemu_err = open(os.path.join(self.tmp, "bochs.err"), "w+b")
         self.started = time.monotonic()
-        self.xvfb, display = start_xvfb(self.tmp)
-        # Bochs stays in our process group: test/run.py's kill of an
-        # overrunning worker takes it along.
-        self.proc = subprocess.Popen(
-            ["bochs", "-q", "-f", rc, "-rc", cont],
-            env=dict(os.environ, DISPLAY=display), cwd=self.tmp,
-            stdin=subprocess.DEVNULL, stdout=self.qemu_err,
-            stderr=self.qemu_err)
-        self.sock = self._connect(port)
+        try:
+            self.xvfb, display = start_xvfb(self.tmp)
+            # Bochs stays in our process group: test/run.py's kill of an
+            # overrunning worker takes it along.
+            self.proc = subprocess.Popen(
+                ["bochs", "-q", "-f", rc, "-rc", cont],
+                env=dict(os.environ, DISPLAY=display), cwd=self.tmp,
+                stdin=subprocess.DEVNULL, stdout=self.qemu_err,
+                stderr=self.qemu_err)
+            self.sock = self._connect(port)
+        except BaseException:
+            self.stop()                 # no Bochs or Xvfb left behind
+            raise
         self.reader = self._start_reader()
 
     def _connect(self, port):
