@@ -88,6 +88,14 @@ static uint64_t first_calibration(enum refclock_kind from, enum refclock_kind *k
     return 0;
 }
 
+/* Clock k measured m, too far from hz to confirm it: hz stays, said. */
+static void say_unconfirmed(enum refclock_kind k, uint64_t m)
+{
+    kprintf("tsc: %s says %lu Hz but %s measures %lu Hz (%lu ppm apart); using %s, "
+            "unconfirmed (tsc_check=none)\n", source, hz, refclock_name(k), m,
+            tscmath_diff_ppm(m, hz), source);
+}
+
 /* The next working clock from `from` on checks a measured rate. */
 static void cross_check(enum refclock_kind from)
 {
@@ -99,9 +107,7 @@ static void cross_check(enum refclock_kind from)
     else if (tscmath_agree(hz, m))
         check = refclock_name(k);
     else
-        kprintf("tsc: %s says %lu Hz but %s measures %lu Hz (%lu ppm apart); using %s, "
-                "unconfirmed (tsc_check=none)\n", source, hz, refclock_name(k), m,
-                tscmath_diff_ppm(m, hz), source);
+        say_unconfirmed(k, m);
 }
 
 /* A rate CPUID or a hypervisor claims is measured against the best
@@ -122,9 +128,7 @@ static void verify_claim(void)
         check = refclock_name(k);
         return;
     case TSC_DIFFERS:
-        kprintf("tsc: %s says %lu Hz but %s measures %lu Hz (%lu ppm apart); using %s, "
-                "unconfirmed (tsc_check=none)\n", source, hz, refclock_name(k), m,
-                tscmath_diff_ppm(m, hz), source);
+        say_unconfirmed(k, m);
         return;
     case TSC_REFUTED:
         break;
