@@ -365,7 +365,7 @@ def qemu_line():
     """The QEMU the boot tests run on, and whether it has x2APIC."""
     sys.path.insert(0, SCRIPTS_DIR)
     try:
-        from btlib import qemu
+        from btlib.qemu import launch as qemu
     finally:
         del sys.path[0]
     found = qemu.version()

@@ -1,21 +1,22 @@
-"""btlib: host-side library of baretrace (Python 3 standard library only).
+"""btlib: the host side of baretrace (Python 3 standard library only).
 
-Layers, each importing only those before it (test_btlib_layering):
+A package per role. Each role imports only the roles before it in ROLES
+(test/host/test_btlib_layering.py checks the order, not only the absence
+of circles); within a role, modules import each other freely but without
+circles. The programs in scripts/ sit above them all.
 
-interp      optional packages: re-run a script under make's python3 when
-            the python3 on PATH lacks one (imports nothing of btlib)
-model       the decoded dump: Dump, CpuInfo, Event, EventType
-dumpfmt     the dump format's words: versions, line marks, CRCs, fields,
-            the reference decoder of one event line
-native      libbtdecode.so through ctypes: the one handle, its functions
-            and structs in one table, checked against the library's own (abi.c)
-fastdecode  the compiled decoder's operations (event lines, the merge,
-            rows in C), and available(): whether they are used
-dumpbuild, dumplog   a log into dumps: dumplog.parse_log(bytes) -> [Dump]
-timeline    the merged timeline every exporter shares
-losses, pairs, flows, stats, export_*, workloads ...   what the tools print
-outfile     where outputs go: never onto an input, complete or not at all
-exportfile  a timeline written in one of decode's formats (decode, capture)
-liveexport  capture --export: a dump's lines parsed as they arrive, its
-            export written the moment it is whole
+util      small shared helpers: tables, progress lines, output files
+native    libbtdecode.so through ctypes, and the one choice of compiled or
+          pure-Python path for the whole run
+dump      a log into dumps: the format's words, line decoding, the model
+timeline  the merged timeline every exporter shares, and what is read off
+          it: losses, BEGIN/END pairs, IPI flows, --stats
+export    a timeline written as text, CSV, JSON, Perfetto, CTF or raw
+report    workload results and the lab's table (scripts/report)
+capture   bytes coming in: a serial line, a console watch, the network
+          receiver, capture --export as the lines arrive
+qemu      booting the ISO in QEMU: the command line, the version, a session
+stick     USB stick images: block devices and the dump area's growth
 """
+
+ROLES = ('util', 'native', 'dump', 'timeline', 'export', 'report', 'capture', 'qemu', 'stick')

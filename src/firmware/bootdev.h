@@ -1,6 +1,6 @@
 /* bootdev.h — how this kernel was booted: READY's boot=net|cd|usb|unknown.
  *
- * The rule (docs/running.md, "How it was booted"), first match wins:
+ * The rule (docs/console.md, READY's `boot` field), first match wins:
  *   1. a multiboot2 network tag (16): GRUB got its files by DHCP/TFTP: net;
  *   2. the module string the ISO's and the netboot tree's grub.cfg pass,
  *      "root=$root" (GRUB's root device): "tftp", "http" or "pxe" first:

@@ -104,7 +104,7 @@ static void refuse(struct refusals *r, uint32_t ip)
 /* A signed K with a counter above the last: its keys to the queue. A
  * guesser gets KEY_TRIES_PER_S tries a second per address and
  * KEY_TRIES_ALL_PER_S from all together: months for 2^30 codes online
- * (offline, from one captured tag, far less: docs/host-tools.md), while
+ * (offline, from one captured tag, far less: docs/network-protocol.md), while
  * the host with the code gets every key through from its own address. */
 static void take_keys(uint32_t ip, const struct netmsg *m)
 {

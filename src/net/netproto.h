@@ -1,5 +1,5 @@
 /* netproto.h — the datagrams between a machine and the host's
- * `scripts/capture --net` (docs/host-tools.md, "The network protocol").
+ * `scripts/capture --net` (docs/network-protocol.md).
  *
  * Every datagram is ASCII: a header line "BT1 <kind> ..." ending in
  * "\n", then (for some kinds) a body. Machine to host (to net.to, from

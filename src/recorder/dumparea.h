@@ -1,7 +1,7 @@
 /* dumparea.h — the dump area: a partition of the boot stick that keeps the
  * last dumps, in their wire text, as a ring of 512-byte sectors.
  *
- * On disk (all integers little endian; docs/host-tools.md has the table):
+ * On disk (all integers little endian; docs/dump-area.md has the table):
  *   partition sector 0       area header, written at build time and never
  *                            by the kernel: magic "BT-AREA\xb7", layout,
  *                            sector size, build id, area sectors, CRC

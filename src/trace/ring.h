@@ -30,7 +30,7 @@
  * order a CPU's TSC may therefore step back, by at most one interrupt's
  * length, to between the events around the nested run. Closing that gap
  * would take cli/popf on every event. The CTF export merges such
- * stretches back into time order (docs/host-tools.md), and test_trace's
+ * stretches back into time order (docs/export-formats.md, CTF), and test_trace's
  * check_tsc_order holds the step to exactly this shape.
  *
  * Read protocol (ring_snap_*): read the id word first (valid only if it

@@ -8,8 +8,9 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_manycpus import ManyCpusCase, bringup_us       # noqa: E402
-from btlib import dumplog, qemu                          # noqa: E402
+from test_manycpus import ManyCpusCase, bringup_us
+from btlib.dump import dumplog
+from btlib.qemu import launch as qemu
 
 CPUS = 255
 X2APIC_READY_S_PER_CPU = 2    # READY deadline: 512 CPUs took ~3 min here, loaded

@@ -21,8 +21,8 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
-from harness import Machine                     # noqa: E402
-from btlib import dumplog                       # noqa: E402
+from harness import Machine
+from btlib.dump import dumplog
 
 DUMP_TIMEOUT_S = 120
 AGREE = 0.005                  # 0.5 %
@@ -37,7 +37,6 @@ DISAGREE_RE = r"(?m)^tsc: .* says .* but .* measures"
 TSC_CHECK = {"pc": "pmtimer", "q35": "pmtimer", "pc,hpet=off": "pit", "q35,hpet=off": "pit",
              "pc,acpi=off": "none", "q35,acpi=off": "none", "pc,acpi=off,pit=off": "none",
              "q35,hpet=off,pit=off": "none"}
-
 
 
 class Boot:
@@ -118,6 +117,7 @@ class TimeSources(unittest.TestCase):
 
     def test_uefi_q35(self):
         self.compare("uefi", "q35", [("q35,hpet=off", "pmtimer"), ("q35,acpi=off", "pit")])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -12,7 +12,7 @@ import unittest
 
 import harness
 from harness import Machine, BootError, REPO
-from btlib import qemu
+from btlib.qemu import launch as qemu
 
 PYTHON = sys.executable
 INSTALL_DEPS = os.path.join(REPO, "scripts", "install-deps")
@@ -209,7 +209,7 @@ class RunQemu(unittest.TestCase):
              "--log", log, *args], input=stdin, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, timeout=RUN_QEMU_TIMEOUT_S)
         with open(log, "rb") if os.path.exists(log) else open(os.devnull,
-                                                               "rb") as f:
+                                                              "rb") as f:
             return res, f.read()
 
     def setUp(self):

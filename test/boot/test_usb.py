@@ -22,7 +22,7 @@ import time
 import unittest
 
 from harness import ISO, Machine
-from btlib.qemu import ICH9_EHCI
+from btlib.qemu.launch import ICH9_EHCI
 
 NO_PS2 = "q35,i8042=off"
 XHCI = ["-device", "qemu-xhci,id=xhci"]
@@ -68,7 +68,6 @@ class KeyboardCase(unittest.TestCase):
     def ignored(self, m):
         st = self.press(m, rb"ignored keys (\d+)", "s")
         return int(st.group(1))
-
 
 
 class UsbKeyboard(KeyboardCase):
@@ -193,6 +192,7 @@ class UsbKeyboard(KeyboardCase):
         d = self.dump(m)
         self.assertEqual(self.usb_keys(d)[-1], (USAGE_D, 0))
         self.assertEqual(m.faults(), [])
+
 
 class KeysAtAnyTimerRate(KeyboardCase):
     """Issue 20 item 8: keys were read once per timer tick, so at

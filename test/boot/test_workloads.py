@@ -2,8 +2,8 @@
 
 Each test boots the ISO under TCG, starts workloads from the kernel command
 line (what a GRUB menu entry passes) or with their hotkeys, dumps, decodes
-the dump with btlib.dumpfmt and reads the results back with
-btlib.workloads / scripts/report, as a user would.
+the dump with btlib.dump.dumpfmt and reads the results back with
+btlib.report.workloads / scripts/report, as a user would.
 
 The stress test is the ring's reliability proof: every CPU traces flat out,
 a fast timer interrupt traces inside those writes, and the test dumps
@@ -27,8 +27,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 
-from harness import Machine                     # noqa: E402
-from btlib import dumplog, workloads            # noqa: E402
+from harness import Machine
+from btlib.dump import dumplog
+from btlib.report import workloads
+from btlib.report import stresscheck
+from btlib.report import benchlines
 
 PYTHON = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
 REPORT = os.path.join(REPO, "scripts", "report")
@@ -253,7 +256,7 @@ class FromCommandLine(WorkloadCase):
     def test_bench_table(self):
         m, _ = self.boot(smp=4, cmdline="workload=bench:n=2000,rounds=3")
         m.wait_for(rb"^BENCH END", WORKLOAD_TIMEOUT_S, start=0)
-        tables = workloads.bench_lines(m.output())
+        tables = benchlines.bench_lines(m.output())
         self.assertEqual(len(tables), 1)
         t = tables[0]
         self.assertEqual(t["header"]["where"], "kernel")
@@ -299,7 +302,7 @@ class Stress(WorkloadCase):
         final, _ = self.dump(m)
         dumps.append(final)
 
-        check = workloads.verify_stress(dumps)
+        check = stresscheck.verify_stress(dumps)
         self.assertTrue(check.ok(), check.as_dict())
         self.assertEqual(check.dumps, len(dumps))
         self.assertGreater(check.events, len(dumps) * cpus * 500, "too few stress events checked")
@@ -351,8 +354,8 @@ class Schema(WorkloadCase):
                            re.M)
 
     def test_kernel_and_host_pair_statistics_agree(self):
-        from btlib.stats import pair_durations
-        from btlib.timeline import Timeline
+        from btlib.timeline.stats import pair_durations
+        from btlib.timeline.timeline import Timeline
         m, info = self.boot(smp=2, cmdline=f"workload=timer:samples=20 {BIG_RINGS}")
         m.wait_for(done_re("timer"), WORKLOAD_TIMEOUT_S, start=0)
         start = len(m.output())

@@ -2,11 +2,11 @@
 
 Every comparison of the compiled path (libbtdecode.so) with the pure-Python
 reference goes through here: reference_path() switches the compiled path
-off at its one decision (fastdecode.available()), as BT_PURE_PYTHON=1 does
+off at its one decision (choice.compiled()), as BT_PURE_PYTHON=1 does
 for a whole command; both() runs the same thing on each path;
 packed_copy()/events_copy() give a dump in the form each path starts
 from; decode_both() runs scripts/decode on both paths. test_oracle runs
-decode on both paths for every fixture and format; test_fastdecode,
+decode on both paths for every fixture and format; test_compiled_paths,
 test_kmerge, test_pairs, test_stats and test_json_native compare their
 parts through these helpers.
 """
@@ -20,17 +20,17 @@ import sys
 from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_decode_support import DECODE, REPO                   # noqa: E402
+from test_decode_support import DECODE, REPO
 
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
-from btlib import fastdecode                                    # noqa: E402
-from btlib.timeline import Timeline                             # noqa: E402
+from btlib.native import choice
+from btlib.timeline.timeline import Timeline
 
 
 @contextlib.contextmanager
 def reference_path():
     """Inside, every two-path caller takes the pure-Python reference."""
-    with mock.patch.object(fastdecode, 'available', lambda: False):
+    with mock.patch.object(choice, 'compiled', lambda: False):
         yield
 
 

@@ -47,8 +47,9 @@ def require_compiled_core(what):
     subprocess.run(['make', '-s', '-C', REPO, 'build/host/libbtdecode.so'],
                    capture_output=True, timeout=300)
     sys.path.insert(0, os.path.join(REPO, 'scripts'))
-    from btlib import fastdecode, native
-    if not fastdecode.available():
+    from btlib.native import choice
+    from btlib.native import library as native
+    if not choice.compiled():
         raise AssertionError(f'{native.LIB_PATH} did not build or load: {what} must be tested')
 
 

@@ -1,4 +1,4 @@
-"""btlib.dumpfmt against real dumps from the kernel's own ring and encoder.
+"""btlib.dump.dumpfmt against real dumps from the kernel's own ring and encoder.
 
 build/tools/gen_dump (tools/gen_dump.c) fills real rings with a
 synthetic workload, encodes them with the real encoder and also writes the
@@ -20,15 +20,14 @@ import tempfile
 import time
 import unittest
 import zlib
-from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 
-from btlib.dumpfmt import dump_seed   # noqa: E402
-from btlib.dumplog import parse_log   # noqa: E402
-from btlib.model import RECORD_SIZE, Event  # noqa: E402
+from btlib.dump.dumpfmt import dump_seed
+from btlib.dump.dumplog import parse_log
+from btlib.dump.model import RECORD_SIZE, Event
 
 GEN = ROOT / 'build' / 'tools' / 'gen_dump'
 SMALL = ('cpus=4', 'events=700', 'cap=256')   # wraps; quick to decode

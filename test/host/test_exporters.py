@@ -1,4 +1,4 @@
-"""The exporters and their helpers on dumps built in memory from btlib.model.
+"""The exporters and their helpers on dumps built in memory from btlib.dump.model.
 
 Each test builds the exact events it needs, so the expected output is
 known event by event.  CLI-level tests on whole logs are in
@@ -20,13 +20,19 @@ from unittest import mock
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
 
-from btlib import export_csv, export_ctf, export_json, export_raw, export_text  # noqa: E402
-from btlib import fastdecode, pairs, stats                                    # noqa: E402
-from btlib.model import CpuInfo, Dump, Event, EventType                       # noqa: E402
-from btlib.timeline import Timeline, seq_gaps                                 # noqa: E402
+from btlib.export import csvout
+from btlib.export import ctfout
+from btlib.export import jsonout
+from btlib.export import rawout
+from btlib.export import textout
+from btlib.native import choice
+from btlib.timeline import pairs
+from btlib.timeline import stats
+from btlib.dump.model import CpuInfo, Dump, Event, EventType
+from btlib.timeline.timeline import Timeline, seq_gaps
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_decode_support import slices_nest                                   # noqa: E402
+from test_decode_support import slices_nest
 
 HZ = 2_000_000_000          # 2 ticks per ns: conversions are easy to check
 BABELTRACE = shutil.which('babeltrace2')
@@ -143,7 +149,7 @@ class TextCsvTest(unittest.TestCase):
         self.tl = Timeline(self.dump)
 
     def test_text_columns(self):
-        text, _ = render(export_text.write_text, self.tl)
+        text, _ = render(textout.write_text, self.tl)
         lines = text.splitlines()
         self.assertTrue(lines[0].startswith('# baretrace dump 0: 2 CPUs, 6 events'))
         self.assertEqual(lines[1].split(), ['TIME_US', 'CPU', 'EVENT', 'ARGS'])
@@ -158,9 +164,9 @@ class TextCsvTest(unittest.TestCase):
         self.assertEqual(len({line.index(line.split()[2]) for line in lines[2:]}), 1)
 
     def test_csv_rows(self):
-        text, _ = render(export_csv.write_csv, self.tl)
+        text, _ = render(csvout.write_csv, self.tl)
         rows = list(csv.DictReader(io.StringIO(text)))
-        self.assertEqual(list(rows[0].keys()), list(export_csv.COLUMNS))
+        self.assertEqual(list(rows[0].keys()), list(csvout.COLUMNS))
         self.assertEqual(len(rows), len(self.tl.events))
         first = rows[2]
         self.assertEqual((first['cpu'], first['seq'], first['tsc'], first['ns'],
@@ -172,7 +178,7 @@ class TextCsvTest(unittest.TestCase):
 
 class JsonTest(unittest.TestCase):
     def load(self, dump):
-        text, unmatched = render(export_json.write_json, Timeline(dump))
+        text, unmatched = render(jsonout.write_json, Timeline(dump))
         return json.loads(text), unmatched
 
     def test_tracks_slices_instants_counters(self):
@@ -230,7 +236,7 @@ class RawTest(unittest.TestCase):
         dump = make_dump({0: timer_ring(100, 2), 3: [(7, 6, 1, 2)], 4: []})
         tmp = tempfile.mkdtemp(prefix='bt-raw-')
         self.addCleanup(shutil.rmtree, tmp)
-        export_raw.write_raw(Timeline(dump), tmp)
+        rawout.write_raw(Timeline(dump), tmp)
         self.assertEqual(sorted(os.listdir(tmp)), ['cpu00.bin', 'cpu03.bin', 'cpu04.bin'])
         for c in dump.cpus:
             with open(os.path.join(tmp, f'cpu{c.cpu:02d}.bin'), 'rb') as f:
@@ -245,7 +251,7 @@ class CtfTest(unittest.TestCase):
     def export(self, dump):
         tmp = tempfile.mkdtemp(prefix='bt-ctf-')
         self.addCleanup(shutil.rmtree, tmp)
-        export_ctf.write_ctf(Timeline(dump), tmp)
+        ctfout.write_ctf(Timeline(dump), tmp)
         return tmp
 
     def test_babeltrace_reads_every_event_with_its_tsc(self):
@@ -254,7 +260,7 @@ class CtfTest(unittest.TestCase):
         out = babeltrace(self.export(dump))
         lines = out.stdout.splitlines()
         self.assertEqual(len(lines), len(dump.events()))
-        self.assertEqual([parse_cycles(l) for l in lines], [e.tsc for e in dump.events()])
+        self.assertEqual([parse_cycles(x) for x in lines], [e.tsc for e in dump.events()])
         self.assertIn('BOOT_PHASE: { cpu_id = 0 }, { seq = 0, flags = 0 }, '
                       '{ phase = ( "SMP_START" : container = 1 ), a1 = 0 }', lines[0])
         self.assertIn('UNKNOWN_99: { cpu_id = 2 }', out.stdout)
@@ -280,7 +286,7 @@ class CtfTest(unittest.TestCase):
         tmp = self.export(make_dump({0: ring}))
         self.assertEqual(sorted(os.listdir(tmp)), ['metadata', 'stream_00'])
         out = babeltrace(tmp)
-        self.assertEqual([parse_cycles(l) for l in out.stdout.splitlines()],
+        self.assertEqual([parse_cycles(x) for x in out.stdout.splitlines()],
                          [500, 600, 1000, 2000])
 
     def shared_dump(self):
@@ -300,19 +306,19 @@ class CtfTest(unittest.TestCase):
 
     def test_cpus_share_stream_files_above_max_streams(self):
         dump = self.shared_dump()
-        with mock.patch.object(export_ctf, 'MAX_STREAMS', 2):
+        with mock.patch.object(ctfout, 'MAX_STREAMS', 2):
             tmp = self.export(dump)
         self.assertEqual(sorted(os.listdir(tmp)), ['metadata', 'stream_00-02', 'stream_03-04'])
         out = babeltrace(tmp, '--fields=all')
-        got = [(parse_cycles(l), int(l.split('cpu_id = ')[1].split()[0]))
-               for l in out.stdout.splitlines()]
+        got = [(parse_cycles(x), int(x.split('cpu_id = ')[1].split()[0]))
+               for x in out.stdout.splitlines()]
         self.assertEqual(sorted(got), sorted((e.tsc, e.cpu) for e in dump.events()))
         self.assertEqual([t for t, _ in got], sorted(t for t, _ in got))
         found = sorted(int(w.split('discarded ')[1].split()[0])
                        for w in out.stderr.splitlines() if 'discarded' in w)
         self.assertEqual(found, [2, 2, 3, 4, 57])
 
-    @unittest.skipUnless(fastdecode.available(), 'no compiled core (make build/host/libbtdecode.so)')
+    @unittest.skipUnless(choice.compiled(), 'no compiled core (make build/host/libbtdecode.so)')
     def test_shared_stream_files_in_c_equal_the_reference(self):
         dump = self.shared_dump()
         packed = copy.deepcopy(dump)
@@ -320,7 +326,7 @@ class CtfTest(unittest.TestCase):
             records = b''.join(e.raw() for e in c.events)
             c.events, c.records = None, records
             self.assertTrue(c.compiled() or not records)
-        with mock.patch.object(export_ctf, 'MAX_STREAMS', 2):
+        with mock.patch.object(ctfout, 'MAX_STREAMS', 2):
             ref, native = self.export(dump), self.export(packed)
         for name in os.listdir(ref):
             with open(os.path.join(ref, name), 'rb') as a, \
@@ -334,14 +340,14 @@ class CtfTest(unittest.TestCase):
             data = f.read()
         offset, packets = 0, 0
         while offset < len(data):
-            header = export_ctf.HEADER.unpack_from(data, offset)
-            self.assertEqual(header[0], export_ctf.CTF_MAGIC)
-            ctx = export_ctf.CONTEXT.unpack_from(data, offset + export_ctf.HEADER.size)
+            header = ctfout.HEADER.unpack_from(data, offset)
+            self.assertEqual(header[0], ctfout.CTF_MAGIC)
+            ctx = ctfout.CONTEXT.unpack_from(data, offset + ctfout.HEADER.size)
             self.assertEqual(ctx[2], ctx[3])          # packet_size == content_size
             offset += ctx[2] // 8
             packets += 1
         self.assertEqual(offset, len(data))
-        self.assertEqual(packets, 1 + -(-20000 // export_ctf.EVENTS_PER_PACKET))
+        self.assertEqual(packets, 1 + -(-20000 // ctfout.EVENTS_PER_PACKET))
 
 
 def babeltrace(path, *options):
@@ -394,21 +400,21 @@ class SignedTest(unittest.TestCase):
         self.tl = Timeline(self.dump)
 
     def test_text(self):
-        text, _ = render(export_text.write_text, self.tl)
+        text, _ = render(textout.write_text, self.tl)
         self.assertIn('tick=0 lateness_tsc=-40', text)
         self.assertIn(f'min_tsc={-(1 << 60)} max_tsc=25', text)
         self.assertIn('min_tsc=-3 max_tsc=-1', text)
         self.assertNotIn(str(MINUS(40)), text)
 
     def test_csv(self):
-        text, _ = render(export_csv.write_csv, self.tl)
+        text, _ = render(csvout.write_csv, self.tl)
         rows = list(csv.DictReader(io.StringIO(text)))
         self.assertEqual(rows[0]['args'], 'tick=0 lateness_tsc=-40')
         self.assertEqual(rows[0]['a1'], str(MINUS(40)))       # the raw record
         self.assertEqual(rows[3]['args'], 'min_tsc=-3 max_tsc=-1')
 
     def test_json(self):
-        trace = json.loads(render(export_json.write_json, self.tl)[0])
+        trace = json.loads(render(jsonout.write_json, self.tl)[0])
         by_name = {}
         for e in trace['traceEvents']:
             by_name.setdefault(e['name'], []).append(e)
@@ -423,7 +429,7 @@ class SignedTest(unittest.TestCase):
     def test_ctf_signed_fields(self):
         tmp = tempfile.mkdtemp(prefix='bt-ctf-')
         self.addCleanup(shutil.rmtree, tmp)
-        export_ctf.write_ctf(self.tl, tmp)
+        ctfout.write_ctf(self.tl, tmp)
         with open(os.path.join(tmp, 'metadata')) as f:
             meta = f.read()
         self.assertIn('int64_t lateness_tsc;', meta)

@@ -1,4 +1,4 @@
-"""btlib.interp: a script whose package the running python3 lacks (issue 21,
+"""btlib.util.interp: a script whose package the running python3 lacks (issue 21,
 part 4).
 
 `#!/usr/bin/env python3` runs the first python3 on PATH (pyenv, conda, a

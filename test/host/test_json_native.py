@@ -1,5 +1,5 @@
 """The JSON export written in C (decoder/jsonout.c) against the pure-Python
-writer (export_json._cpu_records), byte for byte.
+writer (jsonout._cpu_records), byte for byte.
 
 On workload dumps (gen_dump's timer and mixed workloads, wrapped rings,
 excluded and refused slots, the fixtures), on logs damaged as a serial
@@ -24,11 +24,12 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 sys.path.insert(0, str(ROOT / 'test' / 'host'))
 
-from btlib import dumplog, export_json                       # noqa: E402
-from btlib.model import CpuInfo, Dump, Event, EventType      # noqa: E402
-from btlib.timeline import TIMER_EVENT, Timeline             # noqa: E402
-import oracle                                                # noqa: E402
-from test_decode_support import generate, require_compiled_core   # noqa: E402
+from btlib.dump import dumplog
+from btlib.export import jsonout
+from btlib.dump.model import CpuInfo, Dump, Event, EventType
+from btlib.timeline.timeline import TIMER_EVENT, Timeline
+import oracle
+from test_decode_support import generate, require_compiled_core
 
 U64 = 1 << 64
 BIG = (0, 1, 3, (1 << 53) - 1, 1 << 53, (1 << 53) + 1, (1 << 63) - 1, 1 << 63,
@@ -41,12 +42,13 @@ def both(dump):
     """(C output, Python output) of write_json on dump, each with its
     unmatched count; fails unless the C writer is what ran first."""
     tl = Timeline(dump)
-    w = export_json._Writer(tl)
+    w = jsonout._Writer(tl)
     timer = next((t.id for t in dump.types.values() if t.name == TIMER_EVENT), None)
-    assert export_json._native_writer(w, tl, timer) is not None, 'the C writer is not used'
+    assert jsonout._native_writer(w, tl, timer) is not None, 'the C writer is not used'
+
     def run():
         out = io.StringIO(newline='')
-        n = export_json.write_json(Timeline(dump), out)
+        n = jsonout.write_json(Timeline(dump), out)
         return out.getvalue(), n
     return oracle.both(run)
 

@@ -1,4 +1,4 @@
-"""The timeline merge in bounded memory (decoder/kmerge.c, fastdecode.Merge).
+"""The timeline merge in bounded memory (decoder/kmerge.c, merge.Merge).
 
 The k-way merge must give exactly the order of Python's stable sort of
 all CPUs' events (CPU after CPU) by (tsc, cpu, seq), which Dump.events()
@@ -22,16 +22,16 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__)))
-from test_decode_support import DECODE, REPO, generate      # noqa: E402
-import oracle                                               # noqa: E402
-from test_fastdecode import setUpModule     # noqa: E402,F401 (builds and requires the C core)
+from test_decode_support import DECODE, REPO, generate
+import oracle
+from test_compiled_paths import setUpModule     # noqa: F401 (builds and requires the C core)
 
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
-from btlib import fastdecode                                # noqa: E402
-from btlib.export_csv import write_csv                      # noqa: E402
-from btlib.export_text import write_text                    # noqa: E402
-from btlib.model import CpuInfo, Dump, Event, EventType     # noqa: E402
-from btlib.timeline import Timeline, merged, merged_events  # noqa: E402
+from btlib.timeline import merge
+from btlib.export.csvout import write_csv
+from btlib.export.textout import write_text
+from btlib.dump.model import CpuInfo, Dump, Event, EventType
+from btlib.timeline.timeline import Timeline, merged, merged_events
 
 TOP = (1 << 64) - 1
 SEQ_TOP = (1 << 32) - 1
@@ -91,12 +91,12 @@ def packed(rings):
 
 
 class MergeOrder(unittest.TestCase):
-    """fastdecode.Merge against the stable sort, every way it hands out events."""
+    """merge.Merge against the stable sort, every way it hands out events."""
 
     def check(self, rings):
         want = python_order(rings)
         flat = [e for r in rings for e in r]
-        m = fastdecode.Merge(packed(rings), cpus_of(rings))
+        m = merge.Merge(packed(rings), cpus_of(rings))
         self.assertEqual(list(m.order()), want)
         records = b''.join(flat[i].raw() for i in want)
         self.assertEqual(m.records(), records)

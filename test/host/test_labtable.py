@@ -1,5 +1,5 @@
-"""report DIR (btlib.labtable) and the machine's one-line name
-(btlib.model.machine_name): the workload fixtures copied into a directory
+"""report DIR (btlib.report.labtable) and the machine's one-line name
+(btlib.dump.model.machine_name): the workload fixtures copied into a directory
 as capture --net would write a lab's logs, and identities of a server and
 of a machine without SMBIOS.
 
@@ -20,8 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 
-from btlib import labtable                      # noqa: E402
-from btlib.model import machine_name            # noqa: E402
+from btlib.report import labtable
+from btlib.dump.model import machine_name
 
 PYTHON = '/usr/bin/python3' if os.access('/usr/bin/python3', os.X_OK) else sys.executable
 REPORT = ROOT / 'scripts' / 'report'

@@ -2,7 +2,7 @@
 
 test/README.md (module -> test) names, in a row of its tables, every
 kernel .c (src/, every depth, as its path under src/: `net/arp.c`),
-every `decoder/*.c`, every `btlib/*.py` and every test file (`test_X.c`
+every `decoder/*.c`, every `btlib/ROLE/*.py` and every test file (`test_X.c`
 for test/unit/, `test_X` or `test_X.Class.method` for test/host/ and
 test/boot/). docs/architecture.md's table of the kernel's folders has a
 row for every folder of src/ (in test_layering's FOLDERS order), and each
@@ -25,14 +25,14 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_layering import FOLDERS                                   # noqa: E402
+from test_layering import FOLDERS
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TEST_MAP = 'test/README.md'
 ARCH_MAP = 'docs/architecture.md'
 USB_DOC = 'docs/usb.md'
 # Where a name a map gives is looked for: `net/arp.c` under src/,
-# `btlib/model.py` under scripts/, `decoder/kmerge.c` at the top, a
+# `btlib/dump/model.py` under scripts/, `decoder/kmerge.c` at the top, a
 # fixture (`stress-2cpu.log`) in test/fixtures/.
 ROOTS = ('', 'src', 'scripts', 'test/fixtures')
 TICKED = re.compile(r'`([^`\n]+)`')
@@ -88,7 +88,8 @@ def mapped_files(repo=REPO):
                       for p in glob.glob(os.path.join(repo, pattern)))
     out = [('src/' + k, k) for k in kernel_files(repo) if k.endswith('.c')]
     out += [(p, p) for p in rel('decoder/*.c')]
-    out += [(p, p[len('scripts/'):]) for p in rel('scripts/btlib/*.py')]
+    out += [(p, p[len('scripts/'):]) for p in rel('scripts/btlib/*/*.py')
+            if not p.endswith('/__init__.py')]
     out += [(p, os.path.basename(p)) for p in rel('test/unit/test_*.c')]
     out += [(p, os.path.basename(p)[:-3])
             for p in rel('test/host/test_*.py') + rel('test/boot/test_*.py')]
@@ -346,6 +347,7 @@ class Maps(unittest.TestCase):
                                            (text, self.kernel)),
                          ['src/usb/hc/ehci/ehci_dev.c'])
         self.assertEqual(self.new_findings(stale_paths, (usb,), (text,)), ['usb/ehci_xfer.c'])
+
 
 if __name__ == '__main__':
     unittest.main()

@@ -256,7 +256,7 @@ class Grow(unittest.TestCase):
 
     def area(self, path):
         sys.path.insert(0, os.path.join(REPO, 'scripts'))
-        from btlib import dumparea
+        from btlib.dump import dumparea
         return dumparea.read_area(path)
 
     def test_grows_to_the_end_with_both_gpts(self):
@@ -310,7 +310,7 @@ class Grow(unittest.TestCase):
         r = run(ISO, path, '--allow-file', '--yes')
         self.assertEqual(r.returncode, 0, r.stderr)
         sys.path.insert(0, os.path.join(REPO, 'scripts'))
-        from btlib import dumparea
+        from btlib.dump import dumparea
         stale = bytearray(SECTOR)
         stale[:8] = dumparea.REC_MAGIC
         import struct
@@ -366,7 +366,7 @@ class Grow(unittest.TestCase):
         iso = os.path.join(self.tmp, 'edited.iso')
         shutil.copyfile(ISO, iso)
         sys.path.insert(0, os.path.join(REPO, 'scripts'))
-        from btlib import dumparea
+        from btlib.dump import dumparea
         with open(iso, 'r+b') as f:
             first, count, _ = dumparea.find_partition(f, f.seek(0, os.SEEK_END) // SECTOR)
             f.seek((first + count) * SECTOR)     # the padding partition right after it

@@ -11,10 +11,11 @@ import unittest
 from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_decode_support import REPO, require_compiled_core    # noqa: E402
+from test_decode_support import REPO, require_compiled_core
 
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
-from btlib import model, native                                 # noqa: E402
+from btlib.dump import model
+from btlib.native import library as native
 
 
 def setUpModule():
@@ -126,7 +127,7 @@ class Mismatch(unittest.TestCase):
 
 class NoFallbackInside(unittest.TestCase):
     """A missing library is reported, not hidden: native.available() is
-    False, native.lib() raises; the choice of path is fastdecode.available()'s."""
+    False, native.lib() raises; the choice of path is choice.compiled()'s."""
 
     def test_missing_library(self):
         with mock.patch.object(native, 'LIB_PATH', os.path.join(REPO, 'build', 'no-such.so')), \
@@ -136,12 +137,20 @@ class NoFallbackInside(unittest.TestCase):
                 with self.assertRaises(OSError):
                     native.lib()
 
-    def test_pure_python_is_the_callers_choice(self):
-        from btlib import fastdecode
-        with mock.patch.dict(os.environ, {fastdecode.DISABLE_ENV: '1'}):
-            self.assertFalse(fastdecode.available())
-            self.assertTrue(native.available())
-        self.assertTrue(fastdecode.available())
+    def test_pure_python_is_decided_once_per_run(self):
+        """BT_PURE_PYTHON=1 is read at the first choice.compiled() of a run,
+        and the answer holds for the rest of it."""
+        from btlib.native import choice
+        choice.forget()
+        try:
+            with mock.patch.dict(os.environ, {choice.DISABLE_ENV: '1'}):
+                self.assertFalse(choice.compiled())
+                self.assertTrue(native.available())
+            self.assertFalse(choice.compiled())
+            choice.forget()
+            self.assertTrue(choice.compiled())
+        finally:
+            choice.forget()
 
 
 if __name__ == '__main__':

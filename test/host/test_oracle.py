@@ -1,7 +1,7 @@
 """scripts/decode with the compiled core against BT_PURE_PYTHON=1, byte for
 byte (oracle.py): every fixture in every output (text, csv, json,
 perfetto, the ctf and raw directories, --stats, --list), a gen_dump
-dump's --stats and a damaged log's json and perfetto. The parts are compared in test_fastdecode (lines,
+dump's --stats and a damaged log's json and perfetto. The parts are compared in test_compiled_paths (lines,
 parse, text/csv/ctf/stats writers), test_kmerge (merge, csv/text
 streams), test_pairs, test_stats and test_json_native, through the same
 oracle."""
@@ -14,9 +14,9 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from oracle import assert_decode_agrees                         # noqa: E402
-from test_decode_support import FIXTURES, generate, require_compiled_core   # noqa: E402
-from test_json_native import damaged                           # noqa: E402
+from oracle import assert_decode_agrees
+from test_decode_support import FIXTURES, generate, require_compiled_core
+from test_json_native import damaged
 
 STREAMS = ('text', 'csv', 'json', 'perfetto')
 DIRECTORIES = ('ctf', 'raw')

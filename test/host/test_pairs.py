@@ -1,4 +1,4 @@
-"""btlib.pairs: BEGIN/END partners from the dump's pair= and the one
+"""btlib.timeline.pairs: BEGIN/END partners from the dump's pair= and the one
 nesting rule the kernel's `s` summary uses too (docs/dump-format.md,
 "BEGIN/END pairs"); test_workloads.Schema compares both on a real dump.
 The rule runs in Python and in C (the kernel's src/recorder/pairing.c in
@@ -18,12 +18,12 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 sys.path.insert(0, str(ROOT / 'test' / 'host'))
 
-from btlib import dumplog                                 # noqa: E402
-from btlib.model import CpuInfo, Dump, Event, EventType   # noqa: E402
-from btlib.pairs import MAX_DEPTH, match_cpu, match_records   # noqa: E402
-from btlib.timeline import Timeline                       # noqa: E402
-from test_decode_support import flip_bits, generate, require_compiled_core   # noqa: E402
-import oracle                                             # noqa: E402
+from btlib.dump import dumplog
+from btlib.dump.model import CpuInfo, Dump, Event, EventType
+from btlib.timeline.pairs import MAX_DEPTH, match_cpu, match_records
+from btlib.timeline.timeline import Timeline
+from test_decode_support import flip_bits, generate, require_compiled_core
+import oracle
 
 WB, WE, TB, TE, ODD_B, ODD_E = 16, 17, 3, 4, 40, 41
 

@@ -1,4 +1,4 @@
-"""decode -f perfetto (btlib/export_perfetto.py, decoder/perfettoout.c) and
+"""decode -f perfetto (btlib/perfettoout.py, decoder/perfettoout.c) and
 the flows both it and the JSON export draw (btlib/flows.py).
 
 The output is parsed by protoc against test/host/perfetto_trace.proto
@@ -29,13 +29,17 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 sys.path.insert(0, str(ROOT / 'test' / 'host'))
 
-from btlib import dumplog, export_perfetto, flows, losses, pairs   # noqa: E402
-from btlib.model import CpuInfo, Dump, Event, EventType            # noqa: E402
-from btlib.timeline import Timeline                                # noqa: E402
-import oracle                                                      # noqa: E402
-from test_decode_support import (FIXTURES, decode, generate,       # noqa: E402
+from btlib.dump import dumplog
+from btlib.export import perfettoout
+from btlib.timeline import flows
+from btlib.timeline import losses
+from btlib.timeline import pairs
+from btlib.dump.model import CpuInfo, Dump, Event, EventType
+from btlib.timeline.timeline import Timeline
+import oracle
+from test_decode_support import (FIXTURES, decode, generate,
                                  require_compiled_core)
-from test_json_native import built_dump, damaged, types            # noqa: E402
+from test_json_native import built_dump, damaged, types
 
 SCHEMA = ROOT / 'test' / 'host' / 'perfetto_trace.proto'
 MAX_BYTES_PER_EVENT = 40     # issue 21's target
@@ -71,7 +75,7 @@ def parsed(data):
         'counters': count(r'type: TYPE_COUNTER'),
         'flow_starts': count(r'^    flow_ids: '),
         'flow_ends': count(r'^    terminating_flow_ids: '),
-        'lost': count(rf'name_iid: {export_perfetto.NAME_IID_LOST}$'),
+        'lost': count(rf'name_iid: {perfettoout.NAME_IID_LOST}$'),
         'unmatched': count(r'name_iid: \d+\n\s*bool_value: true'),
         'extra_counter_values': count(r'^    extra_counter_values: '),
     }
@@ -79,7 +83,7 @@ def parsed(data):
 
 def exported(tl):
     out = io.BytesIO()
-    summary = export_perfetto.write_perfetto(tl, out)
+    summary = perfettoout.write_perfetto(tl, out)
     return out.getvalue(), summary
 
 
@@ -246,7 +250,7 @@ class CrossingAndRange(unittest.TestCase):
                                         text)), 2 * summary.crossing_slices)
 
     def crossing_iid(self, tl):
-        return export_perfetto.Schema(tl).label_iid[export_perfetto.CROSSING]
+        return perfettoout.Schema(tl).label_iid[perfettoout.CROSSING]
 
     def on_both_paths(self, evs, hz):
         """(text, summary) of a one-CPU dump of evs exported by C and by
@@ -368,10 +372,10 @@ class Flows(unittest.TestCase):
         self.assertEqual(len(got), 1)
 
     def test_json_draws_the_same_arrows(self):
-        from btlib import export_json
+        from btlib.export import jsonout
         tl = Timeline(ipi_dump([(0, 10, 'S', 1, 7), (1, 1500, 'R', 0, 7)]))
         out = io.StringIO(newline='')
-        export_json.write_json(tl, out)
+        jsonout.write_json(tl, out)
         doc = json.loads(out.getvalue())
         ends = [e for e in doc['traceEvents'] if e.get('cat') == 'flow']
         self.assertEqual([(e['ph'], e['tid'], e['id'], e['ts']) for e in ends],

@@ -1,4 +1,4 @@
-"""scripts/report and btlib.workloads on real captures of the workloads.
+"""scripts/report and btlib.report.workloads on real captures of the workloads.
 
 Fixtures (real serial logs of this kernel under QEMU TCG):
   test/fixtures/workloads-4cpu.log  4 CPUs, trace.events=8192: keys 2 3 4 5 1
@@ -30,9 +30,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 
-from btlib import wlplot, workloads          # noqa: E402
-from btlib.dumplog import parse_log          # noqa: E402
-from btlib.model import Workload             # noqa: E402
+from btlib.report import wlplot
+from btlib.report import workloads
+from btlib.report import stresscheck
+from btlib.report import benchlines
+from btlib.dump.dumplog import parse_log
+from btlib.dump.model import Workload
 
 PYTHON = '/usr/bin/python3' if os.access('/usr/bin/python3', os.X_OK) else sys.executable
 REPORT = ROOT / 'scripts' / 'report'
@@ -66,13 +69,13 @@ class Checksum(unittest.TestCase):
 
     def test_known_answers_match_the_kernel(self):
         for args, want in CHECKSUMS:
-            self.assertEqual(workloads.stress_checksum(*args), want, args)
+            self.assertEqual(stresscheck.stress_checksum(*args), want, args)
 
     def test_a_cpu_above_255_sums_its_record_byte(self):
         """The kernel sums the record's u8 cpu: CPU 261's events carry CPU
         5's sum (Event.cpu is the whole number, 261)."""
         for (tsc, typ, cpu, flags, a0), want in CHECKSUMS:
-            self.assertEqual(workloads.stress_checksum(tsc, typ, cpu + 256, flags, a0), want)
+            self.assertEqual(stresscheck.stress_checksum(tsc, typ, cpu + 256, flags, a0), want)
 
     def test_signed_results(self):
         self.assertEqual(workloads.as_signed(2**64 - 5), -5)
@@ -105,7 +108,7 @@ class DeclaredWorkloads(unittest.TestCase):
 
 
 class Results(unittest.TestCase):
-    """btlib.workloads reads every workload's results from the real dump."""
+    """btlib.report.workloads reads every workload's results from the real dump."""
 
     @classmethod
     def setUpClass(cls):
@@ -194,7 +197,7 @@ class Stress(unittest.TestCase):
         """Deep copies of the dumps with change(dumps) applied."""
         dumps = copy.deepcopy(self.dumps)
         change(dumps)
-        return workloads.verify_stress(dumps)
+        return stresscheck.verify_stress(dumps)
 
     def stress_event(self, dumps, dump=0, cpu=1, nth=10):
         ids = workloads.type_ids(dumps[dump])
@@ -203,7 +206,7 @@ class Stress(unittest.TestCase):
         return c, found[nth]
 
     def test_real_dumps_are_clean(self):
-        check = workloads.verify_stress(self.dumps)
+        check = stresscheck.verify_stress(self.dumps)
         self.assertTrue(check.ok(), check.as_dict())
         self.assertEqual(check.dumps, 3)
         self.assertGreater(check.events, 1000)
@@ -222,7 +225,7 @@ class Stress(unittest.TestCase):
             c, i = self.stress_event(dumps)
             e = c.events[i]
             a0 = e.a0 + 1                     # one attempt vanished, flags still say 0
-            c.events[i] = dataclasses.replace(e, a0=a0, a1=workloads.stress_checksum(
+            c.events[i] = dataclasses.replace(e, a0=a0, a1=stresscheck.stress_checksum(
                 e.tsc, e.type, e.cpu, e.flags, a0))
         check = self.damaged(skip)
         self.assertEqual(check.bad_checksum, [])
@@ -297,7 +300,7 @@ class Cli(unittest.TestCase):
                 b'BENCH variant=rdtsc scope=1 ticks=30.000 x_rdtsc=1.00\r\n'
                 b'BENCH variant=spinlock scope=2 ticks=60.500 x_rdtsc=2.01 drops=0\r\n'
                 b'BENCH END\r\nBENCH variant=stray scope=1 ticks=1\n')
-        tables = workloads.bench_lines(data)
+        tables = benchlines.bench_lines(data)
         self.assertEqual(len(tables), 1)
         self.assertEqual(tables[0]['header']['cpus'], '2')
         self.assertEqual([r['variant'] for r in tables[0]['rows']], ['rdtsc', 'spinlock'])
@@ -426,7 +429,6 @@ class PartialDumps(unittest.TestCase):
             self.assertEqual(target.read_bytes(), b'keep')
 
 
-
 def load_report():
     """scripts/report's functions (its text tables), without running it."""
     return runpy.run_path(str(REPORT), run_name='report_script')
@@ -482,7 +484,7 @@ class Readable(unittest.TestCase):
     def test_64_cpu_heat_map_renders(self):
         run = workloads.Run('ipi', 7, 1, 2, result={'ns': slow_row_matrix(64)})
         code = (f'import sys; sys.path.insert(0, {str(ROOT / "scripts")!r})\n'
-                'from btlib import wlplot, workloads\n'
+                'from btlib.report import wlplot, workloads\n'
                 'import json\n'
                 f'run = workloads.Run("ipi", 7, 1, 2, result={{"ns": {run.result["ns"]!r}}})\n'
                 'wlplot.render(run, 2000000000, sys.argv[1], "64 CPUs, UEFI firmware")\n')
@@ -634,7 +636,7 @@ class AtScale(unittest.TestCase):
         hwlat = {'cpus': [{'cpu': c, 'lost_ppm': c % 9} for c in range(self.CPUS)],
                  'gaps': {'3': [{'gap_ticks': 5000}]}}
         code = (f'import sys; sys.path.insert(0, {str(ROOT / "scripts")!r})\n'
-                'from btlib import wlplot, workloads\n'
+                'from btlib.report import wlplot, workloads\n'
                 f'wlplot.render(workloads.Run("timer", 1, 1, 2, result={timer!r}), 2000000000, '
                 'sys.argv[1] + "/timer.png", "256 CPUs")\n'
                 f'wlplot.render(workloads.Run("hwlat", 2, 1, 2, result={hwlat!r}), 2000000000, '

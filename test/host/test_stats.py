@@ -1,6 +1,6 @@
 """decode --stats: the numbers computed in C from records (decoder/stats.c,
 pairing by the kernel's src/recorder/pairing.c) against the Python reference
-in btlib.stats, on real-kernel fixtures, gen_dump dumps, damaged logs and
+in btlib.timeline.stats, on real-kernel fixtures, gen_dump dumps, damaged logs and
 adversarial rings (TSCs going backwards, 64-bit extremes, orphans, depth
 overflow, END before BEGIN, shared base names, dumps without pair=),
 through the shared oracle (oracle.py); the whole command with and without
@@ -20,13 +20,14 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 sys.path.insert(0, str(ROOT / 'test' / 'host'))
 
-from btlib import dumplog, stats                           # noqa: E402
-from btlib.model import CpuInfo, Dump, Event, EventType    # noqa: E402
-from btlib.pairs import MAX_DEPTH                          # noqa: E402
-from btlib.timeline import Timeline                        # noqa: E402
-from oracle import exported, packed_copy                   # noqa: E402
-from test_decode_support import require_compiled_core     # noqa: E402
-from test_pairs import comparison_logs                     # noqa: E402
+from btlib.dump import dumplog
+from btlib.timeline import stats
+from btlib.dump.model import CpuInfo, Dump, Event, EventType
+from btlib.timeline.pairs import MAX_DEPTH
+from btlib.timeline.timeline import Timeline
+from oracle import exported, packed_copy
+from test_decode_support import require_compiled_core
+from test_pairs import comparison_logs
 
 TOP = (1 << 64) - 1
 TIMER_B, TIMER_E, WB, WE, XB, X2, XE, X2E, INST = 3, 4, 16, 17, 40, 41, 42, 43, 7

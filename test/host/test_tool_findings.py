@@ -27,8 +27,8 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from test_decode_support import DECODE, FIXTURES, REPO, TempDirTest, decode  # noqa: E402
-from test_stick_image import FIRST, ID, SECTOR, fixture_dumps, gen_stick, gpt_table  # noqa: E402
+from test_decode_support import DECODE, FIXTURES, REPO, TempDirTest, decode
+from test_stick_image import FIRST, ID, SECTOR, fixture_dumps, gen_stick, gpt_table
 
 PYTHON = '/usr/bin/python3' if os.access('/usr/bin/python3', os.X_OK) else sys.executable
 REPORT = os.path.join(REPO, 'scripts', 'report')
@@ -96,7 +96,7 @@ class BoundedInput(Tmp):
         """A log read in many chunks (CR LF split across them) gives the same dumps."""
         sys.path.insert(0, os.path.join(REPO, 'scripts'))
         import io
-        from btlib import dumplog
+        from btlib.dump import dumplog
         data = fixture('uefi-usb-two-dumps.log')
         whole = dumplog.parse_log(data)
         for chunk in (1, 7, 4096):
@@ -335,7 +335,7 @@ class ExportProgress(unittest.TestCase):
             pass
 
     def test_progress_line_while_writing(self):
-        from btlib.progress import WriteProgress
+        from btlib.util.progress import WriteProgress
         tty, written = self.Tty(), [0]
 
         def size():
@@ -347,7 +347,7 @@ class ExportProgress(unittest.TestCase):
         self.assertTrue(tty.text.endswith('\r\033[K'), 'the line is cleared at the end')
 
     def test_nothing_when_not_a_terminal(self):
-        from btlib.progress import WriteProgress
+        from btlib.util.progress import WriteProgress
 
         class Pipe(self.Tty):
             def isatty(self):

@@ -34,19 +34,19 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from test_decode_support import DECODE, FIXTURES, REPO, TempDirTest, decode  # noqa: E402
-from test_tool_findings import (PYTHON, REPORT, ExportProgress, capped_decode,  # noqa: E402
+from test_decode_support import DECODE, FIXTURES, REPO, TempDirTest, decode
+from test_tool_findings import (PYTHON, REPORT, ExportProgress, capped_decode,
                                 fixture)
-import test_capture                                                       # noqa: E402
-from test_capture import (BOOT_NOISE, CAPTURE, ISO, READY, STEP_S,  # noqa: E402
+import test_capture
+from test_capture import (BOOT_NOISE, CAPTURE, ISO, READY, STEP_S,
                           gen_dump, run_capture)
 
-import resource                                                             # noqa: E402
+import resource
 
 MEMORY_CAP = 400 << 20            # address space for a report of a file of any size
 MATRIX_CPUS = 512                 # the matrices dump: 3 x 261632 result events
 MATRIX_CAP = 160 << 20            # its report needs about 80 MB (keeping an Event per
-                                  # result, about 300 MB)
+# result, about 300 MB)
 WORKLOADS = 'workloads-4cpu.log'
 FORMATS = ('text', 'csv', 'json', 'perfetto')
 
@@ -265,7 +265,7 @@ class NonSeekable(Tmp):
         t.join(10)
 
     def test_process_substitution_and_stdin(self):
-        r = subprocess.run(['bash', '-c', f'"$0" "$1" <(cat "$2") -f csv', PYTHON, DECODE,
+        r = subprocess.run(['bash', '-c', '"$0" "$1" <(cat "$2") -f csv', PYTHON, DECODE,
                             self.log], capture_output=True, timeout=120)
         r.stderr = r.stderr.decode()
         self.same(r)
@@ -334,7 +334,7 @@ class Smaller(Tmp):
 
     def test_progress_says_preparing_before_the_first_byte(self):
         sys.path.insert(0, os.path.join(REPO, 'scripts'))
-        from btlib.progress import WriteProgress
+        from btlib.util.progress import WriteProgress
         tty = ExportProgress.Tty()
         with WriteProgress('decode: writing perfetto to t', lambda: 0, stream=tty,
                            interval=0.02):
@@ -385,7 +385,7 @@ class CaptureExport(unittest.TestCase):
         # The console watch ends a line at a lone CR, so capture may stop on
         # "DUMP END ...\r" before its LF arrives: the export must still see it.
         sys.path.insert(0, os.path.join(REPO, 'scripts'))
-        from btlib import liveexport
+        from btlib.capture import liveexport
         end = self.dump.rindex(b'DUMP END')
         cut = self.dump.index(b'\n', end)
         live = liveexport.LiveExport('csv', os.path.join(self.tmp, 'trace.csv'))

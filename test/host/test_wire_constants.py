@@ -2,8 +2,8 @@
 in the host's decoder (Python): the format version, the event header
 byte's bits, the predictor's slots (recorder/predict.h, recorder/encode.h), the
 record's size and field offsets (trace/event.h) and the pairing depth
-(recorder/pairing.h), read from the headers' text, against btlib.dumpfmt's,
-btlib.model's and btlib.pairs' public names. A change on either side
+(recorder/pairing.h), read from the headers' text, against btlib.dump.dumpfmt's,
+btlib.dump.model's and btlib.timeline.pairs' public names. A change on either side
 fails here; so does a header that no longer says one of them."""
 
 import glob
@@ -13,10 +13,12 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_decode_support import REPO                            # noqa: E402
+from test_decode_support import REPO
 
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
-from btlib import dumpfmt, model, pairs                          # noqa: E402
+from btlib.dump import dumpfmt
+from btlib.dump import model
+from btlib.timeline import pairs
 
 DEFINE = re.compile(r'^\s*#\s*define\s+(\w+)\s+(0x[0-9A-Fa-f]+|\d+)\b', re.M)
 OFFSET = re.compile(r'offsetof\(struct trace_event, (\w+)\) == (\d+)')

@@ -3,7 +3,7 @@
  * exact events written into the ring, and mutated lines (bit flips,
  * cuts, CRC-valid garbage) are rejected or decoded without one read out
  * of bounds. The event-by-event comparison with the Python reference is
- * test/host/test_fastdecode.py. */
+ * test/host/test_compiled_paths.py. */
 #include <stdlib.h>
 #include <string.h>
 #include "decoder/decode.h"
