@@ -12,7 +12,6 @@ boots the CPU-model sweep and a TSC just under the kernel's 50 MHz floor.
 Skipped, saying why, where Bochs is not installed (install-deps --bochs).
 """
 import os
-import re
 import unittest
 
 from bochs import DEFAULT_IPS, MODELS, BochsMachine, available
