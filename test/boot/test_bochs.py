@@ -87,6 +87,15 @@ class BochsLong(BochsCase):
                     self.assertEqual(m.faults(), [])
                     self.check_dump(m, 2)
 
+    def test_hwlat_smi_counter_faults(self):
+        """hwlat reads Intel's SMI count (MSR 0x34) on Haswell; Bochs
+        raises #GP there: the workload runs without it and says why."""
+        m, info = self.boot(model="corei7_haswell_4770", cpus=1)
+        m.send(b"1")                    # the hwlat workload's key
+        m.wait_for(rb"SMI counter: no, MSR 0x34 raised #GP", 300)
+        m.wait_for(rb"hwlat: \d+ gaps, longest \d+ us", 300)
+        self.assertEqual(m.faults(), [])
+
     def test_tsc_under_the_floor_3gb(self):
         """A TSC at 49 MHz: every window is under the kernel's 50 MHz
         floor, and the console says that, not that the clocks failed;
