@@ -8,8 +8,8 @@
  * else about the fault changes. Entries are 32-bit offsets from
  * themselves, so the table needs no relocation (the kernel, and the host
  * unit test's position-independent binary alike). */
-#ifndef EXTABLE_H
-#define EXTABLE_H
+#ifndef ARCH_EXTABLE_H
+#define ARCH_EXTABLE_H
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -21,11 +21,11 @@ _Static_assert(sizeof(struct extable_entry) == 8, "the asm below emits two .long
 
 /* Inside an asm statement: `insn` may fault (#GP) and then goes on at
  * `fixup` (both local labels, e.g. "1b", "3f"). */
-#define EXTABLE_ENTRY(insn, fixup)                                      \
-    ".pushsection bt_extable, \"a\"\n"                                  \
-    ".balign 4\n"                                                       \
-    ".long " insn " - .\n"                                              \
-    ".long " fixup " - .\n"                                             \
+#define EXTABLE_ENTRY(insn, fixup)     \
+    ".pushsection bt_extable, \"a\"\n" \
+    ".balign 4\n"                      \
+    ".long " insn " - .\n"             \
+    ".long " fixup " - .\n"            \
     ".popsection\n"
 
 /* The fixup for a fault at rip in [first, end); 0 when there is none. */

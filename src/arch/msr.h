@@ -6,8 +6,8 @@
  * caller says what it skipped. Architectural MSRs the kernel cannot run
  * without (APIC base, GS base, the x2APIC registers) stay rdmsr/wrmsr
  * (cpu.h): a fault there is a real fault. */
-#ifndef MSR_H
-#define MSR_H
+#ifndef ARCH_MSR_H
+#define ARCH_MSR_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/extable.h"
@@ -23,8 +23,7 @@ static inline bool rdmsr_safe(uint32_t msr, uint64_t *v)
                      "   xorl %%eax, %%eax\n"
                      "   xorl %%edx, %%edx\n"
                      "   jmp 2b\n"
-                     ".popsection\n"
-                     EXTABLE_ENTRY("1b", "3b")
+                     ".popsection\n" EXTABLE_ENTRY("1b", "3b")
                      : "=a"(lo), "=d"(hi), [ok] "+r"(ok) : "c"(msr) : "memory");
     *v = ((uint64_t)hi << 32) | lo;
     return ok;
@@ -39,8 +38,7 @@ static inline bool wrmsr_safe(uint32_t msr, uint64_t v)
                      ".pushsection .text.fixup, \"ax\"\n"
                      "3: xorl %[ok], %[ok]\n"
                      "   jmp 2b\n"
-                     ".popsection\n"
-                     EXTABLE_ENTRY("1b", "3b")
+                     ".popsection\n" EXTABLE_ENTRY("1b", "3b")
                      : [ok] "+r"(ok)
                      : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
     return ok;

@@ -1,26 +1,26 @@
 /* tsc.c — TSC frequency and invariance. */
 #include "time/tsc.h"
-#include "lib/kprintf.h"
 #include "arch/cpu.h"
+#include "lib/kprintf.h"
+#include "lib/median.h"
 #include "time/refclock.h"
 #include "time/tscmath.h"
-#include "lib/median.h"
 
-#define LEAF_TSC_CRYSTAL     0x15
-#define LEAF_CPU_FREQ        0x16
-#define LEAF_HV_BASE         0x40000000
-#define LEAF_HV_TIMING       0x40000010
-#define LEAF_POWER_MGMT      0x80000007
-#define INVARIANT_TSC        (1u << 8)
+#define LEAF_TSC_CRYSTAL 0x15
+#define LEAF_CPU_FREQ    0x16
+#define LEAF_HV_BASE     0x40000000
+#define LEAF_HV_TIMING   0x40000010
+#define LEAF_POWER_MGMT  0x80000007
+#define INVARIANT_TSC    (1u << 8)
 /* Time to READY matters (#8): three 10 ms windows give the rate to a few
  * ppm (their median drops one late wake-up), and the cross-check, which
  * needs 0.5%, takes three 5 ms windows: ~45 ms in all, less than the
  * single five-window calibration this replaced. */
-#define CAL_TRIALS           3
-#define CAL_ATTEMPTS         6
-#define CAL_WINDOW_US        10000
-#define CHECK_WINDOW_US      5000
-#define FALLBACK_HZ          2000000000ul
+#define CAL_TRIALS       3
+#define CAL_ATTEMPTS     6
+#define CAL_WINDOW_US    10000
+#define CHECK_WINDOW_US  5000
+#define FALLBACK_HZ      2000000000ul
 
 static uint64_t hz;
 static const char *source = "none";
@@ -92,7 +92,8 @@ static uint64_t first_calibration(enum refclock_kind from, enum refclock_kind *k
 static void say_unconfirmed(enum refclock_kind k, uint64_t m)
 {
     kprintf("tsc: %s says %lu Hz but %s measures %lu Hz (%lu ppm apart); using %s, "
-            "unconfirmed (tsc_check=none)\n", source, hz, refclock_name(k), m,
+            "unconfirmed (tsc_check=none)\n",
+            source, hz, refclock_name(k), m,
             tscmath_diff_ppm(m, hz), source);
 }
 
@@ -120,7 +121,8 @@ static void verify_claim(void)
     uint64_t m = first_calibration(REFCLOCK_HPET, &k, CHECK_WINDOW_US);
     if (!m) {
         kprintf("tsc: WARNING: %s says %lu Hz and no clock confirmed it: every time this "
-                "machine reports is unverified (tsc_check=none)\n", source, hz);
+                "machine reports is unverified (tsc_check=none)\n",
+                source, hz);
         return;
     }
     switch (tscmath_verdict(hz, m)) {
@@ -134,7 +136,8 @@ static void verify_claim(void)
         break;
     }
     kprintf("tsc: %s says %lu Hz but %s measures %lu Hz (%lu ppm apart); %s is wrong, "
-            "using the measurement (tsc_src=%s)\n", source, hz, refclock_name(k), m,
+            "using the measurement (tsc_src=%s)\n",
+            source, hz, refclock_name(k), m,
             tscmath_diff_ppm(m, hz), source, refclock_name(k));
     uint64_t better = calibrate(k, CAL_WINDOW_US);   /* longer windows, when they work */
     hz = better ? better : m;

@@ -16,19 +16,19 @@
  * dump say tsc_check=none, so a rate no clock confirmed is never taken
  * for a checked one. Only when every source fails (within a few tens of
  * ms) is 2 GHz assumed: tsc_source() "none". */
-#ifndef TSC_H
-#define TSC_H
+#ifndef TIME_TSC_H
+#define TIME_TSC_H
 #include <stdbool.h>
 #include <stdint.h>
 
-void        tsc_init(void);
-uint64_t    tsc_hz(void);
+void tsc_init(void);
+uint64_t tsc_hz(void);
 const char *tsc_source(void);        /* cpuid15|hypervisor|hpet|pmtimer|pit|none */
 const char *tsc_check(void);         /* hpet|pmtimer|pit: confirmed it; none: unconfirmed */
-bool        tsc_invariant(void);     /* CPUID 0x80000007 EDX[8] */
+bool tsc_invariant(void);     /* CPUID 0x80000007 EDX[8] */
 /* Busy-wait helpers (after tsc_init). */
-uint64_t    tsc_from_us(uint64_t us);
-uint64_t    tsc_to_us(uint64_t ticks);
-void        tsc_delay_us(uint64_t us);
+uint64_t tsc_from_us(uint64_t us);
+uint64_t tsc_to_us(uint64_t ticks);
+void tsc_delay_us(uint64_t us);
 
 #endif

@@ -83,7 +83,8 @@ bool tscmath_plausible(uint64_t hz)
 enum tsc_verdict tscmath_verdict(uint64_t claimed, uint64_t measured)
 {
     uint64_t ppm = tscmath_diff_ppm(claimed, measured);
-    return ppm <= TSC_AGREE_PPM ? TSC_CONFIRMED : ppm <= TSC_REFUTE_PPM ? TSC_DIFFERS : TSC_REFUTED;
+    return ppm <= TSC_AGREE_PPM ? TSC_CONFIRMED : ppm <= TSC_REFUTE_PPM ? TSC_DIFFERS
+                                                                        : TSC_REFUTED;
 }
 
 bool tscmath_window(struct tsc_windows *w, uint64_t rate)

@@ -10,9 +10,9 @@
 #include <signal.h>
 #include <string.h>
 #include <ucontext.h>
-#include "check.h"
 #include "arch/extable.h"
 #include "arch/msr.h"
+#include "check.h"
 
 static int fixed;                       /* faults the handler resumed */
 

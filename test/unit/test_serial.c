@@ -9,10 +9,10 @@
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
-#include "check.h"
-#include "console/serial.h"
 #include "arch/idt.h"
 #include "arch/lapic.h"
+#include "check.h"
+#include "console/serial.h"
 #include "time/tsc.h"
 
 /* What serial.c uses outside the UART: the TSC rate its bounds are
@@ -21,9 +21,19 @@
 static uint64_t test_tsc_hz;
 uint64_t tsc_hz(void) { return test_tsc_hz; }
 void lapic_eoi(void) {}
-void idt_set_handler(uint8_t vector, int_handler h) { (void)vector; (void)h; }
+void idt_set_handler(uint8_t vector, int_handler h)
+{
+    (void)vector;
+    (void)h;
+}
 
-enum { THR = 0, IER = 1, FCR = 2, LCR = 3, MCR = 4, LSR = 5, SCR = 7 };
+enum { THR = 0,
+       IER = 1,
+       FCR = 2,
+       LCR = 3,
+       MCR = 4,
+       LSR = 5,
+       SCR = 7 };
 #define LSR_THRE 0x20
 #define LSR_TEMT 0x40
 
