@@ -29,12 +29,6 @@ unsigned nicpci_probe(struct nic *nics, unsigned max)
     for (unsigned i = 0; i < pci_count(); i++) {
         const struct pci_func *f = pci_func_at(i);
         const struct nicpci_driver *d = driver_for(f);
-        const char *why = d ? NULL : e1000_not_driven(f);
-        if (why) {
-            kprintf("net: %02x:%02x.%u %04x:%04x: %s; skipped (docs/real-hardware.md)\n",
-                    f->bus, f->dev, f->fn, f->vendor, f->device, why);
-            continue;
-        }
         if (!d) {
             if (f->class == PCI_CLASS_NETWORK && f->subclass == PCI_SUBCLASS_ETHER)
                 kprintf("net: %02x:%02x.%u %04x:%04x: an Ethernet controller no driver here "
