@@ -31,6 +31,12 @@ PHASE_ENTRY, PHASE_LAPIC, PHASE_TSC, PHASE_READY = 0, 4, 5, 9
 CALIBRATION_S = 1.0            # tsc_init, whatever it finds or fails to find
 NO_SOURCE_RE = r"(?m)^tsc: no usable frequency source"
 DISAGREE_RE = r"(?m)^tsc: .* says .* but .* measures"
+# READY's tsc_check: the next clock after the source confirms it; none
+# when there is no next clock (acpi=off leaves only the PIT; q35 with
+# hpet=off,pit=off only the PM timer).
+TSC_CHECK = {"pc": "pmtimer", "q35": "pmtimer", "pc,hpet=off": "pit", "q35,hpet=off": "pit",
+             "pc,acpi=off": "none", "q35,acpi=off": "none", "pc,acpi=off,pit=off": "none",
+             "q35,hpet=off,pit=off": "none"}
 
 
 class Boot:
@@ -58,6 +64,8 @@ class TimeSources(unittest.TestCase):
             dumps = dumplog.parse_log(m.output()[start:])
             self.assertTrue(dumps and dumps[-1].complete, f"{name}: no complete dump")
             self.assertEqual(m.faults(), [], f"{name}: fault text in the log")
+            self.assertEqual(info.get("tsc_check"), TSC_CHECK[machine], info)
+            self.assertEqual(dumps[-1].header.get("tsc_check"), TSC_CHECK[machine])
             return Boot(info, m.text(), self.boot_phases(dumps[-1]))
 
     def boot_phases(self, dump):
