@@ -363,6 +363,41 @@ static void opt_net_to(struct boot_config *cfg, const char *word, const char *va
     cfg->net_to_port = (uint16_t)port;
 }
 
+/* net.key=<32 hex digits>: the 16-byte key the host's tools handed out. */
+static void opt_net_key(struct boot_config *cfg, const char *word, const char *val)
+{
+    uint8_t k[sizeof cfg->net_key];
+    for (unsigned i = 0; i < 2 * sizeof k; i++) {
+        char c = val[i];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+              : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0) {
+            warn(cfg, word, "want 32 hex digits; using the session code");
+            return;
+        }
+        k[i / 2] = (uint8_t)(i % 2 ? k[i / 2] << 4 | d : d);
+    }
+    if (val[2 * sizeof k]) {
+        warn(cfg, word, "want 32 hex digits; using the session code");
+        return;
+    }
+    memcpy(cfg->net_key, k, sizeof k);
+    cfg->net_key_set = true;
+}
+
+void cmdline_hide_key(char *line)
+{
+    for (char *p = line; *p; p++) {
+        bool word_start = p == line || p[-1] == ' ';
+        if (!word_start || strncmp(p, "net.key=", 8))
+            continue;
+        for (p += 8; *p && *p != ' '; p++)
+            *p = '*';
+        if (!*p)
+            break;
+    }
+}
+
 static void opt_net_ip(struct boot_config *cfg, const char *word, const char *val)
 {
     size_t n = 0;
@@ -461,6 +496,8 @@ static void apply(struct boot_config *cfg, const char *word)
         opt_net_to(cfg, word, val);
     else if (KEY("net.ip"))
         opt_net_ip(cfg, word, val);
+    else if (KEY("net.key") && val)
+        opt_net_key(cfg, word, val);
     else if (KEY("workload"))
         copy_value(cfg, word, val, cfg->workload, sizeof cfg->workload);
     else

@@ -30,9 +30,38 @@ from test_capture import gen_dump                # noqa: E402
 CAPTURE = os.path.join(REPO, 'scripts', 'capture')
 MAC = '5254001234ab'
 NONCE = '0123456789ABCDEF'
-CODE = 'K7QX2M'
+CODE = 'K7QX2MABCDEFGHJK'
+KEY = CODE.encode()
 ADDR = ('127.0.0.1', 40000)
 _DUMPS = {}
+
+
+def seal(data, key=KEY, counter=0, nonce=NONCE):
+    """A datagram in the form before seals ('BT1 T <mac> <seq>\\n...'),
+    sealed as the kernel does (docs/network-protocol.md, "Sealed
+    datagrams"): T gains the nonce, every header ' <counter> <tag>'."""
+    head, _, body = data.partition(b'\n')
+    if head.startswith(b'BT1 T ') and head.count(b' ') == 3:
+        head += b' ' + nonce.encode()
+    head += b' %d ' % counter
+    msg = head + b'0' * 16 + b'\n' + body
+    return head + b'%016x' % siphash.siphash24(key, msg) + b'\n' + body
+
+
+class SealingReceiver(netcapture.Receiver):
+    """The receiver, fed datagrams written in the old form and sealed here
+    with a counter of its own (raw=True: as given)."""
+
+    seal_key, counter, nonce = KEY, 0, NONCE
+
+    def feed(self, data, addr, now=None, raw=False):
+        if not raw:
+            words = data.split(b'\n', 1)[0].split(b' ')
+            if len(words) > 3 and words[1] in (b'I', b'D', b'W', b'X'):
+                self.nonce = words[3][:16].decode()
+            self.counter += 1
+            data = seal(data, self.seal_key, self.counter, self.nonce)
+        super().feed(data, addr, now)
 
 
 def dump_lines(nonce=NONCE, events=600):
@@ -63,12 +92,24 @@ def signed_ok(data, mac, nonce, code):
     return words[1], words[3]
 
 
+def verified_mark(mac, key='test'):
+    return f"capture: verified: {mac}'s datagrams from here on were proven by key {key}\n" \
+        .encode()
+
+
+def signed_r(words, mac=MAC, nonce=NONCE, key=KEY):
+    """A signed R datagram asking for `words` ('<id> <ranges>')."""
+    msg = f'{mac} {nonce} BT1 R {words}'.encode()
+    return f'BT1 R {siphash.siphash24(key, msg):016x} {words}\n'.encode()
+
+
 class SipHash(unittest.TestCase):
 
     def test_paper_vector_and_key(self):
         self.assertEqual(siphash.siphash24(bytes(range(16)), bytes(range(15))),
                          0xa129ca6149be45e5)
         self.assertEqual(siphash.session_key('K7QX2M'), b'K7QX2M' + bytes(10))
+        self.assertEqual(siphash.session_key(CODE), KEY)
         self.assertRegex(siphash.tag('K7QX2M', b'x'), r'\A[0-9a-f]{16}\Z')
         for n in range(0, 64, 7):            # every tail length, and more blocks
             self.assertNotEqual(siphash.siphash24(bytes(16), bytes(n)),
@@ -83,8 +124,9 @@ class Receiver(unittest.TestCase):
         self.rx = self.receiver(CODE)
 
     def receiver(self, session, outdir=None, **kw):
-        return netcapture.Receiver(outdir or self.dir, lambda d, a: self.sent.append((d, a)),
-                                   self.said.append, session, **kw)
+        keys = [('test', session.encode())] if session else []
+        return SealingReceiver(outdir or self.dir, lambda d, a: self.sent.append((d, a)),
+                               self.said.append, keys, **kw)
 
     def readies(self):
         return [e for e in self.rx.events if e[0] == 'ready']
@@ -118,13 +160,15 @@ class Receiver(unittest.TestCase):
         self.rx.ask(('127.0.0.1', 6666))
         self.assertEqual(self.sent[-1], (b'BT1 Q\n', ('127.0.0.1', 6666)))
 
-    def test_keys_need_a_session_code(self):
+    def test_keys_need_a_key_and_console_text_changes_nothing(self):
         rx = self.receiver(None)
         self.announce(rx)
         self.assertFalse(rx.send_keys(MAC, b'd'))
-        rx.feed(f'BT1 T {MAC} 1\nnet: session code ABCDEF (keys...)\n'.encode(), ADDR)
-        self.assertTrue(rx.send_keys(MAC, b'd'), 'the code its console told this host')
-        self.assertTrue(signed_ok(self.sent[-1][0], MAC, NONCE, 'ABCDEF'))
+        rx.feed(f'BT1 T {MAC} 1\nnet: session code ABCD-EFGH-JKLM-NPQR (keys...)\n'
+                .encode(), ADDR)
+        self.assertFalse(rx.send_keys(MAC, b'd'), 'a console line is no key')
+        self.assertFalse(rx.machines[MAC].verified)
+        self.assertIn(b'capture: unverified: ', self.log())
 
     def test_missing_and_damaged_lines_asked_for_then_signed_confirmation(self):
         lines = dump_lines()
@@ -133,7 +177,7 @@ class Receiver(unittest.TestCase):
         bad[5] ^= 0x01
         self.rx.feed(d_datagram(0, lines[0:4] + [bytes(bad)] + lines[5:7]), ADDR)
         self.rx.feed(f'BT1 W {MAC} {NONCE}.1 {n} 5000\n'.encode(), ADDR, now=10.0)
-        self.assertEqual(self.sent[-1], (f'BT1 R {NONCE}.1 4,7-{n - 1}\n'.encode(), ADDR))
+        self.assertEqual(self.sent[-1], (signed_r(f'{NONCE}.1 4,7-{n - 1}'), ADDR))
         count = len(self.sent)
         self.rx.feed(f'BT1 W {MAC} {NONCE}.1 {n} 4800\n'.encode(), ADDR, now=10.2)
         self.assertEqual(len(self.sent), count, 'asked for already, within a round trip')
@@ -141,20 +185,20 @@ class Receiver(unittest.TestCase):
         self.rx.feed(f'BT1 W {MAC} {NONCE}.1 {n} 4600\n'.encode(), ADDR, now=10.4)
         self.assertEqual(len(self.sent), count)
         self.rx.feed(f'BT1 W {MAC} {NONCE}.1 {n} 4600\n'.encode(), ADDR, now=10.6)
-        self.assertEqual(self.sent[-1], (f'BT1 R {NONCE}.1 7-{n - 1}\n'.encode(), ADDR))
+        self.assertEqual(self.sent[-1], (signed_r(f'{NONCE}.1 7-{n - 1}'), ADDR))
         self.rx.feed(d_datagram(7, lines[7:]), ADDR)
         data, addr = self.sent[-1]
         self.assertEqual(signed_ok(data, MAC, NONCE, CODE), (b'A', f'{NONCE}.1'.encode()))
         self.assertEqual(addr, ADDR)
         self.assertRegex(self.said[-1], r'dump 1 complete: .*1 damaged copies refused')
-        self.assertEqual(self.log(), b''.join(lines))
+        self.assertEqual(self.log(), verified_mark(MAC) + b''.join(lines))
 
     def test_no_confirmation_without_the_code(self):
         rx = self.receiver(None)
         lines = dump_lines()
         rx.feed(d_datagram(0, lines), ADDR)
         self.assertFalse([d for d, _ in self.sent if d.startswith(b'BT1 A')])
-        self.assertRegex(self.said[-2], r'cannot be confirmed: without --session CODE')
+        self.assertRegex('\n'.join(self.said), r'cannot be confirmed: no key of this capture')
 
     def test_phantom_and_oversized_dumps(self):
         lines = dump_lines()
@@ -187,7 +231,7 @@ class Receiver(unittest.TestCase):
                       f'at 127.0.0.1:40000', said)
         self.assertIn('which speaks for', said)
         self.assertIn('already keeps 3 machines', said)
-        self.assertLess(len(self.said), 10, 'each refusal said once')
+        self.assertLess(len(self.said), 12, ('each refusal said once', self.said))
         rx.close()
         with open(os.path.join(self.dir, f'{MAC}.log'), 'rb') as f:
             self.assertNotIn(b'EVIL', f.read())
@@ -202,7 +246,9 @@ class Receiver(unittest.TestCase):
         self.rx.feed(f'BT1 T {MAC} 0\nboot two\n'.encode(), ADDR)
         text = self.log()
         self.assertRegex(text, rb'\Aan earlier capture\ncapture: a new capture started at .*'
-                               rb'\(18 bytes\)\nboot one\ncapture: 5254001234ab booted again '
+                               rb'\(18 bytes\)\ncapture: verified: 5254001234ab\'s datagrams '
+                               rb'from here on were proven by key test\n'
+                               rb'boot one\ncapture: 5254001234ab booted again '
                                rb'.*\(boot 1111111111111111, was 0123456789ABCDEF\)\nboot two\n\Z')
         self.assertIn(f'{MAC}: booted again', '\n'.join(self.said))
         self.assertEqual([d for d, _ in self.sent].count(b'BT1 H\n'), 2, 'the new boot hears it')
@@ -217,14 +263,14 @@ class Receiver(unittest.TestCase):
         self.assertEqual(len(full), 1, self.said)
         self.assertNotIn(ADDR, [a for d, a in self.sent if d.startswith(b'BT1 A')],
                          'a dump not written is not confirmed')
-        self.assertEqual(self.log(other), b''.join(lines))
+        self.assertEqual(self.log(other), verified_mark(other) + b''.join(lines))
 
     def test_not_the_protocol(self):
         for junk in (b'', b'hello', b'BT1 T 5254 0\nx', f'BT1 D {MAC} nonce.1 0\nx\n'.encode(),
                      f'BT1 Q {MAC} 0\n'.encode(), f'BT1 W {MAC} {NONCE}.1 x 5\n'.encode(),
                      f'BT2 T {MAC} 0\nx'.encode(), f'BT1 T {MAC.upper()} 0\nx'.encode(),
                      b'BT1\n', b'BT1 T\n', b'\n'):
-            self.rx.feed(junk, ADDR)
+            self.rx.feed(junk, ADDR, raw=True)
         self.assertEqual(self.rx.bad, 11)
         self.assertEqual(self.readies(), [])
 
@@ -267,11 +313,17 @@ class FakeMachine:
         self.refused = []                     # datagrams whose tag or counter failed
         self.got = []
         self.sent_dump = 0
+        self.sealed = 0
         if text:
             self.text(text)
 
+    def sendto(self, data, dest):
+        """Every datagram sealed with the code's key, as the kernel does."""
+        self.sealed += 1
+        self.sock.sendto(seal(data, self.code.encode(), self.sealed, self.nonce), dest)
+
     def text(self, data):
-        self.sock.sendto(f'BT1 T {self.mac} {self.seq}\n'.encode() + data, self.dest)
+        self.sendto(f'BT1 T {self.mac} {self.seq}\n'.encode() + data, self.dest)
         self.seq += 1
 
     def boot(self):
@@ -279,7 +331,7 @@ class FakeMachine:
         self.announce()
 
     def announce(self, to=None):
-        self.sock.sendto(f'BT1 I {self.mac} {self.nonce} {self.iseq}\nREADY cpus=2 '
+        self.sendto(f'BT1 I {self.mac} {self.nonce} {self.iseq}\nREADY cpus=2 '
                          f'net=e1000:00:03.0 ip=10.0.2.15\n'.encode(), to or self.dest)
         self.iseq += 1
 
@@ -304,7 +356,7 @@ class FakeMachine:
                 body[k] = bytes(b)
             self.sent_dump += 1
             if self.rng.random() >= self.drop:
-                self.sock.sendto(d_datagram(chunk[0], body, self.mac, self.nonce), self.dest)
+                self.sendto(d_datagram(chunk[0], body, self.mac, self.nonce), self.dest)
 
     def step(self, now):
         while self.later and self.later[0][0] <= now:
@@ -318,15 +370,15 @@ class FakeMachine:
             self.announce()
         if self.dumping and now >= self.next_w:
             self.next_w = now + 0.2
-            self.sock.sendto(f'BT1 W {self.mac} {self.nonce}.1 {len(self.lines)} 5000\n'
-                             .encode(), self.dest)
+            self.sendto(f'BT1 W {self.mac} {self.nonce}.1 {len(self.lines)} 5000\n'
+                        .encode(), self.dest)
 
     def handle(self, data, addr):
         if data == b'BT1 Q\n':
             self.announce(addr)
         elif data.startswith(b'BT1 R ') and self.dumping:
             want = []
-            for part in data.split()[3].decode().split(','):
+            for part in data.split()[-1].decode().split(','):
                 a, _, b = part.partition('-')
                 want += range(int(a), int(b or a) + 1)
             self.resent += len(want)
@@ -367,9 +419,11 @@ class CaptureNet(unittest.TestCase):
             if limit_files:
                 resource.setrlimit(resource.RLIMIT_NOFILE, (limit_files, limit_files))
         err = tempfile.NamedTemporaryFile('w+', prefix='bt-netcap-said-', delete=False)
+        store = tempfile.mkdtemp(prefix='bt-netcap-keys-')     # no key store of this host
         proc = subprocess.Popen([sys.executable, CAPTURE, '--net', '--listen',
                                  f'127.0.0.1:{port}', '-o', out, *args],
-                                stdout=err, stderr=subprocess.STDOUT, preexec_fn=limits)
+                                stdout=err, stderr=subprocess.STDOUT, preexec_fn=limits,
+                                env=dict(os.environ, BARETRACE_KEYS=store))
         proc.said = lambda: read_text(err.name)
         self.addCleanup(stop, proc)
         deadline = time.monotonic() + 60
@@ -430,19 +484,24 @@ class CaptureNet(unittest.TestCase):
         self.assertEqual(second.returncode, 0, second.said())
         self.assertTrue(m.confirmed)
         text, dumps = self.log_dumps(out, MAC)
-        self.assertTrue(text.startswith(b'text the first capture got\n'), text[:200])
+        self.assertTrue(text.startswith(verified_mark(MAC, 'of session code K7QX-2MAB-CDEF-GHJK')
+                                        + b'text the first capture got\n'), text[:200])
         self.assertIn(b'\ncapture: a new capture started at ', text)
         self.check_whole(dumps[-1], m.lines)
 
     def test_hostile_sender_changes_nothing(self):
         port, out = free_port(), tempfile.mkdtemp(prefix='bt-netcap-cli-')
         dest = ('127.0.0.1', port)
-        other_mac, other_nonce, other_code = '5254001234cd', 'FEDCBA9876543210', 'ZZ23QP'
+        other_mac, other_nonce, other_code = '5254001234cd', 'FEDCBA9876543210', \
+            'ZZ23QPZZ23QPZZ23'
         a = FakeMachine(MAC, NONCE, CODE, dest)
-        cap = self.start(out, port, '--session', CODE, '--key', 'd', '--mac', MAC,
-                         '--mac', other_mac, '--timeout', '120', limit_files=32)
-        b = FakeMachine(other_mac, other_nonce, other_code, dest, seed=2,    # net.to names us
-                        text=f'net: session code {other_code} (keys...)\n'.encode())
+        key_file = os.path.join(out, 'other.key')
+        with open(key_file, 'w') as f:
+            f.write(other_code.encode().hex() + '\n')
+        cap = self.start(out, port, '--session', CODE, '--key-file', key_file, '--key', 'd',
+                         '--mac', MAC, '--mac', other_mac, '--timeout', '120', limit_files=32)
+        b = FakeMachine(other_mac, other_nonce, other_code, dest, seed=2,
+                        text=f'net: session code {CODE} (a forged console line)\n'.encode())
         a.boot()
         b.boot()
         evil = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(4)]

@@ -323,6 +323,25 @@ static void test_escape_hatches(void)
     CHECK_EQ(c.usb_skip_count, 0);
 }
 
+/* net.key=: 32 hex digits, either case; hidden before the line is printed. */
+static void test_net_key(void)
+{
+    struct boot_config c;
+    cmdline_defaults(&c);
+    CHECK(!c.net_key_set);
+    cmdline_parse("quiet net.key=00112233445566778899AABBccddeeff x=1", &c);
+    CHECK(c.net_key_set);
+    static const uint8_t want[16] = { 0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
+                                      0x88, 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF };
+    CHECK(!memcmp(c.net_key, want, 16));
+    char line[] = "net.key=00ff net.to=1.2.3.4 xnet.key=12 net.key=abc";
+    cmdline_hide_key(line);
+    CHECK(!strcmp(line, "net.key=**** net.to=1.2.3.4 xnet.key=12 net.key=***"));
+    char empty[] = "net.key=";
+    cmdline_hide_key(empty);
+    CHECK(!strcmp(empty, "net.key="));
+}
+
 static void test_net(void)
 {
     struct boot_config c;
@@ -347,13 +366,16 @@ static void test_net(void)
         "net.to=256.0.0.1", "net.to=10.0.2.2:0", "net.to=10.0.2.2:65536", "net.to=10.0.2.2:",
         "net.to=0.0.0.0", "net.to=1.2.3.4x", "net.ip=10.0.0.1/31",
         "net.ip=10.0.0.1/0", "net.ip=255.255.255.255", "net.ip=10.0.0", "net.ip=0001.2.3.4",
-        "net.to=host.example",
+        "net.to=host.example", "net.key=0123456789abcdef0123456789abcde",
+        "net.key=0123456789abcdef0123456789abcdef0", "net.key=0123456789abcdef0123456789abcdeg",
+        "net.key=", "net.key=+123456789abcdef0123456789abcdef",
     };
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cmdline_defaults(&c);
         cmdline_parse(bad[i], &c);
         CHECK_EQ(c.warning_count, 1);
         CHECK(!c.net_off && !c.net_keys_off && !c.net_to_ip && !c.net_to_port && !c.net_ip);
+        CHECK(!c.net_key_set);
         if (c.warning_count != 1)
             fprintf(stderr, "  for %s\n", bad[i]);
     }
@@ -367,6 +389,7 @@ static void test_net(void)
 int main(void)
 {
     test_net();
+    test_net_key();
     test_dump_to();
     test_trace_memory();
     test_fault_options();
