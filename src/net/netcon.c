@@ -244,7 +244,7 @@ void netcon_init(const struct boot_config *cfg, uint64_t random, uint64_t random
     withhold = false;
     char words[40], grouped[20];
     netproto_session_grouped(session, grouped);
-    ksnprintf(words, sizeof words, "net %s", lab_key ? "keyed" : grouped);
+    ksnprintf(words, sizeof words, lab_key ? "net keyed" : "net session %s", grouped);
     status_set_note(words);                 /* and on the screen's status row, to stay */
     if (!started)
         kprintf("net: no console sink left for the network (%u taken)\n", CONSOLE_SINKS_MAX);
