@@ -52,15 +52,15 @@ class SealingReceiver(netcapture.Receiver):
     """The receiver, fed datagrams written in the old form and sealed here
     with a counter of its own (raw=True: as given)."""
 
-    seal_key, counter, nonce = KEY, 0, NONCE
+    seal_key, seal_counter, nonce = KEY, 0, NONCE
 
     def feed(self, data, addr, now=None, raw=False):
         if not raw:
             words = data.split(b'\n', 1)[0].split(b' ')
             if len(words) > 3 and words[1] in (b'I', b'D', b'W', b'X'):
                 self.nonce = words[3][:16].decode()
-            self.counter += 1
-            data = seal(data, self.seal_key, self.counter, self.nonce)
+            self.seal_counter += 1
+            data = seal(data, self.seal_key, self.seal_counter, self.nonce)
         super().feed(data, addr, now)
 
 
@@ -285,6 +285,111 @@ class Receiver(unittest.TestCase):
         self.assertEqual(netcapture.ranges_text([(1, 3), (7, 7), (9, 10)]), ['1-3', '7', '9-10'])
         self.assertEqual(netcapture.subtract([(0, 9), (20, 29)], [(3, 4), (8, 22)]),
                          [(0, 2), (5, 7), (23, 29)])
+
+
+class Exact(unittest.TestCase):
+    """Issue 33's bounds: strict wire numbers, a replay window, forged and
+    unverified datagrams, memory bounded, W linear, refusals said
+    rate-limited."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix='bt-netcap-exact-')
+        self.sent, self.said = [], []
+        self.rx = SealingReceiver(self.dir, lambda d, a: self.sent.append((d, a)),
+                                  self.said.append, [('test', KEY)])
+
+    def test_wire_numbers_strict(self):
+        for word in (b'0', b'7', b'18446744073709551615'):
+            self.assertEqual(netcapture.decimal(word), int(word))
+        for word in (b'-5', b'+5', b'1_000', b'007', b' 7', b'7 ', b'', b'1e3', b'\xd9\xa3',
+                     b'4' * 40, b'18446744073709551616'):
+            with self.assertRaises(ValueError, msg=word):
+                netcapture.decimal(word)
+        with self.assertRaises(ValueError):
+            netcapture.decimal(b'4294967296', netcapture.LINE_NO_MAX)
+        self.rx.feed(f'BT1 I {MAC} {NONCE} 0\nREADY cpus=2\n'.encode(), ADDR)
+        for seq in ('-5', '1_000', '4' * 40, '+3'):
+            self.rx.feed(f'BT1 T {MAC} {seq}\nx\n'.encode(), ADDR)
+        for head in (f'BT1 W {MAC} {NONCE}.1 -5 5000', f'BT1 W {MAC} {NONCE}.01 5 5000',
+                     f'BT1 D {MAC} {NONCE}.1 1_0'):
+            self.rx.feed(head.encode() + b'\n', ADDR)
+        self.assertEqual(self.rx.bad, 7)
+        self.assertEqual(self.rx.machines[MAC].text_lost, 0)
+        sealed = seal(f'BT1 T {MAC} 3\nx\n'.encode(), KEY, 1)
+        self.rx.feed(sealed.replace(b' 1 ', b' -1 ', 1), ADDR, raw=True)   # its counter
+        self.assertEqual(self.rx.bad, 8)
+
+    def test_forged_replayed_and_unverified(self):
+        self.rx.feed(f'BT1 I {MAC} {NONCE} 0\nREADY cpus=2\n'.encode(), ADDR)
+        m = self.rx.machines[MAC]
+        self.assertTrue(m.verified)
+        good = seal(f'BT1 T {MAC} 1\nonce\n'.encode(), KEY, 50)
+        self.rx.feed(good, ADDR, raw=True)
+        self.rx.feed(good, ADDR, raw=True)                              # a replay
+        self.rx.feed(seal(f'BT1 T {MAC} 2\nlate\n'.encode(), KEY, 49), ADDR, raw=True)
+        self.rx.feed(seal(f'BT1 T {MAC} 3\nold\n'.encode(), KEY, 50 - 5000), ADDR, raw=True)
+        forged = bytearray(seal(f'BT1 T {MAC} 4\nEVIL\n'.encode(), KEY, 60))
+        forged[-2] ^= 1                                                 # the body changed
+        self.rx.feed(bytes(forged), ADDR, raw=True)
+        self.rx.feed(seal(f'BT1 I {MAC} 2222222222222222 0\nREADY\n'.encode(), bytes(16), 61),
+                     ADDR, raw=True)                                    # another key's boot
+        self.assertEqual((m.replayed, m.forged), (1, 2))
+        self.assertEqual(m.nonce, NONCE, 'a new boot believed only when proven')
+        self.rx.close()
+        with open(m.path, 'rb') as f:
+            log = f.read()
+        self.assertIn(b'once\nlate\n', log)
+        self.assertNotIn(b'old', log)
+        self.assertNotIn(b'EVIL', log)
+        # A machine no key proves: recorded, marked, never sent keys.
+        other = '5254001234cd'
+        self.rx.feed(seal(f'BT1 I {other} {NONCE} 0\nREADY\n'.encode(), bytes(16), 1),
+                     ('127.0.0.1', 40001), raw=True)
+        self.assertFalse(self.rx.machines[other].verified)
+        self.assertFalse(self.rx.send_keys(other, b'd'))
+        self.rx.feed(seal(f'BT1 T {other} 0\nhello\n'.encode(), bytes(16), 2),
+                     ('127.0.0.1', 40001), raw=True)
+        with open(self.rx.machines[other].path, 'rb') as f:
+            self.assertTrue(f.read().startswith(b'capture: unverified: '))
+
+    def test_refusals_said_rate_limited(self):
+        self.rx.feed(f'BT1 I {MAC} {NONCE} 0\nREADY cpus=2\n'.encode(), ADDR)
+        for i in range(2000):
+            self.rx.feed(seal(f'BT1 X {MAC} {NONCE}.1 5 5\n'.encode(), bytes(16), i), ADDR,
+                         raw=True, now=100.0 + i / 1000)
+        lines = [s for s in self.said if 'does not prove' in s]
+        self.assertLessEqual(len(lines), 3, lines)
+        self.assertRegex(lines[-1], r'\(\d+ more like it not said\)')
+        self.assertEqual(self.rx.machines[MAC].forged, 2000)
+
+    def test_memory_bound_and_linear_w(self):
+        self.rx.feed(f'BT1 I {MAC} {NONCE} 0\nREADY cpus=2\n'.encode(), ADDR)
+        lines = dump_lines(events=4000)
+        n = len(lines)
+        old = netcapture.HELD_MAX
+        netcapture.HELD_MAX = sum(len(x) + 1 + netcapture.LINE_COST for x in lines[0::2])
+        try:
+            for at in range(0, n, 2):                                  # every other line
+                self.rx.feed(d_datagram(at, lines[at:at + 1]), ADDR)
+            d = next(iter(self.rx.machines[MAC].dumps.values()))
+            self.assertEqual(self.rx.held_refused, 0)
+            self.rx.feed(f'BT1 W {MAC} {NONCE}.1 {n} 5000\n'.encode(), ADDR, now=1.0)
+            asks = [x for x, _ in self.sent if x.startswith(b'BT1 R ')]
+            self.assertTrue(0 < len(asks) <= netcapture.REQUESTS_PER_WAIT, asks)
+            self.assertEqual(d.missing_ranges(limit=10)[:2], [(1, 1), (3, 3)])
+            for at in range(1, n, 2):                                  # beyond the bound
+                self.rx.feed(d_datagram(at, lines[at:at + 1]), ADDR)
+            self.assertLessEqual(self.rx.held, netcapture.HELD_MAX)
+            self.assertEqual(self.rx.held_refused, n // 2)
+            self.assertEqual(len([s for s in self.said if 'MiB of lines are held' in s]), 1)
+        finally:
+            netcapture.HELD_MAX = old
+        for at in range(1, n, 2):                                      # asked again: taken
+            self.rx.feed(d_datagram(at, lines[at:at + 1]), ADDR)
+        self.assertTrue(d.written)
+        self.assertEqual(self.rx.held, 0, 'nothing held once written')
+        with open(self.rx.machines[MAC].path, 'rb') as f:
+            self.assertTrue(dumplog.parse_log(f.read())[-1].complete)
 
 
 class FakeMachine:
