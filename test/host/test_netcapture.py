@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.join(REPO, 'scripts'))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from btlib.dump import dumplog  # noqa: E402
 from btlib.capture import netcapture
-from btlib.capture import siphash
+from btlib.capture import netkeys, siphash
 from test_capture import gen_dump                # noqa: E402
 
 CAPTURE = os.path.join(REPO, 'scripts', 'capture')
@@ -665,16 +665,49 @@ class CaptureNet(unittest.TestCase):
         self.assertIn(b''.join(m.lines), text, 'equal to what the machine sent')
 
 
+class Keys(unittest.TestCase):
+    """netkeys: the session code typed any way, key files, the key store."""
+
+    def test_codes_files_and_store(self):
+        self.assertEqual(netkeys.parse_code('k7qx-2mab cdef-GHJK'), CODE)
+        for bad in ('K7QX2M', 'K7QX-2MAB-CDEF-GHJ0', 'K7QX-2MAB-CDEF-GHJKL', ''):
+            self.assertIsNone(netkeys.parse_code(bad), bad)
+        self.assertEqual(netkeys.grouped(CODE), 'K7QX-2MAB-CDEF-GHJK')
+        self.assertEqual(netkeys.code_key(CODE), KEY)
+        store = tempfile.mkdtemp(prefix='bt-netcap-keys-')
+        os.environ['BARETRACE_KEYS'] = store
+        try:
+            path = os.path.join(store, 'lab.key')
+            key = netkeys.made_once(path)
+            self.assertEqual(netkeys.made_once(path), key, 'made once')
+            self.assertEqual(os.stat(path).st_mode & 0o777, 0o600)
+            netkeys.remember('stick-1', '00' * 16)
+            with open(os.path.join(store, 'junk.key'), 'w') as f:
+                f.write('not a key\n')
+            keys, notes = netkeys.load_store()
+            self.assertEqual(sorted(k.hex() for _, k in keys), sorted([key, '00' * 16]))
+            self.assertEqual(len(notes), 1)
+            self.assertIn('not a key file', notes[0])
+        finally:
+            del os.environ['BARETRACE_KEYS']
+        self.assertNotEqual(netkeys.key_id(KEY), netkeys.key_id(bytes(16)))
+
+
 class QemuMacs(unittest.TestCase):
     """make run NET= (scripts/run-qemu --net) gives each QEMU a MAC of its own."""
 
     def argv(self, *args):
         iso = tempfile.NamedTemporaryFile(suffix='.iso')
         self.addCleanup(iso.close)
+        store = tempfile.mkdtemp(prefix='bt-netcap-keys-')
         r = subprocess.run([sys.executable, os.path.join(REPO, 'scripts', 'run-qemu'), '--iso',
                             iso.name, '--accel', 'tcg', '--net', 'e1000', *args,
-                            '--print-argv'], capture_output=True, text=True, timeout=60)
+                            '--print-argv'], capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, BARETRACE_KEYS=store))
         self.assertEqual(r.returncode, 0, r.stderr)
+        key = netkeys.read_file(os.path.join(store, 'run-qemu.key')).hex()
+        self.assertEqual(os.stat(os.path.join(store, 'run-qemu.key')).st_mode & 0o777, 0o600)
+        self.assertIn(f'net.key={key}', r.stdout, 'make run hands its key to the kernel')
         return re.findall(r'e1000,netdev=net0,mac=([0-9a-f:]{17})', r.stdout)
 
     def test_distinct_unless_told(self):
