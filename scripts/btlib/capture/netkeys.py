@@ -17,12 +17,9 @@ import os
 import re
 import secrets
 
-from . import siphash
 
 KEY_BYTES = 16
 KEYS_MAX = 64                       # keys one capture tries (each costs a tag per datagram)
-CODE_LEN = 16
-CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789'
 CODE_RE = re.compile(r'\A[A-HJ-NP-Z2-9]{16}\Z')
 HEX_RE = re.compile(r'\A[0-9a-fA-F]{32}\Z')
 
@@ -53,11 +50,6 @@ def grouped(code):
 def code_key(code):
     """The key of a session code: its 16 ASCII characters."""
     return code.encode('ascii')
-
-
-def key_id(key):
-    """Eight hex digits that name a key in messages (not the key)."""
-    return f'{siphash.siphash24(key, b"baretrace key id"):016x}'[:8]
 
 
 def read_file(path):
