@@ -9,8 +9,8 @@
  *      written to a stick; also a disk, which GRUB cannot tell apart);
  *   3. otherwise (another loader, an older image): unknown.
  * Pure code: also built and tested on the host. */
-#ifndef BOOTDEV_H
-#define BOOTDEV_H
+#ifndef FIRMWARE_BOOTDEV_H
+#define FIRMWARE_BOOTDEV_H
 #include "firmware/mb2.h"
 
 const char *bootdev_kind(const struct mb2_info *mb);

@@ -22,106 +22,110 @@
 #include "time/deadline.h"
 #include "time/tsc.h"
 
-#define PCI_VENDOR_INTEL 0x8086
+#define PCI_VENDOR_INTEL  0x8086
 
 /* Registers (SDM table 13-2; 82574 table 10-2; I210 table 8-7). */
-#define REG_CTRL      0x0000
-#define REG_STATUS    0x0008
-#define REG_EECD      0x0010
-#define REG_EERD      0x0014
-#define REG_CTRL_EXT  0x0018
-#define REG_ICR       0x00C0
-#define REG_IMC       0x00D8
-#define REG_RCTL      0x0100
-#define REG_TCTL      0x0400
-#define REG_TIPG      0x0410
-#define REG_EXTCNF    0x0F00           /* PCH: EXTCNF_CTRL, software/firmware semaphore */
-#define REG_MTA       0x5200           /* 128 multicast table entries */
-#define REG_RAL0      0x5400
-#define REG_RAH0      0x5404
-#define REG_FWSM      0x5B54           /* PCH/8257x: firmware (ME) semaphore and mode */
+#define REG_CTRL          0x0000
+#define REG_STATUS        0x0008
+#define REG_EECD          0x0010
+#define REG_EERD          0x0014
+#define REG_CTRL_EXT      0x0018
+#define REG_ICR           0x00C0
+#define REG_IMC           0x00D8
+#define REG_RCTL          0x0100
+#define REG_TCTL          0x0400
+#define REG_TIPG          0x0410
+#define REG_EXTCNF        0x0F00           /* PCH: EXTCNF_CTRL, software/firmware semaphore */
+#define REG_MTA           0x5200           /* 128 multicast table entries */
+#define REG_RAL0          0x5400
+#define REG_RAH0          0x5404
+#define REG_FWSM          0x5B54           /* PCH/8257x: firmware (ME) semaphore and mode */
 /* Queue 0 registers: legacy (8254x/8257x/PCH) and queue (I210 and later) places. */
-#define LEG_RX        0x2800
-#define LEG_TX        0x3800
-#define Q_RX          0xC000
-#define Q_TX          0xE000
-#define Q_BAL         0x00
-#define Q_BAH         0x04
-#define Q_LEN         0x08
-#define Q_SRRCTL      0x0C             /* queue parts only */
-#define Q_HEAD        0x10
-#define Q_TAIL        0x18
-#define Q_DCTL        0x28             /* RXDCTL / TXDCTL */
+#define LEG_RX            0x2800
+#define LEG_TX            0x3800
+#define Q_RX              0xC000
+#define Q_TX              0xE000
+#define Q_BAL             0x00
+#define Q_BAH             0x04
+#define Q_LEN             0x08
+#define Q_SRRCTL          0x0C             /* queue parts only */
+#define Q_HEAD            0x10
+#define Q_TAIL            0x18
+#define Q_DCTL            0x28             /* RXDCTL / TXDCTL */
 
-#define CTRL_FD       (1u << 0)
-#define CTRL_LRST     (1u << 3)        /* 8254x: link reset */
-#define CTRL_ASDE     (1u << 5)
-#define CTRL_SLU      (1u << 6)
-#define CTRL_ILOS     (1u << 7)
-#define CTRL_RST      (1u << 26)
-#define CTRL_VME      (1u << 30)
-#define CTRL_PHY_RST  (1u << 31)
-#define STATUS_LU     (1u << 1)
+#define CTRL_FD           (1u << 0)
+#define CTRL_LRST         (1u << 3)        /* 8254x: link reset */
+#define CTRL_ASDE         (1u << 5)
+#define CTRL_SLU          (1u << 6)
+#define CTRL_ILOS         (1u << 7)
+#define CTRL_RST          (1u << 26)
+#define CTRL_VME          (1u << 30)
+#define CTRL_PHY_RST      (1u << 31)
+#define STATUS_LU         (1u << 1)
 #define CTRL_EXT_DRV_LOAD (1u << 28)   /* 8257x/PCH/I210: tells the ME a driver runs */
-#define EXTCNF_SWFLAG (1u << 5)
-#define FWSM_FW_VALID (1u << 15)
-#define RCTL_EN       (1u << 1)
-#define RCTL_BAM      (1u << 15)       /* accept broadcast */
-#define RCTL_SECRC    (1u << 26)       /* strip the CRC */
-#define TCTL_EN       (1u << 1)
-#define TCTL_PSP      (1u << 3)
-#define TCTL_CT       (0x0Fu << 4)     /* collision threshold (SDM: 0Fh) */
-#define TCTL_COLD     (0x40u << 12)    /* collision distance, full duplex (SDM: 40h) */
-#define TIPG_COPPER   (10u | 8u << 10 | 6u << 20)  /* IPGT, IPGR1, IPGR2 (SDM 13.4.34) */
-#define DCTL_ENABLE   (1u << 25)       /* RXDCTL/TXDCTL queue enable (I210) */
-#define SRRCTL_2K     2u               /* BSIZEPACKET in 1 KiB units; DESCTYPE 000: legacy */
-#define RAH_AV        (1u << 31)
-#define EERD_START    (1u << 0)
+#define EXTCNF_SWFLAG     (1u << 5)
+#define FWSM_FW_VALID     (1u << 15)
+#define RCTL_EN           (1u << 1)
+#define RCTL_BAM          (1u << 15)       /* accept broadcast */
+#define RCTL_SECRC        (1u << 26)       /* strip the CRC */
+#define TCTL_EN           (1u << 1)
+#define TCTL_PSP          (1u << 3)
+#define TCTL_CT           (0x0Fu << 4)     /* collision threshold (SDM: 0Fh) */
+#define TCTL_COLD         (0x40u << 12)    /* collision distance, full duplex (SDM: 40h) */
+#define TIPG_COPPER       (10u | 8u << 10 | 6u << 20)  /* IPGT, IPGR1, IPGR2 (SDM 13.4.34) */
+#define DCTL_ENABLE       (1u << 25)       /* RXDCTL/TXDCTL queue enable (I210) */
+#define SRRCTL_2K         2u               /* BSIZEPACKET in 1 KiB units; DESCTYPE 000: legacy */
+#define RAH_AV            (1u << 31)
+#define EERD_START        (1u << 0)
 
 /* Legacy descriptors (SDM §3.2.3, §3.3.3). */
 struct rx_desc {
     uint64_t addr;
     uint16_t length;
     uint16_t csum;
-    uint8_t  status;
-    uint8_t  errors;
+    uint8_t status;
+    uint8_t errors;
     uint16_t special;
 };
 struct tx_desc {
     uint64_t addr;
     uint16_t length;
-    uint8_t  cso;
-    uint8_t  cmd;
-    uint8_t  status;
-    uint8_t  css;
+    uint8_t cso;
+    uint8_t cmd;
+    uint8_t status;
+    uint8_t css;
     uint16_t special;
 };
 _Static_assert(sizeof(struct rx_desc) == 16, "legacy receive descriptor is 16 bytes");
 _Static_assert(sizeof(struct tx_desc) == 16, "legacy transmit descriptor is 16 bytes");
-#define RXD_DD        (1u << 0)
-#define RXD_EOP       (1u << 1)
-#define RXD_ERRORS    0xFFu            /* CE SE SEQ CXE RXE (bits the SDM defines) */
-#define TXD_EOP       (1u << 0)
-#define TXD_IFCS      (1u << 1)
-#define TXD_RS        (1u << 3)
-#define TXD_DD        (1u << 0)
+#define RXD_DD     (1u << 0)
+#define RXD_EOP    (1u << 1)
+#define RXD_ERRORS 0xFFu            /* CE SE SEQ CXE RXE (bits the SDM defines) */
+#define TXD_EOP    (1u << 0)
+#define TXD_IFCS   (1u << 1)
+#define TXD_RS     (1u << 3)
+#define TXD_DD     (1u << 0)
 
-#define RING          64               /* descriptors per ring: a multiple of 8 (128 bytes) */
-#define BUF           2048
-#define RESET_US      20000            /* CTRL.RST self-clears within ~1 us (SDM 13.4.1) */
-#define SWFLAG_US     100000           /* PCH: the ME releases the semaphore */
-#define EERD_US       10000
-#define QUEUE_US      10000
+#define RING       64               /* descriptors per ring: a multiple of 8 (128 bytes) */
+#define BUF        2048
+#define RESET_US   20000            /* CTRL.RST self-clears within ~1 us (SDM 13.4.1) */
+#define SWFLAG_US  100000           /* PCH: the ME releases the semaphore */
+#define EERD_US    10000
+#define QUEUE_US   10000
 
-enum family { FAM_8254X, FAM_8257X, FAM_PCH, FAM_QUEUE };
+enum family { FAM_8254X,
+              FAM_8257X,
+              FAM_PCH,
+              FAM_QUEUE };
 
 /* Device IDs: Linux's e1000_hw.h / e1000e hw.h / igb and igc tables and
  * the parts' datasheets. `eerd_new`: EERD has DONE at bit 1 and the
  * address at bit 2 (82541/82547 and later) rather than bits 4 and 8. */
 static const struct id {
     uint16_t device;
-    uint8_t  family;
+    uint8_t family;
     const char *part;
+/* clang-format off */
 } ids[] = {
     { 0x1000, FAM_8254X, "82542" },      { 0x1001, FAM_8254X, "82543GC" },
     { 0x1004, FAM_8254X, "82543GC" },    { 0x1008, FAM_8254X, "82544EI" },
@@ -180,6 +184,7 @@ static const struct id {
     { 0x0D9F, FAM_QUEUE, "I225-IT" },    { 0x125B, FAM_QUEUE, "I226-LM" },
     { 0x125C, FAM_QUEUE, "I226-V" },     { 0x125D, FAM_QUEUE, "I226-IT" },
 };
+/* clang-format on */
 
 struct e1000 {
     volatile uint8_t *regs;
@@ -228,7 +233,8 @@ static const uint16_t untested_ids[] = { 0x10C9, 0x10E6, 0x10E7, 0x10E8, 0x1526,
 const char *e1000_not_driven(const struct pci_func *f)
 {
     for (unsigned i = 0; f->vendor == PCI_VENDOR_INTEL && i < sizeof untested_ids /
-                                                               sizeof untested_ids[0]; i++)
+                                                                  sizeof untested_ids[0];
+         i++)
         if (f->device == untested_ids[i])
             return "Intel 82576 (igb): the legacy-descriptor driver is untested on it (QEMU's "
                    "igb writes advanced receive descriptors only)";
@@ -431,8 +437,7 @@ bool e1000_start(const struct pci_func *f, struct nic *n)
     wr(d, REG_CTRL, ctrl | CTRL_SLU | CTRL_ASDE);
     if (!read_mac(d, n->mac))
         return fail(d, "no MAC address (RAL0/RAH0 empty, EEPROM read timed out)");
-    wr(d, REG_RAL0, (uint32_t)n->mac[0] | n->mac[1] << 8 | n->mac[2] << 16 |
-                    (uint32_t)n->mac[3] << 24);
+    wr(d, REG_RAL0, (uint32_t)n->mac[0] | n->mac[1] << 8 | n->mac[2] << 16 | (uint32_t)n->mac[3] << 24);
     wr(d, REG_RAH0, (uint32_t)n->mac[4] | n->mac[5] << 8 | RAH_AV);
     for (unsigned i = 0; i < 128; i++)
         wr(d, REG_MTA + 4 * i, 0);
@@ -444,7 +449,8 @@ bool e1000_start(const struct pci_func *f, struct nic *n)
     wr(d, REG_TCTL, TCTL_EN | TCTL_PSP | TCTL_CT | TCTL_COLD);
     ndevs++;
     n->ops = &ops;
-    n->model = d->id->family == FAM_8254X ? "e1000" : d->id->family == FAM_QUEUE ? "igb" : "e1000e";
+    n->model = d->id->family == FAM_8254X ? "e1000" : d->id->family == FAM_QUEUE ? "igb"
+                                                                                 : "e1000e";
     memcpy(n->where, d->where, sizeof n->where);
     n->priv = d;
     kprintf("net: %s %s (8086:%04x%s): %02x:%02x:%02x:%02x:%02x:%02x, link %s\n", d->where,

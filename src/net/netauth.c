@@ -23,10 +23,10 @@ bool netauth_valid(const uint8_t key[NETPROTO_KEY_LEN], const char *mac_text, ui
                    const struct netmsg *m)
 {
     char kind = m->kind == NETMSG_KEYS ? 'K' : m->kind == NETMSG_DONE ? 'A'
-              : m->kind == NETMSG_RESEND ? 'R' : 0;
+                                           : m->kind == NETMSG_RESEND ? 'R'
+                                                                      : 0;
     uint64_t want;
-    return kind && m->tagged && netauth_tag(key, mac_text, nonce, kind, m->signed_tail,
-                                            m->signed_len, &want) && want == m->tag;
+    return kind && m->tagged && netauth_tag(key, mac_text, nonce, kind, m->signed_tail, m->signed_len, &want) && want == m->tag;
 }
 
 unsigned netauth_seal_words(char *out, uint64_t counter)

@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include "net/netproto.h"
 
-#define NETAUTH_MSG_MAX 192     /* the longest signed message (a K with 64 keys) fits */
+#define NETAUTH_MSG_MAX  192     /* the longest signed message (a K with 64 keys) fits */
 #define NETAUTH_SEAL_MAX 40     /* " <counter> <tag>\n" at most */
 
 /* The tag of a host message of kind ('A', 'K', 'R') whose text after the

@@ -10,16 +10,16 @@
 #include "net/netauth.h"
 #include "time/tsc.h"
 
-#define KEY_QUEUE      64               /* a power of two */
-#define LINE_WAIT_US   20000ull         /* a console line waits this long for the stack */
-#define POLL_BUDGET    32
-#define HEADER_MAX     (48 + NETAUTH_SEAL_MAX)
-#define BACKLOG        16384
-#define REFUSED_SAY_US 1000000ull       /* refusals are said at most this often */
-#define KEY_COUNTER_STEP (1ull << 53)   /* a K's counter climbs at most this much at once */
-#define ANNOUNCE_US    5000000ull       /* "BT1 I" this often while idle */
-#define WHO_ANSWER_US  1000000ull       /* answers to "BT1 Q" at most this often, in all */
-#define READY_MAX      320
+#define KEY_QUEUE           64               /* a power of two */
+#define LINE_WAIT_US        20000ull         /* a console line waits this long for the stack */
+#define POLL_BUDGET         32
+#define HEADER_MAX          (48 + NETAUTH_SEAL_MAX)
+#define BACKLOG             16384
+#define REFUSED_SAY_US      1000000ull       /* refusals are said at most this often */
+#define KEY_COUNTER_STEP    (1ull << 53)   /* a K's counter climbs at most this much at once */
+#define ANNOUNCE_US         5000000ull       /* "BT1 I" this often while idle */
+#define WHO_ANSWER_US       1000000ull       /* answers to "BT1 Q" at most this often, in all */
+#define READY_MAX           320
 #define ANNOUNCE_HEADER_MAX (64 + NETAUTH_SEAL_MAX)   /* "BT1 I <mac> <nonce> <seq> <seal>" */
 _Static_assert(ANNOUNCE_HEADER_MAX + READY_MAX <= NET_PAYLOAD_MAX, "an announcement fits");
 
@@ -175,7 +175,8 @@ void netcon_send_backlog(void)
     if (backlog_cut) {
         char line[112];
         int n = ksnprintf(line, sizeof line, "net: %lu bytes of console text from before the "
-                          "network was up were not kept\n", backlog_cut);
+                                             "network was up were not kept\n",
+                          backlog_cut);
         send_text(line, (unsigned long)n);
         backlog_cut = 0;
     }
@@ -216,10 +217,11 @@ static int key_line(char *line, unsigned cap)
     netproto_session_grouped(session, grouped);
     if (lab_key)
         return ksnprintf(line, cap, "net: keyed by net.key (scripts/capture --net reads the "
-                         "key its tools made on this host, or --key-file)%s\n",
+                                    "key its tools made on this host, or --key-file)%s\n",
                          keys_off ? "; remote keys are off (net.keys=off)" : "");
     return ksnprintf(line, cap, "net: session code %s (keys from the host need it: "
-                     "scripts/capture --net --session %s)%s\n", grouped, grouped,
+                                "scripts/capture --net --session %s)%s\n",
+                     grouped, grouped,
                      keys_off ? "; remote keys are off (net.keys=off)" : "");
 }
 
@@ -260,7 +262,8 @@ void netcon_print_stats(void)
     net_ready_fields(where, sizeof where);
     kprintf("stats: %s: datagrams sent %lu, not sent %lu; frames received %lu, receive errors "
             "%lu; transmit ring full %lu; key datagrams refused %lu; confirmations refused "
-            "%lu\n", where, c.sent, c.not_sent, c.received, c.rx_errors, c.tx_full,
+            "%lu\n",
+            where, c.sent, c.not_sent, c.received, c.rx_errors, c.tx_full,
             keys_refused.count, done_refused.count);
 }
 

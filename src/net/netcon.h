@@ -39,7 +39,7 @@ uint64_t netcon_done_refused(void);
  * 5 s while no dump is in progress, and to whoever asks with "BT1 Q". */
 void netcon_set_ready(const char *line);
 /* The next key from the host, or -1; polls the network first (keys CPU). */
-int  netcon_getc(void);
+int netcon_getc(void);
 /* Called with the net lock held for each RESEND (m->tagged: signed and
  * valid) or (signed, valid) DONE datagram. Set while a dump is in progress, NULL otherwise: no
  * announcements meanwhile. */

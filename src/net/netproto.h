@@ -26,19 +26,24 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define NETPROTO_PORT        6666
-#define NETPROTO_SESSION_LEN 16          /* the screen's code: 80 bits */
+#define NETPROTO_PORT            6666
+#define NETPROTO_SESSION_LEN     16          /* the screen's code: 80 bits */
 #define NETPROTO_OLD_SESSION_LEN 6       /* the old unsigned K's code */
-#define NETPROTO_KEY_LEN     16          /* a boot's key (SipHash's) */
-#define NETPROTO_KEYS_MAX    64
-#define NETPROTO_RANGES_MAX  64
-#define NETPROTO_LINE_MAX    0xFFFFFFFEu   /* line numbers above are refused */
-#define NETPROTO_TAG_DIGITS  16
-#define NETPROTO_COUNTER_DIGITS 19          /* a K's counter: below 10^19, fits 64 bits */
+#define NETPROTO_KEY_LEN         16          /* a boot's key (SipHash's) */
+#define NETPROTO_KEYS_MAX        64
+#define NETPROTO_RANGES_MAX      64
+#define NETPROTO_LINE_MAX        0xFFFFFFFEu   /* line numbers above are refused */
+#define NETPROTO_TAG_DIGITS      16
+#define NETPROTO_COUNTER_DIGITS  19          /* a K's counter: below 10^19, fits 64 bits */
 
 enum netmsg_kind {
-    NETMSG_KEYS, NETMSG_KEYS_PLAIN, NETMSG_RESEND, NETMSG_DONE, NETMSG_DONE_PLAIN,
-    NETMSG_HELLO, NETMSG_WHO,
+    NETMSG_KEYS,
+    NETMSG_KEYS_PLAIN,
+    NETMSG_RESEND,
+    NETMSG_DONE,
+    NETMSG_DONE_PLAIN,
+    NETMSG_HELLO,
+    NETMSG_WHO,
 };
 
 struct netmsg {
@@ -53,7 +58,9 @@ struct netmsg {
     uint64_t nonce;                                  /* RESEND, DONE (and _PLAIN) */
     uint32_t dump;
     unsigned nranges;                                /* RESEND */
-    struct { uint32_t first, last; } range[NETPROTO_RANGES_MAX];
+    struct {
+        uint32_t first, last;
+    } range[NETPROTO_RANGES_MAX];
 };
 
 /* False for anything that is not exactly one of the host's datagrams. */

@@ -7,8 +7,8 @@
  * before READY (key="value" pairs, docs/console.md); every dump carries
  * the same items as its %I lines (docs/dump-format.md). A machine
  * without SMBIOS says smbios="none: WHY" and still dumps. */
-#ifndef MACHINE_H
-#define MACHINE_H
+#ifndef RECORDER_MACHINE_H
+#define RECORDER_MACHINE_H
 #include "firmware/mb2.h"
 #include "recorder/encode.h"
 

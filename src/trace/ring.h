@@ -54,8 +54,8 @@
  * and the ring's loss counters cover the rest. */
 #ifndef TRACE_RING_H
 #define TRACE_RING_H
-#include <stdint.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include "trace/event.h"
 
 #define RING_CACHE_LINE   64
@@ -117,10 +117,14 @@ int ring_init(struct ring *r, struct trace_event *slots, uint32_t capacity,
  * two places an interrupt can split a write. */
 #ifdef RING_TEST_HOOKS
 extern void (*ring_test_hook)(struct ring *r, int stage);
-#define RING_TEST_POINT(r, stage) \
-    do { if (ring_test_hook) ring_test_hook((r), (stage)); } while (0)
+#define RING_TEST_POINT(r, stage)                         \
+    do {                                                  \
+        if (ring_test_hook) ring_test_hook((r), (stage)); \
+    } while (0)
 #else
-#define RING_TEST_POINT(r, stage) do { } while (0)
+#define RING_TEST_POINT(r, stage) \
+    do {                          \
+    } while (0)
 #endif
 
 /* The fast path: records one event on the calling CPU's own ring (never

@@ -26,11 +26,11 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 sys.path.insert(0, os.path.join(HERE, "..", "host"))
 
-from harness import Machine, scaled, ISO, LOG_DIR                       # noqa: E402
-from test_trace import TraceCase                                        # noqa: E402
-from test_screen import ScreenCase                                      # noqa: E402
-from test_netcapture import free_port                                   # noqa: E402
-from btlib.dump import dumplog  # noqa: E402
+from harness import Machine, scaled, ISO, LOG_DIR
+from test_trace import TraceCase
+from test_screen import ScreenCase
+from test_netcapture import free_port
+from btlib.dump import dumplog
 from btlib.qemu import launch as qemu
 
 REPO = os.path.dirname(os.path.dirname(HERE))

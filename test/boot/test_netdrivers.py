@@ -17,9 +17,9 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from btlib.qemu import launch as qemu  # noqa: E402
-import test_net                                                         # noqa: E402
-from harness import ISO, LOG_DIR, Machine                                    # noqa: E402
+from btlib.qemu import launch as qemu
+import test_net
+from harness import ISO, LOG_DIR, Machine
 
 
 class NetDrivers(test_net.NetCase):
@@ -148,4 +148,3 @@ class NetDrivers(test_net.NetCase):
             cap.stop()
         d = self.check_net_dump(cap.log(), 0)
         self.assertEqual((d.header.get("trigger"), d.header.get("fault_cpu")), ("fault", "1"))
-

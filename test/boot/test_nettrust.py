@@ -21,9 +21,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from harness import LOG_DIR, scaled                                    # noqa: E402
-from test_net import NetCase, CONFIRMED, HOST, LAB_KEY, frame, ip_udp  # noqa: E402
-from test_netcapture import free_port                                   # noqa: E402
+from harness import LOG_DIR, scaled
+from test_net import NetCase, CONFIRMED, HOST, LAB_KEY, frame, ip_udp
+from test_netcapture import free_port
 
 STATS = (rb"stats: net=\S+ ip=\S+: datagrams sent \d+, not sent \d+; frames received \d+, "
          rb"[^\n]*key datagrams refused (\d+); confirmations refused (\d+)")

@@ -21,8 +21,8 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
-from harness import Machine, ISO, REPO          # noqa: E402
-from btlib.dump import dumparea  # noqa: E402
+from harness import Machine, ISO, REPO
+from btlib.dump import dumparea
 from btlib.dump import dumplog
 from btlib.qemu import launch as qemu
 
@@ -120,7 +120,6 @@ class DumpsOnAStick(StickCase):
             from_serial = self.csv(log)
             self.assertEqual(self.csv(img, "--dump", str(i)), from_serial)
             self.assertGreater(len(from_serial.splitlines()), 100)
-
 
 
 class OnTheStick(DumpsOnAStick):

@@ -21,8 +21,8 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
-from harness import Machine                     # noqa: E402
-from btlib.dump import dumplog  # noqa: E402
+from harness import Machine
+from btlib.dump import dumplog
 
 DUMP_TIMEOUT_S = 120
 AGREE = 0.005                  # 0.5 %
@@ -31,7 +31,6 @@ PHASE_ENTRY, PHASE_LAPIC, PHASE_TSC, PHASE_READY = 0, 4, 5, 9
 CALIBRATION_S = 1.0            # tsc_init, whatever it finds or fails to find
 NO_SOURCE_RE = r"(?m)^tsc: no usable frequency source"
 DISAGREE_RE = r"(?m)^tsc: .* says .* but .* measures"
-
 
 
 class Boot:
@@ -110,6 +109,7 @@ class TimeSources(unittest.TestCase):
 
     def test_uefi_q35(self):
         self.compare("uefi", "q35", [("q35,hpet=off", "pmtimer"), ("q35,acpi=off", "pit")])
+
 
 if __name__ == "__main__":
     unittest.main()

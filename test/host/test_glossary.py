@@ -15,7 +15,7 @@ import unittest
 from test_decode_support import REPO, decode, generate, loss_table, TempDirTest
 
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
-from btlib.dump import dumplog  # noqa: E402
+from btlib.dump import dumplog
 from btlib.timeline import losses
 from btlib.dump import model
 from btlib.timeline import timeline

@@ -60,8 +60,14 @@ void tsc_delay_us(uint64_t us) { usleep((useconds_t)(us < 1000 ? us : us / 10));
 
 /* ---- the device ------------------------------------------------------------ */
 #define R(off) regs[(off) / 4]
-enum { CTRL = 0, STATUS = 8, EERD = 0x14, RCTL = 0x100, TCTL = 0x400, EXTCNF = 0xF00,
-       RAL0 = 0x5400, RAH0 = 0x5404 };
+enum { CTRL = 0,
+       STATUS = 8,
+       EERD = 0x14,
+       RCTL = 0x100,
+       TCTL = 0x400,
+       EXTCNF = 0xF00,
+       RAL0 = 0x5400,
+       RAH0 = 0x5404 };
 static struct {
     unsigned rx, tx;                    /* LEG_* or Q_* base of queue 0 */
     bool eerd_new;                      /* DONE bit 1, address at bit 2 */
@@ -72,7 +78,12 @@ static struct {
     volatile bool tx_paused;            /* the "wire" takes nothing: the ring fills */
 } dev;
 
-struct desc { uint64_t addr; uint16_t length; uint8_t b10, cmd, status, b13; uint16_t special; };
+struct desc {
+    uint64_t addr;
+    uint16_t length;
+    uint8_t b10, cmd, status, b13;
+    uint16_t special;
+};
 _Static_assert(sizeof(struct desc) == 16, "legacy descriptor");
 
 static void *device(void *arg)
@@ -93,7 +104,7 @@ static void *device(void *arg)
         uint32_t head = R(dev.tx + 0x10), tail = R(dev.tx + 0x18), len = R(dev.tx + 8) / 16;
         if (!dev.tx_paused && (R(TCTL) & 2) && len && head != tail) {
             struct desc *d = (struct desc *)(uintptr_t)((uint64_t)R(dev.tx) |
-                                                         (uint64_t)R(dev.tx + 4) << 32);
+                                                        (uint64_t)R(dev.tx + 4) << 32);
             d += head;
             if (dev.nsent < 256)
                 memcpy(dev.sent[dev.nsent], (void *)(uintptr_t)d->addr, 64);

@@ -44,7 +44,7 @@ import re
 import time
 
 from ..dump import dumpfmt
-from . import netkeys, siphash
+from . import siphash
 
 PROTO = b'BT1'
 DEFAULT_PORT = 6666

@@ -351,7 +351,7 @@ def _tracks(tl, timer_id):
     d = tl.dump
     machine = d.machine_name()
     root = (f_varint(1, ROOT_UUID) + f_str(2, f'baretrace dump {d.index}'
-                                            + (f': {machine}' if machine else ''))
+                                           + (f': {machine}' if machine else ''))
             + f_varint(11, ORDER_EXPLICIT))
     out, params = [packet(f_varint(10, META_SEQ) + f_ld(60, root))], {}
     for c in d.cpus:
@@ -415,8 +415,8 @@ def _native_writer(sch, timer_id):
     if any(len(n.encode('utf-8')) > PHASE_NAME_MAX for n in sch.tl.phases.values()):
         return None                   # cut names: the Python writer takes them
     return cwriters.perfetto_writer(to_c, slices, sch.tl.phases, sch.tl.t0, sch.tl.hz, timer_id,
-                                      sch.label_iid[UNMATCHED], BUCKET_NS, role_table(sch.tl),
-                                      sch.label_iid[CROSSING])
+                                    sch.label_iid[UNMATCHED], BUCKET_NS, role_table(sch.tl),
+                                    sch.label_iid[CROSSING])
 
 
 @dataclass
