@@ -243,7 +243,7 @@ class SmallFindings(Tmp):
         lines = r.stdout.decode().splitlines()
         self.assertEqual(lines[0].split()[-4:], ['DUMP', 'NONCE', 'REPEATS', 'NETWORK'])
         self.assertIn('793ED942686274B5', lines[1])
-        self.assertTrue(lines[4].endswith('of 0  -'), lines[4])
+        self.assertEqual(lines[4].split()[-3:], ['of', '0', '-'], lines[4])
         r = decode(path, '-f', 'csv')
         self.assertIn('dump 2 of 4', r.stderr)
         self.assertIn('dump 3 repeats an older dump', r.stderr)
