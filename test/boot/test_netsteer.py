@@ -21,7 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "host"))
 
-from harness import LOG_DIR, Machine, scaled                           # noqa: E402
+from harness import ISO, LOG_DIR, Machine, scaled                           # noqa: E402
 from test_net import (CAPTURE, CODE, CONFIRMED, HOST, LAB_KEY, STORE,   # noqa: E402
                       Capture, decode_list, ip_udp)
 from test_netlan import LanCase                                         # noqa: E402
@@ -183,6 +183,43 @@ class TwoMachines(LanCase):
         self.assertIn("exported dump", said)
         self.assertIn(a_nonce, exported, "the export is A's dump")
         self.assertNotIn(b_nonce, exported)
+
+
+class StickKey(LanCase):
+
+    def test_a_stick_from_mkusb_is_proven_with_no_code_typed(self):
+        """mkusb writes a fresh key into the stick's grub.cfg and keeps it in
+        the key store; capture --net reads the store: the machine booted
+        from the stick is verified and takes the keys."""
+        tmp = tempfile.mkdtemp(prefix="bt-stick-")
+        store, img = os.path.join(tmp, "store"), os.path.join(tmp, "stick.img")
+        env = dict(os.environ, BARETRACE_KEYS=store)
+        r = subprocess.run([sys.executable, os.path.join(os.path.dirname(CAPTURE), "mkusb"),
+                            ISO, img, "--allow-file", "--yes"], capture_output=True, text=True,
+                           timeout=300, env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("the stick's network key is kept in", r.stderr)
+        port = free_port()
+        out = tempfile.mkdtemp(prefix="bt-netcap-")
+        err_path = os.path.join(LOG_DIR, f"{self.id()}.capture.txt")
+        with open(err_path, "w") as err:
+            cap = subprocess.Popen([sys.executable, CAPTURE, "--net", "--listen",
+                                    f"127.0.0.1:{port}", "-o", out, "--key", "d",
+                                    "--until-dump", "--timeout", str(scaled(CAPTURE_TIMEOUT_S))],
+                                   stdout=err, stderr=subprocess.STDOUT, env=env)
+            self.addCleanup(lambda: cap.poll() is None and cap.kill())
+            m, _ = self.boot(fw="bios", media="usb", smp=1, iso=img, nic="e1000",
+                             cmdline=f"net.to={HOST}:{port}")
+            self.assertIn(b"net: keyed by net.key", m.output())
+            m.wait_for(CONFIRMED, 120, start=0)
+            cap.wait(scaled(60))
+        with open(err_path) as f:
+            said = f.read()
+        self.assertEqual(cap.returncode, 0, said[-3000:])
+        self.assertRegex(said, r"525400123456: verified: its datagrams are proven by key "
+                               r"stick-\d{8}-\d{6}")
+        rows = decode_list(os.path.join(out, "525400123456.log"))
+        self.assertEqual([r["NETWORK"] for r in rows], ["verified"], rows)
 
 
 class WrongKey(LanCase):
