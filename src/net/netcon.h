@@ -46,7 +46,7 @@ int netcon_getc(void);
 void netcon_set_dump_handler(void (*fn)(const struct netmsg *m));
 /* With the net lock held: the console text kept from before the network
  * was up, sent now (a dump sends it first, so the host has the text
- * before the dump, the session code line among it when net.to names it). */
+ * before the dump). */
 void netcon_send_backlog(void);
 /* One line for `s`: the interface, its address and counters, keys refused. */
 void netcon_print_stats(void);

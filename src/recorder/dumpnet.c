@@ -156,7 +156,7 @@ bool dumpnet_open(const struct dump_meta *meta, enum dumpnet_cause cause)
         kprintf("dumpnet: the network stack stayed busy; this dump skips the network\n");
         return false;
     }
-    netcon_send_backlog();          /* the text before it (the session code line too) first */
+    netcon_send_backlog();          /* the text before it first */
     netcon_set_dump_handler(handler);
     active = true;
     fault_dump = fault;

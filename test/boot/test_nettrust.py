@@ -395,7 +395,7 @@ def dhcp_reply(kind, xid, chaddr, yiaddr, server):
 
 class HostileDhcp(TrustCase):
 
-    def test_dhcp_offer_of_the_broadcast_address_refused(self):
+    def test_dhcp_offers_of_the_broadcast_and_network_addresses_refused(self):
         sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         sock.bind(("127.0.0.1", 0))
         self.addCleanup(sock.close)
@@ -415,7 +415,8 @@ class HostileDhcp(TrustCase):
                 dhcp = f[42:]
                 xid, chaddr, kind = struct.unpack("!I", dhcp[4:8])[0], dhcp[28:34], dhcp[242]
                 bad = not honest.is_set()          # the first frames may be lost: until said
-                yi = "255.255.255.255" if bad else "10.0.9.15"
+                # The broadcast address and the subnet's network address, in turn.
+                yi = ("255.255.255.255", "10.0.9.0")[served["bad"] % 2] if bad else "10.0.9.15"
                 served["bad" if bad else "good"] += 1
                 reply = dhcp_reply(2 if kind == 1 else 5, xid, chaddr, yi, "10.0.9.1")
                 sock.sendto(reply, ("127.0.0.1", qport))
@@ -427,11 +428,15 @@ class HostileDhcp(TrustCase):
                              cmdline=f"net.to={HOST}:{free_port()}")
             m.wait_for(rb"net: DHCP server 10\.0\.9\.1 offered 255\.255\.255\.255: refused \(the "
                        rb"broadcast address; as net\.ip= would\); still asking", 60, start=0)
+            m.wait_for(rb"net: DHCP server 10\.0\.9\.1 offered 10\.0\.9\.0: refused \(its "
+                       rb"subnet's network address; as net\.ip= would\); still asking", 60,
+                       start=0)
             honest.set()
             m.wait_for(rb"net: address 10\.0\.9\.15 \(DHCP\)", 60, start=0)
         finally:
             stop.set()
             t.join(5)
         self.assertNotIn(b"net: address 255.255.255.255", m.output())
+        self.assertNotIn(b"net: address 10.0.9.0 ", m.output())
         self.assertGreater(served["bad"], 0)
         self.assertEqual(m.faults(), [])
