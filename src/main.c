@@ -71,6 +71,7 @@ void kmain(uint32_t magic, const void *info)
     boot_phase(TRACE_PHASE_ENTRY, 0);       /* buffered until the ring exists */
     read_boot_info(magic, info);            /* multiboot2 tags, copied out */
     cmdline_parse(mb.cmdline, &cfg);        /* options; bad values -> warnings */
+    cmdline_hide_key(mb.cmdline);           /* net.key's digits never printed */
     boot_phase(TRACE_PHASE_CMDLINE, cfg.warning_count);
     exception_set_on_fault((enum on_fault)cfg.on_fault);  /* trace.on_fault= */
     console_setup();                        /* legacy COM port, screen, banner */
@@ -97,7 +98,7 @@ void kmain(uint32_t magic, const void *info)
     timer_init(cfg.timer_hz);               /* LAPIC timer calibrated on the TSC */
     usb_init(&cfg);                         /* USB: before the APs (see usb/hc/xhci/xhci.h) */
     net_init(&cfg);                         /* NICs, link and address (bounded): net= */
-    netcon_init(&cfg, boot_random(), boot_nonce());       /* console lines out, keys in; session code */
+    netcon_init(&cfg, boot_random(), boot_random(), boot_nonce());       /* console lines out, keys in; session code */
     boot_phase(TRACE_PHASE_SMP_START, 0);
     smp_start(&madt, cpu_limit(), &smp, ap_online); /* INIT/SIPI/SIPI, bounded wait */
     boot_phase(TRACE_PHASE_SMP_DONE, smp.online);

@@ -190,7 +190,7 @@ static void refuse(struct boot_config *cfg, const struct cmdline_option *o, cons
     static const uint16_t falls_back = 1u << CMDLINE_UINT | 1u << CMDLINE_POW2 |
                                        1u << CMDLINE_SIZE | 1u << CMDLINE_ENUM |
                                        1u << CMDLINE_CONSOLE | 1u << CMDLINE_NET_TO |
-                                       1u << CMDLINE_NET_IP;
+                                       1u << CMDLINE_NET_IP | 1u << CMDLINE_NET_KEY;
     char dflt[48], msg[CMDLINE_WARNING_LEN];
     cmdline_default(o, dflt, sizeof dflt);
     if (falls_back >> o->kind & 1)
@@ -575,6 +575,43 @@ static void opt_net_to(struct boot_config *cfg, const struct cmdline_option *o,
     cfg->net_to_port = (uint16_t)port;
 }
 
+/* net.key=<32 hex digits>: the 16-byte key the host's tools handed out. */
+static void opt_net_key(struct boot_config *cfg, const struct cmdline_option *o,
+                        const char *word, const char *val)
+{
+    uint8_t k[sizeof cfg->net_key];
+    for (unsigned i = 0; i < 2 * sizeof k; i++) {
+        char c = val[i];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                             : c >= 'A' && c <= 'F'   ? c - 'A' + 10
+                                                                      : -1;
+        if (d < 0) {
+            want(cfg, o, word);
+            return;
+        }
+        k[i / 2] = (uint8_t)(i % 2 ? k[i / 2] << 4 | d : d);
+    }
+    if (val[2 * sizeof k]) {
+        want(cfg, o, word);
+        return;
+    }
+    memcpy(cfg->net_key, k, sizeof k);
+    cfg->net_key_set = true;
+}
+
+void cmdline_hide_key(char *line)
+{
+    for (char *p = line; *p; p++) {
+        bool word_start = p == line || p[-1] == ' ';
+        if (!word_start || strncmp(p, "net.key=", 8))
+            continue;
+        for (p += 8; *p && *p != ' '; p++)
+            *p = '*';
+        if (!*p)
+            break;
+    }
+}
+
 static void opt_net_ip(struct boot_config *cfg, const struct cmdline_option *o,
                        const char *word, const char *val)
 {
@@ -603,8 +640,9 @@ static opt_parser *const parsers[] = {
     [CMDLINE_SCREEN] = opt_screen,
     [CMDLINE_NET_TO] = opt_net_to,
     [CMDLINE_NET_IP] = opt_net_ip,
+    [CMDLINE_NET_KEY] = opt_net_key,
 };
-_Static_assert(sizeof parsers / sizeof parsers[0] == CMDLINE_NET_IP + 1, "a parser per kind");
+_Static_assert(sizeof parsers / sizeof parsers[0] == CMDLINE_NET_KEY + 1, "a parser per kind");
 
 /* key[=value]: the row named key reads value (a FLAG gets NULL for none,
  * the others ""). */

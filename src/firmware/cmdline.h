@@ -59,6 +59,8 @@ struct boot_config {
     uint32_t screen_w, screen_h;       /* screen.mode=WxH (grub.cfg asks GRUB); 0: none */
     bool net_off;                  /* net=off: touch no network controller */
     bool net_keys_off;             /* net.keys=off */
+    bool net_key_set;              /* net.key=<32 hex digits>: the boot's key */
+    uint8_t net_key[16];
     uint32_t net_to_ip;                /* net.to=: 0 = the default (broadcast) */
     uint16_t net_to_port;              /* 0 = 6666 */
     uint32_t net_ip, net_mask;         /* net.ip=: 0 = DHCP */
@@ -113,6 +115,7 @@ enum cmdline_kind {
     CMDLINE_SCREEN,
     CMDLINE_NET_TO,
     CMDLINE_NET_IP,
+    CMDLINE_NET_KEY,
 };
 
 /* One row of cmdline.def as the parser uses it (arg and help are the
@@ -142,5 +145,8 @@ const char *cmdline_cpu_never_runs(uint32_t cpu, uint32_t found, uint32_t starte
 void cmdline_defaults(struct boot_config *cfg);
 /* Apply `line` on top of the defaults; problems land in cfg->warnings. */
 void cmdline_parse(const char *line, struct boot_config *cfg);
+/* net.key=...'s value written over with '*' (the line is printed, and
+ * the console goes over the network: the key must not). */
+void cmdline_hide_key(char *line);
 
 #endif

@@ -86,6 +86,8 @@ const char *ipconf_unusable(uint32_t ip, uint32_t mask)
         return "a loopback address";
     if (mask && mask != 0xFFFFFFFFu && (ip | mask) == 0xFFFFFFFFu)
         return "its subnet's broadcast address";
+    if (mask && (mask | 1u) != 0xFFFFFFFFu && !(ip & ~mask))
+        return "its subnet's network address";   /* (a /31 has no such address) */
     return NULL;
 }
 

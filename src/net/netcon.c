@@ -13,22 +13,24 @@
 #define KEY_QUEUE           64               /* a power of two */
 #define LINE_WAIT_US        20000ull         /* a console line waits this long for the stack */
 #define POLL_BUDGET         32
-#define HEADER_MAX          48
+#define HEADER_MAX          (48 + NETAUTH_SEAL_MAX)
 #define BACKLOG             16384
 #define REFUSED_SAY_US      1000000ull       /* refusals are said at most this often */
-#define SECOND_US           1000000ull
-#define KEY_TRIES_PER_S     20              /* key datagrams looked at per second from one address */
-#define KEY_TRIES_ALL_PER_S 200         /* ... and from all of them together */
-#define KEY_SOURCES         8                /* addresses with a budget of their own */
+#define KEY_COUNTER_STEP    (1ull << 53)   /* a K's counter climbs at most this much at once */
 #define ANNOUNCE_US         5000000ull       /* "BT1 I" this often while idle */
 #define WHO_ANSWER_US       1000000ull       /* answers to "BT1 Q" at most this often, in all */
 #define READY_MAX           320
-#define ANNOUNCE_HEADER_MAX 64          /* "BT1 I <mac> <nonce> <seq>\n" */
+#define ANNOUNCE_HEADER_MAX (64 + NETAUTH_SEAL_MAX)   /* "BT1 I <mac> <nonce> <seq> <seal>" */
 _Static_assert(ANNOUNCE_HEADER_MAX + READY_MAX <= NET_PAYLOAD_MAX, "an announcement fits");
 
 static char session[NETPROTO_SESSION_LEN + 1];
+static uint8_t key[NETPROTO_KEY_LEN];   /* net.key's, else the session code's characters */
+static bool lab_key;                    /* net.key gave it */
 static uint64_t nonce;                  /* the boot's, as D datagrams write it */
+static uint64_t sealed;                 /* datagrams sealed so far: the next one's counter */
 static bool keys_off, host_seen, started;
+static uint32_t proven_ip;              /* the last host that proved it has the key */
+static uint16_t proven_port;
 static bool withhold;                   /* the line being printed is not for the network */
 static uint8_t keyq[KEY_QUEUE];
 static unsigned key_head, key_tail;     /* under the net lock */
@@ -41,15 +43,6 @@ struct refusals {
 };
 static struct refusals keys_refused, done_refused;
 static uint64_t last_counter;           /* the last K counter taken */
-/* Each sender's key budget: KEY_TRIES_PER_S a second; the one heard from
- * longest ago gives its place to a new address. */
-struct budget {
-    uint32_t ip;
-    unsigned tries;
-    uint64_t since_tsc, last_tsc;
-};
-static struct budget budgets[KEY_SOURCES];
-static struct budget all_budget;
 /* The announcement: the READY line, sent as "BT1 I" while idle and to whoever asks. */
 static char ready_line[READY_MAX];
 static unsigned ready_len;
@@ -68,31 +61,16 @@ static uint64_t backlog_cut;
 
 void netcon_set_dump_handler(void (*fn)(const struct netmsg *m)) { dump_handler = fn; }
 bool netcon_host_seen(void) { return host_seen; }
+uint64_t netcon_done_refused(void) { return done_refused.count; }
 
-/* One more datagram in b's current second; false past limit. */
-static bool spend(struct budget *b, uint64_t now, unsigned limit)
-{
-    if (now - b->since_tsc >= tsc_from_us(SECOND_US))
-        b->since_tsc = now, b->tries = 0;
-    b->last_tsc = now;
-    return ++b->tries <= limit;
-}
+unsigned netcon_seal_words(char *at) { return netauth_seal_words(at, sealed++); }
 
-/* A key datagram from ip may be looked at: its sender's budget, then everyone's. */
-static bool budget_take(uint32_t ip, uint64_t now)
+bool netcon_send(uint8_t *pkt, unsigned len, unsigned head)
 {
-    struct budget *b = &budgets[0];
-    for (unsigned i = 0; i < KEY_SOURCES; i++) {
-        if (budgets[i].ip == ip && budgets[i].last_tsc) {
-            b = &budgets[i];
-            break;
-        }
-        if (budgets[i].last_tsc < b->last_tsc)
-            b = &budgets[i];
-    }
-    if (b->ip != ip || !b->last_tsc)
-        *b = (struct budget){ ip, 0, now, now };
-    return spend(b, now, KEY_TRIES_PER_S) && spend(&all_budget, now, KEY_TRIES_ALL_PER_S);
+    netauth_seal(key, pkt, len, head);
+    if (proven_ip && !net_to_unicast())     /* the host that proved itself, not everyone */
+        return net_send_to(proven_ip, proven_port, pkt, len);
+    return net_send_host(pkt, len);
 }
 
 static void refuse(struct refusals *r, uint32_t ip)
@@ -101,42 +79,64 @@ static void refuse(struct refusals *r, uint32_t ip)
     r->from = ip;
 }
 
-/* A signed K with a counter above the last: its keys to the queue. A
- * guesser gets KEY_TRIES_PER_S tries a second per address and
- * KEY_TRIES_ALL_PER_S from all together: months for 2^30 codes online
- * (offline, from one captured tag, far less: docs/network-protocol.md), while
- * the host with the code gets every key through from its own address. */
-static void take_keys(uint32_t ip, const struct netmsg *m)
+/* The sender proved it has this boot's key: dumps go to it from now on. */
+static void proven(uint32_t ip, uint16_t port)
 {
-    if (keys_off || m->kind != NETMSG_KEYS || !budget_take(ip, rdtsc()) ||
-        !netauth_valid(session, net_mac_text(), nonce, m) || m->counter <= last_counter) {
+    proven_ip = ip, proven_port = port;
+}
+
+/* A K with a valid tag and a counter above the last (by at most
+ * KEY_COUNTER_STEP, so that no one K spends the counter's range): its keys
+ * to the queue. Every K's tag is checked, whoever floods (a SipHash of at
+ * most NETAUTH_MSG_MAX bytes, bounded by the NIC's frame rate): no flood
+ * can crowd out the host with the key. */
+static bool take_keys(uint32_t ip, uint16_t port, const struct netmsg *m)
+{
+    if (keys_off || m->kind != NETMSG_KEYS || !netauth_valid(key, net_mac_text(), nonce, m) ||
+        m->counter <= last_counter || m->counter - last_counter > KEY_COUNTER_STEP) {
         refuse(&keys_refused, ip);
-        return;
+        return false;
     }
     last_counter = m->counter;
+    proven(ip, port);
     for (unsigned i = 0; i < m->nkeys && key_tail - key_head < KEY_QUEUE; i++)
         keyq[key_tail++ % KEY_QUEUE] = m->keys[i];
+    return true;
+}
+
+/* A K or A that does not parse: counted as refused all the same. */
+static void malformed(uint32_t ip, const uint8_t *p, unsigned len)
+{
+    if (len >= 6 && !memcmp(p, "BT1 K ", 6))
+        refuse(&keys_refused, ip);
+    else if (len >= 6 && !memcmp(p, "BT1 A ", 6))
+        refuse(&done_refused, ip);
 }
 
 /* Under the net lock, from net_poll_locked: never prints. */
 static void receive(uint32_t ip, uint16_t port, const uint8_t *p, unsigned len)
 {
     struct netmsg m;
-    if (!netproto_parse(p, len, &m))
+    if (!netproto_parse(p, len, &m)) {
+        malformed(ip, p, len);
         return;
+    }
     switch (m.kind) {
     case NETMSG_KEYS:
     case NETMSG_KEYS_PLAIN:
-        take_keys(ip, &m);
+        take_keys(ip, port, &m);
         return;
     case NETMSG_DONE_PLAIN:
         refuse(&done_refused, ip);
         return;
     case NETMSG_DONE:
-        if (!netauth_valid(session, net_mac_text(), nonce, &m)) {
-            refuse(&done_refused, ip);
+    case NETMSG_RESEND:
+        if (m.tagged && !netauth_valid(key, net_mac_text(), nonce, &m)) {
+            refuse(&done_refused, ip);      /* a request or confirmation with a wrong tag */
             return;
         }
+        if (m.tagged)
+            proven(ip, port);
         break;
     case NETMSG_WHO:
         if (!who_pending)
@@ -155,11 +155,12 @@ static void receive(uint32_t ip, uint16_t port, const uint8_t *p, unsigned len)
 static void send_text(const char *s, unsigned long n)
 {
     while (n) {
-        unsigned h = (unsigned)ksnprintf((char *)out, HEADER_MAX, "BT1 T %s %u\n",
-                                         net_mac_text(), seq++);
+        unsigned h = (unsigned)ksnprintf((char *)out, HEADER_MAX, "BT1 T %s %u %016lX",
+                                         net_mac_text(), seq++, nonce);
+        h += netcon_seal_words((char *)out + h);
         unsigned take = n < NET_PAYLOAD_MAX - h ? (unsigned)n : NET_PAYLOAD_MAX - h;
         memcpy(out + h, s, take);
-        net_send_host(out, h + take);   /* a failure is counted there */
+        netcon_send(out, h + take, h);  /* a failure is counted there */
         s += take, n -= take;
     }
 }
@@ -185,7 +186,7 @@ void netcon_send_backlog(void)
 static void sink(const char *s, unsigned long n)
 {
     if (withhold)
-        return;                         /* the session code line, broadcast: not sent */
+        return;                         /* the session code line: never sent */
     if (!net_take(LINE_WAIT_US, false))
         return;                         /* the stack is busy elsewhere: the line is lost */
     if (net_ready()) {
@@ -200,31 +201,52 @@ static void sink(const char *s, unsigned long n)
     net_give();
 }
 
-void netcon_init(const struct boot_config *cfg, uint64_t random, uint64_t boot_nonce)
+/* The boot's key: net.key's, else the session code's sixteen characters. */
+static void choose_key(const struct boot_config *cfg, uint64_t a, uint64_t b)
+{
+    netproto_session(a, b, session);
+    lab_key = cfg->net_key_set;
+    for (unsigned i = 0; i < NETPROTO_KEY_LEN; i++)
+        key[i] = lab_key ? cfg->net_key[i] : (uint8_t)session[i];
+}
+
+/* The line that tells the user how capture proves itself: never sent. */
+static int key_line(char *line, unsigned cap)
+{
+    char grouped[20];
+    netproto_session_grouped(session, grouped);
+    if (lab_key)
+        return ksnprintf(line, cap, "net: keyed by net.key (scripts/capture --net reads the "
+                                    "key its tools made on this host, or --key-file)%s\n",
+                         keys_off ? "; remote keys are off (net.keys=off)" : "");
+    return ksnprintf(line, cap, "net: session code %s (keys from the host need it: "
+                                "scripts/capture --net --session %s)%s\n",
+                     grouped, grouped,
+                     keys_off ? "; remote keys are off (net.keys=off)" : "");
+}
+
+void netcon_init(const struct boot_config *cfg, uint64_t random, uint64_t random2,
+                 uint64_t boot_nonce)
 {
     if (!net_active())
         return;
-    netproto_session(random, session);
+    choose_key(cfg, random, random2);
     nonce = boot_nonce;
     keys_off = cfg->net_keys_off;
     net_set_receiver(receive);
-    /* The code on the screen and serial console; over the network only to
-     * a host net.to names. */
-    char line[160];
-    int len = ksnprintf(line, sizeof line, "net: session code %s (keys from the host need it: "
-                                           "scripts/capture --net --session %s)%s\n",
-                        session, session,
-                        keys_off ? "; remote keys are off (net.keys=off)" : "");
+    char line[192];
+    int len = key_line(line, sizeof line);
     /* The sink first: it gets the boot's text so far (CONSOLE_REPLAY),
-     * then the code line, which goes over the network only to one host. */
+     * then the code line, which never goes over the network. */
     started = console_add_sink(sink, NULL, CONSOLE_REPLAY);   /* dumps: recorder/dumpnet.c */
-    withhold = !net_to_unicast();
+    withhold = true;
     console_lock();
     console_write_locked(line, (unsigned long)len);
     console_unlock();
     withhold = false;
-    char words[32];
-    ksnprintf(words, sizeof words, "net session %s", session);
+    char words[40], grouped[20];
+    netproto_session_grouped(session, grouped);
+    ksnprintf(words, sizeof words, lab_key ? "net keyed" : "net session %s", grouped);
     status_set_note(words);                 /* and on the screen's status row, to stay */
     if (!started)
         kprintf("net: no console sink left for the network (%u taken)\n", CONSOLE_SINKS_MAX);
@@ -248,10 +270,17 @@ void netcon_print_stats(void)
 /* "BT1 I": the READY line, to ip:port (0: to net.to). With the lock held. */
 static bool announce(uint32_t ip, uint16_t port)
 {
-    unsigned h = (unsigned)ksnprintf((char *)out, ANNOUNCE_HEADER_MAX, "BT1 I %s %016lX %u\n",
+    unsigned h = (unsigned)ksnprintf((char *)out, ANNOUNCE_HEADER_MAX, "BT1 I %s %016lX %u",
                                      net_mac_text(), nonce, announce_seq);
+    h += netcon_seal_words((char *)out + h);
     memcpy(out + h, ready_line, ready_len);
-    bool sent = ip ? net_send_to(ip, port, out, h + ready_len) : net_send_host(out, h + ready_len);
+    bool sent;
+    if (ip) {
+        netauth_seal(key, out, h + ready_len, h);
+        sent = net_send_to(ip, port, out, h + ready_len);
+    } else {
+        sent = netcon_send(out, h + ready_len, h);
+    }
     announce_seq += sent;
     return sent;
 }
@@ -314,7 +343,7 @@ int netcon_getc(void)
     net_give();
     net_report();
     say_refused(&keys_refused, "key datagrams",
-                keys_off ? "net.keys=off" : "without this boot's session code");
-    say_refused(&done_refused, "confirmations (A)", "without this boot's session code");
+                keys_off ? "net.keys=off" : "without this boot's key");
+    say_refused(&done_refused, "confirmations or requests", "without this boot's key");
     return c;
 }

@@ -88,6 +88,16 @@ static bool tag(struct cursor *c, struct netmsg *m)
     return hex64(c, 'a', &m->tag) && lit(c, " ");
 }
 
+/* An optional tag: m->tagged says whether one was read. */
+static bool tagged(struct cursor *c, struct netmsg *m)
+{
+    unsigned at = c->at;
+    m->tagged = tag(c, m);
+    if (!m->tagged)
+        c->at = at;
+    return m->tagged;
+}
+
 /* The signed part runs from here to the end, less a final "\n". */
 static void signed_from(struct cursor *c, struct netmsg *m, bool line_end)
 {
@@ -107,7 +117,7 @@ static bool key_bytes(struct cursor *c, struct netmsg *m)
 /* The old unsigned form, "BT1 K <session> <keys>": parsed to be refused. */
 static bool keys_plain(struct cursor *c, struct netmsg *m)
 {
-    for (unsigned i = 0; i < NETPROTO_SESSION_LEN; i++, c->at++) {
+    for (unsigned i = 0; i < NETPROTO_OLD_SESSION_LEN; i++, c->at++) {
         if (c->at >= c->len)
             return false;
         uint8_t ch = c->p[c->at];
@@ -124,12 +134,10 @@ static bool keys_plain(struct cursor *c, struct netmsg *m)
 /* "<tag> <counter> <keys>", or the old form. */
 static bool parse_keys(struct cursor *c, struct netmsg *m)
 {
-    unsigned at = c->at;
-    if (!tag(c, m)) {
-        c->at = at;
+    if (!tagged(c, m))
         return keys_plain(c, m);
-    }
     m->kind = NETMSG_KEYS;
+    m->tagged = true;
     signed_from(c, m, false);
     uint64_t v = 0;
     unsigned digits = 0;
@@ -145,14 +153,18 @@ static bool parse_keys(struct cursor *c, struct netmsg *m)
 /* "<tag> <id>\n", or the old form "<id>\n". */
 static bool parse_done(struct cursor *c, struct netmsg *m)
 {
-    unsigned at = c->at;
-    m->kind = NETMSG_DONE;
-    if (!tag(c, m)) {
-        c->at = at;
-        m->kind = NETMSG_DONE_PLAIN;
-    }
+    m->kind = tagged(c, m) ? NETMSG_DONE : NETMSG_DONE_PLAIN;
     signed_from(c, m, true);
     return dump_id(c, m) && end(c);
+}
+
+/* "[<tag> ]<id> <ranges>\n". */
+static bool parse_resend(struct cursor *c, struct netmsg *m)
+{
+    m->kind = NETMSG_RESEND;
+    tagged(c, m);
+    signed_from(c, m, true);
+    return dump_id(c, m) && lit(c, " ") && ranges(c, m);
 }
 
 bool netproto_parse(const uint8_t *p, unsigned len, struct netmsg *m)
@@ -171,18 +183,28 @@ bool netproto_parse(const uint8_t *p, unsigned len, struct netmsg *m)
         return parse_keys(&c, m);
     if (kind == 'A')
         return parse_done(&c, m);
-    if (kind == 'R') {
-        m->kind = NETMSG_RESEND;
-        return dump_id(&c, m) && lit(&c, " ") && ranges(&c, m);
-    }
+    if (kind == 'R')
+        return parse_resend(&c, m);
     return false;
 }
 
-void netproto_session(uint64_t random, char out[NETPROTO_SESSION_LEN + 1])
+void netproto_session(uint64_t a, uint64_t b, char out[NETPROTO_SESSION_LEN + 1])
 {
     for (unsigned i = 0; i < NETPROTO_SESSION_LEN; i++) {
-        out[i] = SESSION_ALPHABET[random & 31];
-        random >>= 5;
+        out[i] = SESSION_ALPHABET[a & 31];
+        a = a >> 5 | b << 59;           /* 64 bits of a, then b's low 16 */
+        b >>= 5;
     }
     out[NETPROTO_SESSION_LEN] = 0;
+}
+
+void netproto_session_grouped(const char code[NETPROTO_SESSION_LEN], char out[20])
+{
+    unsigned o = 0;
+    for (unsigned i = 0; i < NETPROTO_SESSION_LEN; i++) {
+        if (i && i % 4 == 0)
+            out[o++] = '-';
+        out[o++] = code[i];
+    }
+    out[o] = 0;
 }

@@ -3,16 +3,18 @@
  *
  * Every datagram is ASCII: a header line "BT1 <kind> ..." ending in
  * "\n", then (for some kinds) a body. Machine to host (to net.to, from
- * UDP port NETPROTO_PORT; I also to whoever asked with Q):
- *   BT1 I <mac> <nonce> <seq>\n<the READY line>\n  here I am (idle, every 5 s)
- *   BT1 T <mac> <seq>\n<console text>
- *   BT1 D <mac> <nonce>.<dump> <first line no>\n<dump lines, each ending \n>
- *   BT1 W <mac> <nonce>.<dump> <lines> <ms left>\n      sent, waiting for A
- *   BT1 X <mac> <nonce>.<dump> <lines> <unconfirmed>\n  stopped waiting
+ * UDP port NETPROTO_PORT; I also to whoever asked with Q), each header
+ * ending in " <counter> <tag>" (the seal, net/netauth.h):
+ *   BT1 I <mac> <nonce> <seq> ..\n<the READY line>\n  here I am (idle, every 5 s)
+ *   BT1 T <mac> <seq> <nonce> ..\n<console text>
+ *   BT1 D <mac> <nonce>.<dump> <first line no> ..\n<dump lines, each ending \n>
+ *   BT1 W <mac> <nonce>.<dump> <lines> <ms left> ..\n      sent, waiting for A
+ *   BT1 X <mac> <nonce>.<dump> <lines> <unconfirmed> ..\n  stopped waiting
  * Host to machine (to the address those come from):
  *   BT1 K <tag> <counter> <key bytes>  keys, signed (net/netauth.h)
  *   BT1 A <tag> <nonce>.<dump>\n       the dump arrived whole, signed
- *   BT1 R <nonce>.<dump> <ranges>\n    send these line numbers again ("3-9,12")
+ *   BT1 R [<tag> ]<nonce>.<dump> <ranges>\n  send these line numbers again
+ *                                      ("3-9,12"); signed or not
  *   BT1 H\n                            a host listens (wait for its A after a dump)
  *   BT1 Q\n                            who is there (answered with an I)
  * <tag>: 16 lower-case hex digits. The old unsigned forms "BT1 K
@@ -24,13 +26,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define NETPROTO_PORT           6666
-#define NETPROTO_SESSION_LEN    6
-#define NETPROTO_KEYS_MAX       64
-#define NETPROTO_RANGES_MAX     64
-#define NETPROTO_LINE_MAX       0xFFFFFFFEu   /* line numbers above are refused */
-#define NETPROTO_TAG_DIGITS     16
-#define NETPROTO_COUNTER_DIGITS 19          /* a K's counter: below 10^19, fits 64 bits */
+#define NETPROTO_PORT            6666
+#define NETPROTO_SESSION_LEN     16          /* the screen's code: 80 bits */
+#define NETPROTO_OLD_SESSION_LEN 6       /* the old unsigned K's code */
+#define NETPROTO_KEY_LEN         16          /* a boot's key (SipHash's) */
+#define NETPROTO_KEYS_MAX        64
+#define NETPROTO_RANGES_MAX      64
+#define NETPROTO_LINE_MAX        0xFFFFFFFEu   /* line numbers above are refused */
+#define NETPROTO_TAG_DIGITS      16
+#define NETPROTO_COUNTER_DIGITS  19          /* a K's counter: below 10^19, fits 64 bits */
 
 enum netmsg_kind {
     NETMSG_KEYS,
@@ -44,8 +48,9 @@ enum netmsg_kind {
 
 struct netmsg {
     enum netmsg_kind kind;
-    uint64_t tag;                                    /* KEYS, DONE */
-    const uint8_t *signed_tail;                      /* KEYS, DONE: after "<tag> ", into */
+    bool tagged;                                     /* KEYS, DONE; RESEND when signed */
+    uint64_t tag;
+    const uint8_t *signed_tail;                      /* tagged: after "<tag> ", into */
     unsigned signed_len;                             /* the datagram, less a final "\n" */
     uint64_t counter;                                /* KEYS */
     const uint8_t *keys;                             /* KEYS (and _PLAIN): into the datagram */
@@ -60,8 +65,11 @@ struct netmsg {
 
 /* False for anything that is not exactly one of the host's datagrams. */
 bool netproto_parse(const uint8_t *p, unsigned len, struct netmsg *m);
-/* This boot's session code from a random 64-bit value: NETPROTO_SESSION_LEN
- * characters of an alphabet without look-alikes (no 0/O, 1/I). */
-void netproto_session(uint64_t random, char out[NETPROTO_SESSION_LEN + 1]);
+/* This boot's session code from 80 random bits (all of a, the low 16 of
+ * b): NETPROTO_SESSION_LEN characters of an alphabet without look-alikes
+ * (no 0/O, 1/I), 5 bits each. */
+void netproto_session(uint64_t a, uint64_t b, char out[NETPROTO_SESSION_LEN + 1]);
+/* The code as the screen shows it, in groups of four: "ABCD-EFGH-JKLM-NPQR". */
+void netproto_session_grouped(const char code[NETPROTO_SESSION_LEN], char out[20]);
 
 #endif

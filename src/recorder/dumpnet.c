@@ -6,17 +6,19 @@
 #include "lib/kprintf.h"
 #include "lib/kstring.h"
 #include "net/net.h"
+#include "net/netauth.h"
 #include "net/netcon.h"
 #include "net/netproto.h"
 #include "time/deadline.h"
 #include "time/tsc.h"
 
-#define WANT_LINES      (1u << 20)        /* lines the resend bitmap covers */
-#define WAIT_PERIOD_US  200000ull         /* "BT1 W" this often while waiting */
-#define SEND_POLL_EVERY 16               /* datagrams between two receive polls */
-#define POLL_BUDGET     64
-#define HEADER_MAX      64
-#define TAKE_US         100000ull         /* a key's dump waits this long for the stack */
+#define WANT_LINES       (1u << 20)        /* lines the resend bitmap covers */
+#define WAIT_PERIOD_US   200000ull         /* "BT1 W" this often while waiting */
+#define SEND_POLL_EVERY  16               /* datagrams between two receive polls */
+#define POLL_BUDGET      64
+#define HEADER_MAX       (64 + NETAUTH_SEAL_MAX)
+#define UNPROVEN_RESENDS 3               /* unsigned requests: each line about this often */
+#define TAKE_US          100000ull         /* a key's dump waits this long for the stack */
 
 static unsigned dump_to;
 static bool active, fault_dump;
@@ -31,6 +33,8 @@ static volatile uint32_t wanted;         /* bits set in want */
 static volatile bool want_beyond;        /* asked for lines past WANT_LINES */
 static volatile bool confirmed;
 static volatile uint32_t replies;        /* R or A datagrams for this dump */
+static uint64_t unproven_lines;          /* lines unsigned requests asked for (bounded) */
+static uint64_t refused_before;          /* wrong-tag confirmations before this dump */
 
 void dumpnet_init(unsigned to) { dump_to = to; }
 
@@ -42,7 +46,7 @@ bool dumpnet_would_take(void)
 static void flush(void)
 {
     if (pkt_len > pkt_head)
-        net_send_host(pkt, pkt_len);
+        netcon_send(pkt, pkt_len, pkt_head);
     pkt_len = 0;
     if (++sent_since_poll >= SEND_POLL_EVERY) {   /* ARP questions, early R */
         sent_since_poll = 0;
@@ -56,8 +60,9 @@ static void put_line(uint32_t no, const char *s, size_t n)
     if (pkt_len && (no != pkt_next || pkt_len + n > NET_PAYLOAD_MAX))
         flush();
     if (!pkt_len) {
-        pkt_head = (unsigned)ksnprintf((char *)pkt, HEADER_MAX, "BT1 D %s %016lX.%u %u\n",
+        pkt_head = (unsigned)ksnprintf((char *)pkt, HEADER_MAX, "BT1 D %s %016lX.%u %u",
                                        net_mac_text(), nonce, dump_no, no);
+        pkt_head += netcon_seal_words((char *)pkt + pkt_head);
         pkt_len = pkt_head;
     }
     if (pkt_len + n > NET_PAYLOAD_MAX)
@@ -73,9 +78,29 @@ static void to_net(void *ctx, const char *s, size_t n)
     put_line(line_no++, s, n);
 }
 
+/* Ask for line l again; an unsigned request's lines are charged to its budget. */
+static void want_line(uint32_t l, bool proven)
+{
+    if (!(want[l / 8] & 1u << (l % 8))) {
+        want[l / 8] |= (uint8_t)(1u << (l % 8));
+        wanted++;
+        unproven_lines += !proven;
+    }
+}
+
+/* Unsigned requests may have each line sent about UNPROVEN_RESENDS times:
+ * beyond that only a signed one is heard (a forged R flood cannot make
+ * the machine an amplifier, nor hold its wait). */
+static bool unproven_budget_left(void)
+{
+    return unproven_lines < (uint64_t)UNPROVEN_RESENDS * (line_no ? line_no : 1);
+}
+
 static void handler(const struct netmsg *m)
 {
     if (!active || m->nonce != nonce || m->dump != dump_no)
+        return;
+    if (m->kind == NETMSG_RESEND && !m->tagged && !unproven_budget_left())
         return;
     replies++;
     if (m->kind == NETMSG_DONE) {
@@ -87,13 +112,11 @@ static void handler(const struct netmsg *m)
     for (unsigned i = 0; i < m->nranges; i++)
         for (uint64_t l = m->range[i].first; l <= m->range[i].last && l < line_no; l++) {
             if (l >= WANT_LINES) {
+                unproven_lines += !m->tagged && !want_beyond ? line_no - WANT_LINES : 0;
                 want_beyond = true;
                 break;
             }
-            if (!(want[l / 8] & 1u << (l % 8))) {
-                want[l / 8] |= (uint8_t)(1u << (l % 8));
-                wanted++;
-            }
+            want_line((uint32_t)l, m->tagged);
         }
 }
 
@@ -133,7 +156,7 @@ bool dumpnet_open(const struct dump_meta *meta, enum dumpnet_cause cause)
         kprintf("dumpnet: the network stack stayed busy; this dump skips the network\n");
         return false;
     }
-    netcon_send_backlog();          /* the text before it (the session code line too) first */
+    netcon_send_backlog();          /* the text before it first */
     netcon_set_dump_handler(handler);
     active = true;
     fault_dump = fault;
@@ -141,6 +164,8 @@ bool dumpnet_open(const struct dump_meta *meta, enum dumpnet_cause cause)
     line_no = 0, pkt_len = 0, sent_since_poll = 0;
     memset(want, 0, sizeof want);
     wanted = 0, want_beyond = false, confirmed = false, replies = 0;
+    unproven_lines = 0;
+    refused_before = netcon_done_refused();
     return true;
 }
 
@@ -183,9 +208,10 @@ static void resend(const struct dump_meta *meta, struct ring *const rings[], uns
 
 static void status(char kind, uint64_t arg)
 {
-    unsigned len = (unsigned)ksnprintf((char *)pkt, HEADER_MAX, "BT1 %c %s %016lX.%u %u %lu\n",
+    unsigned len = (unsigned)ksnprintf((char *)pkt, HEADER_MAX, "BT1 %c %s %016lX.%u %u %lu",
                                        kind, net_mac_text(), nonce, dump_no, line_no, arg);
-    net_send_host(pkt, len);
+    len += netcon_seal_words((char *)pkt + len);
+    netcon_send(pkt, len, len);
     pkt_len = 0;
 }
 
@@ -252,9 +278,17 @@ static enum wait_end wait_over(const struct wait *w, uint32_t seen)
 
 static void say_end(enum wait_end why, uint32_t lines, uint64_t down_ms)
 {
-    char down[64] = "";
+    char down[160] = "";
+    uint64_t wrong = netcon_done_refused() - refused_before;
+    int at = 0;
+    if (wrong)
+        at = ksnprintf(down, sizeof down, "; a host answered with a wrong code: %lu "
+                                          "confirmations or requests refused",
+                       wrong);
     if (down_ms && why != WAIT_LINK_DOWN)
-        ksnprintf(down, sizeof down, "; the link was down %lu ms meanwhile", down_ms);
+        ksnprintf(down + at, sizeof down - (unsigned)at, "; the link was down %lu ms "
+                                                         "meanwhile",
+                  down_ms);
     if (why == WAIT_CONFIRMED)
         kprintf("dumpnet: dump %u: the host confirmed all %u lines (%u sent again%s)\n",
                 dump_no, lines, resent, down);
@@ -264,9 +298,10 @@ static void say_end(enum wait_end why, uint32_t lines, uint64_t down_ms)
                 dump_no, down_ms,
                 (unsigned)(DUMPNET_WAIT_MAX_US / 1000000), lines);
     else if (why == WAIT_NO_HOST)
-        kprintf("dumpnet: dump %u: no host confirmed any of its %u lines (none answered%s; "
+        kprintf("dumpnet: dump %u: no host confirmed any of its %u lines (%s%s; "
                 "scripts/capture --net asks for what it lacks)\n",
-                dump_no, lines, down);
+                dump_no, lines,
+                wrong ? "no host with this boot's key answered" : "none answered", down);
     else
         kprintf("dumpnet: dump %u: the host did not confirm its %u lines before the wait "
                 "ended (%s; %u sent again; its last request asked for %u%s%s)\n",

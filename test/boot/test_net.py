@@ -11,6 +11,7 @@ import glob
 import os
 import random
 import re
+import secrets
 import signal
 import socket
 import struct
@@ -37,6 +38,15 @@ CAPTURE = os.path.join(REPO, "scripts", "capture")
 DECODE = os.path.join(REPO, "scripts", "decode")
 CAPTURE_TIMEOUT_S = 240
 CONFIRMED = rb"dumpnet: dump (\d+): the host confirmed all (\d+) lines"
+CODE = rb"net: session code ([A-Z2-9]{4}(?:-[A-Z2-9]{4}){3})"
+# The lab key these tests boot with (net.key=) and capture reads
+# (--key-file); capture's own key store is an empty folder of the test's.
+LAB_KEY = secrets.token_hex(16)
+KEYS_DIR = tempfile.mkdtemp(prefix="bt-netkeys-")
+KEY_FILE = os.path.join(KEYS_DIR, "lab.key")
+with open(os.open(KEY_FILE, os.O_WRONLY | os.O_CREAT, 0o600), "w") as _f:
+    _f.write(LAB_KEY + "\n")
+STORE = tempfile.mkdtemp(prefix="bt-netstore-")
 HOST = "10.0.2.2"            # QEMU user-mode network: this host's 127.0.0.1
 ADDRESS = rb"net: address 10\.0\.2\.15 \(DHCP\), gateway 10\.0\.2\.2"
 
@@ -55,14 +65,17 @@ def decode_list(path):
 class Capture:
     """scripts/capture --net in the background, listening on 127.0.0.1."""
 
-    def __init__(self, name, port, *args, out=None):
+    def __init__(self, name, port, *args, out=None, keyed=True):
+        """keyed: with --key-file LAB_KEY (the key net_boot gives)."""
         self.dir = out or tempfile.mkdtemp(prefix="bt-netcap-")
         self.err_path = os.path.join(LOG_DIR, f"{name}.capture.txt")
         os.makedirs(LOG_DIR, exist_ok=True)
         self.err = open(self.err_path, "w+")
+        keys = ["--key-file", KEY_FILE] if keyed else []
         self.proc = subprocess.Popen(
             [sys.executable, CAPTURE, "--net", "--listen", f"127.0.0.1:{port}", "-o", self.dir,
-             *args], stdin=subprocess.DEVNULL, stdout=self.err, stderr=subprocess.STDOUT)
+             *keys, *args], stdin=subprocess.DEVNULL, stdout=self.err, stderr=subprocess.STDOUT,
+            env=dict(os.environ, BARETRACE_KEYS=STORE))
 
     def stop(self):
         if self.proc.poll() is None:
@@ -88,11 +101,13 @@ class Capture:
 
 class NetCase(TraceCase):
 
-    def net_boot(self, port, nic="e1000", cmdline="", **options):
+    def net_boot(self, port, nic="e1000", cmdline="", keyed=True, **options):
         """Boot with a NIC on the user network and wait for its address
         (READY may come first: QEMU's e1000 takes no frame for a second
-        after its receive control register is written)."""
-        m, info = self.boot(nic=nic, cmdline=f"net.to={HOST}:{port} {cmdline}".strip(),
+        after its receive control register is written); keyed: with
+        net.key=LAB_KEY, else the session code on its console."""
+        key = f"net.key={LAB_KEY} " if keyed else ""
+        m, info = self.boot(nic=nic, cmdline=f"{key}net.to={HOST}:{port} {cmdline}".strip(),
                             **options)
         self.assertIn(info["ip"], ("10.0.2.15", "pending"), info)
         m.wait_for(ADDRESS, 60, start=0)
@@ -371,14 +386,16 @@ class NetHostile(NetCase):
                                   socket.inet_aton("10.0.2.15" if op == 1 else "10.0.2.2"))
                 frames.append(frame(bcast, evil, 0x0806, arp))
             ip = lambda p: frame(mac, evil, 0x0800, p)     # noqa: E731
-            session = re.search(rb"net: session code ([A-Z2-9]{6})", m.output()).group(1)
-            wrong = bytes(reversed(session)) if session != session[::-1] else b"ABCDEF"
+            kernel = m.output()[m.output().index(b"baretrace: booted by"):]  # after GRUB's
+            self.assertNotIn(LAB_KEY.encode(), kernel, "the kernel printed the key")
             for i in range(200):
                 frames += [
-                    ip(ip_udp("10.0.2.2", "10.0.2.15", 40000, 6666, b"BT1 K " + wrong + b" d")),
+                    ip(ip_udp("10.0.2.2", "10.0.2.15", 40000, 6666, b"BT1 K ABCDEF d")),
+                    ip(ip_udp("10.0.2.2", "10.0.2.15", 40000, 6666,
+                              b"BT1 K %016x %d d" % (rng.getrandbits(64), i + 1))),
                     ip(ip_udp("10.0.2.2", "10.0.2.15", 40000, 6666, b"BT1 K d")),
                     ip(ip_udp("10.0.2.2", "10.0.2.15", 40000, 6666, b"x" * 40, udp_len=9000)),
-                    ip(ip_udp("10.0.2.2", "10.0.2.15", 40000, 6666, b"BT1 K " + session + b" d",
+                    ip(ip_udp("10.0.2.2", "10.0.2.15", 40000, 6666, b"BT1 K ABCDEF d",
                               frag=0x2000)),                           # a fragment: dropped
                     ip(ip_udp("10.0.2.2", "10.0.2.15", 40000, 6666, b"BT1 R " + b"9" * 1400))[:60],
                     ip(ip_udp("10.0.2.2", "10.0.2.15", 40000, 6666,
@@ -390,8 +407,8 @@ class NetHostile(NetCase):
                 inject.sendto(f, ("127.0.0.1", hub))
                 if i % 50 == 49:
                     time.sleep(0.02)                   # QEMU's hub queue stays small
-            m.wait_for(rb"net: \d+ key datagrams refused so far \(without this boot's session "
-                       rb"code; the last from 10\.0\.2\.2\)", 60, start=start)
+            m.wait_for(rb"net: \d+ key datagrams refused so far \(without this boot's key; "
+                       rb"the last from 10\.0\.2\.2\)", 60, start=start)
             time.sleep(2)
             self.assertNotIn(b"DUMP BEGIN", m.output()[start:], "a key was taken")
             m.send(b"s")                              # still answering
@@ -441,6 +458,6 @@ class NetOnScreen(ScreenCase):
 
     def test_session_code_on_the_status_row(self):
         m, _ = self.boot(smp=1, nic="e1000", cmdline=f"net.to={HOST}:{free_port()}")
-        code = re.search(rb"net: session code ([A-Z2-9]{6})", m.output()).group(1).decode()
+        code = re.search(CODE, m.output()).group(1).decode()
         _, rows = self.wait_screen(m.qmp(), rf"net session {code}")
         self.assertIn(f"net session {code}", rows[0])

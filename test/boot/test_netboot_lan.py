@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
 from harness import LOG_DIR, scaled
 from test_netboot import need_netboot, NETBOOT
+from test_net import CAPTURE, decode_list
 from btlib.dump import ready as readyline
 from btlib.qemu import launch as qemu
 
@@ -54,18 +55,20 @@ class Lan:
     """A namespace with a bridge (HOST_IP/24) and a tap for QEMU; with
     office=True a second namespace joined to the bridge by a veth pair."""
 
-    def __init__(self, name, office=False):
+    def __init__(self, name, office=False, taps=1):
         self.ns = f"bt{name}{os.getpid()}"
         self.office = f"{self.ns}o" if office else None
         sh("ip", "netns", "add", self.ns)
         for cmd in (["ip", "link", "set", "lo", "up"],
                     ["ip", "link", "add", "br0", "type", "bridge"],
                     ["ip", "addr", "add", f"{HOST_IP}/24", "dev", "br0"],
-                    ["ip", "link", "set", "br0", "up"],
-                    ["ip", "tuntap", "add", "dev", "tap0", "mode", "tap"],
-                    ["ip", "link", "set", "tap0", "master", "br0"],
-                    ["ip", "link", "set", "tap0", "up"]):
+                    ["ip", "link", "set", "br0", "up"]):
             sh(*cmd, ns=self.ns)
+        for tap in (f"tap{i}" for i in range(taps)):
+            for cmd in (["ip", "tuntap", "add", "dev", tap, "mode", "tap"],
+                        ["ip", "link", "set", tap, "master", "br0"],
+                        ["ip", "link", "set", tap, "up"]):
+                sh(*cmd, ns=self.ns)
         if office:
             sh("ip", "netns", "add", self.office)
             sh("ip", "link", "add", "veth0", "type", "veth", "peer", "name", "veth1",
@@ -123,14 +126,14 @@ def wait_for(path, pattern, timeout, proc=None):
 @unittest.skipUnless(can_make_namespaces(), "needs root and ip netns")
 class ServedOnALan(unittest.TestCase):
 
-    def boot_pc(self, lan, name, fw="bios"):
+    def boot_pc(self, lan, name, fw="bios", tap="tap0", mac=None, smp=2):
         """A QEMU PC on the lab's tap, netbooting; its serial log path."""
         serial = os.path.join(LOG_DIR, f"{name}.log")
         if os.path.exists(serial):
             os.unlink(serial)                 # a former run's READY is not this one's
-        opts = qemu.Options(iso="", fw=fw, smp=2, accel="tcg", serial=f"file:{serial}",
-                            netboot=NETBOOT, nic="e1000",
-                            netdev="tap,ifname=tap0,script=no,downscript=no")
+        opts = qemu.Options(iso="", fw=fw, smp=smp, accel="tcg", serial=f"file:{serial}",
+                            netboot=NETBOOT, nic="e1000", mac=mac,
+                            netdev=f"tap,ifname={tap},script=no,downscript=no")
         lan.start(qemu.build_argv(opts), serial + ".qemu.txt")
         return serial
 
@@ -156,7 +159,7 @@ class ServedOnALan(unittest.TestCase):
         ready = readyline.parse(m.group(1))
         self.assertEqual(ready["boot"], "net")
         self.assertEqual(ready["timer_hz"], "250")            # netboot's --cmdline took effect
-        wait_for(serial, rf'cmdline "{CMDLINE}"'.encode(), 5)
+        wait_for(serial, rf'cmdline "net\.key=\*{{32}} {CMDLINE}"'.encode(), 5)   # the lab key
         addr = wait_for(serial, rb"net: address (10\.77\.0\.\d+) \(DHCP\)", 60).group(1)
         wait_for(out, rb"52:54:00:12:34:56 asks \(" + fw.upper().encode() + rb" PXE\)", 10)
         wait_for(out, rb"fetched .*boot/baretrace\.elf", 10)
@@ -176,6 +179,53 @@ class ServedOnALan(unittest.TestCase):
         out, addr = self.serve("nbproxy", office=True, fw="uefi")
         self.assertIn("as a proxy-DHCP server", open(out).read())
         self.assertTrue(50 <= int(addr.split(".")[-1]) <= 60, addr)   # the office's lease
+
+
+@unittest.skipUnless(can_make_namespaces(), "needs root and ip netns")
+class KeyedLab(unittest.TestCase):
+    """Three PCs netbooted with the lab's key, and capture --net on the
+    same host: no code typed, keys sent, every datagram proven, every log
+    verified; the machines' default broadcast net.to turns to the host
+    once it proved itself."""
+
+    MACS = ("52:54:00:0c:a7:01", "52:54:00:0c:a7:02", "52:54:00:0c:a7:03")
+
+    def test_three_machines_no_code_typed_every_log_verified(self):
+        need_netboot()
+        os.makedirs(LOG_DIR, exist_ok=True)
+        lan = Lan("nbkey", taps=len(self.MACS))
+        self.addCleanup(lan.close)
+        store = tempfile.mkdtemp(prefix="bt-netkeys-")
+        env = ["env", f"BARETRACE_KEYS={store}"]
+        out = os.path.join(LOG_DIR, "nbkey.netboot.txt")
+        server = lan.start(env + [sys.executable, NETBOOT_CMD, "--interface", "br0", "--dhcp",
+                                  f"{LAB_NET}.100,{LAB_NET}.150", "--cmdline",
+                                  "trace.dump_to=net"], out)
+        wait_for(out, rb"serving on br0", 30, server)
+        self.assertTrue(os.path.exists(os.path.join(store, "netboot.key")), "in the key store")
+        logs = tempfile.mkdtemp(prefix="bt-netcap-")
+        said = os.path.join(LOG_DIR, "nbkey.capture.txt")
+        cap = lan.start(env + [sys.executable, CAPTURE, "--net", "--listen", "0.0.0.0:6666",
+                               "-o", logs, "--key", "d"], said)
+        wait_for(said, rb"listening on", 30, cap)
+        for i, mac in enumerate(self.MACS):
+            ServedOnALan.boot_pc(self, lan, f"nbkey{i}", tap=f"tap{i}", mac=mac, smp=1)
+        for mac in self.MACS:
+            flat = mac.replace(":", "").encode()
+            wait_for(said, flat + rb": dump 1 complete: ", BOOT_TIMEOUT_S, cap)
+        text = read(said).decode()
+        self.assertNotIn("UNVERIFIED", text)
+        self.assertNotIn("does not prove", text)
+        for mac in self.MACS:
+            flat = mac.replace(":", "")
+            self.assertIn(f"{flat}: verified: its datagrams are proven by key netboot", text)
+            self.assertIn(f"{flat}: sent 'd'", text)
+            rows = decode_list(os.path.join(logs, f"{flat}.log"))
+            self.assertEqual([(r["STATE"], r["NETWORK"]) for r in rows],
+                             [("complete", "verified")], rows)
+        for i in range(len(self.MACS)):
+            wait_for(os.path.join(LOG_DIR, f"nbkey{i}.log"),
+                     rb"dumpnet: dump 1: the host confirmed all \d+ lines", 60)
 
 
 class BadInput(unittest.TestCase):

@@ -110,7 +110,7 @@ class NetDrivers(test_net.NetCase):
         cap = test_net.Capture(self.id(), port)
         try:
             m, info = self.boot(fw="bios", media="usb", smp=2, iso=img, stick_writable=True,
-                                cmdline=f"net.to={test_net.HOST}:{port}",
+                                cmdline=f"net.key={test_net.LAB_KEY} net.to={test_net.HOST}:{port}",
                                 extra=["-netdev", "user,id=n0", "-device",
                                        "usb-net,bus=xhci.0,netdev=n0"])
             self.assertTrue(info["net"].startswith("usb:"), info)

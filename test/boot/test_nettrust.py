@@ -22,10 +22,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from harness import LOG_DIR, scaled
-from test_net import NetCase, CONFIRMED, HOST, frame, ip_udp
+from test_net import NetCase, CONFIRMED, HOST, LAB_KEY, frame, ip_udp
 from test_netcapture import free_port
 
-SESSION = rb"net: session code ([A-Z2-9]{6})"
 STATS = (rb"stats: net=\S+ ip=\S+: datagrams sent \d+, not sent \d+; frames received \d+, "
          rb"[^\n]*key datagrams refused (\d+); confirmations refused (\d+)")
 MASK64 = (1 << 64) - 1
@@ -60,11 +59,20 @@ def siphash24(key, msg):
     return v[0] ^ v[1] ^ v[2] ^ v[3]
 
 
-def sign(code, mac, nonce, kind, tail):
+def sign(key, mac, nonce, kind, tail):
     """The tag of a host datagram (docs/network-protocol.md, "Signed datagrams")."""
-    key = code.encode() + bytes(10)
     msg = f"{mac} {nonce} BT1 {kind} ".encode() + tail
     return b"%016x" % siphash24(key, msg)
+
+
+def sealed_ok(key, data):
+    """A machine datagram's tag (its header's last word) checks out
+    (docs/network-protocol.md, "Sealed datagrams")."""
+    head, sep, _ = data.partition(b"\n")
+    if not sep or len(head) < 17:
+        return False
+    msg = head[:-16] + b"0" * 16 + data[len(head):]
+    return b"%016x" % siphash24(key, msg) == head[-16:]
 
 
 def ranges(missing):
@@ -79,12 +87,19 @@ def ranges(missing):
 
 
 class Peer:
-    """A host on 127.0.0.1: learns the machine from its announcement,
-    collects dump lines, answers W with R for what it lacks, and with a
-    signed A once allowed (until then an R for line 0 keeps the wait
-    going, the way a slow host would)."""
+    """A host on 127.0.0.1 with the machine's key: learns the machine from
+    its announcement, takes only datagrams its key proves (the rest are
+    counted in `unproven`), collects dump lines, answers W with R for what
+    it lacks, and with a signed A once allowed (until then an R for line 0
+    keeps the wait going, the way a slow host would)."""
 
-    def __init__(self, name):
+    def __init__(self, name, key=None):
+        self.key = key or bytes.fromhex(LAB_KEY)
+        self.sign_with = None                      # a key to sign with other than self.key
+        self.sign_requests = False                 # R signed too
+        self.requests = 0                          # R datagrams sent
+        self.unproven = 0
+        self.d_datagrams = 0
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
@@ -116,13 +131,18 @@ class Peer:
                 continue
             data, addr = self.sock.recvfrom(65536)
             head, _, body = data.partition(b"\n")
-            f = head.decode("ascii", "replace").split(" ")
+            f = head.decode("ascii", "replace").split(" ")[:-2]     # less the seal
             with self.cond:
+                if not sealed_ok(self.key, data):
+                    self.unproven += 1
+                    self.cond.notify_all()
+                    continue
                 self.machine = addr
                 if f[:2] == ["BT1", "I"] and len(f) == 5:
                     self.mac, self.nonce = f[2], f[3]
                     self.announcements.append(body)
                 elif f[:2] == ["BT1", "D"] and len(f) == 5:
+                    self.d_datagrams += 1
                     got = self.lines.setdefault(f[3], {})
                     for i, line in enumerate(body.split(b"\n")[:-1]):
                         got[int(f[4]) + i] = line + b"\n"
@@ -139,21 +159,29 @@ class Peer:
         got = self.lines.get(dump_id, {})
         missing = [i for i in range(self.total[dump_id]) if i not in got]
         if missing:
-            self.send(f"BT1 R {dump_id} {ranges(missing)}\n".encode())
+            self.request(f"{dump_id} {ranges(missing)}")
         elif self.confirm.is_set():
             tail = dump_id.encode()
-            self.send(b"BT1 A " + sign(self.code, self.mac, self.nonce, "A", tail) + b" " +
-                      tail + b"\n")
+            self.send(b"BT1 A " + sign(self.sign_with or self.key, self.mac, self.nonce, "A",
+                                       tail) + b" " + tail + b"\n")
         else:
-            self.send(f"BT1 R {dump_id} 0\n".encode())
+            self.request(f"{dump_id} 0")
+
+    def request(self, words):
+        """BT1 R, signed when sign_requests says."""
+        tail = words.encode()
+        self.requests += 1
+        tag = sign(self.sign_with or self.key, self.mac, self.nonce, "R", tail) + b" " \
+            if self.sign_requests else b""
+        self.send(b"BT1 R " + tag + tail + b"\n")
 
     def send(self, data):
         self.sock.sendto(data, self.machine)
 
-    def keys(self, keys, counter, code=None):
+    def keys(self, keys, counter, key=None):
         """A signed K datagram (returned, to replay it)."""
         tail = b"%d " % counter + keys
-        d = b"BT1 K " + sign(code or self.code, self.mac, self.nonce, "K", tail) + b" " + tail
+        d = b"BT1 K " + sign(key or self.key, self.mac, self.nonce, "K", tail) + b" " + tail
         self.send(d)
         return d
 
@@ -178,9 +206,9 @@ class TrustCase(NetCase):
         return peer
 
     def meet(self, peer, m):
-        """The machine's announcement: its MAC and nonce; the code off its console."""
+        """The machine's announcement: its MAC and nonce (the key is the lab
+        key it booted with)."""
         peer.wait(lambda: peer.announcements, 60, "no BT1 I announcement")
-        peer.code = re.search(SESSION, m.output()).group(1).decode()
         peer.send(b"BT1 H\n")
 
 
@@ -201,6 +229,8 @@ class Announcement(TrustCase):
             asker.sendto(b"BT1 Q\n", peer.machine)
         data, _ = asker.recvfrom(65536)
         self.assertTrue(data.startswith(f"BT1 I {peer.mac} {peer.nonce} ".encode()), data)
+        self.assertTrue(sealed_ok(peer.key, data), data)
+        self.assertEqual(peer.unproven, 0, "every datagram sealed with the key")
         self.assertIn(b"\nREADY cpus=1 ", data)
         asker.settimeout(0.5)
         with self.assertRaises(socket.timeout):   # one answer, not twenty
@@ -220,7 +250,7 @@ class SignedDatagrams(TrustCase):
         hostile = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         hostile.bind(("127.0.0.1", 0))
         self.addCleanup(hostile.close)
-        wrong = "ABCDEF" if peer.code != "ABCDEF" else "GHJKLM"
+        wrong = bytes(16)
         forged = [b"BT1 A " + dump_id.encode() + b"\n",                     # the old form
                   b"BT1 A " + b"0" * 16 + b" " + dump_id.encode() + b"\n",  # a made-up tag
                   b"BT1 A " + sign(wrong, peer.mac, peer.nonce, "A", dump_id.encode()) +
@@ -233,8 +263,8 @@ class SignedDatagrams(TrustCase):
         self.assertNotRegex(m.output()[start:], CONFIRMED)
         peer.confirm.set()
         m.wait_for(CONFIRMED, 60, start=start)
-        m.wait_for(rb"net: 3 confirmations \(A\) refused so far \(without this boot's session "
-                   rb"code; the last from 10\.0\.2\.2\)", 60, start=start)
+        m.wait_for(rb"net: 3 confirmations or requests refused so far \(without this boot's "
+                   rb"key; the last from 10\.0\.2\.2\)", 60, start=start)
         peer.send(key_d)                           # replayed: its counter is not above the last
         peer.keys(b"s", 2)
         stats = m.wait_for(STATS, 60, start=start)
@@ -244,9 +274,12 @@ class SignedDatagrams(TrustCase):
         self.check_net_dump(peer.write_log(dump_id))
 
 
-class KeyBudget(TrustCase):
+class KeyFlood(TrustCase):
 
-    def test_wrong_code_flood_from_one_address_leaves_the_owner_every_key(self):
+    def test_wrong_key_flood_from_the_owners_address_leaves_the_owner_every_key(self):
+        """K datagrams with a wrong tag, forged from the owner's own
+        address (10.0.2.2) at ~400 a second: every tag is checked before
+        anything is charged, so every key of the owner's is taken."""
         peer, hub = self.start_peer(), free_port()
         inject = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         inject.bind(("127.0.0.1", 0))
@@ -258,12 +291,12 @@ class KeyBudget(TrustCase):
                  "-netdev", "hubport,id=hd,hubid=0,netdev=d0"]
         m, _ = self.net_boot(peer.port, smp=1, netdev="hubport,hubid=0", extra=extra)
         self.meet(peer, m)
-        wrong = "ABCDEF" if peer.code != "ABCDEF" else "GHJKLM"
+        wrong = bytes(16)
         mac, evil = bytes.fromhex(peer.mac), bytes.fromhex("02badbadbad0")
         stop = threading.Event()
         sent = [0]
 
-        def flood():     # ~400 a second from 10.0.2.99: past the ceiling of all senders
+        def flood():     # ~400 a second, forged from the owner's 10.0.2.2
             n = 0
             while not stop.is_set():
                 for _ in range(40):
@@ -271,7 +304,7 @@ class KeyBudget(TrustCase):
                     tail = b"%d s" % n
                     k = b"BT1 K " + sign(wrong, peer.mac, peer.nonce, "K", tail) + b" " + tail
                     inject.sendto(frame(mac, evil, 0x0800,
-                                        ip_udp("10.0.2.99", "10.0.2.15", 40000, 6666, k)),
+                                        ip_udp(HOST, "10.0.2.15", 40000, 6666, k)),
                                   ("127.0.0.1", hub))
                 sent[0] = n
                 time.sleep(0.1)
@@ -280,8 +313,8 @@ class KeyBudget(TrustCase):
         start = len(m.output())
         t.start()
         try:
-            m.wait_for(rb"net: \d+ key datagrams refused so far \(without this boot's session "
-                       rb"code; the last from 10\.0\.2\.99\)", 60, start=start)
+            m.wait_for(rb"net: \d+ key datagrams refused so far \(without this boot's key; "
+                       rb"the last from 10\.0\.2\.2\)", 60, start=start)
             for i in range(6):                     # the owner types, from 10.0.2.2
                 peer.keys(b"s", i + 1)
                 time.sleep(0.5)
@@ -362,7 +395,7 @@ def dhcp_reply(kind, xid, chaddr, yiaddr, server):
 
 class HostileDhcp(TrustCase):
 
-    def test_dhcp_offer_of_the_broadcast_address_refused(self):
+    def test_dhcp_offers_of_the_broadcast_and_network_addresses_refused(self):
         sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         sock.bind(("127.0.0.1", 0))
         self.addCleanup(sock.close)
@@ -382,7 +415,8 @@ class HostileDhcp(TrustCase):
                 dhcp = f[42:]
                 xid, chaddr, kind = struct.unpack("!I", dhcp[4:8])[0], dhcp[28:34], dhcp[242]
                 bad = not honest.is_set()          # the first frames may be lost: until said
-                yi = "255.255.255.255" if bad else "10.0.9.15"
+                # The broadcast address and the subnet's network address, in turn.
+                yi = ("255.255.255.255", "10.0.9.0")[served["bad"] % 2] if bad else "10.0.9.15"
                 served["bad" if bad else "good"] += 1
                 reply = dhcp_reply(2 if kind == 1 else 5, xid, chaddr, yi, "10.0.9.1")
                 sock.sendto(reply, ("127.0.0.1", qport))
@@ -394,11 +428,15 @@ class HostileDhcp(TrustCase):
                              cmdline=f"net.to={HOST}:{free_port()}")
             m.wait_for(rb"net: DHCP server 10\.0\.9\.1 offered 255\.255\.255\.255: refused \(the "
                        rb"broadcast address; as net\.ip= would\); still asking", 60, start=0)
+            m.wait_for(rb"net: DHCP server 10\.0\.9\.1 offered 10\.0\.9\.0: refused \(its "
+                       rb"subnet's network address; as net\.ip= would\); still asking", 60,
+                       start=0)
             honest.set()
             m.wait_for(rb"net: address 10\.0\.9\.15 \(DHCP\)", 60, start=0)
         finally:
             stop.set()
             t.join(5)
         self.assertNotIn(b"net: address 255.255.255.255", m.output())
+        self.assertNotIn(b"net: address 10.0.9.0 ", m.output())
         self.assertGreater(served["bad"], 0)
         self.assertEqual(m.faults(), [])

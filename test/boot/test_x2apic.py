@@ -30,7 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from test_manycpus import ManyCpusCase, SCREEN_ROWS
-from test_net import Capture, HOST, CONFIRMED, ADDRESS
+from test_net import Capture, HOST, CONFIRMED, ADDRESS, LAB_KEY
 from test_netcapture import free_port
 from btlib.dump import dumplog
 from btlib.qemu import launch as qemu
@@ -97,7 +97,8 @@ class TwoEightyEight(X2apicCase):
         self.addCleanup(cap.stop)
         cpus = ",".join(map(str, IPI_CPUS))
         self.m, info = self.boot(smp=BIG, mem="1G", machine="q35", nic="e1000", no_reboot=False,
-                                 cmdline=f"net.to={HOST}:{port} trace.events={BIG_EVENTS} timer_hz=10 "
+                                 cmdline=f"net.key={LAB_KEY} net.to={HOST}:{port} "
+                                         f"trace.events={BIG_EVENTS} timer_hz=10 "
                                          f"workload=ipi:cpus={cpus},samples=4")
         m = self.m
         self.check_ready(info, BIG)

@@ -20,9 +20,15 @@ MKUSB = os.path.join(REPO, 'scripts', 'mkusb')
 IMAGE_SIZE = 3 * 1024 * 1024 + 512     # not a multiple of the copy chunk
 
 
+KEYS = tempfile.mkdtemp(prefix='bt-mkusb-keys-')     # the key store of these runs
+SLOT = (b'#bt_lab_key slot: scripts/mkusb writes each stick\'s network key here '
+        b'(docs/network-protocol.md)')                 # iso/grub.cfg's
+
+
 def run(*args, stdin=''):
     return subprocess.run([sys.executable, MKUSB, *args], input=stdin, text=True,
-                          capture_output=True, timeout=60)
+                          capture_output=True, timeout=60,
+                          env=dict(os.environ, BARETRACE_KEYS=KEYS))
 
 
 def make_image(path, size=IMAGE_SIZE):
@@ -276,8 +282,14 @@ class Grow(unittest.TestCase):
         self.assertEqual(area.records, [])
         with open(ISO, 'rb') as f, open(path, 'rb') as g:
             boot = area.first * SECTOR
-            self.assertEqual(f.read(boot)[34 * SECTOR:], g.read(boot)[34 * SECTOR:],
-                             'everything before the area but the GPT is the image')
+            want, got = f.read(boot)[34 * SECTOR:], g.read(boot)[34 * SECTOR:]
+        at = want.index(SLOT)                       # but for the stick's key, in its slot
+        line = got[at:at + len(SLOT)]
+        self.assertRegex(line, rb'\Aset bt_lab_key="net\.key=[0-9a-f]{32}" +\Z')
+        self.assertIn(f'{line[24:56].decode()}\n', ''.join(
+            open(os.path.join(KEYS, n)).read() for n in os.listdir(KEYS)), 'kept on the host')
+        self.assertEqual(want[:at] + line + want[at + len(SLOT):], got,
+                         'everything before the area but the GPT is the image')
 
     def test_grow_max_and_full_dumps(self):
         path = self.target(64 * MIB)

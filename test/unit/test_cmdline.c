@@ -339,6 +339,35 @@ static void test_escape_hatches(void)
     CHECK_EQ(c.usb_skip_count, 0);
 }
 
+/* net.key=: 32 hex digits, either case; hidden before the line is printed. */
+static void test_net_key(void)
+{
+    struct boot_config c;
+    cmdline_defaults(&c);
+    CHECK(!c.net_key_set);
+    cmdline_parse("quiet net.key=00112233445566778899AABBccddeeff x=1", &c);
+    CHECK(c.net_key_set);
+    static const uint8_t want[16] = { 0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
+                                      0x88, 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF };
+    CHECK(!memcmp(c.net_key, want, 16));
+    char line[] = "net.key=00ff net.to=1.2.3.4 xnet.key=12 net.key=abc";
+    cmdline_hide_key(line);
+    CHECK(!strcmp(line, "net.key=**** net.to=1.2.3.4 xnet.key=12 net.key=***"));
+    char empty[] = "net.key=";
+    cmdline_hide_key(empty);
+    CHECK(!strcmp(empty, "net.key="));
+    static const char *const bad[] = { "net.key=", "net.key=00ff",
+                                       "net.key=00112233445566778899aabbccddeefg",
+                                       "net.key=00112233445566778899aabbccddeeff0" };
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cmdline_defaults(&c);
+        cmdline_parse(bad[i], &c);
+        CHECK(!c.net_key_set);
+        CHECK_EQ(c.warning_count, 1);
+        CHECK(strstr(c.warnings[0], ": want 32 hex digits; using the session code"));
+    }
+}
+
 static void test_net(void)
 {
     struct boot_config c;
@@ -364,7 +393,9 @@ static void test_net(void)
         "net.to=256.0.0.1", "net.to=10.0.2.2:0", "net.to=10.0.2.2:65536", "net.to=10.0.2.2:",
         "net.to=0.0.0.0", "net.to=1.2.3.4x", "net.ip=10.0.0.1/31",
         "net.ip=10.0.0.1/0", "net.ip=255.255.255.255", "net.ip=10.0.0", "net.ip=0001.2.3.4",
-        "net.to=host.example",
+        "net.to=host.example", "net.key=0123456789abcdef0123456789abcde",
+        "net.key=0123456789abcdef0123456789abcdef0", "net.key=0123456789abcdef0123456789abcdeg",
+        "net.key=", "net.key=+123456789abcdef0123456789abcdef",
     };
     /* clang-format on */
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -372,6 +403,7 @@ static void test_net(void)
         cmdline_parse(bad[i], &c);
         CHECK_EQ(c.warning_count, 1);
         CHECK(!c.net_off && !c.net_keys_off && !c.net_to_ip && !c.net_to_port && !c.net_ip);
+        CHECK(!c.net_key_set);
         if (c.warning_count != 1)
             fprintf(stderr, "  for %s\n", bad[i]);
     }
@@ -443,6 +475,7 @@ static const char *word_at(const struct cmdline_option *o, uint64_t n, char *buf
     case CMDLINE_TEXT:
     case CMDLINE_ENUM:
     case CMDLINE_BITS:
+    case CMDLINE_NET_KEY:                   /* no number: test_net_key */
         return NULL;
     }
     return NULL;
@@ -526,6 +559,12 @@ static void row_words(const struct cmdline_option *o, struct row_words *w)
         bad_word(w, "%s=%s", o->name, "");
         good_word(w, 0, "%s=%s", o->name, text + 1);
         good_word(w, 0, "%s=%s", o->name, text + o->size - 1);
+    } else if (o->kind == CMDLINE_NET_KEY) {           /* 32 hex digits, no fewer or more */
+        good_word(w, 1, "%s=%s", o->name, "00112233445566778899aabbccddeeff");
+        good_word(w, 1, "%s=%s", o->name, "FFEEDDCCBBAA99887766554433221100");
+        bad_word(w, "%s=%s", o->name, "00112233445566778899aabbccddeef");
+        bad_word(w, "%s=%s", o->name, "00112233445566778899aabbccddeeff0");
+        bad_word(w, "%s=%s", o->name, "g0112233445566778899aabbccddeeff");
     } else {
         const char *p = o->values;
         for (unsigned k = 0; *p && k < 8; k++) {
@@ -591,7 +630,8 @@ static void test_messages_fit(void)
         cmdline_default(o, dflt, sizeof dflt);
         bool falls_back = o->kind == CMDLINE_UINT || o->kind == CMDLINE_POW2 ||
                           o->kind == CMDLINE_SIZE || o->kind == CMDLINE_ENUM || o->kind == CMDLINE_CONSOLE ||
-                          o->kind == CMDLINE_NET_TO || o->kind == CMDLINE_NET_IP;
+                          o->kind == CMDLINE_NET_TO || o->kind == CMDLINE_NET_IP ||
+                          o->kind == CMDLINE_NET_KEY;
         snprintf(tail, sizeof tail, falls_back ? "; using %s" : "; ignored", dflt);
         size_t n = strlen(c.warnings[0]), t = strlen(tail);
         CHECK(n > t && n + 1 < CMDLINE_WARNING_LEN && !strcmp(c.warnings[0] + n - t, tail));
@@ -619,8 +659,9 @@ static void test_table_words(void)
         { "usb.skip", "uhci, ohci, ehci, xhci or pci:BB:DD.F, comma separated; functions 1..8",
           "none" },
         { "net.ip", "A.B.C.D or A.B.C.D/PREFIX, prefix 1..30", "DHCP" },
+        { "net.key", "32 hex digits", "the session code" },
     };
-    CHECK_EQ(cmdline_option_count, 24);
+    CHECK_EQ(cmdline_option_count, 25);
     for (unsigned r = 0; r < sizeof rows / sizeof rows[0]; r++) {
         const struct cmdline_option *o = NULL;
         for (unsigned i = 0; i < cmdline_option_count; i++)
@@ -643,6 +684,7 @@ int main(void)
     test_messages_fit();
     test_table_words();
     test_net();
+    test_net_key();
     test_dump_to();
     test_trace_memory();
     test_fault_options();

@@ -223,7 +223,8 @@ static void test_ipconf(void)
     CHECK(!c.fallback);
     /* Offers and acks of an address no host may have: refused, counted,
      * still selecting; a good offer afterwards is taken. */
-    static const uint32_t unusable[] = { 0xFFFFFFFFu, 0, 0x0A0002FFu, 0xE0000001u, 0x7F000001u };
+    static const uint32_t unusable[] = { 0xFFFFFFFFu, 0, 0x0A0002FFu, 0xE0000001u, 0x7F000001u,
+                                         0x0A000200u };   /* the subnet's network address */
     ipconf_start(&c, mac_a, 7, 0, 0, 0);
     ipconf_link(&c, true, 0);
     ipconf_step(&c, 0, NULL, out);
@@ -249,6 +250,9 @@ static void test_ipconf(void)
     CHECK_EQ(c.ip, 0);
     CHECK(ipconf_unusable(0x0A0002FE, 0xFFFFFF00u) == NULL);
     CHECK(ipconf_unusable(0x0A0002FF, 0xFFFF0000u) == NULL);  /* 10.0.2.255 in a /16 */
+    CHECK(ipconf_unusable(0x0A000200, 0xFFFF0000u) == NULL);  /* 10.0.2.0 in a /16 */
+    CHECK(ipconf_unusable(0x0A000000, 0xFFFF0000u) != NULL);  /* 10.0.0.0/16's network */
+    CHECK(ipconf_unusable(0x0A000202, 0xFFFFFFFEu) == NULL);  /* a /31's both ends */
     /* A fixed address: never DHCP, link or not. */
     ipconf_start(&c, mac_a, 5, 0xC0A80114, 0xFFFF0000, 0);
     ipconf_link(&c, true, 0);
@@ -315,12 +319,21 @@ static void test_netproto(void)
     strcat(many, "\n");
     CHECK(!parse_text(many, &m));                /* 65 ranges: one too many */
     char code[NETPROTO_SESSION_LEN + 1], code2[NETPROTO_SESSION_LEN + 1];
-    netproto_session(0x123456789ull, code);
-    netproto_session(0x123456788ull, code2);
+    netproto_session(0x123456789ull, 0, code);
+    netproto_session(0x123456788ull, 0, code2);
     CHECK_EQ(strlen(code), NETPROTO_SESSION_LEN);
     CHECK(strcmp(code, code2));
+    netproto_session(0x123456789ull, 1, code2);   /* b's bits count: 80 in all */
+    CHECK(strcmp(code, code2));
+    netproto_session(0x123456789ull, 0x8000, code2);
+    CHECK(strcmp(code, code2));
+    netproto_session(0x123456789ull, 0x10000, code2);   /* beyond 80 bits: unused */
+    CHECK(!strcmp(code, code2));
+    char grouped[20];
+    netproto_session_grouped("ABCDEFGHJKLMNPQR", grouped);
+    CHECK(!strcmp(grouped, "ABCD-EFGH-JKLM-NPQR"));
     char k[32];
-    snprintf(k, sizeof k, "BT1 K %s d", code);
+    snprintf(k, sizeof k, "BT1 K %.6s d", code);
     CHECK(parse_text(k, &m) && m.kind == NETMSG_KEYS_PLAIN);  /* the old form: refused later */
     char signedk[120] = "BT1 K 0123456789abcdef 1234567890123456789 ";
     memset(signedk + strlen(signedk), 'd', 64);

@@ -30,12 +30,13 @@ static int parse_text(const char *s, struct netmsg *m)
 }
 
 /* The tag is SipHash over "<mac> <nonce> <header without tag>", keyed
- * by the code and ten zero bytes. */
+ * by the boot's key (here a session code's sixteen characters). */
 static void test_tag(void)
 {
-    const char *mac = "525400123456", *code = "K7QX2M";
+    const char *mac = "525400123456";
     uint64_t nonce = 0x0123456789ABCDEFull;
-    uint8_t key[16] = { 'K', '7', 'Q', 'X', '2', 'M' };
+    const uint8_t *key = (const uint8_t *)"K7QX2MABCDEFGHJK", *code = key;
+    const uint8_t *other = (const uint8_t *)"K7QX2MABCDEFGHJL";
     const char *a_msg = "525400123456 0123456789ABCDEF BT1 A 0123456789ABCDEF.3";
     uint64_t want = siphash24(key, a_msg, strlen(a_msg));
     char dgram[96];
@@ -43,7 +44,7 @@ static void test_tag(void)
     struct netmsg m;
     CHECK(parse_text(dgram, &m) && m.kind == NETMSG_DONE && m.dump == 3 && m.tag == want);
     CHECK(netauth_valid(code, mac, nonce, &m));
-    CHECK(!netauth_valid("K7QX2N", mac, nonce, &m));          /* another code */
+    CHECK(!netauth_valid(other, mac, nonce, &m));          /* another code */
     CHECK(!netauth_valid(code, "525400123457", nonce, &m));   /* another machine */
     CHECK(!netauth_valid(code, mac, nonce + 1, &m));          /* another boot */
     dgram[strlen(dgram) - 2] = '4';                            /* another dump */
@@ -69,11 +70,45 @@ static void test_tag(void)
     CHECK(!netauth_valid(code, mac, nonce, &m));
     CHECK(parse_text("BT1 K K7QX2M d", &m) && m.kind == NETMSG_KEYS_PLAIN);
     CHECK(!netauth_valid(code, mac, nonce, &m));
+    /* A signed R: valid with the key; the unsigned form parses, untagged. */
+    const char *r_msg = "525400123456 0123456789ABCDEF BT1 R 0123456789ABCDEF.3 4-9";
+    want = siphash24(key, r_msg, strlen(r_msg));
+    snprintf(dgram, sizeof dgram, "BT1 R %016llx 0123456789ABCDEF.3 4-9\n",
+             (unsigned long long)want);
+    CHECK(parse_text(dgram, &m) && m.kind == NETMSG_RESEND && m.tagged && m.nranges == 1);
+    CHECK(netauth_valid(code, mac, nonce, &m) && !netauth_valid(other, mac, nonce, &m));
+    CHECK(parse_text("BT1 R 0123456789ABCDEF.3 4-9\n", &m) && m.kind == NETMSG_RESEND &&
+          !m.tagged && !netauth_valid(code, mac, nonce, &m));
+}
+
+/* A machine datagram's seal: the counter and tag words, the tag SipHash
+ * over the datagram as sent with the tag's digits as '0'. */
+static void test_seal(void)
+{
+    const uint8_t *key = (const uint8_t *)"K7QX2MABCDEFGHJK";
+    char pkt[160];
+    int h = snprintf(pkt, sizeof pkt, "BT1 W 525400123456 0123456789ABCDEF.3 120 4800");
+    h += (int)netauth_seal_words(pkt + h, 41);
+    CHECK(!strcmp(pkt + strlen(pkt) - 21, " 41 0000000000000000\n"));
+    uint64_t want = siphash24(key, pkt, (size_t)h);
+    netauth_seal(key, (uint8_t *)pkt, (unsigned)h, (unsigned)h);
+    char tag[17];
+    snprintf(tag, sizeof tag, "%016llx", (unsigned long long)want);
+    CHECK(!memcmp(pkt + h - 17, tag, 16) && pkt[h - 1] == '\n' && pkt[h - 18] == ' ');
+    /* With a body: the tag covers it too. */
+    h = snprintf(pkt, sizeof pkt, "BT1 T 525400123456 7 0123456789ABCDEF");
+    h += (int)netauth_seal_words(pkt + h, 0);
+    strcpy(pkt + h, "hello\n");
+    want = siphash24(key, pkt, (size_t)h + 6);
+    netauth_seal(key, (uint8_t *)pkt, (unsigned)h + 6, (unsigned)h);
+    snprintf(tag, sizeof tag, "%016llx", (unsigned long long)want);
+    CHECK(!memcmp(pkt + h - 17, tag, 16));
 }
 
 int main(void)
 {
     test_paper_vector();
     test_tag();
+    test_seal();
     return check_summary("test_siphash");
 }

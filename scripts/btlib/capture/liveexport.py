@@ -82,8 +82,10 @@ def check(fmt: str, path: str, log: str, log_is_folder: bool) -> None:
         raise Error(str(e)) from None
 
 
-def export_log(log: str | None, fmt: str, path: str, keys_at: float | None = None) -> str:
-    """write() for a log file: its newest complete dump, exported."""
+def export_log(log: str | None, fmt: str, path: str, keys_at: float | None = None,
+               want: tuple[str, int] | None = None) -> str:
+    """write() for a log file: its newest complete dump, exported; with
+    `want` (nonce text, dump number), that dump's newest copy."""
     if log is None:
         raise Error(f'no log to export to {path}')
     try:
@@ -91,6 +93,11 @@ def export_log(log: str | None, fmt: str, path: str, keys_at: float | None = Non
             dumps = dumplog.parse_batches(dumplog.LogReader(f))
     except OSError as e:
         raise Error(f'cannot read {log}: {e.strerror}') from None
+    if want is not None:
+        dumps = [d for d in dumps if (d.header.get('nonce'), str(d.header.get('dump'))) ==
+                 (want[0], str(want[1]))]
+        if not dumps:
+            raise Error(f'dump {want[0]}.{want[1]} is not in {log}')
     return _export(dumps, fmt, path, keys_at)
 
 
@@ -109,12 +116,3 @@ def _export(dumps, fmt: str, path: str, keys_at: float | None) -> str:
     lossy = '' if d.complete else ' (decode the log with --dump to see what it lacks)'
     return (f'exported dump {d.index} ({state}{lossy}, {events} events) as {fmt}'
             f'{waited}: {note or path}')
-
-
-def newest_log(folder: str) -> str | None:
-    """The most recently written *.log in folder (capture --net's logs)."""
-    try:
-        logs = [os.path.join(folder, n) for n in os.listdir(folder) if n.endswith('.log')]
-    except OSError:
-        return None
-    return max(logs, key=os.path.getmtime, default=None)

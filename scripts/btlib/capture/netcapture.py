@@ -12,17 +12,29 @@ scripts/decode and scripts/report read it unchanged. A log is never
 emptied: a capture that finds one appends to it behind a marker line, and
 a machine that boots again is said there too.
 
+Every datagram a machine sends is sealed with its boot's key (a counter
+and a tag, netkeys). With keys (a key file, the key store, --session), a
+machine is verified by the first of its datagrams whose tag one of them
+proves; from then on only datagrams its key proves, each counter once,
+are taken, the rest refused, counted and said (at most once a second).
+A machine no key proves is recorded all the same, behind a
+"capture: unverified" line that decode --list reports on its dumps.
+Console text never changes capture's own state.
+
 Every dump line is checked (its CRC from the dump's seed, the line number
 it states) before it is kept; a damaged one is asked for again like a
-missing one ("BT1 R", only for lines not already asked for within about a
-round trip). A whole dump is confirmed ("BT1 A") with a tag that proves
-the session code (siphash.tag); without the code nothing is confirmed and
-the machine ends its wait after its bound.
+missing one ("BT1 R", signed when the machine is verified; only for lines
+not already asked for within about a round trip). A whole dump is
+confirmed ("BT1 A") with a tag under the machine's key; without a key
+nothing is confirmed and the machine ends its wait after its bound.
 
 Bounds: at most MACHINES_MAX machines, one MAC per address, DUMPS_OPEN_MAX
-dumps in flight per machine; a dump's memory is the lines that arrived;
-a line count above what the dump's own DUMP BEGIN allows is refused; a log
-is open only while it is written to.
+dumps in flight per machine; lines held for dumps not yet whole at most
+HELD_MAX bytes in all (each line counted with LINE_COST of Python's
+overhead: about 256 MiB of memory), more are refused and asked for again
+later; a line count above what the dump's own DUMP BEGIN allows is
+refused; a log is open only while it is written to; every wire number is
+strict decimal.
 """
 
 import errno
@@ -30,196 +42,76 @@ import os
 import re
 import time
 
-from ..dump import dumpfmt
-from ..dump import ready
 from . import siphash
+from .netdump import LINE_COST, LINE_NO_MAX, RANGES_PER_REQUEST, Dump, resend_requests, subtract
 
 PROTO = b'BT1'
 DEFAULT_PORT = 6666
-RANGES_PER_REQUEST = 64          # src/net/netproto.h: NETPROTO_RANGES_MAX
 REQUESTS_PER_WAIT = 16           # R datagrams answering one W (the rest: next W)
-REQUEST_MAX_BYTES = 1400
+HELD_MAX = 256 << 20             # bytes of held dump lines, all machines together
 KEYS_MAX = 64                    # src/net/netproto.h: NETPROTO_KEYS_MAX
-LINE_NO_MAX = 0xFFFFFFFE         # src/net/netproto.h: NETPROTO_LINE_MAX
 MACHINES_MAX = 64                # machines one capture keeps (more: refused, said)
 DUMPS_OPEN_MAX = 4               # dumps in flight per machine
 DUMPS_DONE_KEPT = 16             # finished dumps remembered (to confirm again)
-# A dump's lines: its events (DUMP BEGIN's estimate, doubled: tracing goes
-# on while a copy is taken) plus each CPU's counter lines and the schema.
-LINES_PER_CPU = 64
-SCHEMA_LINES = 8192
 RTO_FIRST_S = 1.0                # a re-ask before the first round trip is measured
 RTO_MIN_S = 0.05
+REPLAY_WINDOW = 4096             # counters remembered below the highest (reordering)
+SAY_EVERY_S = 1.0                # a repeated refusal is said at most this often
 MAC_RE = re.compile(rb'\A[0-9a-f]{12}\Z')
 NONCE_RE = re.compile(rb'\A[0-9A-F]{16}\Z')
-DUMP_ID_RE = re.compile(rb'\A([0-9A-F]{16})\.(\d{1,10})\Z')
-SESSION_RE = re.compile(rb'net: session code ([A-Z2-9]{6})\b')
-# Words in the header line of each kind a machine sends.
-WORDS = {b'T': 4, b'I': 5, b'D': 5, b'W': 6, b'X': 6}
+TAG_RE = re.compile(rb'\A[0-9a-f]{16}\Z')
+DECIMAL_RE = re.compile(rb'\A(?:0|[1-9][0-9]{0,19})\Z')
+DUMP_ID_RE = re.compile(rb'\A([0-9A-F]{16})\.(0|[1-9][0-9]{0,9})\Z')
+UNVERIFIED_MARK = 'capture: unverified:'
+VERIFIED_MARK = 'capture: verified:'
+# Words in the header line of each kind a machine sends (its seal included).
+WORDS = {b'T': 7, b'I': 7, b'D': 7, b'W': 8, b'X': 8}
+
+
+def decimal(word, limit=(1 << 64) - 1):
+    """A wire number: ASCII digits only, no sign, no '_', no leading zero,
+    at most `limit`; else ValueError."""
+    if not DECIMAL_RE.match(word):
+        raise ValueError(word)
+    value = int(word)
+    if value > limit:
+        raise ValueError(word)
+    return value
+
+
+def boot_of(kind, parts):
+    """The boot nonce a machine datagram names (bytes), or None."""
+    word = parts[4] if kind == b'T' else parts[3][:16]
+    return word if NONCE_RE.match(word) else None
+
+
+def seal_ok(key, data, head_len):
+    """The datagram's tag (its header's last word) proves it under key."""
+    at = head_len - 16
+    msg = data[:at] + b'0' * 16 + data[head_len:]
+    return siphash.siphash24(key, msg) == int(data[at:head_len], 16)
 
 
 def utc_now():
     return time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())
 
 
-class Dump:
-    """One dump of one machine, as its lines arrive (only lines whose checks pass)."""
-
-    def __init__(self, dump_id, now):
-        self.id = dump_id                  # (nonce text, dump number)
-        self.seed = dumpfmt.dump_seed(int(dump_id[0], 16), dump_id[1])
-        self.lines = {}                    # line number -> bytes (with its \n)
-        self.total = None                  # from W/X or DUMP END's lines=
-        self.bound = LINE_NO_MAX + 1       # lines it can have (DUMP BEGIN narrows it)
-        self.started = now
-        self.finished = None
-        self.bytes = 0
-        self.damaged = 0                   # lines that failed their checks
-        self.asked = 0                     # line numbers asked for again (all requests)
-        self.asked_distinct = 0
-        self.requests = 0
-        self.inflight = []                 # (first, last, when asked)
-        self.written = False
-        self.write_error = None
-        self.gave_up = False               # the machine stopped waiting (X) before it was whole
-        self.confirmed = False
-        self.kept = 0                      # lines written
-
-    @property
-    def name(self):
-        return f'dump {self.id[1]}'
-
-    @property
-    def text(self):
-        return f'{self.id[0]}.{self.id[1]}'
-
-    def missing_ranges(self, limit=None):
-        """[(first, last)] of the lines not here, in order, at most `limit`."""
-        if self.total is None:
-            return []
-        out, expect = [], 0
-        for n in sorted(self.lines):
-            if n > expect:
-                out.append((expect, n - 1))
-                if limit is not None and len(out) >= limit:
-                    return out
-            expect = n + 1
-        if expect < self.total:
-            out.append((expect, self.total - 1))
-        return out
-
-    def missing_count(self):
-        return 0 if self.total is None else self.total - len(self.lines)
-
-    def whole(self):
-        return self.total is not None and len(self.lines) == self.total
-
-    def set_total(self, total):
-        """False when `total` is more than this dump can have, or fewer
-        lines than it already has."""
-        if not 0 < total <= self.bound or (self.lines and max(self.lines) >= total):
-            return False
-        self.total = total
-        return True
-
-    def keep(self, no, line):
-        """Keep line `no` (bytes ending in \\n) if its checks pass; True if new."""
-        if no in self.lines or no >= self.bound or \
-                (self.total is not None and no >= self.total):
-            return False
-        text = line[:-1].rstrip(b'\r')
-        try:
-            stated = dumpfmt.stated_line_number(text, self.seed)
-            if no == 0:
-                fields = dumpfmt.begin_fields(text)
-                if (fields.get('nonce'), dumpfmt.int_field(fields.get('dump'))) != \
-                        (self.id[0], self.id[1]):
-                    raise dumpfmt.Damaged
-                self._bound_by(fields)
-        except (dumpfmt.Damaged, ValueError):
-            stated = None
-        if stated != no:
-            self.damaged += 1
-            return False
-        if text.startswith(b'DUMP END') and not self.set_total(no + 1):
-            self.damaged += 1
-            return False
-        self.lines[no] = line
-        self.bytes += len(line)
-        return True
-
-    def _bound_by(self, begin):
-        events = dumpfmt.int_field(begin.get('events')) or 0
-        cpus = dumpfmt.int_field(begin.get('cpus')) or 0
-        self.bound = min(self.bound, 2 * events + LINES_PER_CPU * cpus + SCHEMA_LINES)
-        for n in [n for n in self.lines if n >= self.bound]:
-            self.bytes -= len(self.lines.pop(n))
-        if self.total is not None and self.total > self.bound:
-            self.total = None
-
-    def release(self):
-        """The lines are written: keep only what the summary needs."""
-        self.kept = len(self.lines)
-        self.lines = {}
-        self.inflight = []
-
-
-def ranges_text(spans):
-    return [f'{a}-{b}' if b != a else f'{a}' for a, b in spans]
-
-
-def subtract(spans, taken):
-    """The parts of sorted spans [(a, b)] not covered by any span of `taken`."""
-    out = []
-    for a, b in spans:
-        pieces = [(a, b)]
-        for x, y in taken:
-            pieces = [p for q in pieces for p in _cut(q, x, y)]
-        out += pieces
-    return out
-
-
-def _cut(span, x, y):
-    a, b = span
-    if y < a or x > b:
-        return [span]
-    return [p for p in ((a, x - 1), (y + 1, b)) if p[0] <= p[1]]
-
-
-def resend_requests(dump_id, spans):
-    """[(R datagram, lines it asks for, its spans)] asking for `spans`
-    (sorted (first, last) line numbers)."""
-    head = f'BT1 R {dump_id[0]}.{dump_id[1]} '.encode()
-    out, batch = [], []
-
-    def close():
-        text = ','.join(ranges_text(batch)).encode()
-        out.append((head + text + b'\n', sum(b - a + 1 for a, b in batch), batch))
-
-    for span in spans:
-        trial = ','.join(ranges_text(batch + [span]))
-        if batch and (len(batch) == RANGES_PER_REQUEST or
-                      len(head) + len(trial) + 1 > REQUEST_MAX_BYTES):
-            close()
-            batch = []
-        batch.append(span)
-    if batch:
-        close()
-    return out
-
-
 class Machine:
-    """One machine: its log, its address, its boot, its dumps."""
+    """One machine: its log, its address, its boot, its key, its dumps."""
 
     def __init__(self, mac, addr, outdir):
         self.mac = mac
         self.addr = addr
         self.path = os.path.join(outdir, f'{mac}.log')
         self.marked = False                # the capture's marker is in the log
-        self.nonce = None                  # this boot's nonce (I, D, W, X datagrams)
-        self.old_nonces = []
+        self.trust_said = None             # the last trust marker written to the log
+        self.nonce = None                  # this boot's nonce (as proven, if verified)
+        self.past = []                     # a verified machine's earlier boots (proven)
         self.boots = 0
-        self.session = None                # learnt from its console text
+        self.key = None                    # the key that proved it (verified), or None
+        self.key_name = None
+        self.top = None                    # the highest counter taken this boot
+        self.window = 0                    # bit i: counter top - i taken
         self.ready = False
         self.ready_fields = ''
         self.next_seq = None
@@ -229,15 +121,42 @@ class Machine:
         self.done = {}                     # id -> Dump, written (lines released)
         self.refused_from = {}             # other address -> datagrams refused
         self.dumps_refused = 0
+        self.forged = 0                    # datagrams its key did not prove
+        self.replayed = 0                  # proven datagrams whose counter came before
         self.write_error = None
         self.srtt = None                   # round trip of a resend request, smoothed
         self.unsigned_said = False
+
+    @property
+    def verified(self):
+        return self.key is not None
+
+    def fresh(self, counter):
+        """Take a proven datagram's counter once (a window below the
+        highest, since UDP reorders); False for a replay."""
+        if self.top is None or counter > self.top:
+            shift = REPLAY_WINDOW if self.top is None else counter - self.top
+            self.window = (self.window << shift | 1) & ((1 << REPLAY_WINDOW) - 1) \
+                if shift < REPLAY_WINDOW else 1
+            self.top = counter
+            return True
+        back = self.top - counter
+        if back >= REPLAY_WINDOW or self.window >> back & 1:
+            return False
+        self.window |= 1 << back
+        return True
 
     def rto(self):
         return RTO_FIRST_S if self.srtt is None else max(RTO_MIN_S, 1.5 * self.srtt)
 
     def rtt_sample(self, secs):
         self.srtt = secs if self.srtt is None else 0.875 * self.srtt + 0.125 * secs
+
+    def sign(self, kind, words):
+        """The tag of a host datagram of kind ('A', 'K', 'R') whose words
+        after the tag are `words` (bytes), under this machine's key."""
+        msg = f'{self.mac} {self.nonce} BT1 {kind} '.encode() + words
+        return f'{siphash.siphash24(self.key, msg):016x}'
 
     def write(self, data):
         """Append to the log (opened only for this write); None or the OSError."""
@@ -246,10 +165,23 @@ class Machine:
                 if not self.marked:
                     f.write(self._marker(f))
                     self.marked = True
-                f.write(data)
+                f.write(self._trust() + data)
         except OSError as e:
             return e
         return None
+
+    def _trust(self):
+        """The trust marker due before what is written now, or b''."""
+        now = 'verified' if self.verified else 'unverified'
+        if now == self.trust_said:
+            return b''
+        self.trust_said = now
+        if self.verified:
+            return (f'{VERIFIED_MARK} {self.mac}\'s datagrams from here on were proven by '
+                    f'key {self.key_name}\n').encode()
+        return (f'{UNVERIFIED_MARK} the text and dumps from here on were not proven to '
+                f'come from {self.mac} (no key of this capture proved its datagrams: give '
+                f'--session CODE or --key-file)\n').encode()
 
     def _marker(self, f):
         size = f.seek(0, os.SEEK_END)
@@ -266,28 +198,46 @@ class Receiver:
     """Feed it datagrams; it writes the logs and answers the machines.
 
     send(data, addr) sends a datagram; say(text) reports to the user;
-    session: the code given on the command line (else learnt from a
-    machine's console line, which it sends only to a host its net.to
-    names): without one, dumps are received but never confirmed."""
+    keys: [(name, 16-byte key)] that may prove a machine (a key file, the
+    key store, a session code's): without any, everything is recorded
+    unverified and no dump is confirmed."""
 
-    def __init__(self, outdir, send, say, session=None, machines_max=MACHINES_MAX):
-        self.outdir, self.send, self.say = outdir, send, say
-        self.session = session
+    def __init__(self, outdir, send, say, keys=(), machines_max=MACHINES_MAX):
+        self.outdir, self.send, self._say = outdir, send, say
+        self.keys = list(keys)
         self.machines_max = machines_max
         self.machines = {}
         self.owner = {}                    # address -> the MAC that spoke from it first
         self.bad = 0
         self.refused_machines = 0          # datagrams of MACs beyond machines_max
         self.refused_addr = 0              # datagrams of a second MAC from one address
+        self.held = 0                      # bytes of dump lines held, as HELD_MAX counts
+        self.held_refused = 0              # lines refused for HELD_MAX (asked again later)
         self.said_once = set()
+        self.said_at = {}                  # key -> (when said, times since)
         self.events = []                   # ('ready'|'dump_done'|'dump_given_up'|'boot', mac, x)
         self.counter = time.time_ns() // 1000      # K's counter: above any earlier capture's
         os.makedirs(outdir, exist_ok=True)
+
+    def say(self, text):
+        self._say(text)
 
     def once(self, key, text):
         if key not in self.said_once:
             self.said_once.add(key)
             self.say(text)
+
+    def often(self, key, text, now):
+        """Say a repeated event at most once every SAY_EVERY_S, with a count."""
+        when, count = self.said_at.get(key, (None, 0))
+        if when is not None and now - when < SAY_EVERY_S:
+            self.said_at[key] = (when, count + 1)
+            return
+        more = f' ({count} more like it not said)' if count else ''
+        self.said_at[key] = (now, 0)
+        if len(self.said_at) > 4 * MACHINES_MAX:
+            self.said_at.pop(next(iter(self.said_at)))
+        self.say(text + more)
 
     # -- input ------------------------------------------------------------
     def feed(self, data, addr, now=None):
@@ -295,26 +245,93 @@ class Receiver:
         head, sep, body = data.partition(b'\n')
         parts = head.split(b' ')
         if not sep or len(parts) < 3 or parts[0] != PROTO or \
-                len(parts) != WORDS.get(parts[1]) or not MAC_RE.match(parts[2]):
+                len(parts) != WORDS.get(parts[1]) or not MAC_RE.match(parts[2]) or \
+                not TAG_RE.match(parts[-1]):
             self.bad += 1
             return
         kind, mac = parts[1], parts[2].decode()
-        m = self._machine(mac, addr)
-        if m is None:
-            return
         try:
-            if kind == b'T':
-                self._text(m, int(parts[3]), body)
-            elif kind == b'I' and NONCE_RE.match(parts[3]):
-                self._announce(m, parts[3].decode(), body, now)
-            elif kind == b'D':
-                self._lines(m, self._dump(m, parts[3], now), int(parts[4]), body, now)
-            elif kind in (b'W', b'X') and not body:
-                self._status(m, kind, self._dump(m, parts[3], now), int(parts[4]), now)
-            else:
-                self.bad += 1
+            counter = decimal(parts[-2])
         except ValueError:
             self.bad += 1
+            return
+        nonce = boot_of(kind, parts)
+        if nonce is None:
+            self.bad += 1
+            return
+        m = self._machine(mac, addr)
+        if m is None or not self._proven(m, data, len(head), nonce.decode(), counter, now):
+            return
+        try:
+            self._take(m, kind, parts[:-2], body, now)
+        except ValueError:
+            self.bad += 1
+
+    def _take(self, m, kind, parts, body, now):
+        if kind == b'T':
+            if self._boot(m, parts[4].decode()):
+                self._text(m, decimal(parts[3]), body)
+        elif kind == b'I':
+            decimal(parts[4])
+            self._announce(m, parts[3].decode(), body, now)
+        elif kind == b'D':
+            self._lines(m, self._dump(m, parts[3], now), decimal(parts[4], LINE_NO_MAX),
+                        body, now)
+        elif kind in (b'W', b'X') and not body:
+            total = decimal(parts[4], LINE_NO_MAX + 1)
+            decimal(parts[5])
+            self._status(m, kind, self._dump(m, parts[3], now), total, now)
+        else:
+            self.bad += 1
+
+    def _proven(self, m, data, head_len, nonce, counter, now):
+        """Whether a datagram is taken: proven by its machine's key (each
+        counter once), or, for a machine no key proved yet, by any key of
+        this capture (which then verifies it), or unverified."""
+        if m.verified:
+            if not seal_ok(m.key, data, head_len):
+                m.forged += 1
+                self.often(('forged', m.mac), f'{m.mac}: refused a datagram its key does not '
+                           f'prove ({m.forged} so far): another host forging it, or damage '
+                           f'on the way', now)
+                return False
+            if nonce in m.past:
+                m.replayed += 1            # its earlier boot's: that boot is over
+                return False
+            if nonce != m.nonce:
+                self._new_boot(m, nonce)
+            if not m.fresh(counter):
+                m.replayed += 1
+                self.often(('replay', m.mac), f'{m.mac}: refused a proven datagram seen '
+                           f'before (counter {counter}; {m.replayed} so far): a replay', now)
+                return False
+            return True
+        for name, key in self.keys:
+            if seal_ok(key, data, head_len):
+                self._verify(m, name, key, nonce)
+                return m.fresh(counter)
+        if self.keys:
+            self.often(('unproven', m.mac), f'{m.mac}: no key of this capture proves its '
+                       f'datagrams: recorded as unverified (a wrong --session or key file, '
+                       f'or another host)', now)
+        return True
+
+    def _verify(self, m, name, key, nonce):
+        """The first proven datagram: the machine is this key's from now on;
+        what arrived unproven of its dumps is dropped (asked for again)."""
+        m.key, m.key_name = key, name
+        for d in list(m.dumps.values()):
+            self._drop(m, d)
+        m.done = {}
+        if m.nonce is not None and nonce != m.nonce:
+            m.ready, m.next_seq = False, None
+        m.nonce = nonce
+        m.top, m.window = None, 0
+        self.say(f'{m.mac}: verified: its datagrams are proven by key {name}')
+
+    def _drop(self, m, d):
+        self.held -= d.cost
+        m.dumps.pop(d.id, None)
 
     def _machine(self, mac, addr):
         """The machine a datagram speaks for, or None when it is refused."""
@@ -352,22 +369,34 @@ class Receiver:
         return m
 
     def _boot(self, m, nonce):
-        """Note the boot a datagram belongs to; False for an earlier boot's."""
+        """Note the boot a datagram belongs to. A verified machine's new
+        boot was proven before this (_new_boot); an unverified machine's
+        follows what it says, and its earlier boot's dumps still land."""
         if nonce == m.nonce:
             return True
-        if nonce in m.old_nonces:
-            return False
+        if m.verified:
+            return True                    # a datagram of its previous boot, proven
         if m.nonce is not None:
-            self.send(b'BT1 H\n', m.addr)   # the new boot has not heard a host yet
-            m.old_nonces = (m.old_nonces + [m.nonce])[-4:]
-            m.ready, m.next_seq, m.session = False, None, None
-            self._log(m, f'capture: {m.mac} booted again at {utc_now()} (boot {nonce}, '
-                         f'was {m.nonce})\n'.encode())
-            self.say(f'{m.mac}: booted again (boot {nonce}, was {m.nonce}); same log')
-            self.events.append(('boot', m.mac, nonce))
+            self._said_new_boot(m, nonce)
         m.nonce = nonce
         m.boots += 1
         return True
+
+    def _new_boot(self, m, nonce):
+        """A verified machine's datagram of another boot, proven."""
+        self._said_new_boot(m, nonce)
+        m.past = (m.past + [m.nonce])[-4:]
+        m.nonce = nonce
+        m.boots += 1
+        m.top, m.window = None, 0
+
+    def _said_new_boot(self, m, nonce):
+        self.send(b'BT1 H\n', m.addr)   # the new boot has not heard a host yet
+        m.ready, m.next_seq = False, None
+        self._log(m, f'capture: {m.mac} booted again at {utc_now()} (boot {nonce}, '
+                     f'was {m.nonce})\n'.encode())
+        self.say(f'{m.mac}: booted again (boot {nonce}, was {m.nonce}); same log')
+        self.events.append(('boot', m.mac, nonce))
 
     def _log(self, m, data):
         """Write to the machine's log; say once why not, and return False."""
@@ -385,26 +414,24 @@ class Receiver:
         return False
 
     def _text(self, m, seq, body):
+        """Console text: into the log, and nothing else (what it says never
+        changes capture's state)."""
         if m.next_seq is not None and seq > m.next_seq:
             m.text_lost += seq - m.next_seq
         if m.next_seq is None or seq >= m.next_seq:
             m.next_seq = seq + 1
         if not self._log(m, body):
             m.text_unwritten += len(body)
-        found = SESSION_RE.search(body)
-        if found and not m.session:
-            m.session = found.group(1).decode()
-        if ready.STARTS.search(body) and m.nonce is not None and not m.ready:
-            self._ready(m)
 
     def _announce(self, m, nonce, body, now):
-        if not self._boot(m, nonce):
-            return
+        self._boot(m, nonce)
         fields = body.split(b'\n')[0].decode('ascii', 'replace')[:400]
         fields = fields[len('READY '):] if fields.startswith('READY ') else fields
-        if not m.ready:
+        if not m.ready and nonce == m.nonce:
             m.ready_fields = fields
-            self.say(f'{m.mac} at {m.addr[0]}:{m.addr[1]}: READY {fields} (boot {nonce})')
+            trust = '' if m.verified else ', unverified'
+            self.say(f'{m.mac} at {m.addr[0]}:{m.addr[1]}: READY {fields} (boot {nonce}'
+                     f'{trust})')
             self._ready(m)
 
     def _ready(self, m):
@@ -412,7 +439,7 @@ class Receiver:
         self.events.append(('ready', m.mac, m.nonce))
 
     def _dump(self, m, text, now):
-        """The dump a datagram names, or None (another boot's, or too many)."""
+        """The dump a datagram names, or None (too many)."""
         match = DUMP_ID_RE.match(text)
         if not match:
             raise ValueError(text)
@@ -422,8 +449,7 @@ class Receiver:
         d = m.dumps.get(key) or m.done.get(key)
         if d is not None:
             return d
-        if not self._boot(m, key[0]):
-            return None                    # an earlier boot's dump, already given up
+        self._boot(m, key[0])
         empty = [k for k, x in m.dumps.items() if not x.lines]
         if len(m.dumps) >= DUMPS_OPEN_MAX and empty:
             m.dumps.pop(empty[0])          # a dump of which no line ever arrived intact
@@ -433,18 +459,27 @@ class Receiver:
                       f'{DUMPS_OPEN_MAX} of its dumps are already arriving')
             return None
         d = m.dumps[key] = Dump(key, now)
+        d.verified = m.verified
         return d
 
     def _lines(self, m, d, first, body, now):
-        if d is None or d.written or not body.endswith(b'\n') or first > LINE_NO_MAX:
+        if d is None or d.written or not body.endswith(b'\n'):
             return
         for i, line in enumerate(body[:-1].split(b'\n')):
             no = first + i
+            if self.held + len(line) + LINE_COST > HELD_MAX:
+                self.held_refused += 1
+                self.often('held', f'refused dump lines: {HELD_MAX >> 20} MiB of lines are '
+                           f'held for dumps not yet whole ({self.held_refused} lines so '
+                           f'far; asked for again once others are written)', now)
+                break
+            before = d.cost
             if d.keep(no, line + b'\n'):
                 for a, b, when in d.inflight:
                     if a <= no <= b:
                         m.rtt_sample(now - when)
                         break
+            self.held += d.cost - before
         if d.whole():
             self._finish(m, d, now)
 
@@ -454,11 +489,15 @@ class Receiver:
         if d.written:
             self._confirm(m, d)
             return
-        if d.total != total and not d.set_total(total):
-            self.once(('total', m.mac, d.id), f'{m.mac}: {d.name}: refused its line count '
-                      f'{total}: more than its DUMP BEGIN allows ({d.bound}) or than lines '
-                      f'already here')
-            return
+        if d.total != total:
+            before = d.cost
+            ok = d.set_total(total)
+            self.held += d.cost - before
+            if not ok:
+                self.once(('total', m.mac, d.id), f'{m.mac}: {d.name}: refused its line '
+                          f'count {total}: more than its DUMP BEGIN allows ({d.bound}) or '
+                          f'than lines already here')
+                return
         if d.whole():
             self._finish(m, d, now)
             return
@@ -474,13 +513,17 @@ class Receiver:
         self._ask(m, d, now)
 
     def _ask(self, m, d, now):
-        """R for the lines not here and not asked for within about a round trip."""
+        """R for the lines not here and not asked for within about a round
+        trip; signed when the machine is verified (the machine resends
+        only a few times for unsigned requests)."""
         rto = m.rto()
         d.inflight = [r for r in d.inflight if now - r[2] < rto]
         want = RANGES_PER_REQUEST * REQUESTS_PER_WAIT
         spans = subtract(d.missing_ranges(limit=want + len(d.inflight)),
                          [(a, b) for a, b, _ in d.inflight])
-        for req, count, batch in resend_requests(d.id, spans[:want])[:REQUESTS_PER_WAIT]:
+        sign = (lambda words: m.sign('R', words)) if m.verified and m.nonce == d.id[0] \
+            else None
+        for req, count, batch in resend_requests(d.id, spans[:want], sign)[:REQUESTS_PER_WAIT]:
             self.send(req, m.addr)
             d.requests += 1
             d.asked += count
@@ -491,19 +534,22 @@ class Receiver:
             return
         self._confirm(m, d)
         secs = max(d.finished - d.started, 1e-6)
+        why = 'no key proves the machine' if not m.verified else 'not this boot\'s'
         self.say(f'{m.mac}: {d.name} complete: {d.total} lines, {d.bytes} bytes in '
                  f'{secs:.2f} s ({d.bytes / secs / 1e6:.2f} MB/s); asked again for '
                  f'{d.asked} lines ({d.requests} requests; {d.damaged} damaged copies refused)'
-                 + ('' if d.confirmed else '; NOT confirmed to the machine (no session code)'))
+                 + ('' if d.confirmed else f'; NOT confirmed to the machine ({why})')
+                 + ('' if d.verified else '; UNVERIFIED'))
         self.events.append(('dump_done', m.mac, d))
 
     def _write(self, m, d, now):
         """Write what arrived of the dump once; False while the log refuses it."""
         if d.written:
             return True
-        if d.lines and not self._log(m, b''.join(d.lines[n] for n in sorted(d.lines))):
+        if d.lines and not self._log(m, b''.join(d.lines[n] for n in d.order)):
             return False
         d.written, d.finished = True, now
+        self.held -= d.cost
         m.dumps.pop(d.id, None)
         m.done[d.id] = d
         while len(m.done) > DUMPS_DONE_KEPT:
@@ -512,35 +558,33 @@ class Receiver:
         return True
 
     def _confirm(self, m, d):
-        """A for a dump written whole, signed with the session code; none without it."""
+        """A for a dump written whole, signed with the machine's key; none
+        for a machine no key proves."""
         if d.gave_up or d.kept != d.total:
             return
-        code = m.session or self.session
-        if not code:
+        if not m.verified or d.id[0] != m.nonce:
             if not m.unsigned_said:
                 m.unsigned_said = True
                 self.say(f'{m.mac}: {d.name} is whole in the log but cannot be confirmed: '
-                         f'without --session CODE capture cannot sign the confirmation; the '
-                         f'machine ends its wait after its bound and says it was not confirmed')
+                         f'no key of this capture proves the machine (--session CODE or '
+                         f'--key-file); the machine ends its wait after its bound and says '
+                         f'it was not confirmed')
             return
-        msg = f'{m.mac} {d.id[0]} BT1 A {d.text}'.encode()
-        self.send(f'BT1 A {siphash.tag(code, msg)} {d.text}\n'.encode(), m.addr)
+        self.send(f'BT1 A {m.sign("A", d.text.encode())} {d.text}\n'.encode(), m.addr)
         d.confirmed = True
 
     # -- output -----------------------------------------------------------
     def send_keys(self, mac, keys):
-        """Send keys (bytes) to a machine; False when its session code or
-        boot nonce is unknown (nothing is sent)."""
+        """Send keys (bytes) to a machine; False when no key of this
+        capture proves it (nothing is sent)."""
         m = self.machines[mac]
-        code = m.session or self.session
-        if not code or m.nonce is None:
+        if not m.verified or m.nonce is None:
             return False
         for i in range(0, len(keys), KEYS_MAX):
             chunk = keys[i:i + KEYS_MAX]
             self.counter += 1
-            msg = f'{m.mac} {m.nonce} BT1 K {self.counter} '.encode() + chunk
-            self.send(f'BT1 K {siphash.tag(code, msg)} {self.counter} '.encode() + chunk,
-                      m.addr)
+            words = f'{self.counter} '.encode() + chunk
+            self.send(f'BT1 K {m.sign("K", words)} '.encode() + words, m.addr)
         return True
 
     def ask(self, addr):

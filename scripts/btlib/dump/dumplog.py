@@ -29,6 +29,9 @@ from .dumpfmt import (BEGIN_MARK, END_MARK, FORMAT_VERSION, NEWLINE, TEXT_LINE, 
 from .model import Dump
 
 
+TRUST_MARK = b'capture: '     # capture --net's marker lines (btlib.capture.netcapture)
+TRUST_WORDS = ((b'capture: a new capture started', None),
+               (b'capture: unverified:', 'unverified'), (b'capture: verified:', 'verified'))
 CHUNK = 4 << 20               # bytes read at a time
 MAX_LINE = 1 << 20            # a line longer than this cannot be a serial log's: skipped
 MAX_BINARY = 256 << 20        # a run without a line end this long stops reading
@@ -151,6 +154,8 @@ class LogParser:
         self.dumps: list[Dump] = []
         self.cur: DumpBuilder | None = None
         self.last_end: bytes | None = None     # the DUMP END that closed the last dump
+        self.trust: str | None = None          # capture --net's last trust marker
+        self.cur_trust: str | None = None      # ... as it was at the open dump's BEGIN
 
     def _close(self, end=None, damaged=False):
         cur, self.cur = self.cur, None
@@ -160,13 +165,16 @@ class LogParser:
 
     def _report(self, builder):
         if builder.worth_reporting():
-            self.dumps.append(builder.build(len(self.dumps)))
+            d = builder.build(len(self.dumps))
+            d.trust = self.cur_trust
+            self.dumps.append(d)
 
     def feed(self, raw: bytes):
         line = clean(raw)
         if line.startswith(b'%'):
             if self.cur is None:
                 self.cur = DumpBuilder(None, 'lost', decoder=self.decoder)
+                self.cur_trust = self.trust
             self.cur.add(line)
             return
         at = BEGIN_MARK.find(line)
@@ -180,7 +188,18 @@ class LogParser:
         if ready.BOOT.search(line):
             self._close()
             self.last_end = None
+        elif line.startswith(TRUST_MARK):
+            self._trust(line)
         elif self.cur is not None and line:
+            self.cur.noise += 1
+
+    def _trust(self, line: bytes):
+        """capture --net's markers (docs/dump-format.md): what follows was
+        proven by the machine's key, or not; a new capture starts unknown."""
+        for word, trust in TRUST_WORDS:
+            if line.startswith(word):
+                self.trust = trust
+        if self.cur is not None:
             self.cur.noise += 1
 
     def _begin(self, text: bytes):
@@ -195,6 +214,7 @@ class LogParser:
             self._close()
             self.last_end = None
             self.cur = DumpBuilder(None, 'damaged', guess, decoder=self.decoder)
+            self.cur_trust = self.trust
             return
         if self.cur is not None and self.cur.same_begin(text):
             self.cur.warnings.append('line 0 (DUMP BEGIN) arrived twice; the copy was ignored')
@@ -202,6 +222,7 @@ class LogParser:
         self._close()
         self.last_end = None
         self.cur = DumpBuilder(fields, 'ok', begin_text=text, decoder=self.decoder)
+        self.cur_trust = self.trust
 
     def _end(self, text: bytes):
         try:
@@ -229,6 +250,7 @@ class LogParser:
             theirs = cur.take_foreign(seed)
             self._close()
             cur = self.cur = DumpBuilder(None, 'lost', decoder=self.decoder)
+            self.cur_trust = self.trust
             cur.set_seed(seed)
             for line in theirs:
                 cur.add(line)

@@ -247,6 +247,7 @@ class Dump:
     noise_lines: int = 0       # console lines interleaved with the dump
     lines: int = 0             # dump lines that arrived intact
     previous_boot: bool = False  # the rings of the boot before the one that dumped (boot=previous)
+    trust: str | None = None   # capture --net's marker before it: 'verified', 'unverified'
     unattributed: int = 0      # events lost with counters lines, not attributable to one CPU
     unattributed_cpus: list[int] = field(default_factory=list)   # the CPUs it may belong to
     workloads: dict[int, Workload] = field(default_factory=dict)  # id -> %W; {} before %W
