@@ -8,6 +8,10 @@
 Order: the host unit test binaries build/unit/test_* (built by `make
 unit`; each prints "name: N passed, N failed" and exits non-zero on
 failure), then Python unittest discovery in test/host, then test/boot.
+A test id collected twice (a TestCase class imported by name into a
+second module is collected there too) is refused: it fails, naming both
+modules, and runs once. The ten slowest tests are listed at the end, just
+before the closing line.
 
 Python tests run in worker processes (this script with --worker): host
 tests one module per worker, one worker at a time; boot tests one test per
@@ -19,6 +23,7 @@ failed.
 import argparse
 import fnmatch
 import glob
+import inspect
 import json
 import os
 import selectors
@@ -44,6 +49,7 @@ HOST_MODULE_TIMEOUT_S = 900
 BOOT_TEST_TIMEOUT_S = 600
 REAP_TIMEOUT_S = 30
 DETAIL_TAIL_CHARS = 4000
+SLOWEST_SHOWN = 10
 RESULT_FD_ENV = "BT_RESULT_FD"
 
 
@@ -53,15 +59,26 @@ class Tally:
 
     def __init__(self):
         self.counts = {"pass": 0, "fail": 0, "skip": 0}
+        self.times = []             # (seconds, name) of every timed result
 
     def record(self, status, name, seconds=None, detail=""):
         self.counts[status] += 1
+        if seconds is not None:
+            self.times.append((seconds, name))
         label = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP"}[status]
         took = f" ({seconds:.1f} s)" if seconds is not None else ""
         print(f"{label} {name}{took}", flush=True)
         if detail and status != "pass":
             text = detail.rstrip()[-DETAIL_TAIL_CHARS:]
             print("    " + text.replace("\n", "\n    "), flush=True)
+
+    def slowest(self, n=SLOWEST_SHOWN):
+        """The n slowest results, slowest first, as printable lines."""
+        worst = sorted(self.times, key=lambda t: -t[0])[:n]
+        if not worst:
+            return []
+        return [f"the {len(worst)} slowest tests:"] + [
+            f"  {seconds:7.1f} s  {name}" for seconds, name in worst]
 
     def summary(self):
         c = self.counts
@@ -123,19 +140,43 @@ def run_unit(tally, name, path):
 
 # ------------------------------------------------------------ python tests
 def discover(directory, patterns):
-    """(ids, broken): test ids under directory matching patterns, and
-    (name, message) for modules that failed to import."""
+    """(ids, broken): test ids under directory matching patterns, each
+    once, and (name, message) for modules that failed to import and for
+    test ids collected more than once."""
     loader = unittest.TestLoader()
     suite = loader.discover(directory, pattern="test_*.py",
                             top_level_dir=directory)
-    ids, broken = [], []
+    ids, broken, seen = [], [], {}
     for test in iterate(suite):
         tid = test.id()
         if tid.startswith("unittest.loader._FailedTest."):
             broken.append((tid.rsplit(".", 1)[-1], failed_test_text(test)))
+        elif tid in seen:
+            if seen[tid] == 1:
+                broken.append((tid, collected_twice(test)))
+            seen[tid] += 1
         elif selected(tid, patterns):
+            seen[tid] = 1
             ids.append(tid)
+        else:
+            seen[tid] = 1
     return ids, broken
+
+
+def collected_twice(test):
+    """Why a test id came twice: the modules that hold its class. The
+    class's own module defines it; any other imported it by name, and
+    unittest collects a TestCase class from every module that holds it."""
+    cls = type(test)
+    holders = sorted(name for name, mod in list(sys.modules.items())
+                     if getattr(mod, cls.__name__, None) is cls)
+    others = [name for name in holders if name != cls.__module__]
+    return (f"test id collected twice: class {cls.__name__} is defined in "
+            f"{cls.__module__} ({os.path.relpath(inspect.getsourcefile(cls), REPO)}) "
+            "and imported "
+            f"by name into {', '.join(others) or 'another module'}, which "
+            "unittest collects again; import the module there and use "
+            f"module.{cls.__name__} instead (the test runs once)")
 
 
 def iterate(suite):
@@ -219,8 +260,8 @@ def run_python(tally, directory, patterns, per_test, jobs, timeout):
     finally:
         del sys.path[:2]
     rel = os.path.relpath(directory, REPO)
-    for module, text in broken:
-        tally.record("fail", f"{rel}/{module}", None, text)
+    for name, text in broken:
+        tally.record("fail", f"{rel}/{name}", None, text)
     if per_test:
         # Slowest first (OVMF boots take several times longer than
         # SeaBIOS), so the last worker is not left running alone.
@@ -424,6 +465,8 @@ def main(argv):
         print("interrupted", file=sys.stderr)
         print(tally.summary())
         return 130
+    for line in tally.slowest():
+        print(line)
     print(f"(took {time.monotonic() - start:.0f} s; boot logs in "
           "build/test-logs/)")
     print(tally.summary())

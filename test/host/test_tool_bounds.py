@@ -1,5 +1,6 @@
-"""The host tools trusted at any size (issue 29), each by its repro through
-the command lines:
+"""The host tools' bounds: memory, disk, time and their own outputs, at
+any input size (found in issue 29), each by its repro through the command
+lines:
 
 1. report reads in bounded memory: /dev/zero and a 20 GB sparse file end
    with a clear message under a memory limit; a run of binary data in a
@@ -35,8 +36,10 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from test_decode_support import DECODE, FIXTURES, REPO, TempDirTest, decode  # noqa: E402
-from test_tool_findings import (PYTHON, REPORT, ExportProgress, capped_decode,  # noqa: E402
-                                fixture)
+# ExportProgress is borrowed through its module: a TestCase class imported
+# by name would be collected (and run) a second time as this module's.
+import test_tool_input                                                    # noqa: E402
+from test_tool_input import PYTHON, REPORT, capped_decode, fixture        # noqa: E402
 import test_capture                                                       # noqa: E402
 from test_capture import (BOOT_NOISE, CAPTURE, ISO, READY, STEP_S,  # noqa: E402
                           gen_dump, run_capture)
@@ -335,7 +338,7 @@ class Smaller(Tmp):
     def test_progress_says_preparing_before_the_first_byte(self):
         sys.path.insert(0, os.path.join(REPO, 'scripts'))
         from btlib.util.progress import WriteProgress
-        tty = ExportProgress.Tty()
+        tty = test_tool_input.ExportProgress.Tty()
         with WriteProgress('decode: writing perfetto to t', lambda: 0, stream=tty,
                            interval=0.02):
             time.sleep(0.1)
