@@ -13,14 +13,16 @@ second module is collected there too) is refused: it fails, naming both
 modules, and runs once. The ten slowest tests are listed at the end, just
 before the closing line.
 
-Python tests run in worker processes (this script with --worker): host
-tests one module per worker, one worker at a time; boot tests one test per
-worker, -j at a time. A worker that hangs is killed at its deadline and its
+Each phase runs -j things at once (default 2, the cores CI has): unit
+binaries, then Python tests in worker processes (this script with
+--worker), host tests one module per worker, boot tests one test per
+worker. A worker that hangs is killed at its deadline and its
 tests count as failed, so the runner itself never hangs. Output a test
 prints is shown only when it fails. Exit status is non-zero iff anything
 failed.
 """
 import argparse
+import concurrent.futures
 import fnmatch
 import glob
 import inspect
@@ -99,15 +101,16 @@ def selected(name, patterns):
 
 
 # ----------------------------------------------------------- unit binaries
-def run_units(tally, patterns):
-    """Run build/unit/test_*; a test/unit/test_X.c without its binary is a
-    failure (never silently skipped)."""
+def run_units(tally, patterns, jobs):
+    """Run build/unit/test_*, jobs at once; a test/unit/test_X.c without
+    its binary is a failure (never silently skipped)."""
     sources = sorted(glob.glob(os.path.join(UNIT_SRC_DIR, "test_*.c")))
     names = [os.path.basename(s)[:-2] for s in sources]
     for path in sorted(glob.glob(os.path.join(UNIT_BIN_DIR, "test_*"))):
         name = os.path.basename(path)
         if os.access(path, os.X_OK) and "." not in name and name not in names:
             names.append(name)
+    runnable = []
     for name in names:
         if not selected(f"unit.{name}", patterns):
             continue
@@ -116,10 +119,14 @@ def run_units(tally, patterns):
             tally.record("fail", f"unit.{name}", None,
                          f"{path} not built (run `make unit`)")
             continue
-        run_unit(tally, name, path)
+        runnable.append((name, path))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        for result in pool.map(lambda np: run_unit(*np), runnable):
+            tally.record(*result)
 
 
-def run_unit(tally, name, path):
+def run_unit(name, path):
+    """One unit binary: (status, label, seconds, detail) for the tally."""
     start = time.monotonic()
     try:
         res = subprocess.run([path], stdin=subprocess.DEVNULL,
@@ -133,9 +140,8 @@ def run_unit(tally, name, path):
     lines = out.strip().splitlines()
     counts = lines[-1] if lines and "passed" in lines[-1] else ""
     label = f"unit.{name}" + (f" [{counts}]" if counts else "")
-    tally.record("pass" if code == 0 else "fail", label,
-                 time.monotonic() - start,
-                 out if code != 0 else "")
+    return ("pass" if code == 0 else "fail", label,
+            time.monotonic() - start, out if code != 0 else "")
 
 
 # ------------------------------------------------------------ python tests
@@ -430,7 +436,8 @@ def parse_args(argv):
     ap.add_argument("--host", action="store_true", help="test/host")
     ap.add_argument("--boot", action="store_true", help="test/boot")
     ap.add_argument("-j", "--jobs", type=int, default=DEFAULT_JOBS,
-                    help=f"boot tests at once (default {DEFAULT_JOBS})")
+                    help="unit binaries, host modules or boot tests at "
+                    f"once (default {DEFAULT_JOBS})")
     ap.add_argument("--timeout", type=float, default=None,
                     help="deadline per worker in seconds (default "
                     f"{BOOT_TEST_TIMEOUT_S} per boot test, "
@@ -453,9 +460,9 @@ def main(argv):
     start = time.monotonic()
     try:
         if args.unit:
-            run_units(tally, args.patterns)
+            run_units(tally, args.patterns, args.jobs)
         if args.host:
-            run_python(tally, HOST_DIR, args.patterns, False, 1,
+            run_python(tally, HOST_DIR, args.patterns, False, args.jobs,
                        args.timeout or HOST_MODULE_TIMEOUT_S)
         if args.boot:
             print(qemu_line(), flush=True)
