@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Run every baretrace test and print one closing line "N passed, N failed".
 
-    test/run.py                 unit binaries, then test/host, then test/boot
+    test/run.py                 unit binaries, then test/boot and test/host
     test/run.py --boot -j 2     only the QEMU boot tests, two at a time
     test/run.py -k maxcpus      only tests whose name contains "maxcpus"
 
 Order: the host unit test binaries build/unit/test_* (built by `make
 unit`; each prints "name: N passed, N failed" and exits non-zero on
-failure), then Python unittest discovery in test/host, then test/boot.
+failure), then the Python tests in one queue: test/boot's (the long ones
+first), then test/host's, which fill the slots the boots leave.
 A test id collected twice (a TestCase class imported by name into a
 second module is collected there too) is refused: it fails, naming both
 modules, and runs once. The ten slowest tests are listed at the end, just
@@ -254,11 +255,11 @@ class Worker:
         self.out.close()
 
 
-def run_python(tally, directory, patterns, per_test, jobs, timeout):
-    """Discover and run the tests in directory: one worker per test
-    (per_test) or per module, at most jobs workers at once."""
+def python_units(tally, directory, patterns, per_test, timeout):
+    """Discover the tests in directory: [(directory, ids, timeout)], a
+    unit per test (per_test) or per module, each run by one worker."""
     if not os.path.isdir(directory):
-        return
+        return []
     sys.path.insert(0, directory)
     sys.path.insert(1, SCRIPTS_DIR)
     try:
@@ -278,17 +279,18 @@ def run_python(tally, directory, patterns, per_test, jobs, timeout):
         for tid in ids:
             modules.setdefault(tid.split(".", 1)[0], []).append(tid)
         units = list(modules.values())
-    schedule(tally, directory, units, jobs, timeout)
+    return [(directory, ids, timeout) for ids in units]
 
 
-def schedule(tally, directory, units, jobs, timeout):
-    """Run units on up to jobs workers, printing results as they come."""
+def schedule(tally, units, jobs):
+    """Run units on up to jobs workers, in order, printing results as
+    they come."""
     sel = selectors.DefaultSelector()
     pending, running = list(units), []
     try:
         while pending or running:
             while pending and len(running) < jobs:
-                w = Worker(directory, pending.pop(0), timeout)
+                w = Worker(*pending.pop(0))
                 sel.register(w.pipe, selectors.EVENT_READ, w)
                 running.append(w)
             for key, _ in sel.select(timeout=0.5):
@@ -461,13 +463,18 @@ def main(argv):
     try:
         if args.unit:
             run_units(tally, args.patterns, args.jobs)
-        if args.host:
-            run_python(tally, HOST_DIR, args.patterns, False, args.jobs,
-                       args.timeout or HOST_MODULE_TIMEOUT_S)
+        units = []
         if args.boot:
             print(qemu_line(), flush=True)
-            run_python(tally, BOOT_DIR, args.patterns, True, args.jobs,
-                       args.timeout or BOOT_TEST_TIMEOUT_S)
+            units += python_units(tally, BOOT_DIR, args.patterns, True,
+                                  args.timeout or BOOT_TEST_TIMEOUT_S)
+        if args.host:
+            # After the boots in one queue: the long boots start first and
+            # the host modules, shorter, fill the slots the boots free, so
+            # neither kind ends with one worker running alone.
+            units += python_units(tally, HOST_DIR, args.patterns, False,
+                                  args.timeout or HOST_MODULE_TIMEOUT_S)
+        schedule(tally, units, args.jobs)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         print(tally.summary())
