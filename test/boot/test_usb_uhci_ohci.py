@@ -26,6 +26,7 @@ import sys
 import tempfile
 import unittest
 
+import busyhost
 from harness import ISO, REPO, Machine
 
 NO_PS2 = "q35,i8042=off"
@@ -35,13 +36,6 @@ DECODE = os.path.join(REPO, "scripts", "decode")
 USAGE_D = 0x07
 KBD_LINE = (r"usb: (\S+) port ([\d.]+): keyboard [0-9a-f]{4}:[0-9a-f]{4} \(full speed\), "
             r"keys are hotkeys")
-# QEMU's EHCI starts its schedules on its frame timer; on a loaded host
-# that timer can miss the 100 ms the kernel (like Linux) allows for it, and
-# the kernel then rightly leaves the controller alone. That says how busy
-# the host was, not whether the driver works: such a boot is tried again.
-# A driver that never starts its schedules fails every try.
-EMULATOR_LATE = r"ehci: schedules do not start"
-BOOT_TRIES = 3
 STICK = ["-drive", f"if=none,id=stick,format=raw,readonly=on,file={os.path.abspath(ISO)}"]
 
 
@@ -50,18 +44,10 @@ class UsbKeyboardBoot(unittest.TestCase):
     own: test_usb_companions borrows it)."""
 
     def boot(self, extra, fw="bios", cmdline=""):
-        """Boot with these -device arguments; a boot whose EHCI lost its
-        race with the emulator (EMULATOR_LATE) is tried again, up to
-        BOOT_TRIES boots in all."""
-        for attempt in range(1, BOOT_TRIES + 1):
-            name = self.id() + (f".try{attempt}" if attempt > 1 else "")
-            m = Machine(name, smp=2, machine=NO_PS2, fw=fw, extra=extra, cmdline=cmdline)
-            m.start()
-            self.addCleanup(m.stop)
-            m.ready()
-            if not re.search(EMULATOR_LATE, m.text()) or attempt == BOOT_TRIES:
-                break
-            m.stop()
+        """Boot with these -device arguments (again if the host was too
+        busy for the EHCI's bound: busyhost)."""
+        m = busyhost.boot(self, self.id(), smp=2, machine=NO_PS2, fw=fw, extra=extra,
+                          cmdline=cmdline)
         self.assertNotRegex(m.text(), r"usb: \S+ xhci")
         return m
 
