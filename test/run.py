@@ -44,6 +44,7 @@ HOST_DIR = os.path.join(REPO, "test", "host")
 BOOT_DIR = os.path.join(REPO, "test", "boot")
 SCRIPTS_DIR = os.path.join(REPO, "scripts")
 PYCACHE_DIR = os.path.join(REPO, "build", "pycache")
+TIMES_FILE = os.path.join(REPO, "build", "test-logs", "times.json")
 
 # Boot tests are TCG guests: on 2 host cores two at a time finished the
 # matrix fastest (see docs/running.md); more only adds contention.
@@ -274,17 +275,42 @@ def python_units(tally, directory, patterns, per_test, timeout):
     rel = os.path.relpath(directory, REPO)
     for name, text in broken:
         tally.record("fail", f"{rel}/{name}", None, text)
+    took = last_times()
     if per_test:
-        # Slowest first (OVMF boots take several times longer than
-        # SeaBIOS), so the last worker is not left running alone.
-        ids.sort(key=lambda tid: "uefi" not in tid.lower())
+        # Slowest first, so the last worker is not left running alone: by
+        # the last run's times where there are some, else OVMF boots
+        # (several times longer than SeaBIOS's) first.
+        ids.sort(key=lambda tid: (-took.get(tid, 0.0), "uefi" not in tid.lower()))
         units = [[tid] for tid in ids]
     else:
         modules = {}
         for tid in ids:
             modules.setdefault(tid.split(".", 1)[0], []).append(tid)
-        units = list(modules.values())
+        units = sorted(modules.values(),
+                       key=lambda m: -sum(took.get(tid, 0.0) for tid in m))
     return [(directory, ids, timeout) for ids in units]
+
+
+def last_times():
+    """{test id: seconds} of the runs before this one (TIMES_FILE)."""
+    try:
+        with open(TIMES_FILE) as f:
+            return {k: float(v) for k, v in json.load(f).items()}
+    except (OSError, ValueError, AttributeError):
+        return {}
+
+
+def keep_times(tally):
+    """This run's times added to TIMES_FILE, for the next run's order."""
+    took = last_times()
+    took.update({name: round(seconds, 1) for seconds, name in tally.times})
+    try:
+        os.makedirs(os.path.dirname(TIMES_FILE), exist_ok=True)
+        with open(TIMES_FILE + ".new", "w") as f:
+            json.dump(took, f, indent=0, sort_keys=True)
+        os.replace(TIMES_FILE + ".new", TIMES_FILE)
+    except OSError as e:
+        print(f"test/run.py: {TIMES_FILE} not written: {e}", file=sys.stderr)
 
 
 def schedule(tally, units, jobs):
@@ -484,6 +510,7 @@ def main(argv):
         print("interrupted", file=sys.stderr)
         print(tally.summary())
         return 130
+    keep_times(tally)
     for line in tally.slowest():
         print(line)
     print(f"(took {time.monotonic() - start:.0f} s; boot logs in "
