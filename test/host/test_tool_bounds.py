@@ -16,8 +16,8 @@ lines:
    says "preparing" before the first byte; report's matrix median in the
    table's unit;
 8. capture --until-dump --export FORMAT FILE writes what decode would,
-   the moment the dump is whole (a pty playing the kernel, and one QEMU
-   boot).
+   the moment the dump is whole (a pty playing the kernel; on a real boot:
+   test/boot/test_capture_qemu.py).
 
 Each test failed on the code before the change.
 """
@@ -26,7 +26,6 @@ import contextlib
 import os
 import pty
 import signal
-import shutil
 import subprocess
 import sys
 import threading
@@ -41,8 +40,7 @@ from test_decode_support import DECODE, FIXTURES, REPO, TempDirTest, decode  # n
 import test_tool_input                                                    # noqa: E402
 from test_tool_input import PYTHON, REPORT, capped_decode, fixture        # noqa: E402
 import test_capture                                                       # noqa: E402
-from test_capture import (BOOT_NOISE, CAPTURE, ISO, READY, STEP_S,  # noqa: E402
-                          gen_dump, run_capture)
+from test_capture import BOOT_NOISE, CAPTURE, READY, STEP_S, gen_dump  # noqa: E402
 
 import resource                                                             # noqa: E402
 
@@ -407,23 +405,6 @@ class CaptureExport(unittest.TestCase):
                                     *args], capture_output=True, text=True, timeout=STEP_S)
                 self.assertEqual(r.returncode, 2, r.stderr)
                 self.assertIn(words, r.stderr)
-
-
-@unittest.skipUnless(os.path.exists(ISO) and shutil.which('qemu-system-x86_64'),
-                     'build/baretrace.iso not built or QEMU missing')
-class CaptureExportQemu(Tmp):
-    def test_boot_key_and_perfetto_file(self):
-        log, out = self.path('run.log'), self.path('run.pftrace')
-        r = run_capture('--qemu', '--smp', '2', '--accel', 'tcg', '-o', log, '--key', 'd',
-                        '--until-dump', '--timeout', '240', '--export', 'perfetto', out,
-                        timeout=300)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn('exported dump 0 (complete', r.stderr)
-        want = self.path('want.pftrace')
-        d = decode(log, '-f', 'perfetto', '-o', want)
-        self.assertEqual(d.returncode, 0, d.stderr)
-        with open(out, 'rb') as a, open(want, 'rb') as b:
-            self.assertEqual(a.read(), b.read())
 
 
 if __name__ == '__main__':
