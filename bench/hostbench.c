@@ -24,8 +24,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "perf/benchloops.h"
 #include "lib/median.h"
+#include "perf/benchloops.h"
 #include "trace/ring.h"
 #include "trace/trace.h"
 
@@ -144,8 +144,7 @@ static uint64_t now_ns(void)
 static uint64_t tsc_hz(void)
 {
     uint64_t n0 = now_ns(), t0 = trace_rdtsc();
-    while (now_ns() - n0 < CALIBRATE_NS)
-        ;
+    while (now_ns() - n0 < CALIBRATE_NS);
     uint64_t n1 = now_ns(), t1 = trace_rdtsc();
     return (t1 - t0) * 1000000000u / (n1 - n0);
 }
@@ -170,7 +169,8 @@ static int parse(int argc, char **argv)
             nthreads = (unsigned)v;
         else {
             fprintf(stderr, "hostbench: %s: unknown or out of range (n >= 1000, rounds 1..%d, "
-                    "threads 1..%d)\n", argv[i], MAX_ROUNDS, MAX_THREADS);
+                            "threads 1..%d)\n",
+                    argv[i], MAX_ROUNDS, MAX_THREADS);
             return -1;
         }
     }

@@ -3,25 +3,25 @@
  * constants the Python side needs, so that scripts/btlib/native.py can
  * check its ctypes declarations against the library it loaded (a stale
  * build names the struct and the field instead of corrupting memory). */
-#ifndef HOST_ABI_H
-#define HOST_ABI_H
+#ifndef DECODER_ABI_H
+#define DECODER_ABI_H
 #include <stddef.h>
 #include <stdint.h>
 
 struct bt_abi_field {
     const char *name;
-    uint64_t    offset, size;
+    uint64_t offset, size;
 };
 
 struct bt_abi_struct {
     const char *name;                       /* the C tag: "bt_run" */
-    uint64_t    size, nfields;
+    uint64_t size, nfields;
     const struct bt_abi_field *fields;      /* in declaration order */
 };
 
 struct bt_abi_const {
     const char *name;                       /* the C name: "BT_CSV_ARGS_MAX" */
-    int64_t     value;
+    int64_t value;
 };
 
 /* The tables and their lengths (*n). Not listed: these three structs,

@@ -1,6 +1,6 @@
 /* csvout.c — CSV rows from records (csvout.h). */
-#include <stdbool.h>
 #include "decoder/csvout.h"
+#include <stdbool.h>
 #include "decoder/putnum.h"
 
 const char *bt_phase_name(const struct bt_phase *phases, size_t n, uint64_t v)

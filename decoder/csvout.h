@@ -8,27 +8,27 @@
  * ("tick=12 lateness_tsc=-40"; a signed argument as the int64_t it
  * holds, a boot phase argument by its name when the phase table has it),
  * CSV-quoted when it holds , " CR or LF. */
-#ifndef HOST_CSVOUT_H
-#define HOST_CSVOUT_H
+#ifndef DECODER_CSVOUT_H
+#define DECODER_CSVOUT_H
 #include <stddef.h>
 #include <stdint.h>
 #include "trace/event.h"
 
-#define BT_CSV_FIELDS 2
+#define BT_CSV_FIELDS   2
 #define BT_CSV_ARGS_MAX 2048    /* one row's args text, before quoting */
 
 /* How one event type is shown. */
 struct bt_csv_type {
     const char *name;                       /* CSV-ready */
     const char *label[BT_CSV_FIELDS];       /* "tick=", " lateness_tsc=" */
-    uint32_t    nfields;
-    uint8_t     arg[BT_CSV_FIELDS];         /* 0: a0, 1: a1 */
-    uint8_t     phase[BT_CSV_FIELDS];       /* 1: show a phase name if known */
-    uint8_t     sgn[BT_CSV_FIELDS];         /* 1: the argument is an int64_t */
+    uint32_t nfields;
+    uint8_t arg[BT_CSV_FIELDS];         /* 0: a0, 1: a1 */
+    uint8_t phase[BT_CSV_FIELDS];       /* 1: show a phase name if known */
+    uint8_t sgn[BT_CSV_FIELDS];         /* 1: the argument is an int64_t */
 };
 
 struct bt_phase {
-    uint64_t    value;
+    uint64_t value;
     const char *name;
 };
 
@@ -39,9 +39,9 @@ struct bt_csv {
     const struct bt_csv_type *types;        /* indexed by type_index[type] */
     const uint16_t *type_index;             /* [65536] */
     const struct bt_phase *phases;
-    size_t   nphases;
+    size_t nphases;
     uint64_t t0, hz;                        /* hz > 0 */
-    size_t   row_max;                       /* bytes the longest row can take */
+    size_t row_max;                       /* bytes the longest row can take */
 };
 
 /* Formats rows for ev[0..n) into out[0..cap) until fewer than row_max

@@ -136,8 +136,7 @@ size_t bt_ctf_stream(struct bt_ctf_stream *st, struct bt_ctf_seg *segs, size_t n
         uint64_t i = s->at, j = s->n;
         if (nheap) {                       /* up to the next head's TSC */
             uint64_t limit = segs[heap[0]].ev[segs[heap[0]].at].tsc;
-            for (j = i + 1; j < s->n && s->ev[j].tsc <= limit; j++)
-                ;
+            for (j = i + 1; j < s->n && s->ev[j].tsc <= limit; j++);
         }
         p = run_packets(st, s, i, j, p);
         s->at = j;

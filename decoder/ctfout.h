@@ -16,8 +16,8 @@
  * segments' next TSCs (ties: the segment given first); each run takes
  * its segment's events up to the next head's TSC; a packet ends at the
  * run's end, at a hole, or after BT_CTF_EVENTS_PER_PACKET events. */
-#ifndef HOST_CTFOUT_H
-#define HOST_CTFOUT_H
+#ifndef DECODER_CTFOUT_H
+#define DECODER_CTFOUT_H
 #include <stddef.h>
 #include <stdint.h>
 #include "trace/event.h"
@@ -45,7 +45,7 @@ struct bt_ctf_seg {
  * events_discarded and how many packets it has (none: a first packet
  * with a loss follows an empty one with 0, so readers see the step). */
 struct bt_ctf_stream {
-    uint8_t  header[BT_CTF_HEADER_SIZE];
+    uint8_t header[BT_CTF_HEADER_SIZE];
     uint64_t discarded, packets;
 };
 

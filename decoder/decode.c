@@ -1,20 +1,22 @@
 /* decode.c — event lines to records (decode.h). Mirrors
  * scripts/btlib/dumpfmt.py step for step; the predictor state and its
  * update are the encoder's own (recorder/predict.c). */
-#include <string.h>
 #include "decoder/decode.h"
+#include <string.h>
 #include "lib/crc32.h"
 #include "recorder/predict.h"
 
-#define PAYLOAD_MAX    (BT_LINE_MAX_CHARS / 4 * 3 + 3)
-#define CRC_BYTES      4
-#define HEAD_FIELDS    6         /* line, cpu, start, gap_over, gap_excl, tsc */
-#define TYPE_LIMIT     0xFFFF
-#define B64_BAD        0xFF
-#define B64_PAD        0xFE
+#define PAYLOAD_MAX (BT_LINE_MAX_CHARS / 4 * 3 + 3)
+#define CRC_BYTES   4
+#define HEAD_FIELDS 6         /* line, cpu, start, gap_over, gap_excl, tsc */
+#define TYPE_LIMIT  0xFFFF
+#define B64_BAD     0xFF
+#define B64_PAD     0xFE
 
 /* Outcome of reading one varint. */
-enum { VI_OK, VI_DAMAGED, VI_PUNT };
+enum { VI_OK,
+       VI_DAMAGED,
+       VI_PUNT };
 
 struct cursor {
     const uint8_t *p, *end;

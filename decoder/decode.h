@@ -21,20 +21,20 @@
  * exceeded; *used is the bytes consumed, so call again at buf + *used.
  * Give E >= BT_EVENTS_PER_BYTE * longest line, else a line that cannot
  * fit an empty batch comes back BT_PUNT. */
-#ifndef HOST_DECODE_H
-#define HOST_DECODE_H
+#ifndef DECODER_DECODE_H
+#define DECODER_DECODE_H
 #include <stddef.h>
 #include <stdint.h>
 #include "trace/event.h"
 
-#define BT_DAMAGED (-1)          /* the line cannot be trusted: no events */
-#define BT_PUNT    (-2)          /* decode this line with the reference decoder */
-#define BT_LINE_MAX_CHARS 4096   /* longer lines (never sent) go to the reference */
+#define BT_DAMAGED         (-1)          /* the line cannot be trusted: no events */
+#define BT_PUNT            (-2)          /* decode this line with the reference decoder */
+#define BT_LINE_MAX_CHARS  4096   /* longer lines (never sent) go to the reference */
 /* Dense CPU numbers 0 .. BT_CPU_LIMIT - 1 (the kernel's ceiling,
  * docs/dump-format.md): a line naming a higher one is damaged. A record's
  * u8 cpu keeps the low 8 bits of the number; struct bt_run's cpu, and
  * whatever holds one CPU's records, has all of it. */
-#define BT_CPU_LIMIT 1024
+#define BT_CPU_LIMIT       1024
 
 /* Every event takes at least one payload byte, and 4 base64 characters
  * carry 3 bytes: a line of n characters holds fewer than n events. */
@@ -43,7 +43,7 @@
 /* One event line: its header fields and where its events went. */
 struct bt_run {
     uint64_t line, cpu, start, gap_over, gap_excl;
-    int32_t  status;             /* >= 0: events decoded; BT_DAMAGED; BT_PUNT */
+    int32_t status;             /* >= 0: events decoded; BT_DAMAGED; BT_PUNT */
     uint32_t first;              /* index in ev[] of its first event */
 };
 

@@ -1,8 +1,8 @@
 /* jsonout.c — Chrome Trace Event JSON records from records (jsonout.h). */
+#include "decoder/jsonout.h"
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "decoder/jsonout.h"
 #include "decoder/pairs.h"
 #include "decoder/putnum.h"
 
@@ -62,7 +62,8 @@ long bt_json_pair(const struct bt_json *j, struct bt_json_cpu *c,
     if (!bt_pair_run(roles, nroles, c->ev, c->n, &r))
         return -1;
     long out = set_roles(j, c, r.begins, r.ends, r.nslices, r.unmatched, r.nunmatched)
-                   ? (long)r.nunmatched : -1;
+                   ? (long)r.nunmatched
+                   : -1;
     bt_pair_free(&r);
     return out;
 }
@@ -152,7 +153,7 @@ static char *instant(const struct bt_json *j, const struct trace_event *ev, uint
                      bool unmatched, char *p)
 {
     const struct bt_json_fmt *f = &j->fmts[j->type_index[ev->type]];
-    uint64_t vals[2] = {ev->a0, ev->a1};
+    uint64_t vals[2] = { ev->a0, ev->a1 };
     p = bt_put_str(p, f->head);
     p = put_tail(put_us(p, bt_ns_of(ev->tsc, j->t0, j->hz)), cpu);
     p = put_args(j, f, vals, unmatched, p);
@@ -166,7 +167,7 @@ static char *slice(const struct bt_json *j, const struct trace_event *b,
                    const struct trace_event *e, uint64_t cpu, char *p)
 {
     const struct bt_json_fmt *f = &j->fmts[pair_of(j, b->type, e->type)->fmt];
-    uint64_t vals[4] = {b->a0, b->a1, e->a0, e->a1};
+    uint64_t vals[4] = { b->a0, b->a1, e->a0, e->a1 };
     __int128 begin = bt_ns_of(b->tsc, j->t0, j->hz);
     p = put_us(bt_put_str(p, f->head), begin);
     p = bt_put_str(p, ",\"dur\":");
@@ -179,7 +180,8 @@ static char *slice(const struct bt_json *j, const struct trace_event *b,
 static unsigned bit_length(unsigned __int128 v)
 {
     uint64_t hi = (uint64_t)(v >> 64), lo = (uint64_t)v;
-    return hi ? 128u - (unsigned)__builtin_clzll(hi) : lo ? 64u - (unsigned)__builtin_clzll(lo) : 0;
+    return hi ? 128u - (unsigned)__builtin_clzll(hi) : lo ? 64u - (unsigned)__builtin_clzll(lo)
+                                                          : 0;
 }
 
 /* Python's hz / ticks: the double nearest the exact quotient, ties to

@@ -18,8 +18,8 @@
  * declared signed; of magnitude 2^53 or more it is a quoted hex string
  * ("0x...", "-0x..."); else a boot phase argument shows the phase's name
  * when the table has it, and any other value is a decimal number. */
-#ifndef HOST_JSONOUT_H
-#define HOST_JSONOUT_H
+#ifndef DECODER_JSONOUT_H
+#define DECODER_JSONOUT_H
 #include <stddef.h>
 #include <stdint.h>
 #include "decoder/csvout.h"
@@ -32,10 +32,10 @@
 struct bt_json_fmt {
     const char *head;                       /* the record up to the ts value */
     const char *label[BT_JSON_FIELDS];      /* '"tick":', ',"lateness_tsc":' */
-    uint32_t    nfields;
-    uint8_t     arg[BT_JSON_FIELDS];        /* 0..3: a0, a1, END's a0, END's a1 */
-    uint8_t     phase[BT_JSON_FIELDS];      /* 1: show a phase name if known */
-    uint8_t     sgn[BT_JSON_FIELDS];        /* 1: the value is an int64_t */
+    uint32_t nfields;
+    uint8_t arg[BT_JSON_FIELDS];        /* 0..3: a0, a1, END's a0, END's a1 */
+    uint8_t phase[BT_JSON_FIELDS];      /* 1: show a phase name if known */
+    uint8_t sgn[BT_JSON_FIELDS];        /* 1: the value is an int64_t */
 };
 
 /* The format of the slices from a BEGIN of type begin to an END of type end. */
@@ -47,31 +47,31 @@ struct bt_json_pair {
 /* The caller's text written before event `at` of the CPU (at == n: after
  * the last event). */
 struct bt_json_mark {
-    uint64_t    at;                         /* sorted, unique */
+    uint64_t at;                         /* sorted, unique */
     const char *text;
 };
 
 struct bt_json {
-    const struct bt_json_fmt  *fmts;        /* instants: fmts[type_index[type]] */
-    const uint16_t            *type_index;  /* [65536] */
+    const struct bt_json_fmt *fmts;        /* instants: fmts[type_index[type]] */
+    const uint16_t *type_index;  /* [65536] */
     const struct bt_json_pair *pairs;
-    size_t   npairs;
-    const struct bt_phase     *phases;      /* names JSON-quoted, values < 2^53 */
-    size_t   nphases;
+    size_t npairs;
+    const struct bt_phase *phases;      /* names JSON-quoted, values < 2^53 */
+    size_t nphases;
     uint64_t t0, hz;                        /* hz > 0 */
     uint32_t timer;                         /* the tick's type; > 0xffff: none */
-    size_t   row_max;                       /* bytes one event's records can take */
+    size_t row_max;                       /* bytes one event's records can take */
 };
 
 /* One CPU's events and where its writing stands. */
 struct bt_json_cpu {
     const struct trace_event *ev;
-    size_t   n;
+    size_t n;
     uint32_t *role;                         /* [n], filled by bt_json_pair() */
     const struct bt_json_mark *marks;
-    size_t   nmarks;
+    size_t nmarks;
     uint64_t cpu;                           /* the CPU's number (the counter's name) */
-    size_t   at, mark_at;                   /* progress: start both at 0 */
+    size_t at, mark_at;                   /* progress: start both at 0 */
     uint64_t prev_tick;
     uint32_t have_tick;                     /* start at 0 */
 };

@@ -1,6 +1,6 @@
 /* kmerge.c — timeline order merged CPU by CPU, a chunk at a time (kmerge.h). */
-#include <string.h>
 #include "decoder/kmerge.h"
+#include <string.h>
 #include "decoder/merge.h"                  /* bt_before */
 
 void bt_scan_init(struct bt_scan *s)

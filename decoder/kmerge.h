@@ -24,8 +24,8 @@
  * window of its records, [lo, hi), and the merge stops (m.starved) before
  * giving any event after the window's last, until the caller loads the
  * next window. A CPU out of order (an order array) is given whole. */
-#ifndef HOST_KMERGE_H
-#define HOST_KMERGE_H
+#ifndef DECODER_KMERGE_H
+#define DECODER_KMERGE_H
 #include <stddef.h>
 #include <stdint.h>
 #include "trace/event.h"
@@ -36,7 +36,7 @@ struct bt_scan {
     uint64_t events;                 /* records scanned so far */
     uint32_t sorted;                 /* the last bt_scan's records were in order */
     uint32_t consecutive;            /* ... and each one's seq was the one before's + 1 */
-    uint8_t  types[65536];           /* types[t] = 1: some record has type t */
+    uint8_t types[65536];           /* types[t] = 1: some record has type t */
 };
 
 /* Starts s empty (min_tsc = UINT64_MAX, max_tsc = 0). */

@@ -1,6 +1,6 @@
 /* merge.c — stable natural merge sort into timeline order (merge.h). */
-#include <string.h>
 #include "decoder/merge.h"
+#include <string.h>
 
 /* Merges the sorted src[lo..mid) and src[mid..hi) (indices into ev) into
  * dst[lo..hi); on a tie the left one goes first (stability). */

@@ -12,8 +12,8 @@
  *
  *     bt_merge_order(ev, n, order, tmp);     order[k]: index of the k-th
  *     bt_gather(ev, order, n, out);          out[k] = ev[order[k]] */
-#ifndef HOST_MERGE_H
-#define HOST_MERGE_H
+#ifndef DECODER_MERGE_H
+#define DECODER_MERGE_H
 #include <stddef.h>
 #include <stdint.h>
 #include "trace/event.h"

@@ -1,7 +1,7 @@
 /* pairs.c — one CPU's slices and unmatched halves by recorder/pairing.c (pairs.h). */
+#include "decoder/pairs.h"
 #include <stdlib.h>
 #include <string.h>
-#include "decoder/pairs.h"
 
 /* Marks in the scratch array, one per event: nothing, given up, or (a
  * BEGIN that was closed) its END's index + 1. */

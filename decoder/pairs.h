@@ -9,8 +9,8 @@
  *     slice k: BEGIN ev[begins[k]], END ev[ends[k]], k in BEGIN order;
  *     unmatched[0..nu): the BEGINs and ENDs left without a partner, in
  *     ring order. */
-#ifndef HOST_PAIRS_H
-#define HOST_PAIRS_H
+#ifndef DECODER_PAIRS_H
+#define DECODER_PAIRS_H
 #include <stddef.h>
 #include <stdint.h>
 #include "recorder/pairing.h"
@@ -29,7 +29,7 @@ size_t bt_pair_cpu(const struct pairing_role *roles, uint32_t nroles,
 /* bt_pair_cpu's results in arrays of their own (bt_pair_run). */
 struct bt_pairing {
     uint32_t *begins, *ends, *unmatched;
-    size_t    nslices, nunmatched;
+    size_t nslices, nunmatched;
 };
 
 /* bt_pair_cpu over ev[0..n) into arrays it allocates; false (nothing to

@@ -1,12 +1,16 @@
 /* perfettoout.c — Perfetto protobuf packets from records (perfettoout.h). */
+#include "decoder/perfettoout.h"
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "decoder/pairs.h"
-#include "decoder/perfettoout.h"
 #include "decoder/putnum.h"
 
-enum { KIND_INSTANT, KIND_BEGIN, KIND_END, KIND_UNMATCHED, KIND_CROSSING };
+enum { KIND_INSTANT,
+       KIND_BEGIN,
+       KIND_END,
+       KIND_UNMATCHED,
+       KIND_CROSSING };
 
 /* protobuf wire: tags (field << 3 | wire type), one or two bytes */
 #define TAG_PACKET        0x0a          /* Trace.packet = 1, length-delimited */
@@ -65,7 +69,7 @@ static uint8_t *put_ld(uint8_t *p, uint8_t tag, const uint8_t *data, size_t len)
 /* A packet timestamp: Perfetto reads it as signed, so 0..INT64_MAX. */
 static uint64_t clamp_ns(__int128 ns)
 {
-    return ns < 0 ? 0 : ns > (__int128)INT64_MAX ? (uint64_t)INT64_MAX : (uint64_t)ns;
+    return ns<0 ? 0 : ns>(__int128) INT64_MAX ? (uint64_t)INT64_MAX : (uint64_t)ns;
 }
 
 /* One Trace.packet: timestamp, sequence, the TrackEvent te[0..len), flags. */
@@ -169,7 +173,7 @@ static uint8_t *event(const struct bt_pf *pf, struct bt_pf_cpu *c, size_t i, uin
     } else {
         f = &pf->fmts[pf->type_index[ev->type]];
     }
-    uint64_t vals[4] = {ev->a0, ev->a1, other->a0, other->a1};
+    uint64_t vals[4] = { ev->a0, ev->a1, other->a0, other->a1 };
     uint8_t te[BT_PF_ROW_MAX + 64 * 16], *q = te;
     memcpy(q, f->head, f->nhead);
     q += f->nhead;

@@ -25,8 +25,8 @@
  * The track is the sequence's default (trace_packet_defaults, written by
  * the caller), except for counters. Field numbers: docs/host-tools.md and
  * test/host/perfetto_trace.proto. */
-#ifndef HOST_PERFETTOOUT_H
-#define HOST_PERFETTOOUT_H
+#ifndef DECODER_PERFETTOOUT_H
+#define DECODER_PERFETTOOUT_H
 #include <stddef.h>
 #include <stdint.h>
 #include "decoder/csvout.h"
@@ -34,7 +34,7 @@
 #include "recorder/pairing.h"
 #include "trace/event.h"
 
-#define BT_PF_FIELDS 4
+#define BT_PF_FIELDS  4
 #define BT_PF_ROW_MAX 2048          /* bytes one event's packets take, at most, beyond flows */
 
 /* How one kind of packet is shown: an instant of a type, or a slice's
@@ -44,9 +44,9 @@ struct bt_pf_fmt {
     uint32_t nhead;
     uint32_t nfields;
     uint64_t label[BT_PF_FIELDS];           /* annotation name iids */
-    uint8_t  arg[BT_PF_FIELDS];             /* 0..3: a0, a1 of this event, of the partner */
-    uint8_t  phase[BT_PF_FIELDS];           /* 1: a phase name when the table has it */
-    uint8_t  sgn[BT_PF_FIELDS];             /* 1: the value is an int64_t */
+    uint8_t arg[BT_PF_FIELDS];             /* 0..3: a0, a1 of this event, of the partner */
+    uint8_t phase[BT_PF_FIELDS];           /* 1: a phase name when the table has it */
+    uint8_t sgn[BT_PF_FIELDS];             /* 1: the value is an int64_t */
 };
 
 /* Caller-encoded packets written before event `at` (at == n: after the last). */
@@ -68,9 +68,9 @@ struct bt_pf {
     const struct bt_pf_fmt *fmts;           /* instants: fmts[type_index[type]] */
     const uint16_t *type_index;             /* [65536] */
     const struct bt_json_pair *pairs;       /* fmt: the BEGIN's format; fmt + 1 the END's */
-    size_t   npairs;
+    size_t npairs;
     const struct bt_phase *phases;          /* names as they are */
-    size_t   nphases;
+    size_t nphases;
     uint64_t t0, hz;                        /* hz > 0 */
     uint32_t timer;                         /* the tick's type; > 0xffff: none */
     uint32_t unused;
@@ -82,18 +82,18 @@ struct bt_pf {
 /* One CPU's events and where its writing stands. */
 struct bt_pf_cpu {
     const struct trace_event *ev;
-    size_t   n;
+    size_t n;
     uint32_t *partner;                      /* [n], filled by bt_pf_pair() */
-    uint8_t  *kind;                         /* [n]: 0 instant, 1 BEGIN, 2 END, 3 unmatched,
-                                             * 4 a crossing slice's half */
+    uint8_t *kind;                         /* [n]: 0 instant, 1 BEGIN, 2 END, 3 unmatched,
+                    * 4 a crossing slice's half */
     const struct bt_pf_mark *marks;
-    size_t   nmarks;
+    size_t nmarks;
     const struct bt_pf_flow *flows;
-    size_t   nflows;
+    size_t nflows;
     uint64_t seq_id;                        /* trusted_packet_sequence_id */
     uint64_t rate_track, fill_track;        /* counter track uuids; fill 0: none */
     uint64_t base, cap;                     /* ring fill = min(cap, seq - base + 1), u32 seqs */
-    size_t   at, mark_at, flow_at;          /* progress: start all at 0 */
+    size_t at, mark_at, flow_at;          /* progress: start all at 0 */
     uint64_t bucket, count, last_rate, last_fill, held;
     uint32_t have_bucket, have_rate, have_fill, done;   /* start all at 0 */
 };

@@ -2,8 +2,8 @@
  * (csvout.c, textout.c): each appends to a char buffer and returns the
  * new end; the caller guarantees the room. Numbers are written as
  * Python's str() writes them, and ns_of() is Python's floor division. */
-#ifndef HOST_PUTNUM_H
-#define HOST_PUTNUM_H
+#ifndef DECODER_PUTNUM_H
+#define DECODER_PUTNUM_H
 #include <stdint.h>
 #include <string.h>
 

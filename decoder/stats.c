@@ -1,8 +1,8 @@
 /* stats.c — counts, timer periods and BEGIN/END durations from records
  * in one pass per CPU (stats.h). */
+#include "decoder/stats.h"
 #include <stdlib.h>
 #include <string.h>
-#include "decoder/stats.h"
 
 #define RADIX_BITS    11
 #define RADIX_BUCKETS (1u << RADIX_BITS)

@@ -14,8 +14,8 @@
  * nearest rank on the sorted values (stats.py nearest_rank). A period may
  * be negative (a TSC that went backwards): each value is a magnitude and
  * a sign, so that every value a u64 TSC difference can take is exact. */
-#ifndef HOST_STATS_H
-#define HOST_STATS_H
+#ifndef DECODER_STATS_H
+#define DECODER_STATS_H
 #include <stddef.h>
 #include <stdint.h>
 #include "recorder/pairing.h"
@@ -27,7 +27,7 @@
 /* What the caller knows about one event type. */
 struct bt_stats_type {
     uint16_t group;              /* a BEGIN's durations group, or BT_STATS_NO_GROUP */
-    uint8_t  timer;              /* 1: its events are the timer ticks */
+    uint8_t timer;              /* 1: its events are the timer ticks */
 };
 
 struct bt_stats_in {
@@ -42,7 +42,7 @@ struct bt_stats_in {
 struct bt_dist {
     uint64_t count;
     uint64_t value[BT_DIST_VALUES];
-    uint8_t  negative[BT_DIST_VALUES];
+    uint8_t negative[BT_DIST_VALUES];
 };
 
 struct bt_cpu_stats {

@@ -9,8 +9,8 @@
  * and, around an event whose (cpu, seq) has a marker, the marker's line:
  * the same time and CPU, then the marker's text ("*LOST*  events=N
  * first_seq=S cause=C\n", made by the caller). */
-#ifndef HOST_TEXTOUT_H
-#define HOST_TEXTOUT_H
+#ifndef DECODER_TEXTOUT_H
+#define DECODER_TEXTOUT_H
 #include <stddef.h>
 #include <stdint.h>
 #include "decoder/csvout.h"
@@ -18,17 +18,17 @@
 
 /* A hole marker shown before and/or after the event (cpu, seq). */
 struct bt_marker {
-    uint64_t    cpu, seq;
+    uint64_t cpu, seq;
     const char *before, *after;             /* NULL: none on that side */
 };
 
 struct bt_text {
     const struct bt_csv *table;             /* types' name = their head */
     const struct bt_marker *markers;        /* sorted by (cpu, seq), unique */
-    size_t   nmarkers;
+    size_t nmarkers;
     uint32_t int_w;                         /* width of the whole-us part */
     uint32_t cpu_w;                         /* width of the CPU column */
-    size_t   row_max;                       /* bytes the longest event's lines take */
+    size_t row_max;                       /* bytes the longest event's lines take */
 };
 
 /* Formats the lines of ev[0..n) into out[0..cap) until fewer than row_max

@@ -1,26 +1,26 @@
 /* hotkey.c — read input bytes and run the command each key names. */
 #include "hotkey.h"
-#include "firmware/cmdline.h"
-#include "lib/kprintf.h"
-#include "lib/format.h"
-#include "dev/keyboard.h"
+#include "arch/cpu.h"
 #include "console/serial.h"
+#include "dev/keyboard.h"
+#include "firmware/cmdline.h"
+#include "lib/format.h"
+#include "lib/kprintf.h"
+#include "maskprompt.h"
+#include "net/netcon.h"
 #include "perf/summary.h"
-#include "time/stats.h"
 #include "perf/workload.h"
 #include "recorder/control.h"
 #include "recorder/dump.h"
-#include "maskprompt.h"
 #include "recorder/prevboot.h"
 #include "recorder/table.h"
+#include "time/deadline.h"
+#include "time/stats.h"
+#include "time/timer.h"
 #include "trace/trace.h"
 #include "usb/usbstack.h"
-#include "arch/cpu.h"
-#include "time/timer.h"
-#include "time/deadline.h"
-#include "net/netcon.h"
 
-#define POLL_BUDGET 64                /* keys handled per wake-up */
+#define POLL_BUDGET   64                /* keys handled per wake-up */
 /* Input is read at least this often, whatever timer_hz says: a USB
  * keyboard reports state, not a queue, and a short press lasts some tens
  * of ms; boot keyboards ask to be polled every 10 ms. */
@@ -37,18 +37,18 @@ void hotkey_init(unsigned keyboard)
     keyboard_init();                /* false without an i8042: then no PS/2 keys */
 }
 
-static void key_dump(void)     { dump_all(); }
-static void key_print(void)    { table_print_newest(false); }
-static void key_toggle(void)   { control_toggle(); }
-static void key_clear(void)    { control_clear(stats_clear); }   /* the timer statistics too */
-static void key_stats(void)    { summary_print(ignored, usb_keys_dropped(), false); }
+static void key_dump(void) { dump_all(); }
+static void key_print(void) { table_print_newest(false); }
+static void key_toggle(void) { control_toggle(); }
+static void key_clear(void) { control_clear(stats_clear); }   /* the timer statistics too */
+static void key_stats(void) { summary_print(ignored, usb_keys_dropped(), false); }
 /* S: the per-CPU tables of s and p, however many CPUs. */
 static void key_full(void)
 {
     summary_print(ignored, usb_keys_dropped(), true);
     table_print_newest(true);
 }
-static void key_mask(void)     { maskprompt_open(); }
+static void key_mask(void) { maskprompt_open(); }
 static void key_previous(void) { prevboot_dump(); }
 
 static const struct hotkey {
@@ -88,7 +88,8 @@ static const struct hotkey *key_of(int key)
 static void run(int key)
 {
     const struct hotkey *k = key_of(key);
-    enum hotkey_action a = k ? k->action : workload_has_key(key) ? HK_WORKLOAD : HK_IGNORED;
+    enum hotkey_action a = k ? k->action : workload_has_key(key) ? HK_WORKLOAD
+                                                                 : HK_IGNORED;
     trace(HOTKEY, (uint64_t)key, a);
     if (k)
         k->verb();

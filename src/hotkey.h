@@ -18,7 +18,7 @@
 
 /* The action a HOTKEY event records (its second argument). */
 enum hotkey_action {
-    HK_IGNORED  = 0,                   /* no command: counted, shown by s */
+    HK_IGNORED = 0,                   /* no command: counted, shown by s */
     HK_WORKLOAD = 7,                   /* start a workload */
 #define HOTKEY(id, key, also, NAME, verb, help, doc) HK_##NAME = id,
 #include "hotkeys.def"
@@ -26,13 +26,13 @@ enum hotkey_action {
 };
 
 /* keyboard: CMDLINE_KEYBOARD_* (keyboard=usb leaves the i8042 untouched). */
-void     hotkey_init(unsigned keyboard);
-void     hotkey_poll(void);            /* BSP only */
+void hotkey_init(unsigned keyboard);
+void hotkey_poll(void);            /* BSP only */
 /* The keys CPU's wait between two hotkey_poll()s (called with interrupts
  * off; returns with them on): until the next tick when ticks come at
  * least 100 times a second, else awake for 10 ms, so that keys are read
  * at that rate even at timer_hz=1 (without adding an interrupt). */
-void     hotkey_wait(void);
-void     hotkey_help(void);
+void hotkey_wait(void);
+void hotkey_help(void);
 
 #endif

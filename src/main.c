@@ -1,51 +1,51 @@
 /* main.c — the boot CPU's path from GRUB to READY, and each AP's after
  * bring-up. Read kmain() as the table of contents. */
-#include "firmware/acpi.h"
-#include "firmware/cmdline.h"
-#include "lib/kprintf.h"
 #include "arch/cpu.h"
-#include "cpus/cpuwatch.h"
-#include "recorder/exception.h"
-#include "lib/format.h"
 #include "arch/gdt.h"
-#include "hotkey.h"
 #include "arch/idt.h"
-#include "dev/inputpoll.h"
-#include "dev/ioapic.h"
 #include "arch/lapic.h"
-#include "firmware/madt.h"
-#include "firmware/mb2.h"
-#include "mm/mem.h"
 #include "arch/pat.h"
 #include "arch/percpu.h"
-#include "dev/pci.h"
-#include "dev/pic.h"
 #include "console/screen.h"
 #include "console/serial.h"
-#include "cpus/smp.h"
 #include "console/status.h"
-#include "time/timer.h"
-#include "time/tsc.h"
-#include "cpus/tsc_sync.h"
 #include "console/uartsel.h"
-#include "time/uptime.h"
+#include "cpus/cpuwatch.h"
+#include "cpus/smp.h"
+#include "cpus/tsc_sync.h"
+#include "dev/inputpoll.h"
+#include "dev/ioapic.h"
+#include "dev/pci.h"
+#include "dev/pic.h"
+#include "firmware/acpi.h"
+#include "firmware/cmdline.h"
+#include "firmware/madt.h"
+#include "firmware/mb2.h"
+#include "hotkey.h"
+#include "lib/format.h"
+#include "lib/kprintf.h"
+#include "mm/mem.h"
+#include "net/net.h"
+#include "net/netcon.h"
 #include "perf/workload.h"
 #include "recorder/autodump.h"
 #include "recorder/dump.h"
 #include "recorder/dumpid.h"
 #include "recorder/dumpnet.h"
 #include "recorder/dumpstick.h"
+#include "recorder/exception.h"
 #include "recorder/machine.h"
 #include "recorder/prevboot.h"
-#include "trace/rings.h"
 #include "recorder/snapshot.h"
+#include "time/timer.h"
+#include "time/tsc.h"
+#include "time/uptime.h"
+#include "trace/rings.h"
 #include "trace/trace.h"
 #include "usb/usbstack.h"
-#include "net/net.h"
-#include "net/netcon.h"
 
-#define MB2_INFO_MAX      (1u << 20)
-#define WARP_CHECK_US     20000
+#define MB2_INFO_MAX  (1u << 20)
+#define WARP_CHECK_US 20000
 
 static struct mb2_info mb;
 static struct boot_config cfg;
@@ -175,7 +175,8 @@ static void acpi_setup(void)
                     madt.enabled, madt.stored);
         if (madt.repeated || madt.invalid)
             kprintf("acpi: MADT lists %u CPUs a second time (counted once) and %u with the "
-                    "x2APIC broadcast ID (no CPU)\n", madt.repeated, madt.invalid);
+                    "x2APIC broadcast ID (no CPU)\n",
+                    madt.repeated, madt.invalid);
         return;
     }
     kprintf("acpi: %s; running on the boot CPU only\n", why);
@@ -220,7 +221,8 @@ static void serial_irq_setup(void)
         return;
     if (serial_isa_irq() == SERIAL_NO_IRQ) {
         kprintf("serial: %s has no ISA IRQ (routing a PCI or MMIO UART's needs ACPI AML); "
-                "input is polled at each tick\n", serial_name());
+                "input is polled at each tick\n",
+                serial_name());
         return;
     }
     if (!ioapic_route_isa(&madt, serial_isa_irq(), VEC_SERIAL, lapic_id())) {
@@ -252,11 +254,11 @@ static void print_ready(void)
     net_ready_fields(net, sizeof net);
     machine_print();                        /* what the machine is, beside READY */
     ksnprintf(line, sizeof line, "READY cpus=%u found=%u max=%u parked=%u failed=%u tsc_hz=%lu tsc_src=%s "
-            "invariant_tsc=%u tsc_warp=%lu x2apic=%u timer_hz=%u fw=%s console=%s prev_events=%lu"
-            " %s boot=%s",
-            smp.online, smp.found, MAX_CPUS, smp.parked, smp.failed, tsc_hz(), tsc_source(),
-            tsc_invariant(), tsc_sync_worst_warp(), lapic_x2apic(), timer_hz(),
-            mb.efi ? "uefi" : "bios", serial_name(), prevboot_events(), net, machine_boot());
+                                 "invariant_tsc=%u tsc_warp=%lu x2apic=%u timer_hz=%u fw=%s console=%s prev_events=%lu"
+                                 " %s boot=%s",
+              smp.online, smp.found, MAX_CPUS, smp.parked, smp.failed, tsc_hz(), tsc_source(),
+              tsc_invariant(), tsc_sync_worst_warp(), lapic_x2apic(), timer_hz(),
+              mb.efi ? "uefi" : "bios", serial_name(), prevboot_events(), net, machine_boot());
     kprintf("%s\n", line);
     netcon_set_ready(line);                 /* and announced over the network */
 }

@@ -1,9 +1,9 @@
 /* maskprompt.c — a one-line editor for the category mask. */
 #include "maskprompt.h"
-#include "lib/kprintf.h"
 #include "arch/cpu.h"
-#include "time/tsc.h"
+#include "lib/kprintf.h"
 #include "recorder/control.h"
+#include "time/tsc.h"
 #include "trace/trace.h"
 
 #define LINE_MAX_CHARS 80

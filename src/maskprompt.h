@@ -8,8 +8,8 @@
  * While the prompt is open every input byte goes to it (Backspace/DEL
  * edit, bytes that cannot be in a name are ignored). Tracing on/off is
  * the `t` key's business: the prompt only touches category bits. */
-#ifndef TRACE_MASKPROMPT_H
-#define TRACE_MASKPROMPT_H
+#ifndef MASKPROMPT_H
+#define MASKPROMPT_H
 #include <stdbool.h>
 
 void maskprompt_open(void);

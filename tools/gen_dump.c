@@ -47,8 +47,8 @@
 #include "recorder/encode.h"
 #include "trace/trace.h"
 
-#define MAX_EVENTS (1ULL << 26)     /* per CPU: keeps the shadow copy in memory */
-#define GEN_MAX_CPUS   1024             /* the kernel's CPU ceiling (docs/dump-format.md) */
+#define MAX_EVENTS   (1ULL << 26)     /* per CPU: keeps the shadow copy in memory */
+#define GEN_MAX_CPUS 1024             /* the kernel's CPU ceiling (docs/dump-format.md) */
 
 struct opts {
     unsigned cpus, cap, dump, excluded, refused, noise, crlf, previous, sparse;
@@ -117,8 +117,8 @@ static uint64_t boot_events(const struct opts *o, unsigned cpu, struct ring *r,
     uint64_t n = 0;
     if (cpu == 0) {
         for (unsigned p = 0; p < trace_phase_limit && n < o->events; p++, n++) {
-            uint64_t v = p == TRACE_PHASE_TSC_CALIBRATED ? o->tsc_hz :
-                         p == TRACE_PHASE_SMP_DONE ? o->cpus : 0;
+            uint64_t v = p == TRACE_PHASE_TSC_CALIBRATED ? o->tsc_hz : p == TRACE_PHASE_SMP_DONE ? o->cpus
+                                                                                                 : 0;
             put(r, sh, tsc + p * 3000000, TRACE_EV_BOOT_PHASE, 0, p, v, 1);
         }
     } else {
@@ -314,8 +314,7 @@ static void parse(int argc, char **argv, struct opts *o)
         fprintf(stderr, "gen_dump: at most %llu events per CPU\n", (unsigned long long)MAX_EVENTS);
         exit(2);
     }
-    if (cpus < 1 || cpus > GEN_MAX_CPUS || (strcmp(o->workload, "timer") &&
-        strcmp(o->workload, "mixed") && strcmp(o->workload, "matrices"))) {
+    if (cpus < 1 || cpus > GEN_MAX_CPUS || (strcmp(o->workload, "timer") && strcmp(o->workload, "mixed") && strcmp(o->workload, "matrices"))) {
         fprintf(stderr, "gen_dump: cpus must be 1..%u and workload timer, mixed or matrices\n",
                 GEN_MAX_CPUS);
         exit(2);
@@ -326,7 +325,10 @@ static void parse(int argc, char **argv, struct opts *o)
     rng_state = o->seed * 0x9E3779B97F4A7C15ULL + 1;
 }
 
-struct out { bool crlf; uint64_t bytes, lines; };
+struct out {
+    bool crlf;
+    uint64_t bytes, lines;
+};
 
 static void sink_write(void *ctx, const char *s, size_t n)
 {
@@ -407,11 +409,13 @@ int main(int argc, char **argv)
         noise_before();
     struct out out = { o.crlf != 0, 0, 0 };
     struct dump_sink sink = { sink_write, &out, NULL };
+    /* clang-format off */
     struct dump_extra extras[] = {
         { "invariant_tsc", NULL, 1 }, { "tsc_warp", NULL, 37 },
         { "uptime_tsc", NULL, 123456789012ULL }, { "source", "gen_dump", 0 },
         { "workload", o.workload, 0 },
     };
+    /* clang-format on */
     struct dump_meta meta = { o.dump, o.tsc_hz, apic, extras, 5, o.nonce, o.previous != 0,
                               NULL, 0 };
     uint64_t events = dump_encode(&sink, &meta, rings, o.cpus);

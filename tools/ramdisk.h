@@ -1,8 +1,8 @@
 /* ramdisk.h — a struct blockdev in host memory for the unit tests and
  * gen_stick: counts writes, can fail every write after the Nth (a reset
  * or power cut mid-dump), and fails any access past its end. */
-#ifndef RAMDISK_H
-#define RAMDISK_H
+#ifndef TOOLS_RAMDISK_H
+#define TOOLS_RAMDISK_H
 #include <stdlib.h>
 #include <string.h>
 #include "dev/blockdev.h"
@@ -39,8 +39,7 @@ static inline void ramdisk_init(struct ramdisk *r, uint64_t sectors)
 {
     memset(r, 0, sizeof *r);
     r->data = calloc(sectors, 512);
-    r->dev = (struct blockdev){ .name = "ram0", .block_size = 512, .block_count = sectors,
-                                .read = ram_read, .write = ram_write, .priv = r };
+    r->dev = (struct blockdev){ .name = "ram0", .block_size = 512, .block_count = sectors, .read = ram_read, .write = ram_write, .priv = r };
 }
 
 #endif

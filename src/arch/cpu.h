@@ -1,14 +1,29 @@
 /* cpu.h — thin wrappers for the x86 instructions the kernel uses. */
-#ifndef CPU_H
-#define CPU_H
+#ifndef ARCH_CPU_H
+#define ARCH_CPU_H
 #include <stdint.h>
 
-static inline void outb(uint16_t port, uint8_t v) { __asm__ volatile("outb %0, %1" :: "a"(v), "Nd"(port)); }
-static inline void outw(uint16_t port, uint16_t v) { __asm__ volatile("outw %0, %1" :: "a"(v), "Nd"(port)); }
-static inline void outl(uint16_t port, uint32_t v) { __asm__ volatile("outl %0, %1" :: "a"(v), "Nd"(port)); }
-static inline uint8_t inb(uint16_t port) { uint8_t v; __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port)); return v; }
-static inline uint16_t inw(uint16_t port) { uint16_t v; __asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(port)); return v; }
-static inline uint32_t inl(uint16_t port) { uint32_t v; __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port)); return v; }
+static inline void outb(uint16_t port, uint8_t v) { __asm__ volatile("outb %0, %1" ::"a"(v), "Nd"(port)); }
+static inline void outw(uint16_t port, uint16_t v) { __asm__ volatile("outw %0, %1" ::"a"(v), "Nd"(port)); }
+static inline void outl(uint16_t port, uint32_t v) { __asm__ volatile("outl %0, %1" ::"a"(v), "Nd"(port)); }
+static inline uint8_t inb(uint16_t port)
+{
+    uint8_t v;
+    __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
+    return v;
+}
+static inline uint16_t inw(uint16_t port)
+{
+    uint16_t v;
+    __asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(port));
+    return v;
+}
+static inline uint32_t inl(uint16_t port)
+{
+    uint32_t v;
+    __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
+    return v;
+}
 
 static inline uint64_t rdmsr(uint32_t msr)
 {
@@ -19,7 +34,7 @@ static inline uint64_t rdmsr(uint32_t msr)
 
 static inline void wrmsr(uint32_t msr, uint64_t v)
 {
-    __asm__ volatile("wrmsr" :: "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)));
+    __asm__ volatile("wrmsr" ::"c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)));
 }
 
 static inline uint64_t rdtsc(void)
@@ -29,7 +44,9 @@ static inline uint64_t rdtsc(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
-struct cpuid_regs { uint32_t eax, ebx, ecx, edx; };
+struct cpuid_regs {
+    uint32_t eax, ebx, ecx, edx;
+};
 
 #define CPUID1_HYPERVISOR (1u << 31)   /* CPUID.1:ECX: running under a hypervisor */
 
@@ -50,7 +67,7 @@ static inline void barrier(void) { __asm__ volatile("" ::: "memory"); }
 static inline uint64_t irq_save(void)
 {
     uint64_t flags;
-    __asm__ volatile("pushfq; popq %0; cli" : "=r"(flags) :: "memory");
+    __asm__ volatile("pushfq; popq %0; cli" : "=r"(flags)::"memory");
     return flags;
 }
 
@@ -60,12 +77,22 @@ static inline void irq_restore(uint64_t flags)
         irq_enable();
 }
 
-static inline uint64_t read_cr2(void) { uint64_t v; __asm__ volatile("mov %%cr2, %0" : "=r"(v)); return v; }
-static inline uint64_t read_cr3(void) { uint64_t v; __asm__ volatile("mov %%cr3, %0" : "=r"(v)); return v; }
+static inline uint64_t read_cr2(void)
+{
+    uint64_t v;
+    __asm__ volatile("mov %%cr2, %0" : "=r"(v));
+    return v;
+}
+static inline uint64_t read_cr3(void)
+{
+    uint64_t v;
+    __asm__ volatile("mov %%cr3, %0" : "=r"(v));
+    return v;
+}
 
-#define MSR_APIC_BASE   0x1B
-#define MSR_TSC_ADJUST  0x3B
-#define MSR_GS_BASE     0xC0000101
+#define MSR_APIC_BASE  0x1B
+#define MSR_TSC_ADJUST 0x3B
+#define MSR_GS_BASE    0xC0000101
 
 /* Stop this CPU for good (interrupts off). */
 __attribute__((noreturn)) void cpu_park(void);

@@ -19,7 +19,7 @@ static bool same(const char *a, const char *b)
 
 static void zero(void *p, unsigned n)
 {
-    for (unsigned char *b = p; n--; )
+    for (unsigned char *b = p; n--;)
         *b++ = 0;
 }
 
@@ -27,7 +27,9 @@ static void put_regs(char *dst, const struct cpuid_regs *r, bool ebx_edx_ecx)
 {
     uint32_t w[4] = { r->eax, r->ebx, r->ecx, r->edx };
     if (ebx_edx_ecx) {                  /* leaf 0's vendor string order */
-        w[0] = r->ebx; w[1] = r->edx; w[2] = r->ecx;
+        w[0] = r->ebx;
+        w[1] = r->edx;
+        w[2] = r->ecx;
     }
     for (unsigned i = 0; i < (ebx_edx_ecx ? 3u : 4u); i++)
         for (unsigned b = 0; b < 4; b++)
@@ -60,7 +62,8 @@ void cpuident_decode(const struct cpuid_raw *raw, struct cpu_ident *out)
     out->stepping = a & 0xF;
     out->family = family == FAMILY_EXTENDED ? family + ((a >> 20) & 0xFF) : family;
     out->model = family == FAMILY_EXTENDED || family == FAMILY_INTEL_P6
-                 ? model | ((a >> 16) & 0xF) << 4 : model;
+                     ? model | ((a >> 16) & 0xF) << 4
+                     : model;
     decode_brand(raw, out->brand);
 }
 

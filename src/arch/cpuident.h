@@ -5,8 +5,8 @@
  *
  * cpuident_decode() is pure (host-tested): it turns raw CPUID registers
  * into the fields. cpuident_read() runs the instructions. */
-#ifndef CPUIDENT_H
-#define CPUIDENT_H
+#ifndef ARCH_CPUIDENT_H
+#define ARCH_CPUIDENT_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/cpu.h"
@@ -14,10 +14,10 @@
 #define CPUIDENT_BRAND_MAX 49           /* 48 bytes of brand string + NUL */
 
 struct cpu_ident {
-    char     vendor[13];                /* "GenuineIntel", "AuthenticAMD", ... */
-    char     brand[CPUIDENT_BRAND_MAX]; /* leading blanks cut; "" when the CPU has none */
+    char vendor[13];                /* "GenuineIntel", "AuthenticAMD", ... */
+    char brand[CPUIDENT_BRAND_MAX]; /* leading blanks cut; "" when the CPU has none */
     uint32_t family, model, stepping;   /* display values (extended fields folded in) */
-    bool     microcode_known;
+    bool microcode_known;
     uint32_t microcode;
 };
 
@@ -25,7 +25,7 @@ struct cpu_ident {
  * leaves 0x80000002..4 (brand[0..2]). */
 struct cpuid_raw {
     struct cpuid_regs leaf0, leaf1;
-    uint32_t          max_ext;
+    uint32_t max_ext;
     struct cpuid_regs brand[3];
 };
 

@@ -48,7 +48,10 @@ void gdt_init_cpu(void *mem)
     t->gdt[3] = tss_low(base, sizeof t->tss - 1);
     t->gdt[4] = base >> 32;
 
-    struct { uint16_t limit; uint64_t base; } __attribute__((packed)) gdtr = {
+    struct {
+        uint16_t limit;
+        uint64_t base;
+    } __attribute__((packed)) gdtr = {
         sizeof t->gdt - 1, (uint64_t)(uintptr_t)t->gdt
     };
     __asm__ volatile(
@@ -63,7 +66,7 @@ void gdt_init_cpu(void *mem)
         "mov %%ax, %%es\n\t"
         "mov %%ax, %%ss\n\t"
         "mov %3, %%ax\n\t"
-        "ltr %%ax"
-        :: "m"(gdtr), "i"(GDT_KCODE), "i"(GDT_KDATA), "i"(GDT_TSS) : "rax", "memory");
+        "ltr %%ax" ::"m"(gdtr),
+        "i"(GDT_KCODE), "i"(GDT_KDATA), "i"(GDT_TSS) : "rax", "memory");
     /* Loading GS with a selector would clear GS_BASE: GS is left alone. */
 }

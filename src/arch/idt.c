@@ -7,7 +7,7 @@
 
 struct idt_gate {
     uint16_t off_lo, selector;
-    uint8_t  ist, type;
+    uint8_t ist, type;
     uint16_t off_mid;
     uint32_t off_hi, zero;
 } __attribute__((packed));
@@ -34,18 +34,25 @@ void idt_init(int_handler exceptions)
     for (unsigned v = 0; v < 256; v++) {
         uint64_t a = isr_table[v];
         idt[v] = (struct idt_gate){
-            .off_lo = a & 0xFFFF, .selector = GDT_KCODE, .ist = ist_for(v),
-            .type = GATE_INTERRUPT, .off_mid = (a >> 16) & 0xFFFF, .off_hi = a >> 32,
+            .off_lo = a & 0xFFFF,
+            .selector = GDT_KCODE,
+            .ist = ist_for(v),
+            .type = GATE_INTERRUPT,
+            .off_mid = (a >> 16) & 0xFFFF,
+            .off_hi = a >> 32,
         };
     }
 }
 
 void idt_load(void)
 {
-    struct { uint16_t limit; uint64_t base; } __attribute__((packed)) idtr = {
+    struct {
+        uint16_t limit;
+        uint64_t base;
+    } __attribute__((packed)) idtr = {
         sizeof idt - 1, (uint64_t)(uintptr_t)idt
     };
-    __asm__ volatile("lidt %0" :: "m"(idtr));
+    __asm__ volatile("lidt %0" ::"m"(idtr));
 }
 
 void idt_set_handler(uint8_t vector, int_handler h)

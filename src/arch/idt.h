@@ -6,8 +6,8 @@
  * and returns). 0x20-0x2F are where the masked 8259 PICs
  * would deliver (spurious IRQ7/15): counted and ignored. Device and IPI
  * vectors get handlers through idt_set_handler(). */
-#ifndef IDT_H
-#define IDT_H
+#ifndef ARCH_IDT_H
+#define ARCH_IDT_H
 #include <stdint.h>
 
 /* Exception vectors (SDM vol. 3 §6.3.1) that get names here. */
@@ -16,11 +16,11 @@
 #define EXC_PAGE_FAULT    14
 #define EXC_MACHINE_CHECK 18
 
-#define VEC_PIC_BASE   0x20
-#define VEC_TIMER      0x40
-#define VEC_IPI_FIRST  0x41
-#define VEC_SERIAL     0x60          /* console UART receive, via the I/O APIC */
-#define VEC_SPURIOUS   0xFF
+#define VEC_PIC_BASE      0x20
+#define VEC_TIMER         0x40
+#define VEC_IPI_FIRST     0x41
+#define VEC_SERIAL        0x60          /* console UART receive, via the I/O APIC */
+#define VEC_SPURIOUS      0xFF
 
 struct int_frame {
     uint64_t r15, r14, r13, r12, r11, r10, r9, r8;

@@ -2,25 +2,25 @@
 #include "arch/lapic.h"
 #include "arch/cpu.h"
 
-#define APIC_BASE_EXTD     (1u << 10)     /* x2APIC mode */
-#define APIC_BASE_EN       (1u << 11)
-#define APIC_BASE_ADDR     0xFFFFFF000ull
+#define APIC_BASE_EXTD  (1u << 10)     /* x2APIC mode */
+#define APIC_BASE_EN    (1u << 11)
+#define APIC_BASE_ADDR  0xFFFFFF000ull
 
 /* Register offsets in the xAPIC page; x2APIC MSR = 0x800 + offset / 16. */
-#define REG_ID        0x020
-#define REG_TPR       0x080
-#define REG_EOI       0x0B0
-#define REG_SVR       0x0F0
-#define REG_ESR       0x280
-#define REG_ICR_LO    0x300
-#define REG_ICR_HI    0x310
-#define REG_LVT_TIMER 0x320
-#define REG_LVT_LINT0 0x350
-#define REG_LVT_LINT1 0x360
-#define REG_LVT_ERROR 0x370
-#define REG_TIMER_INIT 0x380
-#define REG_TIMER_CUR  0x390
-#define REG_TIMER_DIV  0x3E0
+#define REG_ID          0x020
+#define REG_TPR         0x080
+#define REG_EOI         0x0B0
+#define REG_SVR         0x0F0
+#define REG_ESR         0x280
+#define REG_ICR_LO      0x300
+#define REG_ICR_HI      0x310
+#define REG_LVT_TIMER   0x320
+#define REG_LVT_LINT0   0x350
+#define REG_LVT_LINT1   0x360
+#define REG_LVT_ERROR   0x370
+#define REG_TIMER_INIT  0x380
+#define REG_TIMER_CUR   0x390
+#define REG_TIMER_DIV   0x3E0
 
 #define SVR_ENABLE      0x100
 #define SPURIOUS_VECTOR 0xFF

@@ -13,14 +13,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define PAT_MSR        0x277
-#define PAT_POWER_ON   0x0007040600070406ull   /* WB WT UC- UC, twice */
-#define PAT_TYPE_WC    0x01
-#define PAT_TYPE_MASK  0x07ull
-#define PAT_ENTRY_WC   1                        /* the entry made WC */
-#define PAT_PTE_PWT    (1ull << 3)
-#define PAT_PTE_PCD    (1ull << 4)
-#define PAT_PDE_PAT    (1ull << 12)             /* a 2 MiB page's PAT bit */
+#define PAT_MSR       0x277
+#define PAT_POWER_ON  0x0007040600070406ull   /* WB WT UC- UC, twice */
+#define PAT_TYPE_WC   0x01
+#define PAT_TYPE_MASK 0x07ull
+#define PAT_ENTRY_WC  1                        /* the entry made WC */
+#define PAT_PTE_PWT   (1ull << 3)
+#define PAT_PTE_PCD   (1ull << 4)
+#define PAT_PDE_PAT   (1ull << 12)             /* a 2 MiB page's PAT bit */
 
 /* IA32_PAT value `pat` with entry PAT_ENTRY_WC made write combining. Pure. */
 uint64_t pat_with_wc(uint64_t pat);

@@ -3,7 +3,7 @@
 #include "arch/cpu.h"
 
 struct percpu cpus[MAX_CPUS];
-uint32_t      cpus_online;
+uint32_t cpus_online;
 
 void percpu_install(uint32_t index)
 {

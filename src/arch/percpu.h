@@ -5,21 +5,21 @@
  * this_cpu() is one load. Fields the trace fast path reads sit at fixed
  * offsets (asserted below) so they can be read gs-relative. Each struct
  * is cache-line aligned and padded: no two CPUs share a line. */
-#ifndef PERCPU_H
-#define PERCPU_H
-#include <stdint.h>
+#ifndef ARCH_PERCPU_H
+#define ARCH_PERCPU_H
 #include <stddef.h>
+#include <stdint.h>
 
 struct ring;
 
 struct percpu {
     struct percpu *self;      /* gs:0  */
-    struct ring   *ring;      /* gs:8  this CPU's trace ring */
-    uint32_t       index;     /* dense CPU number, 0 = BSP */
-    uint32_t       apic_id;   /* local APIC ID (x2APIC ID in x2APIC mode) */
-    uint64_t       ticks;     /* LAPIC timer interrupts taken */
-    uint64_t       next_tick_tsc; /* ideal time of the next timer tick */
-    uint8_t        online;
+    struct ring *ring;      /* gs:8  this CPU's trace ring */
+    uint32_t index;     /* dense CPU number, 0 = BSP */
+    uint32_t apic_id;   /* local APIC ID (x2APIC ID in x2APIC mode) */
+    uint64_t ticks;     /* LAPIC timer interrupts taken */
+    uint64_t next_tick_tsc; /* ideal time of the next timer tick */
+    uint8_t online;
 } __attribute__((aligned(64)));
 
 _Static_assert(offsetof(struct percpu, self) == 0, "gs:0 self pointer");
@@ -59,6 +59,6 @@ void percpu_install(uint32_t index);
 
 /* The CPU table, indexed by dense CPU number (never by APIC ID). */
 extern struct percpu cpus[MAX_CPUS];
-extern uint32_t      cpus_online;   /* how many entries of cpus[] run */
+extern uint32_t cpus_online;   /* how many entries of cpus[] run */
 
 #endif

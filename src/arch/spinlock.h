@@ -1,11 +1,13 @@
 /* spinlock.h — test-and-test-and-set lock for the few shared, slow-path
  * structures (TSC sync, PCI config, MMIO maps). Never used on the trace path. */
-#ifndef SPINLOCK_H
-#define SPINLOCK_H
+#ifndef ARCH_SPINLOCK_H
+#define ARCH_SPINLOCK_H
 #include <stdbool.h>
 #include "arch/cpu.h"
 
-struct spinlock { volatile int locked; };
+struct spinlock {
+    volatile int locked;
+};
 
 static inline bool spin_trylock(struct spinlock *l)
 {

@@ -4,14 +4,14 @@
  * is FONT_H bytes, one per pixel row from the top; bit 7 is the leftmost
  * pixel. The data lives in font8x16.c, the only copy: the screen boot test
  * reads that file to render the text it expects to see. */
-#ifndef FONT_H_INCLUDED
-#define FONT_H_INCLUDED
+#ifndef CONSOLE_FONT_H
+#define CONSOLE_FONT_H
 #include <stdint.h>
 
-#define FONT_W      8
-#define FONT_H      16
-#define FONT_FIRST  32
-#define FONT_LAST   126
+#define FONT_W     8
+#define FONT_H     16
+#define FONT_FIRST 32
+#define FONT_LAST  126
 
 extern const uint8_t font8x16[FONT_LAST - FONT_FIRST + 1][FONT_H];
 

@@ -1,30 +1,32 @@
 /* screen.c — text buffer, cell-by-cell redraw, framebuffer and EGA text.
  * Where drawing happens and why: see screen.h. */
 #include "console/screen.h"
-#include "lib/kprintf.h"
 #include "arch/cpu.h"
-#include "console/fbdraw.h"
-#include "console/font.h"
-#include "lib/kstring.h"
-#include "mm/mmio.h"
 #include "arch/pat.h"
 #include "arch/spinlock.h"
+#include "console/fbdraw.h"
+#include "console/font.h"
+#include "lib/kprintf.h"
+#include "lib/kstring.h"
+#include "mm/mmio.h"
 #include "time/tsc.h"
 
-#define MAX_COLS   256              /* wider displays keep a blank margin */
-#define BIG_WIDTH  2560             /* from here on, glyphs are drawn twice as big */
-#define BIG_HEIGHT 1440
-#define MAX_ROWS   160
-#define LOG_LINES  MAX_ROWS         /* lines kept: at least a screenful */
-#define EGA_GREY   0x07             /* EGA attribute: light grey on black */
-#define EGA_STATUS 0x1F             /* white on blue */
-#define NOT_DRAWN  0                /* never a printable character */
-#define CRTC_INDEX 0x3D4            /* VGA CRT controller (colour text) */
-#define CRTC_DATA  0x3D5
+#define MAX_COLS          256              /* wider displays keep a blank margin */
+#define BIG_WIDTH         2560             /* from here on, glyphs are drawn twice as big */
+#define BIG_HEIGHT        1440
+#define MAX_ROWS          160
+#define LOG_LINES         MAX_ROWS         /* lines kept: at least a screenful */
+#define EGA_GREY          0x07             /* EGA attribute: light grey on black */
+#define EGA_STATUS        0x1F             /* white on blue */
+#define NOT_DRAWN         0                /* never a printable character */
+#define CRTC_INDEX        0x3D4            /* VGA CRT controller (colour text) */
+#define CRTC_DATA         0x3D5
 #define CRTC_CURSOR_START 0x0A      /* Cursor Start Register */
 #define CURSOR_DISABLE    0x20      /* its bit 5: Cursor Disable */
 
-enum backend { NONE, FRAMEBUFFER, EGA_TEXT };
+enum backend { NONE,
+               FRAMEBUFFER,
+               EGA_TEXT };
 
 static enum backend backend;
 static struct mb2_framebuffer fbinfo;
@@ -122,7 +124,8 @@ void screen_check_mode(uint32_t width, uint32_t height)
         kprintf("screen: %ux%u as asked (screen.mode=)\n", width, height);
     else if (fbinfo.present)
         kprintf("screen: screen.mode=%ux%u asked, GRUB gave %ux%u%s: the firmware has no such "
-                "mode, or the menu entry did not pass it to GRUB (grub.cfg: bt_boot)\n", width,
+                "mode, or the menu entry did not pass it to GRUB (grub.cfg: bt_boot)\n",
+                width,
                 height, fbinfo.width, fbinfo.height,
                 fbinfo.type == MB2_FB_EGA_TEXT ? " text cells" : "");
     else
@@ -286,7 +289,8 @@ static void report(void)
                 fbinfo.width, fbinfo.height, fbinfo.bpp, fbinfo.addr, cols, rows, t, tsc_to_us(t));
     } else {
         kprintf("screen: %ux%u %u bpp at 0x%lx, %ux%u cells; full redraw %lu TSC ticks (%lu us), "
-                "write-combining %lu TSC ticks (%lu us)\n", fbinfo.width, fbinfo.height,
+                "write-combining %lu TSC ticks (%lu us)\n",
+                fbinfo.width, fbinfo.height,
                 fbinfo.bpp, fbinfo.addr, cols, rows, t, tsc_to_us(t), wc_ticks,
                 tsc_to_us(wc_ticks));
     }

@@ -20,8 +20,8 @@
  * Cost: the first draw from the idle loop redraws every cell, timed, and
  * prints it once, e.g. "screen: 1024x768 32 bpp at 0xfd000000, 128x48
  * cells; full redraw 65719320 TSC ticks (32921 us)" (QEMU TCG). */
-#ifndef SCREEN_H
-#define SCREEN_H
+#ifndef CONSOLE_SCREEN_H
+#define CONSOLE_SCREEN_H
 #include <stdbool.h>
 #include "firmware/mb2.h"
 

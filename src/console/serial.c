@@ -2,41 +2,41 @@
  * PC16550D data sheet. */
 #include "console/serial.h"
 #include "arch/cpu.h"
-#include "lib/format.h"
 #include "arch/idt.h"
-#include "lib/kstring.h"
 #include "arch/lapic.h"
+#include "lib/format.h"
+#include "lib/kstring.h"
 #include "time/tsc.h"
 
 static const uint16_t com_base[4] = { 0x3F8, 0x2F8, 0x3E8, 0x2E8 };
 static const uint8_t com_irq[4] = { 4, 3, 4, 3 };  /* ISA IRQs of COM1-COM4 */
 
-#define UART_THR 0      /* transmit holding (write) */
-#define UART_RBR 0      /* receive buffer (read) */
-#define UART_DLL 0      /* divisor latch low (DLAB = 1) */
-#define UART_IER 1      /* interrupt enable */
-#define UART_DLM 1      /* divisor latch high (DLAB = 1) */
-#define UART_FCR 2      /* FIFO control */
-#define UART_LCR 3      /* line control */
-#define UART_MCR 4      /* modem control */
-#define UART_LSR 5      /* line status */
-#define UART_SCR 7      /* scratch */
+#define UART_THR         0      /* transmit holding (write) */
+#define UART_RBR         0      /* receive buffer (read) */
+#define UART_DLL         0      /* divisor latch low (DLAB = 1) */
+#define UART_IER         1      /* interrupt enable */
+#define UART_DLM         1      /* divisor latch high (DLAB = 1) */
+#define UART_FCR         2      /* FIFO control */
+#define UART_LCR         3      /* line control */
+#define UART_MCR         4      /* modem control */
+#define UART_LSR         5      /* line status */
+#define UART_SCR         7      /* scratch */
 
 #define IER_RX_AVAILABLE 0x01
-#define LCR_8N1        0x03
-#define LCR_DLAB       0x80
-#define FCR_ENABLE     0x01
-#define FCR_CLEAR_RX   0x02
-#define FCR_CLEAR_TX   0x04
-#define FCR_TRIGGER_14 0xC0
+#define LCR_8N1          0x03
+#define LCR_DLAB         0x80
+#define FCR_ENABLE       0x01
+#define FCR_CLEAR_RX     0x02
+#define FCR_CLEAR_TX     0x04
+#define FCR_TRIGGER_14   0xC0
 #define MCR_DTR_RTS_OUT2 0x0B
-#define LSR_DR         0x01    /* data ready */
-#define LSR_OE         0x02    /* overrun error */
-#define LSR_THRE       0x20    /* transmit holding register empty */
+#define LSR_DR           0x01    /* data ready */
+#define LSR_OE           0x02    /* overrun error */
+#define LSR_THRE         0x20    /* transmit holding register empty */
 
-#define UART_CLOCK_HZ  1843200 /* the PC's crystal: divisor 1 = 115200 baud */
-#define DEAD_LINE_S    5       /* THRE held this long: the line is dead */
-#define ASSUMED_MAX_HZ 5000000000ull  /* before the TSC is calibrated */
+#define UART_CLOCK_HZ    1843200 /* the PC's crystal: divisor 1 = 115200 baud */
+#define DEAD_LINE_S      5       /* THRE held this long: the line is dead */
+#define ASSUMED_MAX_HZ   5000000000ull  /* before the TSC is calibrated */
 
 static struct uart_desc uart;           /* the console UART, when present */
 static bool present;
@@ -96,8 +96,7 @@ static void reg_out(const struct uart_desc *u, unsigned r, uint8_t b)
 
 struct uart_desc serial_legacy(unsigned index, uint32_t baud)
 {
-    struct uart_desc u = { .space = UART_IO, .width = 1, .stride = 1, .baud = baud,
-                           .isa_irq = SERIAL_NO_IRQ };
+    struct uart_desc u = { .space = UART_IO, .width = 1, .stride = 1, .baud = baud, .isa_irq = SERIAL_NO_IRQ };
     if (index < SERIAL_LEGACY_PORTS) {
         u.base = com_base[index];
         u.isa_irq = com_irq[index];

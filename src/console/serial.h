@@ -13,8 +13,8 @@
  * Until serial_settle() the output is also kept (the first
  * SERIAL_EARLY_BYTES) so that the UART finally chosen, found only after
  * ACPI and PCI are up, still receives the boot messages printed before. */
-#ifndef SERIAL_H
-#define SERIAL_H
+#ifndef CONSOLE_SERIAL_H
+#define CONSOLE_SERIAL_H
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -24,22 +24,23 @@
 #define SERIAL_NAME_LEN     24
 #define SERIAL_EARLY_BYTES  4096
 
-enum uart_space { UART_IO, UART_MMIO };
+enum uart_space { UART_IO,
+                  UART_MMIO };
 
 /* Where a 16550's registers are and how to program it. Register r (0..7)
  * lives at base + r * stride and is accessed `width` bytes wide, its 8
  * bits starting at bit `shift` of that access (ACPI GAS: access size and
  * register bit offset). */
 struct uart_desc {
-    uint8_t  space;                   /* enum uart_space */
-    uint8_t  width;                   /* 1, 2 or 4 */
-    uint8_t  stride;                  /* 1, 2 or 4 */
-    uint8_t  shift;                   /* 0, 8, 16 or 24 */
+    uint8_t space;                   /* enum uart_space */
+    uint8_t width;                   /* 1, 2 or 4 */
+    uint8_t stride;                  /* 1, 2 or 4 */
+    uint8_t shift;                   /* 0, 8, 16 or 24 */
     uint64_t base;                    /* I/O port or physical address */
     uint32_t baud;                    /* 0: keep the divisor the firmware set */
     uint32_t clock;                   /* input clock in Hz; 0: 1.8432 MHz */
-    uint8_t  isa_irq;                 /* SERIAL_NO_IRQ: input is polled */
-    char     name[SERIAL_NAME_LEN];   /* "ttyS0", "pci:00:03.0", "mmio:0x..." */
+    uint8_t isa_irq;                 /* SERIAL_NO_IRQ: input is polled */
+    char name[SERIAL_NAME_LEN];   /* "ttyS0", "pci:00:03.0", "mmio:0x..." */
 };
 
 /* The legacy COM port `index` (0 = COM1 .. 3 = COM4) at `baud`. */
@@ -69,8 +70,8 @@ int serial_getc(void);
  * port's ISA IRQ there, see serial_isa_irq). Without it input is polled
  * whenever serial_getc() is called; with it a burst between two polls is
  * kept in a 512-byte buffer instead of overrunning the 16-byte FIFO. */
-bool     serial_irq_enable(uint8_t vector);
-uint8_t  serial_isa_irq(void);        /* SERIAL_NO_IRQ for PCI and MMIO UARTs */
+bool serial_irq_enable(uint8_t vector);
+uint8_t serial_isa_irq(void);        /* SERIAL_NO_IRQ for PCI and MMIO UARTs */
 uint64_t serial_irqs(void);           /* receive interrupts taken */
 
 /* Receiver overrun errors seen (LSR.OE): bytes lost before we read them. */

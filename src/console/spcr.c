@@ -6,27 +6,27 @@
 #include "lib/format.h"
 #include "lib/kstring.h"
 
-#define SPCR_MIN_LEN       80          /* revisions 1 and 2 */
-#define OFF_REVISION       8
-#define OFF_INTERFACE      36
-#define OFF_GAS            40          /* space, bit width, bit offset, access size, address */
-#define OFF_INT_TYPE       52
-#define OFF_IRQ            53
-#define OFF_BAUD           58
-#define OFF_CLOCK          76          /* revision 3+: UART clock in Hz */
-#define OFF_PRECISE_BAUD   80          /* revision 4+ */
+#define SPCR_MIN_LEN     80          /* revisions 1 and 2 */
+#define OFF_REVISION     8
+#define OFF_INTERFACE    36
+#define OFF_GAS          40          /* space, bit width, bit offset, access size, address */
+#define OFF_INT_TYPE     52
+#define OFF_IRQ          53
+#define OFF_BAUD         58
+#define OFF_CLOCK        76          /* revision 3+: UART clock in Hz */
+#define OFF_PRECISE_BAUD 80          /* revision 4+ */
 
-#define TYPE_16550         0x00        /* fully 16550-compatible */
-#define TYPE_16450         0x01        /* 16550 subset (DBGP revision 1) */
-#define TYPE_16550_GAS     0x12        /* 16550 with the layout given by the GAS */
+#define TYPE_16550       0x00        /* fully 16550-compatible */
+#define TYPE_16450       0x01        /* 16550 subset (DBGP revision 1) */
+#define TYPE_16550_GAS   0x12        /* 16550 with the layout given by the GAS */
 
-#define GAS_MEMORY         0
-#define GAS_IO             1
-#define ACCESS_LEGACY      0           /* undefined: use the register bit width */
-#define ACCESS_QWORD       4
+#define GAS_MEMORY       0
+#define GAS_IO           1
+#define ACCESS_LEGACY    0           /* undefined: use the register bit width */
+#define ACCESS_QWORD     4
 
-#define INT_PCAT           0x01        /* interrupt type: 8259 IRQ in the IRQ field */
-#define ISA_IRQS           16
+#define INT_PCAT         0x01        /* interrupt type: 8259 IRQ in the IRQ field */
+#define ISA_IRQS         16
 
 static const uint16_t com_ports[4] = { 0x3F8, 0x2F8, 0x3E8, 0x2E8 };
 
@@ -62,7 +62,8 @@ static unsigned access_bytes(const uint8_t *gas)
 {
     uint8_t bits = gas[1], access = gas[3];
     if (access == ACCESS_LEGACY)
-        return bits == 32 ? 4 : bits == 16 ? 2 : 1;
+        return bits == 32 ? 4 : bits == 16 ? 2
+                                           : 1;
     return access < ACCESS_QWORD ? 1u << (access - 1) : 0;
 }
 
@@ -92,11 +93,11 @@ static uint32_t baud_of_code(uint8_t code)
 {
     switch (code) {
     case SPCR_BAUD_AS_IS: return 0;
-    case 3: return 9600;
-    case 4: return 19200;
-    case 6: return 57600;
-    case 7: return 115200;
-    default: return 1;                 /* not a standard code */
+    case 3:               return 9600;
+    case 4:               return 19200;
+    case 6:               return 57600;
+    case 7:               return 115200;
+    default:              return 1;                 /* not a standard code */
     }
 }
 

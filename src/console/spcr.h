@@ -7,8 +7,8 @@
  * in I/O or memory space. The GAS's access size gives the register width
  * and stride (byte, word or dword registers), its bit offset where the 8
  * register bits sit. Pure code (host-tested). */
-#ifndef SPCR_H
-#define SPCR_H
+#ifndef CONSOLE_SPCR_H
+#define CONSOLE_SPCR_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

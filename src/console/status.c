@@ -1,18 +1,21 @@
 /* status.c — the status rows' text and the dump progress they show. */
 #include "console/status.h"
-#include "lib/format.h"
-#include "lib/kstring.h"
+#include "arch/cpu.h"
 #include "arch/percpu.h"
 #include "console/screen.h"
+#include "lib/format.h"
+#include "lib/kstring.h"
 #include "time/tsc.h"
-#include "arch/cpu.h"
 #include "time/uptime.h"
 #include "trace/rings.h"
 #include "trace/trace.h"
 
 #define ROW_MAX 256
 
-enum dump_state { DUMP_NONE, DUMP_SENDING, DUMP_DONE, DUMP_NOWHERE };
+enum dump_state { DUMP_NONE,
+                  DUMP_SENDING,
+                  DUMP_DONE,
+                  DUMP_NOWHERE };
 
 /* Progress of the current (or last) dump, as the dump reports it. */
 static struct {
@@ -67,7 +70,8 @@ void status_dump_progress(uint32_t dump_no, uint64_t lines, uint64_t events_sent
 static const char *tracing_word(void)
 {
     uint32_t m = trace_get_mask();
-    return m & TRACE_ENABLE ? "on" : m & TRACE_PAUSED ? "paused" : "off";
+    return m & TRACE_ENABLE ? "on" : m & TRACE_PAUSED ? "paused"
+                                                      : "off";
 }
 
 static void header(char *row, unsigned size)
@@ -76,7 +80,8 @@ static void header(char *row, unsigned size)
     uint64_t recorded, overwritten;
     rings_event_counts(&recorded, &overwritten);    /* zeros until the rings exist */
     ksnprintf(row, size, " baretrace  cpus %u  up %lu:%02lu:%02lu  tracing %s  events %lu"
-              "  overwritten %lu%s%s", cpus_online, up / 3600, up / 60 % 60, up % 60,
+                         "  overwritten %lu%s%s",
+              cpus_online, up / 3600, up / 60 % 60, up % 60,
               tracing_word(), recorded, overwritten, note[0] ? "  " : "", note);
 }
 
@@ -92,13 +97,15 @@ static void dump_row(char *row, unsigned size)
                   dump.no, route, dump.lines, pct > 100 ? 100 : pct, dump.events_total);
     else if (dump.state == DUMP_NOWHERE)
         ksnprintf(row, size, " dump not sent: no UART, network or stick to take it (%u so far)  |  "
-                  "keys: s stats  h help", dump.nowhere);
+                             "keys: s stats  h help",
+                  dump.nowhere);
     else if (dump.state == DUMP_DONE)
         ksnprintf(row, size, " dump %lu: done, %lu lines, %lu events  |  keys: d dump  p newest"
-                  "  s stats  t tracing  h help", dump.no, dump.lines, dump.events_sent);
+                             "  s stats  t tracing  h help",
+                  dump.no, dump.lines, dump.events_sent);
     else
         ksnprintf(row, size, " no dump yet  |  keys: d dump  p newest  s stats  t tracing"
-                  "  h help");
+                             "  h help");
 }
 
 void status_update(void)

@@ -12,8 +12,8 @@
  * idle loop calls status_poll(), and the dump (recorder/dump.c) reports where
  * it stands after every line through status_dump_progress(): the screen
  * shows the dump's progress, the wire carries its lines. */
-#ifndef STATUS_H
-#define STATUS_H
+#ifndef CONSOLE_STATUS_H
+#define CONSOLE_STATUS_H
 #include <stdbool.h>
 #include <stdint.h>
 

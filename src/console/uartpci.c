@@ -3,10 +3,10 @@
 #include "console/uartpci.h"
 #include "lib/format.h"
 
-#define CLASS_COMM         0x07
-#define SUBCLASS_SERIAL    0x00
-#define PROG_IF_16950      0x06        /* 0x00 8250 .. 0x06 16950 */
-#define UART_REGS          8
+#define CLASS_COMM      0x07
+#define SUBCLASS_SERIAL 0x00
+#define PROG_IF_16950   0x06        /* 0x00 8250 .. 0x06 16950 */
+#define UART_REGS       8
 
 bool uartpci_class_ok(uint8_t class, uint8_t subclass, uint8_t prog_if)
 {
@@ -41,9 +41,7 @@ bool uartpci_choose(const struct pci_bar bars[UARTPCI_BARS], uint8_t bus, uint8_
         }
         base = bars[i].base;
     }
-    *out = (struct uart_desc){ .space = io ? UART_IO : UART_MMIO, .width = 1,
-                               .stride = 1, .base = base, .baud = baud,
-                               .isa_irq = SERIAL_NO_IRQ };
+    *out = (struct uart_desc){ .space = io ? UART_IO : UART_MMIO, .width = 1, .stride = 1, .base = base, .baud = baud, .isa_irq = SERIAL_NO_IRQ };
     if (port)
         ksnprintf(out->name, sizeof out->name, "pci:%02x:%02x.%x/%u", bus, dev, fn, port);
     else

@@ -9,12 +9,12 @@
  * Cards that put the UART at an offset inside a BAR, or clock it other
  * than at 1.8432 MHz, need their own quirks and are not handled. Pure
  * code (host-tested); the caller reads the BARs. */
-#ifndef UARTPCI_H
-#define UARTPCI_H
+#ifndef CONSOLE_UARTPCI_H
+#define CONSOLE_UARTPCI_H
 #include <stdbool.h>
 #include <stdint.h>
-#include "dev/pci.h"
 #include "console/serial.h"
+#include "dev/pci.h"
 
 #define UARTPCI_BARS 6
 

@@ -1,14 +1,14 @@
 /* uartsel.c — find the UARTs the machine describes and open the console. */
 #include "console/uartsel.h"
-#include "firmware/acpi.h"
-#include "lib/kprintf.h"
-#include "lib/format.h"
-#include "mm/mem.h"
-#include "mm/mmio.h"
-#include "dev/pci.h"
 #include "console/serial.h"
 #include "console/spcr.h"
 #include "console/uartpci.h"
+#include "dev/pci.h"
+#include "firmware/acpi.h"
+#include "lib/format.h"
+#include "lib/kprintf.h"
+#include "mm/mem.h"
+#include "mm/mmio.h"
 
 #define CLASS_COMM      0x07
 #define SUBCLASS_SERIAL 0x00
@@ -141,9 +141,7 @@ static void describe(const struct boot_config *cfg, char *buf, size_t n)
 static bool try_named(const struct boot_config *cfg, const char **why)
 {
     const struct pci_func *f;
-    struct uart_desc u = { .space = UART_MMIO, .width = 1, .stride = 1,
-                           .base = cfg->console_mmio, .baud = cfg->console_baud,
-                           .isa_irq = SERIAL_NO_IRQ };
+    struct uart_desc u = { .space = UART_MMIO, .width = 1, .stride = 1, .base = cfg->console_mmio, .baud = cfg->console_baud, .isa_irq = SERIAL_NO_IRQ };
     switch (cfg->console_kind) {
     case CONSOLE_TTYS:
         return try_legacy(cfg->console_port, cfg->console_baud);

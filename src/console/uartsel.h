@@ -13,8 +13,8 @@
  * console=ttyS<n>, and COM1 for auto) so the first boot lines are seen
  * even if the boot dies early; uartsel_choose() settles the console UART
  * and hands it every line printed so far (serial.h serial_settle). */
-#ifndef UARTSEL_H
-#define UARTSEL_H
+#ifndef CONSOLE_UARTSEL_H
+#define CONSOLE_UARTSEL_H
 #include "firmware/cmdline.h"
 
 void uartsel_early(const struct boot_config *cfg);

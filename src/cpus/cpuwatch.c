@@ -1,10 +1,10 @@
 /* cpuwatch.c — silent CPUs, seen from their timer tick deadlines. */
 #include "cpus/cpuwatch.h"
-#include "lib/kprintf.h"
 #include "arch/cpu.h"
-#include "lib/format.h"
 #include "arch/percpu.h"
 #include "cpus/smp.h"
+#include "lib/format.h"
+#include "lib/kprintf.h"
 #include "time/tsc.h"
 #include "trace/ring.h"
 
@@ -32,7 +32,8 @@ unsigned cpuwatch_list(char *buf, size_t cap, bool say)
             at += (size_t)ksnprintf(buf + at, cap - at, "%s%u", n ? "," : "", i);
         if (say)
             kprintf("cpu: CPU %u does not answer (no timer interrupt for %lu ms); its ring "
-                    "is read as it is\n", i, ms);
+                    "is read as it is\n",
+                    i, ms);
         n++;
     }
     return n;

@@ -5,8 +5,8 @@
  * reader ever waits for such a CPU (a dump, `s`, `p` only check its ring
  * with a bounded wait); this only names it on the console and in dumps.
  * The check reads the per-CPU tick deadline (timer.c): no IPI, no wait. */
-#ifndef CPUWATCH_H
-#define CPUWATCH_H
+#ifndef CPUS_CPUWATCH_H
+#define CPUS_CPUWATCH_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,7 +14,7 @@
 #define CPUWATCH_SILENT_MS 1000    /* emulated CPUs may stall ~1 s under load */
 
 /* Whether online CPU `cpu` (not the caller) is silent; *ms: for how long. */
-bool     cpuwatch_silent(uint32_t cpu, uint64_t *ms);
+bool cpuwatch_silent(uint32_t cpu, uint64_t *ms);
 /* The silent CPUs as "1,3" in buf (empty when none); returns how many.
  * With `say`, each is also named on the console. */
 unsigned cpuwatch_list(char *buf, size_t cap, bool say);

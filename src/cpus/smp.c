@@ -24,32 +24,35 @@
  *     arrives after being given up on halts itself.
  */
 #include "cpus/smp.h"
-#include "lib/kprintf.h"
-#include "lib/format.h"
 #include "arch/cpu.h"
 #include "arch/gdt.h"
-#include "arch/pat.h"
 #include "arch/idt.h"
 #include "arch/lapic.h"
-#include "mm/mem.h"
+#include "arch/pat.h"
 #include "arch/percpu.h"
+#include "lib/format.h"
 #include "lib/kassert.h"
+#include "lib/kprintf.h"
 #include "lib/kstring.h"
+#include "mm/mem.h"
 #include "time/deadline.h"
 #include "time/tsc.h"
 
-#define SMP_TIMEOUT_MS     2000
+#define SMP_TIMEOUT_MS         2000
 #define SMP_TIMEOUT_VIRTUAL_MS 10000
-#define INIT_DELAY_US      10000
-#define SIPI_GAP_US        200
-#define XAPIC_MAX_ID       0xFE
-#define PARKED_LIST_LEN    256      /* APIC ids named on the parked line */
-#define PARKED_ID_LEN      12       /* " 4294967295" and its NUL */
-#define PARKED_MORE_LEN    32
-#define AP_STACK_SIZE      16384    /* must match boot/layout.inc */
-#define AP_STACK_ALIGN     4096
+#define INIT_DELAY_US          10000
+#define SIPI_GAP_US            200
+#define XAPIC_MAX_ID           0xFE
+#define PARKED_LIST_LEN        256      /* APIC ids named on the parked line */
+#define PARKED_ID_LEN          12       /* " 4294967295" and its NUL */
+#define PARKED_MORE_LEN        32
+#define AP_STACK_SIZE          16384    /* must match boot/layout.inc */
+#define AP_STACK_ALIGN         4096
 
-enum cpu_state { CPU_UNUSED, CPU_PENDING, CPU_ONLINE, CPU_FAILED };
+enum cpu_state { CPU_UNUSED,
+                 CPU_PENDING,
+                 CPU_ONLINE,
+                 CPU_FAILED };
 
 extern char tramp_start[], tramp_end[];
 extern char tramp_gdt[], tramp_gdtr[], tramp_pm32_jmp[], tramp_lm64_jmp[];
@@ -96,7 +99,7 @@ static uint32_t install_trampoline(void)
     uint8_t *dst = (uint8_t *)(uintptr_t)page;
     size_t size = (size_t)(tramp_end - tramp_start);
     memcpy(dst, tramp_start, size);
-#define AT(sym) (dst + ((sym) - tramp_start))
+#define AT(sym)   (dst + ((sym) - tramp_start))
 #define PHYS(sym) (page + (uint32_t)((sym) - tramp_start))
     uint32_t gdt = PHYS(tramp_gdt), pm32 = PHYS(tramp_pm32), lm64 = PHYS(tramp_lm64);
     memcpy(AT(tramp_gdtr) + 2, &gdt, 4);
@@ -256,9 +259,7 @@ void smp_start(const struct madt_info *m, uint32_t limit, struct smp_summary *ou
             took_us = tsc_to_us(rdtsc() - t0);
         }
     }
-    *out = (struct smp_summary){ .found = found, .online = slots - failed,
-                                 .parked = found > slots ? found - slots : 0,
-                                 .failed = failed, .slots = slots };
+    *out = (struct smp_summary){ .found = found, .online = slots - failed, .parked = found > slots ? found - slots : 0, .failed = failed, .slots = slots };
     cpus_online = out->online;
     out->bringup_us = took_us;
     if (slots > 1)

@@ -1,6 +1,6 @@
 /* smp.h — starting the application processors (see smp.c for the policy). */
-#ifndef SMP_H
-#define SMP_H
+#ifndef CPUS_SMP_H
+#define CPUS_SMP_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "firmware/madt.h"
@@ -25,7 +25,7 @@ void smp_start(const struct madt_info *madt, uint32_t limit, struct smp_summary 
 /* Let the APs go on past bring-up (TSC warp check, timer, idle). */
 void smp_release(void);
 /* CPU index for an APIC ID, or -1. */
-int  smp_index_of(uint32_t apic_id);
+int smp_index_of(uint32_t apic_id);
 uint32_t smp_slots(void);
 
 /* Wait on the calling AP until smp_release() (used by ap_main). */

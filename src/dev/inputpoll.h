@@ -4,8 +4,8 @@
  * kmain installs hotkey_poll here; perf/ calls inputpoll_run() instead of
  * including hotkey.h, whose commands start workloads: no include or call
  * circle between the keys and the workloads they start. */
-#ifndef INPUTPOLL_H
-#define INPUTPOLL_H
+#ifndef DEV_INPUTPOLL_H
+#define DEV_INPUTPOLL_H
 
 void inputpoll_set(void (*poll)(void));
 void inputpoll_run(void);              /* no-op until inputpoll_set */

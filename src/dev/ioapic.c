@@ -1,17 +1,17 @@
 /* ioapic.c — I/O APIC redirection entries (82093AA data sheet §3.2). */
 #include "dev/ioapic.h"
 
-#define IOREGSEL        0x00            /* register index, at the base */
-#define IOWIN           0x10            /* register data, base + 0x10 */
-#define REG_VERSION     0x01            /* bits 16-23: highest redirection entry */
-#define REG_REDIR(n)    (0x10 + 2 * (n))
+#define IOREGSEL         0x00            /* register index, at the base */
+#define IOWIN            0x10            /* register data, base + 0x10 */
+#define REG_VERSION      0x01            /* bits 16-23: highest redirection entry */
+#define REG_REDIR(n)     (0x10 + 2 * (n))
 #define REDIR_LOW_ACTIVE 0x2000         /* polarity: active low */
-#define REDIR_LEVEL     0x8000          /* trigger: level */
-#define INTI_POLARITY   0x3             /* MPS INTI flags, bits 0-1 */
-#define INTI_TRIGGER    0xC             /* bits 2-3 */
-#define INTI_ACTIVE_LOW 0x3
-#define INTI_LEVEL      0xC
-#define XAPIC_MAX_ID    0xFF
+#define REDIR_LEVEL      0x8000          /* trigger: level */
+#define INTI_POLARITY    0x3             /* MPS INTI flags, bits 0-1 */
+#define INTI_TRIGGER     0xC             /* bits 2-3 */
+#define INTI_ACTIVE_LOW  0x3
+#define INTI_LEVEL       0xC
+#define XAPIC_MAX_ID     0xFF
 
 static uint32_t rd(uint32_t base, uint8_t reg)
 {

@@ -5,8 +5,8 @@
  * say which global system interrupt the IRQ really is and its polarity
  * and trigger mode (ISA default: active high, edge). The 8259s stay
  * masked (pic.c). */
-#ifndef IOAPIC_H
-#define IOAPIC_H
+#ifndef DEV_IOAPIC_H
+#define DEV_IOAPIC_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "firmware/madt.h"

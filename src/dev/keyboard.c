@@ -3,11 +3,11 @@
 #include "arch/cpu.h"
 #include "dev/scancode.h"
 
-#define I8042_DATA    0x60
-#define I8042_STATUS  0x64
-#define STATUS_OBF    0x01            /* output buffer full */
-#define STATUS_AUX    0x20            /* the byte is from the mouse */
-#define DRAIN_MAX     64
+#define I8042_DATA   0x60
+#define I8042_STATUS 0x64
+#define STATUS_OBF   0x01            /* output buffer full */
+#define STATUS_AUX   0x20            /* the byte is from the mouse */
+#define DRAIN_MAX    64
 
 static bool present;
 static struct scancode_state keys;

@@ -6,8 +6,8 @@
  * ASCII of the key (scancode.h); keys with no ASCII meaning, and every
  * key pressed with Ctrl or Alt held, are returned as 0 so the caller
  * counts them as ignored. */
-#ifndef KEYBOARD_H
-#define KEYBOARD_H
+#ifndef DEV_KEYBOARD_H
+#define DEV_KEYBOARD_H
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -15,6 +15,6 @@ bool keyboard_init(void);           /* false when there is no controller */
 /* Next key press: its ASCII (0 for keys without one) and raw scancode in
  * *scancode; -1 when nothing is waiting. Releases, modifier keys and
  * mouse bytes are consumed silently. */
-int  keyboard_poll(uint8_t *scancode);
+int keyboard_poll(uint8_t *scancode);
 
 #endif

@@ -1,18 +1,18 @@
 /* parttable.c — MBR and GPT, just enough to find one partition by type. */
 #include "dev/parttable.h"
 #include "lib/bytes.h"
-#include "lib/kstring.h"
 #include "lib/crc32.h"
+#include "lib/kstring.h"
 
-#define MBR_SIGNATURE_OFF  510
-#define MBR_ENTRIES_OFF    446
-#define MBR_ENTRY_SIZE     16
-#define MBR_ENTRIES        4
-#define GPT_HEADER_LBA     1
-#define GPT_SIGNATURE      "EFI PART"
-#define GPT_MIN_HEADER     92
-#define GPT_MIN_ENTRY      128
-#define GPT_MAX_ENTRIES    1024          /* the spec's minimum array is 128 */
+#define MBR_SIGNATURE_OFF 510
+#define MBR_ENTRIES_OFF   446
+#define MBR_ENTRY_SIZE    16
+#define MBR_ENTRIES       4
+#define GPT_HEADER_LBA    1
+#define GPT_SIGNATURE     "EFI PART"
+#define GPT_MIN_HEADER    92
+#define GPT_MIN_ENTRY     128
+#define GPT_MAX_ENTRIES   1024          /* the spec's minimum array is 128 */
 
 static bool fits(uint64_t first, uint64_t count, uint64_t disk)
 {

@@ -6,8 +6,8 @@
  *
  * Pure code: the disk is read through a callback, so the host tests parse
  * blobs. Sectors are 512 bytes. */
-#ifndef PARTTABLE_H
-#define PARTTABLE_H
+#ifndef DEV_PARTTABLE_H
+#define DEV_PARTTABLE_H
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -20,9 +20,9 @@ typedef int (*part_read_fn)(void *ctx, uint64_t lba, uint32_t n, void *buf);
 struct partition {
     uint64_t first;          /* LBA of its first sector */
     uint64_t count;          /* sectors */
-    bool     gpt;            /* found in the GPT (else an MBR entry) */
-    uint8_t  mbr_type;       /* MBR entries: the type byte */
-    uint8_t  gpt_type[16];   /* GPT entries: the type GUID, on-disk bytes */
+    bool gpt;            /* found in the GPT (else an MBR entry) */
+    uint8_t mbr_type;       /* MBR entries: the type byte */
+    uint8_t gpt_type[16];   /* GPT entries: the type GUID, on-disk bytes */
     unsigned index;          /* 1-based entry number, as Linux numbers it */
 };
 

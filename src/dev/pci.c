@@ -3,18 +3,18 @@
 #include "arch/cpu.h"
 #include "arch/spinlock.h"
 
-#define CONFIG_ADDRESS  0xCF8
-#define CONFIG_DATA     0xCFC
-#define CONFIG_ENABLE   (1u << 31)
-#define HEADER_MULTI    0x80
-#define HEADER_KIND     0x7F
-#define STATUS_CAPS     (1u << 4)
-#define PCI_STATUS      0x06
-#define BAR_IO          0x1u
-#define BAR_TYPE_64     0x4u
-#define BAR_TYPE_MASK   0x6u
-#define BAR_PREFETCH    0x8u
-#define CAP_WALK_MAX    48              /* a looping list must not hang us */
+#define CONFIG_ADDRESS 0xCF8
+#define CONFIG_DATA    0xCFC
+#define CONFIG_ENABLE  (1u << 31)
+#define HEADER_MULTI   0x80
+#define HEADER_KIND    0x7F
+#define STATUS_CAPS    (1u << 4)
+#define PCI_STATUS     0x06
+#define BAR_IO         0x1u
+#define BAR_TYPE_64    0x4u
+#define BAR_TYPE_MASK  0x6u
+#define BAR_PREFETCH   0x8u
+#define CAP_WALK_MAX   48              /* a looping list must not hang us */
 
 static struct spinlock lock;
 static struct pci_func funcs[PCI_MAX_FUNCS];

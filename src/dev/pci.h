@@ -8,12 +8,12 @@
  * each function's space are reachable this way (no ECAM), which is all
  * the drivers here use. Not for interrupt or trace paths: every access is
  * two port I/Os under a lock. */
-#ifndef PCI_H
-#define PCI_H
+#ifndef DEV_PCI_H
+#define DEV_PCI_H
 #include <stdbool.h>
 #include <stdint.h>
 
-#define PCI_MAX_FUNCS 128
+#define PCI_MAX_FUNCS    128
 
 /* Standard header offsets (PCI Local Bus Spec 3.0, §6.1). */
 #define PCI_VENDOR       0x00
@@ -33,17 +33,17 @@
 #define PCI_CMD_INTX_OFF (1u << 10)
 
 struct pci_func {
-    uint8_t  bus, dev, fn;
+    uint8_t bus, dev, fn;
     uint16_t vendor, device;
-    uint8_t  class, subclass, prog_if;
+    uint8_t class, subclass, prog_if;
 };
 
 /* A BAR decoded: memory (possibly 64-bit) or I/O. */
 struct pci_bar {
     uint64_t base;        /* physical address or I/O port */
     uint64_t size;        /* bytes; 0 when the BAR is unimplemented */
-    bool     io;
-    bool     prefetchable;
+    bool io;
+    bool prefetchable;
 };
 
 /* Enumerate everything once (boot CPU, before the drivers). Returns the
@@ -65,11 +65,11 @@ const struct pci_func *pci_find_class(uint8_t class, uint8_t subclass, int prog_
 /* The function at bus:dev.fn, or NULL. */
 const struct pci_func *pci_find_bdf(uint8_t bus, uint8_t dev, uint8_t fn);
 
-uint8_t  pci_read8(const struct pci_func *f, uint8_t off);
+uint8_t pci_read8(const struct pci_func *f, uint8_t off);
 uint16_t pci_read16(const struct pci_func *f, uint8_t off);
 uint32_t pci_read32(const struct pci_func *f, uint8_t off);
-void     pci_write16(const struct pci_func *f, uint8_t off, uint16_t v);
-void     pci_write32(const struct pci_func *f, uint8_t off, uint32_t v);
+void pci_write16(const struct pci_func *f, uint8_t off, uint16_t v);
+void pci_write32(const struct pci_func *f, uint8_t off, uint32_t v);
 
 /* Decode BAR `index` (0..5), sizing it by the write-ones protocol with
  * decoding briefly disabled. False for an index past a 64-bit BAR's upper

@@ -3,10 +3,10 @@
 #include "arch/cpu.h"
 #include "arch/idt.h"
 
-#define PIC1_CMD  0x20
-#define PIC1_DATA 0x21
-#define PIC2_CMD  0xA0
-#define PIC2_DATA 0xA1
+#define PIC1_CMD       0x20
+#define PIC1_DATA      0x21
+#define PIC2_CMD       0xA0
+#define PIC2_DATA      0xA1
 #define ICW1_INIT_ICW4 0x11
 #define ICW4_8086      0x01
 

@@ -1,12 +1,12 @@
 /* scancode.c — scan code set 1 decoding with Shift, Ctrl and Alt. */
 #include "dev/scancode.h"
 
-#define SC_RELEASE    0x80
-#define SC_EXTENDED   0xE0
-#define SC_LSHIFT     0x2A
-#define SC_RSHIFT     0x36
-#define SC_CTRL       0x1D           /* left; E0 1D is right Ctrl */
-#define SC_ALT        0x38           /* left; E0 38 is right Alt (AltGr) */
+#define SC_RELEASE  0x80
+#define SC_EXTENDED 0xE0
+#define SC_LSHIFT   0x2A
+#define SC_RSHIFT   0x36
+#define SC_CTRL     0x1D           /* left; E0 1D is right Ctrl */
+#define SC_ALT      0x38           /* left; E0 38 is right Alt (AltGr) */
 
 /* Set 1 make codes 0x00-0x39, unshifted and shifted. */
 static const char plain[0x3A] =
@@ -25,11 +25,15 @@ bool scancode_combining(const struct scancode_state *s)
 static bool modifier(struct scancode_state *s, uint8_t code, bool ext, bool down)
 {
     switch (code) {
-    case SC_LSHIFT: if (!ext) s->shift_l = down; return true;
-    case SC_RSHIFT: if (!ext) s->shift_r = down; return true;
-    case SC_CTRL:   *(ext ? &s->ctrl_r : &s->ctrl_l) = down; return true;
-    case SC_ALT:    *(ext ? &s->alt_r : &s->alt_l) = down; return true;
-    default:        return false;
+    case SC_LSHIFT:
+        if (!ext) s->shift_l = down;
+        return true;
+    case SC_RSHIFT:
+        if (!ext) s->shift_r = down;
+        return true;
+    case SC_CTRL: *(ext ? &s->ctrl_r : &s->ctrl_l) = down; return true;
+    case SC_ALT:  *(ext ? &s->alt_r : &s->alt_l) = down; return true;
+    default:      return false;
     }
 }
 

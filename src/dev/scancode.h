@@ -6,8 +6,8 @@
  * hotkey: Ctrl+C must not clear the rings nor Alt+D dump them, so such a
  * press is returned as SCANCODE_IGNORED for the caller to count. Modifier
  * presses and every release are consumed without a result. */
-#ifndef SCANCODE_H
-#define SCANCODE_H
+#ifndef DEV_SCANCODE_H
+#define DEV_SCANCODE_H
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -22,7 +22,7 @@ struct scancode_state {
 /* Feed one byte from the keyboard: SCANCODE_NONE, SCANCODE_IGNORED (a key
  * without ASCII, an extended key, or any key with Ctrl or Alt held), or
  * the key's ASCII. */
-int  scancode_feed(struct scancode_state *s, uint8_t byte);
+int scancode_feed(struct scancode_state *s, uint8_t byte);
 /* Ctrl or Alt is held now. */
 bool scancode_combining(const struct scancode_state *s);
 

@@ -3,17 +3,17 @@
 #include "lib/kprintf.h"
 #include "lib/kstring.h"
 
-#define RSDP_V1_LEN        20
-#define RSDP_V2_LEN        36
-#define BDA_EBDA_SEGMENT   0x40E
-#define BIOS_AREA_START    0xE0000
-#define BIOS_AREA_END      0x100000
-#define FADT_PM_TMR_BLK    76
-#define FADT_FLAGS         112
-#define FADT_X_PM_TMR_BLK  208
-#define FADT_TMR_VAL_EXT   (1u << 8)
-#define GAS_SPACE_IO       1
-#define HPET_BASE_GAS      40
+#define RSDP_V1_LEN       20
+#define RSDP_V2_LEN       36
+#define BDA_EBDA_SEGMENT  0x40E
+#define BIOS_AREA_START   0xE0000
+#define BIOS_AREA_END     0x100000
+#define FADT_PM_TMR_BLK   76
+#define FADT_FLAGS        112
+#define FADT_X_PM_TMR_BLK 208
+#define FADT_TMR_VAL_EXT  (1u << 8)
+#define GAS_SPACE_IO      1
+#define HPET_BASE_GAS     40
 
 static const struct acpi_sdt *root;
 static bool root_is_xsdt;

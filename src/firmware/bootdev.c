@@ -2,7 +2,7 @@
 #include "firmware/bootdev.h"
 #include "lib/kstring.h"
 
-#define ROOT_KEY "root="
+#define ROOT_KEY      "root="
 #define BIOS_CD_FIRST 96                /* BIOS drive 0xE0 on: El Torito CDs, as GRUB's hd96.. */
 
 static bool starts(const char *s, const char *prefix)

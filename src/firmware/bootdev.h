@@ -1,6 +1,6 @@
 /* bootdev.h — how this kernel was booted: READY's boot=net|cd|usb|unknown.
  *
- * The rule (docs/running.md, "How it was booted"), first match wins:
+ * The rule (docs/console.md, READY's `boot` field), first match wins:
  *   1. a multiboot2 network tag (16): GRUB got its files by DHCP/TFTP: net;
  *   2. the module string the ISO's and the netboot tree's grub.cfg pass,
  *      "root=$root" (GRUB's root device): "tftp", "http" or "pxe" first:
@@ -9,8 +9,8 @@
  *      written to a stick; also a disk, which GRUB cannot tell apart);
  *   3. otherwise (another loader, an older image): unknown.
  * Pure code: also built and tested on the host. */
-#ifndef BOOTDEV_H
-#define BOOTDEV_H
+#ifndef FIRMWARE_BOOTDEV_H
+#define FIRMWARE_BOOTDEV_H
 #include "firmware/mb2.h"
 
 const char *bootdev_kind(const struct mb2_info *mb);

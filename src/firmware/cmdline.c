@@ -79,9 +79,10 @@ static const char *parse_hex(const char *s, unsigned max, char stop, uint64_t *o
     unsigned n = 0;
     for (; *s && *s != stop; s++, n++) {
         char c = *s;
-        unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
-                   : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
-                   : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10) : 16u;
+        unsigned d = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
+                     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+                     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
+                                            : 16u;
         if (d == 16 || n == max)
             return NULL;
         v = v << 4 | d;
@@ -165,7 +166,8 @@ static void opt_console(struct boot_config *cfg, const char *word, const char *v
         baud && baud < CMDLINE_MIN_BAUD) {
         char msg[CMDLINE_WARNING_LEN];
         ksnprintf(msg, sizeof msg, "baud %u is below the lowest rate, %u (16-bit "
-                  "divisor); using auto", baud, CMDLINE_MIN_BAUD);
+                                   "divisor); using auto",
+                  baud, CMDLINE_MIN_BAUD);
         warn(cfg, word, msg);
         cfg->console_kind = CONSOLE_AUTO;
         return;
@@ -224,10 +226,12 @@ static void opt_trace_memory(struct boot_config *cfg, const char *word, const ch
 /* One usb.skip= item, `n` bytes at p: a kind or pci:BB:DD.F. */
 static bool usb_skip_item(struct boot_config *c, const char *p, size_t n)
 {
+    /* clang-format off */
     static const struct { const char *name; unsigned bit; } kinds[] = {
         { "uhci", CMDLINE_USB_UHCI }, { "ohci", CMDLINE_USB_OHCI },
         { "ehci", CMDLINE_USB_EHCI }, { "xhci", CMDLINE_USB_XHCI },
     };
+    /* clang-format on */
     for (unsigned i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (n == 4 && !strncmp(p, kinds[i].name, 4)) {
             c->usb_skip_kinds |= kinds[i].bit;

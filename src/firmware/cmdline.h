@@ -43,8 +43,8 @@
  *   net.keys=off                 take no keys from the network
  * A bad value never stops the boot: it produces a warning naming the
  * option and the default used instead. Pure code, tested on the host. */
-#ifndef CMDLINE_H
-#define CMDLINE_H
+#ifndef FIRMWARE_CMDLINE_H
+#define FIRMWARE_CMDLINE_H
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -52,7 +52,10 @@
 #define CMDLINE_USB_SKIP_MAX 8               /* usb.skip=pci:... functions kept */
 #define CMDLINE_WARNING_LEN  120
 
-enum console_kind { CONSOLE_AUTO, CONSOLE_TTYS, CONSOLE_PCI, CONSOLE_MMIO };
+enum console_kind { CONSOLE_AUTO,
+                    CONSOLE_TTYS,
+                    CONSOLE_PCI,
+                    CONSOLE_MMIO };
 
 #define CMDLINE_PCI_PORTS 16           /* console=pci:BB:DD.F/N: N below this */
 /* 115200 / baud must fit the 16550's 16-bit divisor: 2 is the lowest rate
@@ -60,74 +63,76 @@ enum console_kind { CONSOLE_AUTO, CONSOLE_TTYS, CONSOLE_PCI, CONSOLE_MMIO };
 #define CMDLINE_MIN_BAUD  2
 
 struct boot_config {
-    uint8_t  console_kind;             /* enum console_kind */
+    uint8_t console_kind;             /* enum console_kind */
     unsigned console_port;             /* CONSOLE_TTYS: 0 = COM1 */
     uint32_t console_baud;             /* CONSOLE_AUTO ignores it for SPCR's own */
-    bool     console_pci_any;          /* CONSOLE_PCI: the first one */
-    uint8_t  console_pci_bus, console_pci_dev, console_pci_fn;
-    uint8_t  console_pci_port;         /* CONSOLE_PCI: port N of a multi-port card */
+    bool console_pci_any;          /* CONSOLE_PCI: the first one */
+    uint8_t console_pci_bus, console_pci_dev, console_pci_fn;
+    uint8_t console_pci_port;         /* CONSOLE_PCI: port N of a multi-port card */
     uint64_t console_mmio;             /* CONSOLE_MMIO: physical address */
     unsigned maxcpus;                  /* 0 = no limit */
-    bool     nosmp;
+    bool nosmp;
     uint32_t timer_hz;
     uint32_t trace_events;
     uint64_t trace_memory;             /* bytes; 0 = per CPU (trace_events) */
-    char     trace_mask[96];           /* empty = default */
-    bool     trace_off;
+    char trace_mask[96];           /* empty = default */
+    bool trace_off;
     unsigned dump_to;                  /* DUMP_TO_* bits; 0 = the default */
-    char     workload[96];             /* NAME[:KEY=VALUE,...] */
-    int32_t  fault_cpu;                /* -1 = none */
-    int32_t  hang_cpu;                 /* -1 = none */
-    uint8_t  on_fault;                 /* CMDLINE_ON_FAULT_* */
+    char workload[96];             /* NAME[:KEY=VALUE,...] */
+    int32_t fault_cpu;                /* -1 = none */
+    int32_t hang_cpu;                 /* -1 = none */
+    uint8_t on_fault;                 /* CMDLINE_ON_FAULT_* */
     uint32_t dump_after_s;             /* 0 = never */
-    bool     usb_off;                  /* usb=off: touch no USB controller */
+    bool usb_off;                  /* usb=off: touch no USB controller */
     unsigned usb_skip_kinds;           /* usb.skip=ehci,...: CMDLINE_USB_* bits */
     unsigned usb_skip_count;           /* usb.skip=pci:BB:DD.F,...: these functions */
-    struct { uint8_t bus, dev, fn; } usb_skip[CMDLINE_USB_SKIP_MAX];
+    struct {
+        uint8_t bus, dev, fn;
+    } usb_skip[CMDLINE_USB_SKIP_MAX];
     uint32_t usb_setup_ms;             /* usb.setup_ms=: one controller's setup, at most */
-    uint8_t  keyboard;                 /* CMDLINE_KEYBOARD_*: where keys come from */
-    bool     screen_off;               /* screen=off: no screen console */
+    uint8_t keyboard;                 /* CMDLINE_KEYBOARD_*: where keys come from */
+    bool screen_off;               /* screen=off: no screen console */
     uint32_t screen_w, screen_h;       /* screen.mode=WxH (grub.cfg asks GRUB); 0: none */
-    bool     net_off;                  /* net=off: touch no network controller */
-    bool     net_keys_off;             /* net.keys=off */
+    bool net_off;                  /* net=off: touch no network controller */
+    bool net_keys_off;             /* net.keys=off */
     uint32_t net_to_ip;                /* net.to=: 0 = the default (broadcast) */
     uint16_t net_to_port;              /* 0 = 6666 */
     uint32_t net_ip, net_mask;         /* net.ip=: 0 = DHCP */
     unsigned warning_count;
     unsigned warnings_cut;             /* beyond the last slot, which says "(N more)" */
-    char     warnings[CMDLINE_MAX_WARNINGS][CMDLINE_WARNING_LEN];
+    char warnings[CMDLINE_MAX_WARNINGS][CMDLINE_WARNING_LEN];
 };
 
 /* usb.skip= controller kinds (PCI class 0C/03 programming interfaces). */
-#define CMDLINE_USB_UHCI      1u
-#define CMDLINE_USB_OHCI      2u
-#define CMDLINE_USB_EHCI      4u
-#define CMDLINE_USB_XHCI      8u
-#define CMDLINE_USB_SETUP_MS  10000u       /* usb.setup_ms= default */
-#define CMDLINE_SCREEN_MIN 320         /* screen.mode= pixels, each way */
-#define CMDLINE_SCREEN_MAX 16384
-#define CMDLINE_USB_SETUP_MAX 600000u
+#define CMDLINE_USB_UHCI        1u
+#define CMDLINE_USB_OHCI        2u
+#define CMDLINE_USB_EHCI        4u
+#define CMDLINE_USB_XHCI        8u
+#define CMDLINE_USB_SETUP_MS    10000u       /* usb.setup_ms= default */
+#define CMDLINE_SCREEN_MIN      320         /* screen.mode= pixels, each way */
+#define CMDLINE_SCREEN_MAX      16384
+#define CMDLINE_USB_SETUP_MAX   600000u
 /* keyboard= values: both (default), legacy (PS/2 or the firmware's
  * emulation of it), usb (USB keyboards only: the i8042 is not touched). */
 #define CMDLINE_KEYBOARD_BOTH   0
 #define CMDLINE_KEYBOARD_LEGACY 1
 #define CMDLINE_KEYBOARD_USB    2
 
-#define DUMP_TO_SERIAL        1u
-#define DUMP_TO_STICK         2u
-#define DUMP_TO_NET           4u
+#define DUMP_TO_SERIAL          1u
+#define DUMP_TO_STICK           2u
+#define DUMP_TO_NET             4u
 /* trace.on_fault values, in the order of exception.h's enum on_fault. */
 #define CMDLINE_ON_FAULT_DUMP   0
 #define CMDLINE_ON_FAULT_FREEZE 1
 #define CMDLINE_ON_FAULT_OFF    2
 #define MAX_DUMP_AFTER_S        604800      /* a week */
 
-#define DEFAULT_TIMER_HZ      100
-#define DEFAULT_TRACE_EVENTS  4096
-#define MIN_TRACE_EVENTS      64
-#define MAX_TRACE_EVENTS      (1u << 20)
-#define MIN_TRACE_MEMORY      (64ull << 10)
-#define MAX_TRACE_MEMORY      (1024ull << 30)
+#define DEFAULT_TIMER_HZ        100
+#define DEFAULT_TRACE_EVENTS    4096
+#define MIN_TRACE_EVENTS        64
+#define MAX_TRACE_EVENTS        (1u << 20)
+#define MIN_TRACE_MEMORY        (64ull << 10)
+#define MAX_TRACE_MEMORY        (1024ull << 30)
 
 /* Why the CPU an option names (debug.fault=, by CPU index) will never act
  * on it, or NULL when it will: CPU 0 is the boot CPU, which only serves

@@ -3,15 +3,15 @@
 #include "lib/bytes.h"
 #include "lib/kstring.h"
 
-#define SDT_HEADER_LEN    36
-#define MADT_ENTRIES_OFF  44
-#define MADT_FLAG_PCAT    1u
+#define SDT_HEADER_LEN       36
+#define MADT_ENTRIES_OFF     44
+#define MADT_FLAG_PCAT       1u
 
-#define TYPE_LAPIC          0
-#define TYPE_IOAPIC         1
-#define TYPE_OVERRIDE       2
-#define TYPE_LAPIC_OVERRIDE 5
-#define TYPE_X2APIC         9
+#define TYPE_LAPIC           0
+#define TYPE_IOAPIC          1
+#define TYPE_OVERRIDE        2
+#define TYPE_LAPIC_OVERRIDE  5
+#define TYPE_X2APIC          9
 
 #define LAPIC_ENABLED        1u
 #define LAPIC_ONLINE_CAPABLE 2u

@@ -9,8 +9,8 @@
  * CPU, its first entry; a type 9 entry with ID 0xFFFFFFFF names no CPU
  * (it is the broadcast ID, where an INIT would reach every CPU). x2APIC
  * IDs are 32-bit and may be sparse. Pure code (host-tested). */
-#ifndef MADT_H
-#define MADT_H
+#ifndef FIRMWARE_MADT_H
+#define FIRMWARE_MADT_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,15 +22,25 @@
 #define MADT_MAX_IOAPICS   8
 #define MADT_MAX_OVERRIDES 16
 
-struct madt_cpu { uint32_t apic_id; uint32_t uid; bool x2apic; };
-struct madt_ioapic { uint32_t id, addr, gsi_base; };
+struct madt_cpu {
+    uint32_t apic_id;
+    uint32_t uid;
+    bool x2apic;
+};
+struct madt_ioapic {
+    uint32_t id, addr, gsi_base;
+};
 /* ISA IRQ `irq` arrives at global system interrupt `gsi`; flags are the
  * MPS INTI flags: bits 0-1 polarity, bits 2-3 trigger mode. */
-struct madt_override { uint8_t irq; uint32_t gsi; uint16_t flags; };
+struct madt_override {
+    uint8_t irq;
+    uint32_t gsi;
+    uint16_t flags;
+};
 
 struct madt_info {
     uint64_t lapic_addr;               /* after any type 5 override */
-    bool     pcat_compat;              /* legacy 8259 PICs present */
+    bool pcat_compat;              /* legacy 8259 PICs present */
     unsigned enabled;                  /* ENABLED CPU entries */
     unsigned online_capable;           /* present but disabled, hot-pluggable */
     unsigned disabled;                 /* neither: firmware says unusable */
@@ -39,7 +49,7 @@ struct madt_info {
     unsigned stored;                   /* entries in cpus[] (<= MADT_MAX_CPUS) */
     struct madt_cpu cpus[MADT_MAX_CPUS];   /* ENABLED entries, table order */
     unsigned ioapics, overrides;           /* entries stored below (extra ones dropped) */
-    struct madt_ioapic   ioapic[MADT_MAX_IOAPICS];
+    struct madt_ioapic ioapic[MADT_MAX_IOAPICS];
     struct madt_override override[MADT_MAX_OVERRIDES];
 };
 

@@ -3,23 +3,25 @@
 #include "lib/bytes.h"
 #include "lib/kstring.h"
 
-#define TAG_END          0
-#define TAG_CMDLINE      1
-#define TAG_LOADER       2
-#define TAG_MODULE       3
-#define TAG_MMAP         6
-#define TAG_FRAMEBUFFER  8
-#define TAG_EFI32        11
-#define TAG_EFI64        12
-#define TAG_ACPI_OLD     14
-#define TAG_ACPI_NEW     15
-#define TAG_SMBIOS       13
-#define TAG_NETWORK      16
-#define TAG_EFI_MMAP     17
-#define TAG_EFI32_IH     19
-#define TAG_EFI64_IH     20
+#define TAG_END         0
+#define TAG_CMDLINE     1
+#define TAG_LOADER      2
+#define TAG_MODULE      3
+#define TAG_MMAP        6
+#define TAG_FRAMEBUFFER 8
+#define TAG_EFI32       11
+#define TAG_EFI64       12
+#define TAG_ACPI_OLD    14
+#define TAG_ACPI_NEW    15
+#define TAG_SMBIOS      13
+#define TAG_NETWORK     16
+#define TAG_EFI_MMAP    17
+#define TAG_EFI32_IH    19
+#define TAG_EFI64_IH    20
 
-struct tag { uint32_t type, size; };
+struct tag {
+    uint32_t type, size;
+};
 
 static void copy_string(char *dst, size_t cap, const uint8_t *src, size_t n, bool *trunc)
 {
@@ -136,7 +138,9 @@ static void parse_tag(const uint8_t *t, uint32_t type, uint32_t size, struct mb2
             out->efi_system_table = le32(t + 8);
         out->efi = true;
         break;
-    case TAG_EFI_MMAP: case TAG_EFI32_IH: case TAG_EFI64_IH:
+    case TAG_EFI_MMAP:
+    case TAG_EFI32_IH:
+    case TAG_EFI64_IH:
         out->efi = true;
         break;
     default:

@@ -8,19 +8,19 @@
  * installed memory (type 17). Serial numbers, UUIDs and asset tags are
  * never read, so a log can be shared. Where the entry point lies is
  * smbiosfind.h's business. */
-#ifndef SMBIOS_H
-#define SMBIOS_H
+#ifndef FIRMWARE_SMBIOS_H
+#define FIRMWARE_SMBIOS_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define SMBIOS_STR_MAX      64          /* each string kept, cut to fit */
-#define SMBIOS_EP2_LEN      0x1F        /* "_SM_" entry point */
-#define SMBIOS_EP3_LEN      0x18        /* "_SM3_" entry point */
-#define SMBIOS_MAX_STRUCTS  4096        /* a walk's bound when the count is unknown */
+#define SMBIOS_STR_MAX     64          /* each string kept, cut to fit */
+#define SMBIOS_EP2_LEN     0x1F        /* "_SM_" entry point */
+#define SMBIOS_EP3_LEN     0x18        /* "_SM3_" entry point */
+#define SMBIOS_MAX_STRUCTS 4096        /* a walk's bound when the count is unknown */
 
 struct smbios_entry {
-    uint8_t  major, minor;
+    uint8_t major, minor;
     uint64_t table_addr;                /* physical */
     uint32_t table_len;                 /* 2.x: exact; 3.x: the maximum */
     uint32_t structs;                   /* 2.x: the count; 3.x: 0 (until type 127) */
@@ -30,10 +30,10 @@ struct smbios_ident {
     char bios_vendor[SMBIOS_STR_MAX], bios_version[SMBIOS_STR_MAX], bios_date[SMBIOS_STR_MAX];
     char sys_vendor[SMBIOS_STR_MAX], sys_product[SMBIOS_STR_MAX], sys_version[SMBIOS_STR_MAX];
     char board_vendor[SMBIOS_STR_MAX], board_product[SMBIOS_STR_MAX],
-         board_version[SMBIOS_STR_MAX];
+        board_version[SMBIOS_STR_MAX];
     uint64_t memory_mb;                 /* the sum of type 17 devices; 0 = none listed */
     uint32_t structs;                   /* structures walked */
-    bool     truncated;                 /* a structure ran past the table: the walk stopped */
+    bool truncated;                 /* a structure ran past the table: the walk stopped */
 };
 
 /* Checks the entry point at p (avail bytes readable): anchor, length and

@@ -4,14 +4,14 @@
 #include "lib/bytes.h"
 #include "lib/kstring.h"
 
-#define BIOS_SEG_START      0xF0000u
-#define BIOS_SEG_END        0x100000u
-#define ANCHOR_STEP         16
-#define FOUR_GIB            0x100000000ull
-#define EFI_ST_NTABLES_AT   104         /* EFI_SYSTEM_TABLE (x64): NumberOfTableEntries */
-#define EFI_ST_TABLES_AT    112         /* ... ConfigurationTable */
-#define EFI_CT_ENTRY_LEN    24          /* EFI_GUID (16) + VendorTable (8) */
-#define EFI_CT_MAX          256         /* a bound on a damaged count */
+#define BIOS_SEG_START    0xF0000u
+#define BIOS_SEG_END      0x100000u
+#define ANCHOR_STEP       16
+#define FOUR_GIB          0x100000000ull
+#define EFI_ST_NTABLES_AT 104         /* EFI_SYSTEM_TABLE (x64): NumberOfTableEntries */
+#define EFI_ST_TABLES_AT  112         /* ... ConfigurationTable */
+#define EFI_CT_ENTRY_LEN  24          /* EFI_GUID (16) + VendorTable (8) */
+#define EFI_CT_MAX        256         /* a bound on a damaged count */
 
 /* SMBIOS3_TABLE_GUID f2fd1544-9794-4a2c-992e-e5bbcf20e394 and
  * SMBIOS_TABLE_GUID eb9d2d31-2d88-11d3-9a16-0090273fc14d, as stored. */

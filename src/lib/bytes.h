@@ -2,8 +2,8 @@
  * (ACPI, multiboot2), partition tables and USB descriptors are little-
  * endian, SCSI command blocks big-endian. Byte by byte, so any alignment
  * and any host order works; pure: host-tested (test/unit/test_bytes.c). */
-#ifndef BYTES_H
-#define BYTES_H
+#ifndef LIB_BYTES_H
+#define LIB_BYTES_H
 #include <stdint.h>
 
 static inline uint16_t le16(const uint8_t *p)

@@ -4,10 +4,10 @@
  * equals zlib.crc32(a + b). crc32_update(0, "123456789", 9) == 0xCBF43926.
  * Nibble-table implementation: small (64 bytes) and fast enough for a
  * serial port. */
-#ifndef TRACE_CRC32_H
-#define TRACE_CRC32_H
-#include <stdint.h>
+#ifndef LIB_CRC32_H
+#define LIB_CRC32_H
 #include <stddef.h>
+#include <stdint.h>
 
 uint32_t crc32_update(uint32_t crc, const void *data, size_t len);
 

@@ -1,9 +1,12 @@
 /* format.c — a small vsnprintf. */
 #include "lib/format.h"
-#include <stdint.h>
 #include <stdbool.h>
+#include <stdint.h>
 
-struct out { char *buf; size_t size, len; };
+struct out {
+    char *buf;
+    size_t size, len;
+};
 
 static void put(struct out *o, char c)
 {
@@ -18,7 +21,10 @@ static void pad(struct out *o, char c, int n)
         put(o, c);
 }
 
-struct spec { bool left, zero; int width, prec; };
+struct spec {
+    bool left, zero;
+    int width, prec;
+};
 
 static void put_str(struct out *o, const char *s, const struct spec *sp)
 {
@@ -97,20 +103,30 @@ int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
         struct spec sp;
         f = parse_spec(f + 1, &sp, &args);
         int lng = 0;
-        while (*f == 'l' || *f == 'z') { lng++; f++; }
+        while (*f == 'l' || *f == 'z') {
+            lng++;
+            f++;
+        }
         uint64_t u;
         int64_t s;
         switch (*f) {
-        case 'd': case 'i':
+        case 'd':
+        case 'i':
             s = lng ? va_arg(args, int64_t) : va_arg(args, int);
             put_num(&o, s < 0 ? -(uint64_t)s : (uint64_t)s, s < 0, 10, false, &sp);
             break;
-        case 'u': case 'x': case 'X': case 'o':
+        case 'u':
+        case 'x':
+        case 'X':
+        case 'o':
             u = lng ? va_arg(args, uint64_t) : va_arg(args, unsigned);
-            put_num(&o, u, false, *f == 'u' ? 10 : *f == 'o' ? 8 : 16, *f == 'X', &sp);
+            put_num(&o, u, false, *f == 'u' ? 10 : *f == 'o' ? 8
+                                                             : 16,
+                    *f == 'X', &sp);
             break;
         case 'p':
-            put(&o, '0'); put(&o, 'x');
+            put(&o, '0');
+            put(&o, 'x');
             put_num(&o, (uintptr_t)va_arg(args, void *), false, 16, false, &sp);
             break;
         case 'c': {

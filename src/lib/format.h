@@ -4,8 +4,8 @@
  * flags '-' and '0', a field width (number or *), and a precision for %s.
  * Output is always NUL terminated; the return value is the length the full
  * output would have had (like C's vsnprintf). */
-#ifndef FORMAT_H
-#define FORMAT_H
+#ifndef LIB_FORMAT_H
+#define LIB_FORMAT_H
 #include <stdarg.h>
 #include <stddef.h>
 

@@ -12,15 +12,15 @@
  *
  * For cold paths only (snapshots, clears, boot): never inside the trace
  * point (trace_emit_at, ring_write), whose cost must not change. */
-#ifndef KASSERT_H
-#define KASSERT_H
+#ifndef LIB_KASSERT_H
+#define LIB_KASSERT_H
 #include <stddef.h>
 #include <stdint.h>
 
-#define kassert(expr)                                                   \
-    do {                                                                \
-        if (__builtin_expect(!(expr), 0))                               \
-            kassert_fail(__FILE__, __LINE__, #expr);                    \
+#define kassert(expr)                                \
+    do {                                             \
+        if (__builtin_expect(!(expr), 0))            \
+            kassert_fail(__FILE__, __LINE__, #expr); \
     } while (0)
 
 #define KASSERT_LINE_MAX 160

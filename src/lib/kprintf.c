@@ -1,9 +1,9 @@
 /* kprintf.c — serialised kernel output to the registered sinks (kprintf.h). */
 #include "lib/kprintf.h"
+#include "arch/percpu.h"
+#include "arch/spinlock.h"
 #include "lib/format.h"
 #include "lib/kassert.h"
-#include "arch/spinlock.h"
-#include "arch/percpu.h"
 
 #define LINE_MAX_LEN 512
 #define NO_OWNER     0xFFFFFFFFu
@@ -46,7 +46,8 @@ static void replay(console_sink_fn write)
     if (kept_cut) {
         char line[96];
         int n = ksnprintf(line, sizeof line, "console: %lu bytes printed before this output "
-                          "began were not kept\n", kept_cut);
+                                             "began were not kept\n",
+                          kept_cut);
         write(line, (unsigned long)n);
     }
     console_unlock();

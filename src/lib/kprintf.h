@@ -25,8 +25,9 @@
 
 #define CONSOLE_SINKS_MAX  4
 #define CONSOLE_DUMP_LINES 1u         /* the sink carries dumps to the host */
-#define CONSOLE_REPLAY     2u         /* the sink first gets the text printed before it
-                                         was added (the boot's first CONSOLE_KEPT_BYTES) */
+/* CONSOLE_REPLAY: the sink first gets the text printed before it was added
+ * (the boot's first CONSOLE_KEPT_BYTES). */
+#define CONSOLE_REPLAY     2u
 #define CONSOLE_KEPT_BYTES 16384
 
 /* A sink's write: raw bytes (printable ASCII and '\n'), under the console
@@ -48,7 +49,7 @@ bool console_add_sink(console_sink_fn write, console_present_fn present, unsigne
  * would reach the host that way. */
 bool console_dump_sink_present(void);
 
-int  kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 void console_lock(void);
 /* Take the console only if it is free (or already this CPU's): for code

@@ -8,8 +8,8 @@ void *memcpy(void *dst, const void *src, size_t n)
     size_t words = n / 8, bytes = n % 8;
     /* Eight bytes per step: much faster under emulation (TCG) and never
      * slower on hardware than byte moves. */
-    __asm__ volatile("rep movsq" : "+D"(d), "+S"(src), "+c"(words) :: "memory");
-    __asm__ volatile("rep movsb" : "+D"(d), "+S"(src), "+c"(bytes) :: "memory");
+    __asm__ volatile("rep movsq" : "+D"(d), "+S"(src), "+c"(words)::"memory");
+    __asm__ volatile("rep movsb" : "+D"(d), "+S"(src), "+c"(bytes)::"memory");
     return dst;
 }
 

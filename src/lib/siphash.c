@@ -16,10 +16,20 @@ static uint64_t le64(const uint8_t *p)
 
 static void sipround(uint64_t v[4])
 {
-    v[0] += v[1]; v[1] = rotl(v[1], 13); v[1] ^= v[0]; v[0] = rotl(v[0], 32);
-    v[2] += v[3]; v[3] = rotl(v[3], 16); v[3] ^= v[2];
-    v[0] += v[3]; v[3] = rotl(v[3], 21); v[3] ^= v[0];
-    v[2] += v[1]; v[1] = rotl(v[1], 17); v[1] ^= v[2]; v[2] = rotl(v[2], 32);
+    v[0] += v[1];
+    v[1] = rotl(v[1], 13);
+    v[1] ^= v[0];
+    v[0] = rotl(v[0], 32);
+    v[2] += v[3];
+    v[3] = rotl(v[3], 16);
+    v[3] ^= v[2];
+    v[0] += v[3];
+    v[3] = rotl(v[3], 21);
+    v[3] ^= v[0];
+    v[2] += v[1];
+    v[1] = rotl(v[1], 17);
+    v[1] ^= v[2];
+    v[2] = rotl(v[2], 32);
 }
 
 static void absorb(uint64_t v[4], uint64_t m)

@@ -15,7 +15,9 @@ static const struct mb2_info *map;
 static unsigned region;                 /* index of the range being used */
 static uint64_t cursor;                 /* next free byte in that range */
 static uint64_t available;
-static struct { uint64_t base, end; } reserved[MEM_MAX_RESERVED];
+static struct {
+    uint64_t base, end;
+} reserved[MEM_MAX_RESERVED];
 static unsigned nreserved;
 
 static uint64_t range_start(const struct mb2_mmap_entry *e)

@@ -1,18 +1,18 @@
 /* mmio.c — identity mappings for device memory, 2 MiB pages. */
 #include "mm/mmio.h"
-#include "mm/mem.h"
 #include "arch/pat.h"
 #include "arch/spinlock.h"
+#include "mm/mem.h"
 
-#define PTE_P        (1ull << 0)
-#define PTE_W        (1ull << 1)
-#define PTE_PWT      (1ull << 3)
-#define PTE_PCD      (1ull << 4)
-#define PTE_PS       (1ull << 7)
-#define PTE_ADDR     0x000FFFFFFFFFF000ull
-#define PAGE_2M      (1ull << 21)
-#define PHYS_LIMIT   (1ull << 48)
-#define TABLE_BYTES  4096
+#define PTE_P       (1ull << 0)
+#define PTE_W       (1ull << 1)
+#define PTE_PWT     (1ull << 3)
+#define PTE_PCD     (1ull << 4)
+#define PTE_PS      (1ull << 7)
+#define PTE_ADDR    0x000FFFFFFFFFF000ull
+#define PAGE_2M     (1ull << 21)
+#define PHYS_LIMIT  (1ull << 48)
+#define TABLE_BYTES 4096
 
 extern uint64_t boot_pml4[512];
 
@@ -50,7 +50,8 @@ void *mmio_map(uint64_t phys, uint64_t size, enum mmio_type type)
     if (type == MMIO_WC && !pat_wc())
         type = MMIO_UNCACHED;
     uint64_t cache = type == MMIO_UNCACHED ? PTE_PCD | PTE_PWT
-                   : type == MMIO_WC ? pat_pde_bits(PAT_ENTRY_WC) : 0;
+                     : type == MMIO_WC     ? pat_pde_bits(PAT_ENTRY_WC)
+                                           : 0;
     uint64_t end = phys + size;
     bool ok = true;
     spin_lock(&lock);

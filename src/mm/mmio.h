@@ -16,11 +16,13 @@
  * uncached also makes any RAM sharing its 2 MiB pages uncached: correct,
  * only slower. Returns NULL when page-table memory ran out or the range
  * lies beyond the 48-bit physical space. */
-#ifndef MMIO_H
-#define MMIO_H
+#ifndef MM_MMIO_H
+#define MM_MMIO_H
 #include <stdint.h>
 
-enum mmio_type { MMIO_CACHED, MMIO_UNCACHED, MMIO_WC };
+enum mmio_type { MMIO_CACHED,
+                 MMIO_UNCACHED,
+                 MMIO_WC };
 
 void *mmio_map(uint64_t phys, uint64_t size, enum mmio_type type);
 

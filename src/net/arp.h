@@ -17,21 +17,21 @@
 
 struct arp_msg {
     uint16_t op;
-    uint8_t  sha[ETH_ALEN];            /* sender hardware address */
+    uint8_t sha[ETH_ALEN];            /* sender hardware address */
     uint32_t spa;                      /* sender protocol address (host order) */
-    uint8_t  tha[ETH_ALEN];
+    uint8_t tha[ETH_ALEN];
     uint32_t tpa;
 };
 
 /* False unless it is Ethernet/IPv4 ARP (htype 1, ptype 0x0800, 6/4) with
  * op request or reply. */
-bool     arp_parse(const uint8_t *p, unsigned len, struct arp_msg *m);
+bool arp_parse(const uint8_t *p, unsigned len, struct arp_msg *m);
 unsigned arp_put(uint8_t *p, const struct arp_msg *m);   /* returns ARP_LEN */
 
 struct arp_entry {
     uint32_t ip;                       /* 0: free */
-    bool     known;                    /* mac valid */
-    uint8_t  mac[ETH_ALEN];
+    bool known;                    /* mac valid */
+    uint8_t mac[ETH_ALEN];
 };
 struct arp_cache {
     struct arp_entry e[ARP_CACHE_SIZE];

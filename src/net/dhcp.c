@@ -3,27 +3,27 @@
 #include "net/dhcp.h"
 #include "lib/bytes.h"
 
-#define BOOTP_REQUEST   1
-#define BOOTP_REPLY     2
-#define HTYPE_ETHER     1
-#define OFF_XID         4
-#define OFF_FLAGS       10
-#define OFF_YIADDR      16
-#define OFF_CHADDR      28
-#define OFF_MAGIC       236
-#define OFF_OPTIONS     240
-#define DHCP_MAGIC      0x63825363u
-#define FLAG_BROADCAST  0x8000         /* answer by broadcast: we have no address yet */
+#define BOOTP_REQUEST  1
+#define BOOTP_REPLY    2
+#define HTYPE_ETHER    1
+#define OFF_XID        4
+#define OFF_FLAGS      10
+#define OFF_YIADDR     16
+#define OFF_CHADDR     28
+#define OFF_MAGIC      236
+#define OFF_OPTIONS    240
+#define DHCP_MAGIC     0x63825363u
+#define FLAG_BROADCAST 0x8000         /* answer by broadcast: we have no address yet */
 
-#define OPT_PAD         0
-#define OPT_MASK        1
-#define OPT_ROUTER      3
-#define OPT_REQ_IP      50
-#define OPT_LEASE       51
-#define OPT_TYPE        53
-#define OPT_SERVER      54
-#define OPT_PARAMS      55
-#define OPT_END         255
+#define OPT_PAD        0
+#define OPT_MASK       1
+#define OPT_ROUTER     3
+#define OPT_REQ_IP     50
+#define OPT_LEASE      51
+#define OPT_TYPE       53
+#define OPT_SERVER     54
+#define OPT_PARAMS     55
+#define OPT_END        255
 
 unsigned dhcp_put(uint8_t *p, uint8_t type, uint32_t xid, const uint8_t mac[ETH_ALEN],
                   uint32_t want_ip, uint32_t server)

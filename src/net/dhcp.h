@@ -12,11 +12,15 @@
 #define DHCP_MSG_MAX     300            /* what dhcp_put writes at most (BOOTP minimum) */
 
 enum dhcp_type {
-    DHCP_DISCOVER = 1, DHCP_OFFER = 2, DHCP_REQUEST = 3, DHCP_ACK = 5, DHCP_NAK = 6,
+    DHCP_DISCOVER = 1,
+    DHCP_OFFER = 2,
+    DHCP_REQUEST = 3,
+    DHCP_ACK = 5,
+    DHCP_NAK = 6,
 };
 
 struct dhcp_msg {
-    uint8_t  type;                     /* enum dhcp_type */
+    uint8_t type;                     /* enum dhcp_type */
     uint32_t yiaddr;                   /* the address offered */
     uint32_t server;                   /* option 54 (server identifier), 0 if absent */
     uint32_t mask;                     /* option 1, 0 if absent */
@@ -31,7 +35,7 @@ unsigned dhcp_put(uint8_t *p, uint8_t type, uint32_t xid, const uint8_t mac[ETH_
 /* A server's reply to this client (op 2, this xid and MAC, the magic
  * cookie, a message type option); options are read with every length
  * checked against len. */
-bool     dhcp_parse(const uint8_t *p, unsigned len, uint32_t xid, const uint8_t mac[ETH_ALEN],
-                    struct dhcp_msg *m);
+bool dhcp_parse(const uint8_t *p, unsigned len, uint32_t xid, const uint8_t mac[ETH_ALEN],
+                struct dhcp_msg *m);
 
 #endif

@@ -7,10 +7,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define ETH_ALEN       6
-#define ETH_HDR_LEN    14              /* destination, source, EtherType */
-#define ETH_TYPE_IPV4  0x0800
-#define ETH_TYPE_ARP   0x0806
+#define ETH_ALEN      6
+#define ETH_HDR_LEN   14              /* destination, source, EtherType */
+#define ETH_TYPE_IPV4 0x0800
+#define ETH_TYPE_ARP  0x0806
 
 extern const uint8_t eth_broadcast[ETH_ALEN];
 

@@ -17,13 +17,17 @@
 #define IPCONF_LINKLOCAL   0xA9FE0000u /* 169.254.0.0/16 */
 
 enum ipconf_state {
-    IPCONF_NO_LINK, IPCONF_SELECTING, IPCONF_REQUESTING, IPCONF_BOUND, IPCONF_STATIC,
+    IPCONF_NO_LINK,
+    IPCONF_SELECTING,
+    IPCONF_REQUESTING,
+    IPCONF_BOUND,
+    IPCONF_STATIC,
 };
 
 struct ipconf {
-    uint8_t  state;                    /* enum ipconf_state */
-    bool     fallback;                 /* using the link-local address meanwhile */
-    uint8_t  mac[ETH_ALEN];
+    uint8_t state;                    /* enum ipconf_state */
+    bool fallback;                 /* using the link-local address meanwhile */
+    uint8_t mac[ETH_ALEN];
     uint32_t xid;
     uint32_t ip, mask, gw;             /* the address in use (0: none) */
     uint32_t offered, server;
@@ -39,12 +43,12 @@ struct ipconf {
 
 /* Begin: static_ip != 0 fixes the address (with static_mask), else DHCP
  * once the link is up. */
-void     ipconf_start(struct ipconf *c, const uint8_t mac[ETH_ALEN], uint32_t xid,
-                      uint32_t static_ip, uint32_t static_mask, uint64_t now_us);
+void ipconf_start(struct ipconf *c, const uint8_t mac[ETH_ALEN], uint32_t xid,
+                  uint32_t static_ip, uint32_t static_mask, uint64_t now_us);
 /* The link went up or down. Down keeps the address (a cable pulled and put
  * back is the same network, most likely) but stops DHCP; up starts a new
  * DISCOVER unless the address is fixed. */
-void     ipconf_link(struct ipconf *c, bool up, uint64_t now_us);
+void ipconf_link(struct ipconf *c, bool up, uint64_t now_us);
 /* Why no host may have ip (with this mask: 0 for none), or NULL: the
  * zero, broadcast, multicast or loopback address, the subnet's broadcast.
  * A DHCP offer or ack of such an address is refused (counted in

@@ -9,14 +9,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define IPV4_HDR_LEN     20             /* without options: what ipv4_put writes */
-#define IPV4_PROTO_UDP   17
-#define IPV4_BROADCAST   0xFFFFFFFFu
-#define IPV4_TTL         64
+#define IPV4_HDR_LEN   20             /* without options: what ipv4_put writes */
+#define IPV4_PROTO_UDP 17
+#define IPV4_BROADCAST 0xFFFFFFFFu
+#define IPV4_TTL       64
 
 struct ipv4_view {
     uint32_t src, dst;
-    uint8_t  proto;
+    uint8_t proto;
     const uint8_t *payload;
     unsigned len;                      /* payload bytes by the header's total length */
 };
@@ -27,11 +27,11 @@ uint32_t ipv4_sum(const uint8_t *p, unsigned len, uint32_t sum);
 uint16_t ipv4_fold(uint32_t sum);
 /* False for anything but a whole, unfragmented IPv4 datagram with a
  * good header checksum that fits in len (padding after it is ignored). */
-bool     ipv4_parse(const uint8_t *p, unsigned len, struct ipv4_view *v);
+bool ipv4_parse(const uint8_t *p, unsigned len, struct ipv4_view *v);
 /* Write a 20-byte header for payload_len bytes that follow it. */
-void     ipv4_put(uint8_t *p, uint32_t src, uint32_t dst, uint8_t proto, uint16_t id,
-                  unsigned payload_len);
+void ipv4_put(uint8_t *p, uint32_t src, uint32_t dst, uint8_t proto, uint16_t id,
+              unsigned payload_len);
 /* "10.0.2.15" into buf (16 bytes at least). */
-void     ipv4_format(uint32_t ip, char *buf);
+void ipv4_format(uint32_t ip, char *buf);
 
 #endif

@@ -282,7 +282,8 @@ void net_report(void)
         ipv4_format(conf.refused_ip, ip);
         ipv4_format(conf.refused_server, server);
         kprintf("net: DHCP server %s offered %s: refused (%s; as net.ip= would); still "
-                "asking\n", server, ip, ipconf_unusable(conf.refused_ip, conf.refused_mask));
+                "asking\n",
+                server, ip, ipconf_unusable(conf.refused_ip, conf.refused_mask));
     }
     uint32_t changes = conf.changes;
     if (changes != said_changes) {
@@ -291,8 +292,8 @@ void net_report(void)
         ipv4_format(conf.ip, ip);
         ipv4_format(conf.gw, gw);
         kprintf("net: address %s (%s)%s%s\n", ip,
-                conf.state == IPCONF_STATIC ? "net.ip=" :
-                conf.fallback ? "link-local: no DHCP answer yet" : "DHCP",
+                conf.state == IPCONF_STATIC ? "net.ip=" : conf.fallback ? "link-local: no DHCP answer yet"
+                                                                        : "DHCP",
                 conf.gw ? ", gateway " : "", conf.gw ? gw : "");
     }
 }
@@ -307,7 +308,8 @@ static struct nic *choose(struct deadline end)
         tsc_delay_us(ADDR_POLL_US);
     } while (!deadline_passed(end));
     kprintf("net: no link yet on %s %s (after %u ms; a link that comes up later is used "
-            "then)\n", nics[0]->model, nics[0]->where, (unsigned)(NET_BOOT_WAIT_US / 1000));
+            "then)\n",
+            nics[0]->model, nics[0]->where, (unsigned)(NET_BOOT_WAIT_US / 1000));
     return nics[0];
 }
 
@@ -357,7 +359,8 @@ void net_ready_fields(char *buf, unsigned cap)
     if (nic && link && conf.ip)
         ipv4_format(conf.ip, ip);
     else
-        ksnprintf(ip, sizeof ip, "%s", !nic ? "none" : link ? "pending" : "nolink");
+        ksnprintf(ip, sizeof ip, "%s", !nic ? "none" : link ? "pending"
+                                                            : "nolink");
     if (nic)
         ksnprintf(buf, cap, "net=%s:%s ip=%s", nic->model, nic->where, ip);
     else

@@ -20,10 +20,10 @@
 #include "firmware/cmdline.h"
 #include "net/nic.h"
 
-#define NET_NIC_MAX        4
-#define NET_PAYLOAD_MAX    1400         /* UDP payload bytes per datagram sent */
-#define NET_BOOT_WAIT_US   300000ull    /* at boot: link and an address, at most this long */
-#define NET_STEAL_US       1000000ull   /* a fault's dump waits this long, then takes over */
+#define NET_NIC_MAX      4
+#define NET_PAYLOAD_MAX  1400         /* UDP payload bytes per datagram sent */
+#define NET_BOOT_WAIT_US 300000ull    /* at boot: link and an address, at most this long */
+#define NET_STEAL_US     1000000ull   /* a fault's dump waits this long, then takes over */
 
 /* A driver outside PCI adds its started NIC (boot CPU, before net_init). */
 bool net_add_nic(struct nic *n);

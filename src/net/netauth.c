@@ -22,8 +22,8 @@ bool netauth_tag(const char session[NETPROTO_SESSION_LEN], const char *mac_text,
 bool netauth_valid(const char session[NETPROTO_SESSION_LEN], const char *mac_text,
                    uint64_t nonce, const struct netmsg *m)
 {
-    char kind = m->kind == NETMSG_KEYS ? 'K' : m->kind == NETMSG_DONE ? 'A' : 0;
+    char kind = m->kind == NETMSG_KEYS ? 'K' : m->kind == NETMSG_DONE ? 'A'
+                                                                      : 0;
     uint64_t want;
-    return kind && netauth_tag(session, mac_text, nonce, kind, m->signed_tail, m->signed_len,
-                               &want) && want == m->tag;
+    return kind && netauth_tag(session, mac_text, nonce, kind, m->signed_tail, m->signed_len, &want) && want == m->tag;
 }

@@ -1,5 +1,5 @@
 /* netauth.h — the proof a host datagram carries that its sender knows
- * this boot's session code (docs/host-tools.md, "The network protocol").
+ * this boot's session code (docs/network-protocol.md, "Signed datagrams").
  *
  * tag = SipHash-2-4 (lib/siphash.h) keyed by the six characters of the
  * session code followed by ten zero bytes, over

@@ -10,19 +10,19 @@
 #include "net/netauth.h"
 #include "time/tsc.h"
 
-#define KEY_QUEUE      64               /* a power of two */
-#define LINE_WAIT_US   20000ull         /* a console line waits this long for the stack */
-#define POLL_BUDGET    32
-#define HEADER_MAX     48
-#define BACKLOG        16384
-#define REFUSED_SAY_US 1000000ull       /* refusals are said at most this often */
-#define SECOND_US      1000000ull
-#define KEY_TRIES_PER_S 20              /* key datagrams looked at per second from one address */
+#define KEY_QUEUE           64               /* a power of two */
+#define LINE_WAIT_US        20000ull         /* a console line waits this long for the stack */
+#define POLL_BUDGET         32
+#define HEADER_MAX          48
+#define BACKLOG             16384
+#define REFUSED_SAY_US      1000000ull       /* refusals are said at most this often */
+#define SECOND_US           1000000ull
+#define KEY_TRIES_PER_S     20              /* key datagrams looked at per second from one address */
 #define KEY_TRIES_ALL_PER_S 200         /* ... and from all of them together */
-#define KEY_SOURCES    8                /* addresses with a budget of their own */
-#define ANNOUNCE_US    5000000ull       /* "BT1 I" this often while idle */
-#define WHO_ANSWER_US  1000000ull       /* answers to "BT1 Q" at most this often, in all */
-#define READY_MAX      320
+#define KEY_SOURCES         8                /* addresses with a budget of their own */
+#define ANNOUNCE_US         5000000ull       /* "BT1 I" this often while idle */
+#define WHO_ANSWER_US       1000000ull       /* answers to "BT1 Q" at most this often, in all */
+#define READY_MAX           320
 #define ANNOUNCE_HEADER_MAX 64          /* "BT1 I <mac> <nonce> <seq>\n" */
 _Static_assert(ANNOUNCE_HEADER_MAX + READY_MAX <= NET_PAYLOAD_MAX, "an announcement fits");
 
@@ -104,7 +104,7 @@ static void refuse(struct refusals *r, uint32_t ip)
 /* A signed K with a counter above the last: its keys to the queue. A
  * guesser gets KEY_TRIES_PER_S tries a second per address and
  * KEY_TRIES_ALL_PER_S from all together: months for 2^30 codes online
- * (offline, from one captured tag, far less: docs/host-tools.md), while
+ * (offline, from one captured tag, far less: docs/network-protocol.md), while
  * the host with the code gets every key through from its own address. */
 static void take_keys(uint32_t ip, const struct netmsg *m)
 {
@@ -174,7 +174,8 @@ void netcon_send_backlog(void)
     if (backlog_cut) {
         char line[112];
         int n = ksnprintf(line, sizeof line, "net: %lu bytes of console text from before the "
-                          "network was up were not kept\n", backlog_cut);
+                                             "network was up were not kept\n",
+                          backlog_cut);
         send_text(line, (unsigned long)n);
         backlog_cut = 0;
     }
@@ -211,7 +212,8 @@ void netcon_init(const struct boot_config *cfg, uint64_t random, uint64_t boot_n
      * a host net.to names. */
     char line[160];
     int len = ksnprintf(line, sizeof line, "net: session code %s (keys from the host need it: "
-                        "scripts/capture --net --session %s)%s\n", session, session,
+                                           "scripts/capture --net --session %s)%s\n",
+                        session, session,
                         keys_off ? "; remote keys are off (net.keys=off)" : "");
     /* The sink first: it gets the boot's text so far (CONSOLE_REPLAY),
      * then the code line, which goes over the network only to one host. */
@@ -238,7 +240,8 @@ void netcon_print_stats(void)
     net_ready_fields(where, sizeof where);
     kprintf("stats: %s: datagrams sent %lu, not sent %lu; frames received %lu, receive errors "
             "%lu; transmit ring full %lu; key datagrams refused %lu; confirmations refused "
-            "%lu\n", where, c.sent, c.not_sent, c.received, c.rx_errors, c.tx_full,
+            "%lu\n",
+            where, c.sent, c.not_sent, c.received, c.rx_errors, c.tx_full,
             keys_refused.count, done_refused.count);
 }
 

@@ -25,7 +25,7 @@ void netcon_init(const struct boot_config *cfg, uint64_t random, uint64_t boot_n
  * 5 s while no dump is in progress, and to whoever asks with "BT1 Q". */
 void netcon_set_ready(const char *line);
 /* The next key from the host, or -1; polls the network first (keys CPU). */
-int  netcon_getc(void);
+int netcon_getc(void);
 /* Called with the net lock held for each RESEND or (signed, valid) DONE
  * datagram. Set while a dump is in progress, NULL otherwise: no
  * announcements meanwhile. */

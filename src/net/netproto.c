@@ -41,7 +41,8 @@ static bool hex64(struct cursor *c, char a, uint64_t *out)
         if (c->at >= c->len)
             return false;
         uint8_t ch = c->p[c->at];
-        unsigned d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= a && ch <= a + 5 ? ch - a + 10 : 16;
+        unsigned d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= a && ch <= a + 5 ? ch - a + 10
+                                                                                : 16;
         if (d > 15)
             return false;
         v = v << 4 | d;

@@ -1,5 +1,5 @@
 /* netproto.h — the datagrams between a machine and the host's
- * `scripts/capture --net` (docs/host-tools.md, "The network protocol").
+ * `scripts/capture --net` (docs/network-protocol.md).
  *
  * Every datagram is ASCII: a header line "BT1 <kind> ..." ending in
  * "\n", then (for some kinds) a body. Machine to host (to net.to, from
@@ -24,17 +24,22 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define NETPROTO_PORT        6666
-#define NETPROTO_SESSION_LEN 6
-#define NETPROTO_KEYS_MAX    64
-#define NETPROTO_RANGES_MAX  64
-#define NETPROTO_LINE_MAX    0xFFFFFFFEu   /* line numbers above are refused */
-#define NETPROTO_TAG_DIGITS  16
+#define NETPROTO_PORT           6666
+#define NETPROTO_SESSION_LEN    6
+#define NETPROTO_KEYS_MAX       64
+#define NETPROTO_RANGES_MAX     64
+#define NETPROTO_LINE_MAX       0xFFFFFFFEu   /* line numbers above are refused */
+#define NETPROTO_TAG_DIGITS     16
 #define NETPROTO_COUNTER_DIGITS 19          /* a K's counter: below 10^19, fits 64 bits */
 
 enum netmsg_kind {
-    NETMSG_KEYS, NETMSG_KEYS_PLAIN, NETMSG_RESEND, NETMSG_DONE, NETMSG_DONE_PLAIN,
-    NETMSG_HELLO, NETMSG_WHO,
+    NETMSG_KEYS,
+    NETMSG_KEYS_PLAIN,
+    NETMSG_RESEND,
+    NETMSG_DONE,
+    NETMSG_DONE_PLAIN,
+    NETMSG_HELLO,
+    NETMSG_WHO,
 };
 
 struct netmsg {
@@ -48,7 +53,9 @@ struct netmsg {
     uint64_t nonce;                                  /* RESEND, DONE (and _PLAIN) */
     uint32_t dump;
     unsigned nranges;                                /* RESEND */
-    struct { uint32_t first, last; } range[NETPROTO_RANGES_MAX];
+    struct {
+        uint32_t first, last;
+    } range[NETPROTO_RANGES_MAX];
 };
 
 /* False for anything that is not exactly one of the host's datagrams. */

@@ -1,13 +1,13 @@
 /* nicpci.c — the PCI network drivers, in the order they are tried (nicpci.h). */
 #include "net/nicpci.h"
+#include <stddef.h>
 #include "lib/kprintf.h"
 #include "net/e1000.h"
 #include "net/rtl8111pci.h"
 #include "net/virtio_net.h"
-#include <stddef.h>
 
-#define PCI_CLASS_NETWORK    0x02
-#define PCI_SUBCLASS_ETHER   0x00
+#define PCI_CLASS_NETWORK  0x02
+#define PCI_SUBCLASS_ETHER 0x00
 
 static const struct nicpci_driver drivers[] = {
     { "e1000", e1000_match, e1000_start },
@@ -29,22 +29,18 @@ unsigned nicpci_probe(struct nic *nics, unsigned max)
     for (unsigned i = 0; i < pci_count(); i++) {
         const struct pci_func *f = pci_func_at(i);
         const struct nicpci_driver *d = driver_for(f);
-        const char *why = d ? NULL : e1000_not_driven(f);
-        if (why) {
-            kprintf("net: %02x:%02x.%u %04x:%04x: %s; skipped (docs/real-hardware.md)\n",
-                    f->bus, f->dev, f->fn, f->vendor, f->device, why);
-            continue;
-        }
         if (!d) {
             if (f->class == PCI_CLASS_NETWORK && f->subclass == PCI_SUBCLASS_ETHER)
                 kprintf("net: %02x:%02x.%u %04x:%04x: an Ethernet controller no driver here "
-                        "takes; skipped (docs/real-hardware.md)\n", f->bus, f->dev, f->fn,
+                        "takes; skipped (docs/real-hardware.md)\n",
+                        f->bus, f->dev, f->fn,
                         f->vendor, f->device);
             continue;
         }
         if (started == max) {
             kprintf("net: %02x:%02x.%u %04x:%04x: more than %u network controllers; "
-                    "skipped\n", f->bus, f->dev, f->fn, f->vendor, f->device, max);
+                    "skipped\n",
+                    f->bus, f->dev, f->fn, f->vendor, f->device, max);
             continue;
         }
         nics[started] = (struct nic){ 0 };

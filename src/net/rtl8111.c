@@ -7,15 +7,16 @@
 #include "arch/cpu.h"
 #include "lib/kstring.h"
 
-#define RESET_POLL_US    100
-#define RESET_POLLS      200          /* 20 ms: CR_RST clears within microseconds */
+#define RESET_POLL_US 100
+#define RESET_POLLS   200          /* 20 ms: CR_RST clears within microseconds */
 
 /* Chip families by XID, most specific first. The receive configuration
  * and the E-VL/G steps differ; everything else is common. */
-#define RCR_8169   (RCR_FIFO_THRESH | RCR_DMA_BURST)
-#define RCR_8168C  (RCR_128_INT_EN | RCR_MULTI_EN | RCR_DMA_BURST)
-#define RCR_8168D  (RCR_128_INT_EN | RCR_DMA_BURST)
-#define RCR_8168G  (RCR_128_INT_EN | RCR_MULTI_EN | RCR_DMA_BURST | RCR_EARLY_OFF)
+#define RCR_8169      (RCR_FIFO_THRESH | RCR_DMA_BURST)
+#define RCR_8168C     (RCR_128_INT_EN | RCR_MULTI_EN | RCR_DMA_BURST)
+#define RCR_8168D     (RCR_128_INT_EN | RCR_DMA_BURST)
+#define RCR_8168G     (RCR_128_INT_EN | RCR_MULTI_EN | RCR_DMA_BURST | RCR_EARLY_OFF)
+/* clang-format off */
 static const struct rtl_family families[] = {
     { 0x7CF, 0x54B, "RTL8117",   RCR_8168G, true,  true  },
     { 0x7CF, 0x54A, "RTL8117",   RCR_8168G, true,  true  },
@@ -49,6 +50,7 @@ static const struct rtl_family families[] = {
     { 0x7C8, 0x380, "RTL8168B",  RCR_8169,  false, false },
     { 0x7C8, 0x300, "RTL8168B",  RCR_8169,  false, false },
 };
+/* clang-format on */
 
 const struct rtl_family *rtl8111_family(uint16_t xid)
 {
@@ -58,7 +60,7 @@ const struct rtl_family *rtl8111_family(uint16_t xid)
     return NULL;
 }
 
-static uint8_t  r8(struct rtl8111 *r, unsigned reg) { return r->io.r8(r->io.ctx, reg); }
+static uint8_t r8(struct rtl8111 *r, unsigned reg) { return r->io.r8(r->io.ctx, reg); }
 static uint16_t r16(struct rtl8111 *r, unsigned reg) { return r->io.r16(r->io.ctx, reg); }
 static uint32_t r32(struct rtl8111 *r, unsigned reg) { return r->io.r32(r->io.ctx, reg); }
 static void w8(struct rtl8111 *r, unsigned reg, uint8_t v) { r->io.w8(r->io.ctx, reg, v); }

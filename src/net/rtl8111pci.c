@@ -2,16 +2,16 @@
  * memory BAR of at least 256 bytes: BAR2 on the 8168, BAR0 being I/O),
  * bus mastering, and MMIO as rtl8111.c's accessor. */
 #include "net/rtl8111pci.h"
-#include "net/rtl8111.h"
 #include "lib/format.h"
 #include "lib/kprintf.h"
 #include "mm/mem.h"
 #include "mm/mmio.h"
+#include "net/rtl8111.h"
 #include "time/tsc.h"
 
-#define REALTEK_VENDOR   0x10EC
-#define RTL8168_DEVICE   0x8168
-#define RTL8161_DEVICE   0x8161
+#define REALTEK_VENDOR 0x10EC
+#define RTL8168_DEVICE 0x8168
+#define RTL8161_DEVICE 0x8161
 
 bool rtl8111_match(const struct pci_func *f)
 {
@@ -19,13 +19,17 @@ bool rtl8111_match(const struct pci_func *f)
            (f->device == RTL8168_DEVICE || f->device == RTL8161_DEVICE);
 }
 
-static uint8_t  mr8(void *c, unsigned reg) { return *(volatile uint8_t *)((uint8_t *)c + reg); }
+static uint8_t mr8(void *c, unsigned reg) { return *(volatile uint8_t *)((uint8_t *)c + reg); }
 static uint16_t mr16(void *c, unsigned reg) { return *(volatile uint16_t *)((uint8_t *)c + reg); }
 static uint32_t mr32(void *c, unsigned reg) { return *(volatile uint32_t *)((uint8_t *)c + reg); }
 static void mw8(void *c, unsigned reg, uint8_t v) { *(volatile uint8_t *)((uint8_t *)c + reg) = v; }
 static void mw16(void *c, unsigned reg, uint16_t v) { *(volatile uint16_t *)((uint8_t *)c + reg) = v; }
 static void mw32(void *c, unsigned reg, uint32_t v) { *(volatile uint32_t *)((uint8_t *)c + reg) = v; }
-static void delay(void *c, unsigned us) { (void)c; tsc_delay_us(us); }
+static void delay(void *c, unsigned us)
+{
+    (void)c;
+    tsc_delay_us(us);
+}
 
 /* The register window, mapped; NULL when there is none. */
 static void *map_regs(const struct pci_func *f)
@@ -57,7 +61,8 @@ bool rtl8111_pci_start(const struct pci_func *f, struct nic *n)
         return false;
     }
     kprintf("net: %s %s (10ec:%04x, XID %03x): %02x:%02x:%02x:%02x:%02x:%02x, link %s; "
-            "untested on hardware\n", n->where, r->family->name, f->device, r->xid, n->mac[0],
+            "untested on hardware\n",
+            n->where, r->family->name, f->device, r->xid, n->mac[0],
             n->mac[1], n->mac[2], n->mac[3], n->mac[4], n->mac[5],
             n->ops->link_up(n) ? "up" : "down");
     return true;

@@ -4,34 +4,34 @@
  * 12-byte struct virtio_net_hdr (§5.1.6: VIRTIO_F_VERSION_1 makes
  * num_buffers part of it even without VIRTIO_NET_F_MRG_RXBUF). */
 #include "net/virtio_net.h"
-#include "net/virtio_pci.h"
-#include "net/virtq.h"
 #include "lib/format.h"
 #include "lib/kprintf.h"
 #include "lib/kstring.h"
 #include "mm/mem.h"
+#include "net/virtio_pci.h"
+#include "net/virtq.h"
 
 #define VIRTIO_NET_DEVICE_MODERN     0x1041   /* 0x1040 + device ID 1 (§4.1.2.1) */
 #define VIRTIO_NET_DEVICE_TRANSITION 0x1000
 
 /* §5.1.3: feature bits. */
-#define VIRTIO_NET_F_MAC     (1ull << 5)
-#define VIRTIO_NET_F_STATUS  (1ull << 16)
+#define VIRTIO_NET_F_MAC             (1ull << 5)
+#define VIRTIO_NET_F_STATUS          (1ull << 16)
 
 /* §5.1.4: struct virtio_net_config. */
-#define NET_CFG_MAC          0
-#define NET_CFG_STATUS       6
-#define VIRTIO_NET_S_LINK_UP 1
+#define NET_CFG_MAC                  0
+#define NET_CFG_STATUS               6
+#define VIRTIO_NET_S_LINK_UP         1
 
-#define RX_QUEUE             0
-#define TX_QUEUE             1
-#define QUEUE_ENTRIES        128
+#define RX_QUEUE                     0
+#define TX_QUEUE                     1
+#define QUEUE_ENTRIES                128
 
 /* §5.1.6: struct virtio_net_hdr, all zero on send (no checksum or GSO
  * offload negotiated). */
 struct virtio_net_hdr {
-    uint8_t  flags;
-    uint8_t  gso_type;
+    uint8_t flags;
+    uint8_t gso_type;
     uint16_t hdr_len;
     uint16_t gso_size;
     uint16_t csum_start;
@@ -40,8 +40,8 @@ struct virtio_net_hdr {
 };
 _Static_assert(sizeof(struct virtio_net_hdr) == 12, "virtio_net_hdr is 12 bytes with VERSION_1");
 
-#define HDR_LEN  sizeof(struct virtio_net_hdr)
-#define BUF_LEN  2048                 /* header + the longest frame (1514, 1518 tagged) */
+#define HDR_LEN sizeof(struct virtio_net_hdr)
+#define BUF_LEN 2048                 /* header + the longest frame (1514, 1518 tagged) */
 
 struct vnet {
     struct virtio_pci pci;

@@ -6,47 +6,47 @@
 #include "time/deadline.h"
 
 /* §4.1.4: struct virtio_pci_cap, in the vendor-specific capability. */
-#define PCI_CAP_VENDOR          0x09
-#define CAP_CFG_TYPE            3     /* u8 cfg_type */
-#define CAP_BAR                 4     /* u8 bar */
-#define CAP_OFFSET              8     /* le32 offset */
-#define CAP_LENGTH              12    /* le32 length */
-#define CAP_NOTIFY_MULT         16    /* le32 notify_off_multiplier (notify cap only) */
-#define CAP_WALK_MAX            48
-#define VIRTIO_PCI_CAP_COMMON_CFG  1
-#define VIRTIO_PCI_CAP_NOTIFY_CFG  2
-#define VIRTIO_PCI_CAP_DEVICE_CFG  4
+#define PCI_CAP_VENDOR            0x09
+#define CAP_CFG_TYPE              3     /* u8 cfg_type */
+#define CAP_BAR                   4     /* u8 bar */
+#define CAP_OFFSET                8     /* le32 offset */
+#define CAP_LENGTH                12    /* le32 length */
+#define CAP_NOTIFY_MULT           16    /* le32 notify_off_multiplier (notify cap only) */
+#define CAP_WALK_MAX              48
+#define VIRTIO_PCI_CAP_COMMON_CFG 1
+#define VIRTIO_PCI_CAP_NOTIFY_CFG 2
+#define VIRTIO_PCI_CAP_DEVICE_CFG 4
 
 /* §4.1.4.3: struct virtio_pci_common_cfg. */
-#define CC_DEVICE_FEATURE_SELECT 0x00
-#define CC_DEVICE_FEATURE        0x04
-#define CC_DRIVER_FEATURE_SELECT 0x08
-#define CC_DRIVER_FEATURE        0x0C
-#define CC_MSIX_CONFIG           0x10
-#define CC_DEVICE_STATUS         0x14
-#define CC_CONFIG_GENERATION     0x15
-#define CC_QUEUE_SELECT          0x16
-#define CC_QUEUE_SIZE            0x18
-#define CC_QUEUE_MSIX_VECTOR     0x1A
-#define CC_QUEUE_ENABLE          0x1C
-#define CC_QUEUE_NOTIFY_OFF      0x1E
-#define CC_QUEUE_DESC            0x20
-#define CC_QUEUE_DRIVER          0x28
-#define CC_QUEUE_DEVICE          0x30
-#define CC_LENGTH                0x38
-#define VIRTIO_MSI_NO_VECTOR     0xFFFF
+#define CC_DEVICE_FEATURE_SELECT  0x00
+#define CC_DEVICE_FEATURE         0x04
+#define CC_DRIVER_FEATURE_SELECT  0x08
+#define CC_DRIVER_FEATURE         0x0C
+#define CC_MSIX_CONFIG            0x10
+#define CC_DEVICE_STATUS          0x14
+#define CC_CONFIG_GENERATION      0x15
+#define CC_QUEUE_SELECT           0x16
+#define CC_QUEUE_SIZE             0x18
+#define CC_QUEUE_MSIX_VECTOR      0x1A
+#define CC_QUEUE_ENABLE           0x1C
+#define CC_QUEUE_NOTIFY_OFF       0x1E
+#define CC_QUEUE_DESC             0x20
+#define CC_QUEUE_DRIVER           0x28
+#define CC_QUEUE_DEVICE           0x30
+#define CC_LENGTH                 0x38
+#define VIRTIO_MSI_NO_VECTOR      0xFFFF
 
 /* §2.1: device status bits. */
-#define STATUS_ACKNOWLEDGE       1
-#define STATUS_DRIVER            2
-#define STATUS_DRIVER_OK         4
-#define STATUS_FEATURES_OK       8
-#define STATUS_FAILED            0x80
+#define STATUS_ACKNOWLEDGE        1
+#define STATUS_DRIVER             2
+#define STATUS_DRIVER_OK          4
+#define STATUS_FEATURES_OK        8
+#define STATUS_FAILED             0x80
 
-#define RESET_TIMEOUT_US         100000
-#define CONFIG_READ_TRIES        16
+#define RESET_TIMEOUT_US          100000
+#define CONFIG_READ_TRIES         16
 
-static uint8_t  rd8(volatile uint8_t *b, unsigned o) { return b[o]; }
+static uint8_t rd8(volatile uint8_t *b, unsigned o) { return b[o]; }
 static uint16_t rd16(volatile uint8_t *b, unsigned o) { return *(volatile uint16_t *)(b + o); }
 static uint32_t rd32(volatile uint8_t *b, unsigned o) { return *(volatile uint32_t *)(b + o); }
 static void wr8(volatile uint8_t *b, unsigned o, uint8_t v) { b[o] = v; }

@@ -14,8 +14,8 @@
 #include "dev/pci.h"
 #include "net/virtq.h"
 
-#define VIRTIO_PCI_VENDOR     0x1AF4
-#define VIRTIO_F_VERSION_1    (1ull << 32)   /* §6: a modern (1.0+) device */
+#define VIRTIO_PCI_VENDOR        0x1AF4
+#define VIRTIO_F_VERSION_1       (1ull << 32)   /* §6: a modern (1.0+) device */
 #define VIRTIO_F_ACCESS_PLATFORM (1ull << 33) /* §6: DMA through the platform's IOMMU */
 
 struct virtio_pci {

@@ -2,8 +2,8 @@
 #include "net/virtq.h"
 #include "arch/cpu.h"
 
-#define DESC_ALIGN  16
-#define USED_ALIGN  4
+#define DESC_ALIGN 16
+#define USED_ALIGN 4
 
 static size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
 

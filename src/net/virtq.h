@@ -24,8 +24,8 @@ struct virtq_desc {
 };
 _Static_assert(sizeof(struct virtq_desc) == 16, "virtq_desc is 16 bytes");
 
-#define VIRTQ_DESC_F_NEXT     1
-#define VIRTQ_DESC_F_WRITE    2       /* the device writes the buffer */
+#define VIRTQ_DESC_F_NEXT          1
+#define VIRTQ_DESC_F_WRITE         2       /* the device writes the buffer */
 #define VIRTQ_AVAIL_F_NO_INTERRUPT 1
 #define VIRTQ_USED_F_NO_NOTIFY     1
 

@@ -48,7 +48,7 @@ struct bl_wide_entry {
     uint64_t tsc;                      /* BL_WIDE_INVALID while written */
     uint32_t seq;
     uint16_t type;
-    uint8_t  cpu, len;                 /* len: entries of this event */
+    uint8_t cpu, len;                 /* len: entries of this event */
     uint64_t data[6];
 };
 _Static_assert(sizeof(struct bl_wide_entry) == 64, "wide entries are 64 bytes");

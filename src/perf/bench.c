@@ -14,22 +14,22 @@
  * point variants write into the real rings: they overwrite what was
  * there with BENCH events. Under QEMU's TCG these are emulation costs:
  * compare ratios, and see the host figures `make bench` adds. */
-#include "perf/workload.h"
-#include "lib/kprintf.h"
 #include "arch/cpu.h"
-#include "lib/format.h"
-#include "mm/mem.h"
 #include "arch/percpu.h"
-#include "time/tsc.h"
-#include "perf/benchloops.h"
+#include "lib/format.h"
+#include "lib/kprintf.h"
 #include "lib/median.h"
+#include "mm/mem.h"
+#include "perf/benchloops.h"
+#include "perf/workload.h"
+#include "time/tsc.h"
 #include "trace/trace.h"
 
-#define MAX_ROUNDS       15
-#define BASELINE_EVENTS  4096          /* per-CPU baseline ring, as the default ring */
-#define GLOBAL_EVENTS    65536
-#define BARRIER_US       2000000
-#define SCOPES           2             /* the boot CPU alone; all CPUs */
+#define MAX_ROUNDS      15
+#define BASELINE_EVENTS 4096          /* per-CPU baseline ring, as the default ring */
+#define GLOBAL_EVENTS   65536
+#define BARRIER_US      2000000
+#define SCOPES          2             /* the boot CPU alone; all CPUs */
 
 static const struct wl_param params[] = {
     { "n", "", 20000, 1000, 100000000, false },
@@ -156,8 +156,7 @@ static void run(const uint64_t *v)
     saved_mask = trace_get_mask();
     bool ran[MAX_CPUS];
     one_cpu();
-    uint32_t cpus = workload_all(all_cpus, NULL, tsc_from_us(60000000 + BARRIER_US * BV_COUNT *
-                                                              (rounds + 1)), ran);
+    uint32_t cpus = workload_all(all_cpus, NULL, tsc_from_us(60000000 + BARRIER_US * BV_COUNT * (rounds + 1)), ran);
     trace_set_mask(saved_mask);
     kprintf("BENCH BEGIN where=kernel cpus=%u n=%lu rounds=%lu tsc_hz=%lu\n", cpus, n_events,
             rounds, tsc_hz());

@@ -4,21 +4,21 @@
 #include "trace/trace.h"
 
 const struct bench_variant_info bench_variants[BV_COUNT] = {
-    [BV_EMPTY]     = { "empty",     "empty loop" },
-    [BV_RDTSC]     = { "rdtsc",     "bare RDTSC (the floor)" },
-    [BV_TRACE_ON]  = { "trace_on",  "our trace point, enabled" },
+    [BV_EMPTY] = { "empty", "empty loop" },
+    [BV_RDTSC] = { "rdtsc", "bare RDTSC (the floor)" },
+    [BV_TRACE_ON] = { "trace_on", "our trace point, enabled" },
     [BV_TRACE_OFF] = { "trace_off", "our trace point, disabled" },
-    [BV_SPIN]      = { "spinlock",  "(a) per-CPU ring, try-lock, drop on contention" },
-    [BV_GLOBAL]    = { "global",    "(b) one global ring, atomic index" },
-    [BV_WIDE]      = { "wide64",    "(c) 64-byte entries, invalidate/validate barriers" },
-    [BV_STRAT9]    = { "strat9",    "(a') per-CPU ring, try-lock, global atomic seq" },
+    [BV_SPIN] = { "spinlock", "(a) per-CPU ring, try-lock, drop on contention" },
+    [BV_GLOBAL] = { "global", "(b) one global ring, atomic index" },
+    [BV_WIDE] = { "wide64", "(c) 64-byte entries, invalidate/validate barriers" },
+    [BV_STRAT9] = { "strat9", "(a') per-CPU ring, try-lock, global atomic seq" },
 };
 
-#define LOOP(body)                                   \
-    uint64_t t0 = trace_rdtsc();                     \
-    for (uint64_t i = 0; i < n; i++) {               \
-        body;                                        \
-    }                                                \
+#define LOOP(body)                     \
+    uint64_t t0 = trace_rdtsc();       \
+    for (uint64_t i = 0; i < n; i++) { \
+        body;                          \
+    }                                  \
     return trace_rdtsc() - t0
 
 static __attribute__((noinline)) uint64_t loop_empty(uint64_t n)

@@ -7,13 +7,13 @@
  * is `trips` round trips timed on the ping CPU; the cell is the median
  * sample, recorded as C2C_RTT(other, median round-trip ticks) on the ping
  * CPU. One-way latency is half of it (what the summary prints). */
-#include "perf/workload.h"
-#include "lib/kprintf.h"
 #include "arch/cpu.h"
-#include "time/tsc.h"
-#include "perf/matrix.h"
+#include "lib/kprintf.h"
 #include "lib/median.h"
+#include "perf/matrix.h"
 #include "perf/spinwait.h"
+#include "perf/workload.h"
+#include "time/tsc.h"
 #include "trace/trace.h"
 
 #define MAX_SAMPLES      256
@@ -29,7 +29,9 @@ static const struct wl_param params[] = {
     { NULL, NULL, 0, 0, 0, false },
 };
 
-static struct { uint64_t v; } __attribute__((aligned(64))) line, ready, stop;
+static struct {
+    uint64_t v;
+} __attribute__((aligned(64))) line, ready, stop;
 static uint32_t peer;
 static uint32_t cpu_at, peer_at, n; /* places in list[] of the pair, its length */
 static uint32_t list[MAX_CPUS];     /* the CPUs measured (matrix.h) */
@@ -108,7 +110,8 @@ static void run(const uint64_t *v)
              * can stall a handover. A CPU that did not even take its job
              * is no longer usable, so it costs no more tries. */
             for (unsigned t = 0; t < PAIR_TRIES && cells[a * n + b] == MATRIX_NONE &&
-                                 oncpu_usable(list[a]) && oncpu_usable(list[b]); t++) {
+                                 oncpu_usable(list[a]) && oncpu_usable(list[b]);
+                 t++) {
                 peer = list[b], cpu_at = a, peer_at = b;
                 line.v = ready.v = stop.v = 0;
                 pair_deadline = rdtsc() + tsc_from_us(PAIR_BUDGET_US);
@@ -120,7 +123,8 @@ static void run(const uint64_t *v)
     matrix_print("c2c: one-way cache-line latency (median round trip / 2)", cells, list, n);
     if (failed)
         kprintf("c2c: %u pairs not measured (a CPU did not answer, or handovers timed out "
-                "on every try)\n", failed);
+                "on every try)\n",
+                failed);
 }
 
 const struct workload wl_c2c = { .params = params, .run = run };

@@ -8,7 +8,7 @@
 static const struct cpusum_col *cols;
 static unsigned ncols;
 static uint32_t ncpus;
-static int64_t  value[CPUSUM_MAX_COLS][MAX_CPUS];   /* by place among the CPUs added */
+static int64_t value[CPUSUM_MAX_COLS][MAX_CPUS];   /* by place among the CPUs added */
 static uint32_t cpu_of[MAX_CPUS];                  /* that place's CPU number */
 static uint64_t sorted[MAX_CPUS];                  /* scratch for a median */
 static uint32_t absent, absent_cpu[CPUSUM_ABSENT_NAMED];

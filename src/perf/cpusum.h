@@ -16,29 +16,29 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define CPUSUM_TABLE_MAX 24     /* more CPUs than this: the summary, not the table */
-#define CPUSUM_MAX_COLS  8
-#define CPUSUM_WORST     3
-#define CPUSUM_LINE      160    /* the longest line cpusum_print passes on */
+#define CPUSUM_TABLE_MAX    24     /* more CPUs than this: the summary, not the table */
+#define CPUSUM_MAX_COLS     8
+#define CPUSUM_WORST        3
+#define CPUSUM_LINE         160    /* the longest line cpusum_print passes on */
 #define CPUSUM_ABSENT_NAMED 16  /* absent CPUs named by number */
 
 struct cpusum_col {
     const char *name;
-    bool        total;          /* the sum over the CPUs means something */
+    bool total;          /* the sum over the CPUs means something */
 };
 
 /* A new summary of `ncols` columns (at most CPUSUM_MAX_COLS; cols must
  * outlive it). */
-void     cpusum_begin(const struct cpusum_col *cols, unsigned ncols);
+void cpusum_begin(const struct cpusum_col *cols, unsigned ncols);
 /* CPU `cpu`'s values, one per column; CPUs beyond MAX_CPUS are left out. */
-void     cpusum_add(uint32_t cpu, const int64_t *values);
+void cpusum_add(uint32_t cpu, const int64_t *values);
 uint32_t cpusum_cpus(void);
 /* A CPU with no values (it did not take part): counted and named in a
  * last line. */
-void     cpusum_absent(uint32_t cpu);
+void cpusum_absent(uint32_t cpu);
 /* The header line, one line per column and, when a CPU was absent, a line
  * naming the first of them, each (NUL-terminated, no newline) passed to
  * out. */
-void     cpusum_print(void (*out)(const char *line));
+void cpusum_print(void (*out)(const char *line));
 
 #endif

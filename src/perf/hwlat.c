@@ -10,12 +10,12 @@
  * gap (outside the timed reads), so a gap with smis > 0 is an SMI. Per
  * window: HWLAT_WINDOW(time spun, SMIs); per CPU at the end: HWLAT_CPU
  * (gaps, longest) and HWLAT_LOST(total gap time, total time spun). */
-#include "perf/workload.h"
-#include "lib/kprintf.h"
 #include "arch/cpu.h"
 #include "lib/format.h"
-#include "time/tsc.h"
+#include "lib/kprintf.h"
 #include "perf/smi.h"
+#include "perf/workload.h"
+#include "time/tsc.h"
 #include "trace/trace.h"
 
 #define START_TIMEOUT_US 1000000
@@ -84,10 +84,12 @@ static void measure(uint32_t cpu, void *arg)
 }
 
 /* The per-CPU table's columns, for its summary form past CPUSUM_TABLE_MAX CPUs. */
+/* clang-format off */
 static const struct cpusum_col columns[] = {
     { "gaps", true }, { "max(us)", false }, { "lost(us)", true }, { "lost(ppm)", false },
     { "smis", true },
 };
+/* clang-format on */
 
 static void run(const uint64_t *v)
 {
@@ -107,7 +109,8 @@ static void run(const uint64_t *v)
     workload_all(measure, NULL, timeout, ran);
 
     kprintf("hwlat: gaps above %lu us with interrupts off, %lu x %lu ms per CPU; SMI counter: "
-            "%s%s\n", v[3], windows, width, have_smi ? "yes, " : "no, ", why);
+            "%s%s\n",
+            v[3], windows, width, have_smi ? "yes, " : "no, ", why);
     uint32_t n = oncpu_slots();
     bool table = wl_table_begin(n, "cpu     gaps   max(us) lost(us)  lost(ppm)     smis", columns,
                                 have_smi ? 5 : 4);

@@ -8,17 +8,17 @@
  * after it sees the ack. The median of `samples` round trips is the cell;
  * it is recorded on the sender as IPI_RTT(dest, median ticks), and every
  * ping as IPI_SEND / IPI_RECV. */
-#include "perf/workload.h"
-#include "lib/kprintf.h"
 #include "arch/cpu.h"
 #include "arch/idt.h"
 #include "arch/lapic.h"
 #include "arch/percpu.h"
-#include "time/tsc.h"
-#include "perf/matrix.h"
+#include "lib/kprintf.h"
 #include "lib/median.h"
+#include "perf/matrix.h"
 #include "perf/spinwait.h"
 #include "perf/vectors.h"
+#include "perf/workload.h"
+#include "time/tsc.h"
 #include "trace/trace.h"
 
 #define MAX_SAMPLES      256
@@ -34,7 +34,9 @@ static const struct wl_param params[] = {
 };
 
 /* Shared by the pair: each word has one writer and its own cache line. */
-static struct { uint64_t v; } __attribute__((aligned(64))) ping, ack, ready, stop;
+static struct {
+    uint64_t v;
+} __attribute__((aligned(64))) ping, ack, ready, stop;
 static uint32_t src, dst, samples;
 static uint32_t src_at, dst_at, n;  /* their places in list[], and its length */
 static uint32_t list[MAX_CPUS];     /* the CPUs measured (matrix.h) */
@@ -108,7 +110,8 @@ static void run(const uint64_t *v)
                 continue;
             /* More tries when pings went unanswered (see c2c.c). */
             for (unsigned t = 0; t < PAIR_TRIES && cells[s * n + d] == MATRIX_NONE &&
-                                 oncpu_usable(list[s]) && oncpu_usable(list[d]); t++) {
+                                 oncpu_usable(list[s]) && oncpu_usable(list[d]);
+                 t++) {
                 src = list[s], dst = list[d], src_at = s, dst_at = d;
                 ping.v = ack.v = ready.v = stop.v = 0;
                 oncpu_pair(src, sender, dst, receiver, NULL, timeout);

@@ -1,18 +1,18 @@
 /* matrix.c — see matrix.h. */
 #include "perf/matrix.h"
-#include "lib/kprintf.h"
-#include "lib/format.h"
 #include "arch/cpu.h"
+#include "lib/format.h"
+#include "lib/kprintf.h"
 #include "mm/mem.h"
-#include "time/tsc.h"
 #include "perf/oncpu.h"
 #include "perf/wlrun.h"
+#include "time/tsc.h"
 
-#define CELL_WIDTH 7
+#define CELL_WIDTH  7
 #define LABEL_WIDTH 5
 #define SCREEN_COLS 80
-#define BLOCK_COLS ((SCREEN_COLS - LABEL_WIDTH) / CELL_WIDTH)   /* 10 cells a line */
-#define ROW_MAX    (LABEL_WIDTH + BLOCK_COLS * CELL_WIDTH + 1)
+#define BLOCK_COLS  ((SCREEN_COLS - LABEL_WIDTH) / CELL_WIDTH)   /* 10 cells a line */
+#define ROW_MAX     (LABEL_WIDTH + BLOCK_COLS * CELL_WIDTH + 1)
 #define PROGRESS_US 5000000            /* a progress line at most this often */
 
 static int64_t *tables[MATRIX_TABLES];
@@ -74,7 +74,8 @@ uint32_t matrix_pick(const char *name, const struct wl_cpus *given, uint64_t giv
         for (uint32_t i = 0; i < n; i++)
             at = kappendf(names, sizeof names, at, "%s%u", i ? "," : "", list[i]);
         kprintf("%s: %u of %u CPUs by default, spread over the machine (%s); cpus=LIST "
-                "(e.g. %s:cpus=0-15) measures others\n", name, n, usable, names, name);
+                "(e.g. %s:cpus=0-15) measures others\n",
+                name, n, usable, names, name);
     }
     return n;
 }

@@ -15,9 +15,9 @@
 #include <stdint.h>
 #include "perf/wlargs.h"
 
-#define MATRIX_NONE INT64_MIN          /* a cell not measured: printed "-" */
+#define MATRIX_NONE         INT64_MIN          /* a cell not measured: printed "-" */
 #define MATRIX_DEFAULT_CPUS 16         /* without cpus=: 120 pairs, 240 ordered */
-#define MATRIX_TABLES 2                /* cell tables a workload may use at once */
+#define MATRIX_TABLES       2                /* cell tables a workload may use at once */
 
 /* The CPUs to measure: the usable ones of `given` (a cpus= list naming
  * `given_count` CPUs; 0: none given) or the default spread, into list;

@@ -1,14 +1,14 @@
 /* oncpu.c — mailboxes, the wake IPI, and the group barrier. */
 #include "perf/oncpu.h"
-#include "lib/kprintf.h"
 #include "arch/cpu.h"
 #include "arch/idt.h"
 #include "arch/lapic.h"
 #include "arch/percpu.h"
 #include "cpus/smp.h"
+#include "lib/kprintf.h"
+#include "perf/vectors.h"
 #include "time/deadline.h"
 #include "time/tsc.h"
-#include "perf/vectors.h"
 #include "trace/trace.h"
 
 #define REWAKE_US     1000      /* re-send the wake IPI this often while waiting */
@@ -21,23 +21,26 @@
  * DONE (the CPU finished) -> EMPTY (the boot CPU collected it). A job not
  * taken in time goes POSTED -> EMPTY by compare-exchange, so the CPU and
  * the boot CPU can never both think they own it. */
-enum { MB_EMPTY, MB_POSTED, MB_RUNNING, MB_DONE };
+enum { MB_EMPTY,
+       MB_POSTED,
+       MB_RUNNING,
+       MB_DONE };
 
 struct mailbox {
     uint32_t state;
     uint32_t lost;              /* overran a caller's limit; still RUNNING */
     uint32_t absent;            /* did not take a job: skipped until oncpu_new_run */
     oncpu_fn fn;
-    void    *arg;
+    void *arg;
 } __attribute__((aligned(64)));
 
 static struct mailbox box[MAX_CPUS];
 
 /* The current oncpu_all job: what each AP runs once `go` matches. */
 static oncpu_fn group_fn;
-static void    *group_arg;
+static void *group_arg;
 static uint32_t group_go, group_gen;
-static bool     group_member[MAX_CPUS];
+static bool group_member[MAX_CPUS];
 
 /* Barrier: each member counts the barriers it has passed in its own line. */
 static struct bar_slot {
@@ -141,7 +144,8 @@ static bool claimed(uint32_t cpu)
             if (__atomic_compare_exchange_n(&box[cpu].state, &expect, MB_EMPTY, false,
                                             __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
                 kprintf("workload: CPU %u did not take its job within %u ms; left out of "
-                        "this run\n", cpu, ONCPU_CLAIM_MS);
+                        "this run\n",
+                        cpu, ONCPU_CLAIM_MS);
                 box[cpu].absent = 1;
                 return false;
             }
@@ -233,7 +237,8 @@ bool oncpu_pair(uint32_t a, oncpu_fn fa, uint32_t b, oncpu_fn fb, void *arg,
                 uint64_t timeout_tsc)
 {
     /* The boot CPU's own side, if any, runs here after the other took its job. */
-    oncpu_fn local = a == 0 ? fa : b == 0 ? fb : NULL;
+    oncpu_fn local = a == 0 ? fa : b == 0 ? fb
+                                          : NULL;
     bool ok_a = a == 0 || oncpu_start(a, fa, arg);
     bool ok_b = ok_a && (b == 0 || oncpu_start(b, fb, arg));
     if (ok_b && local)

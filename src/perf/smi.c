@@ -2,11 +2,11 @@
 #include "perf/smi.h"
 #include "arch/cpu.h"
 
-#define VENDOR_INTEL_EBX   0x756E6547u  /* "Genu" */
-#define CPUID_HYPERVISOR   (1u << 31)   /* leaf 1 ECX */
-#define LEAF_HYPERVISOR    0x40000000u
-#define KVM_SIG_EBX        0x4B4D564Bu  /* "KVMK" of "KVMKVMKVM" */
-#define NEHALEM_FIRST      0x1A
+#define VENDOR_INTEL_EBX 0x756E6547u  /* "Genu" */
+#define CPUID_HYPERVISOR (1u << 31)   /* leaf 1 ECX */
+#define LEAF_HYPERVISOR  0x40000000u
+#define KVM_SIG_EBX      0x4B4D564Bu  /* "KVMK" of "KVMKVMKVM" */
+#define NEHALEM_FIRST    0x1A
 
 /* Family 6 models at or after Nehalem's number that predate the counter:
  * Core 2 Xeon 7400 and the Bonnell/Saltwell Atoms. */

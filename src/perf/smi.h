@@ -16,7 +16,7 @@
 #define SMI_UNKNOWN   UINT64_MAX       /* an SMI count we could not read */
 
 /* Whether this CPU has the counter; *why says why not (or "MSR 0x34"). */
-bool     smi_available(const char **why);
+bool smi_available(const char **why);
 uint64_t smi_read(void);               /* only when smi_available() */
 
 #endif

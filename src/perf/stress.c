@@ -15,19 +15,19 @@
  * The trace point is trace_emit_at (trace.h), the one trace() uses, given
  * the TSC and flags: the checksum must cover the TSC the ring stores, so
  * it is read here, before the trace point decides. */
-#include "perf/workload.h"
-#include "lib/kprintf.h"
 #include "arch/cpu.h"
-#include "dev/inputpoll.h"
 #include "arch/percpu.h"
-#include "time/tsc.h"
+#include "dev/inputpoll.h"
+#include "lib/kprintf.h"
 #include "perf/stresssum.h"
 #include "perf/wltimer.h"
+#include "perf/workload.h"
+#include "time/tsc.h"
 #include "trace/trace.h"
 
-#define CHECK_EVERY 1024               /* attempts between two looks at the clock */
+#define CHECK_EVERY   1024               /* attempts between two looks at the clock */
 #define KEYS_EVERY_US 1000             /* the boot CPU polls the keys this often */
-#define FLAGS_MAX   255
+#define FLAGS_MAX     255
 
 static const struct wl_param params[] = {
     { "secs", "s", 10, 1, 3600, false },
@@ -94,9 +94,11 @@ static void hammer(uint32_t cpu, void *arg)
 }
 
 /* The per-CPU table's columns, for its summary form past CPUSUM_TABLE_MAX CPUs. */
+/* clang-format off */
 static const struct cpusum_col columns[] = {
     { "attempts", true }, { "irq-attempts", true }, { "refused", true },
 };
+/* clang-format on */
 
 static void run(const uint64_t *v)
 {
@@ -105,7 +107,8 @@ static void run(const uint64_t *v)
     wltimer_init();
     bool ran[MAX_CPUS];
     kprintf("stress: every CPU traces flat out for %lu s with a %lu Hz timer interrupt "
-            "tracing inside; press d to dump meanwhile\n", v[0], irq_hz);
+            "tracing inside; press d to dump meanwhile\n",
+            v[0], irq_hz);
     /* The boot CPU may spend long in dumps it is asked for: wait generously. */
     workload_all(hammer, NULL, duration_tsc * 4 + tsc_from_us(60000000), ran);
     uint32_t n = oncpu_slots();

@@ -1,30 +1,32 @@
 /* summary.c — one screen of statistics. */
 #include "perf/summary.h"
-#include "lib/kprintf.h"
-#include "net/netcon.h"
 #include "arch/cpu.h"
-#include "lib/kstring.h"
-#include "perf/cpusum.h"
-#include "perf/wlrun.h"
 #include "arch/percpu.h"
 #include "console/serial.h"
-#include "time/tsc.h"
-#include "time/stats.h"
-#include "time/uptime.h"
+#include "lib/kprintf.h"
+#include "lib/kstring.h"
+#include "net/netcon.h"
+#include "perf/cpusum.h"
+#include "perf/wlrun.h"
 #include "recorder/dump.h"
 #include "recorder/pairing.h"
 #include "recorder/schema.h"
 #include "recorder/snapshot.h"
+#include "time/stats.h"
+#include "time/tsc.h"
+#include "time/uptime.h"
 #include "trace/trace.h"
 
 #define MAX_TYPES 64
 
 /* The per-CPU table's columns in the summary form (cpusum.h). */
+/* clang-format off */
 static const struct cpusum_col columns[] = {
     { "recorded", true }, { "overwritten", true }, { "excluded", true }, { "refused", true },
     { "rate/s", true }, { "tick-handler avg", false }, { "late max", false },
 };
-#define COLUMNS (sizeof columns / sizeof columns[0])
+/* clang-format on */
+#define COLUMNS   (sizeof columns / sizeof columns[0])
 
 static uint64_t per_type[MAX_TYPES];
 /* Durations of BEGIN/END pairs (recorder/pairing.h: the rule the host's
@@ -66,10 +68,10 @@ static void cpu_line(uint32_t cpu, struct ring *r, uint64_t uptime_s, bool full)
     }
     const int64_t v[COLUMNS] = {
         (int64_t)recorded, (int64_t)s.overwritten, (int64_t)s.excluded, (int64_t)s.refused,
-        (int64_t)rate, (int64_t)avg(&st->tick_handler), (int64_t)st->tick_lateness.max };
+        (int64_t)rate, (int64_t)avg(&st->tick_handler), (int64_t)st->tick_lateness.max
+    };
     cpusum_add(cpu, v);
 }
-
 
 void summary_print(uint64_t ignored_keys, uint64_t usb_keys_dropped, bool full)
 {
@@ -81,13 +83,15 @@ void summary_print(uint64_t ignored_keys, uint64_t usb_keys_dropped, bool full)
     memset(pair, 0, sizeof pair);
     kprintf("stats: uptime %lu s, %u CPUs online, TSC %lu Hz, tracing %s, ignored keys %lu, "
             "serial overruns %lu, serial bytes dropped %lu, serial irqs %lu, usb keys dropped "
-            "%lu\n", uptime_s, cpus_online, tsc_hz(),
+            "%lu\n",
+            uptime_s, cpus_online, tsc_hz(),
             trace_get_mask() & (TRACE_ENABLE | TRACE_PAUSED) ? "on" : "off", ignored_keys,
             serial_overruns(), serial_tx_dropped(), serial_irqs(), usb_keys_dropped);
     netcon_print_stats();                   /* the network, when there is one */
     if (dump_nowhere_count())
         kprintf("stats: %u dumps asked for had nowhere to go (no UART answered, no stick with "
-                "a dump area): nothing was sent\n", dump_nowhere_count());
+                "a dump area): nothing was sent\n",
+                dump_nowhere_count());
     uint32_t shown = 0;
     for (uint32_t i = 0; i < f.n; i++)
         shown += f.rings[i] != NULL;
@@ -101,7 +105,8 @@ void summary_print(uint64_t ignored_keys, uint64_t usb_keys_dropped, bool full)
             cpu_line(i, f.rings[i], uptime_s, full);
     if (!full) {
         kprintf("stats: %u CPUs, more than a screen's table (S prints it); over the CPUs "
-                "(TSC ticks for the timer):\n", shown);
+                "(TSC ticks for the timer):\n",
+                shown);
         cpusum_print(workload_line);
     }
     kprintf("events held per type:");

@@ -1,8 +1,8 @@
 /* summary.h — the `s` hotkey: uptime, CPUs, TSC rate, per-CPU ring
  * counters and event rates, events held per type, and the always-on
  * timer statistics (handler cost and lateness, min/avg/max TSC ticks). */
-#ifndef SUMMARY_H
-#define SUMMARY_H
+#ifndef PERF_SUMMARY_H
+#define PERF_SUMMARY_H
 #include <stdbool.h>
 #include <stdint.h>
 

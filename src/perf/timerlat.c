@@ -10,20 +10,20 @@
  * TIMER_WAKE(sample, latency ticks); each CPU ends with TIMER_CPU(samples,
  * missed) and TIMER_RANGE(min, max). The periodic tick is stopped while
  * the CPU measures. */
-#include "perf/workload.h"
-#include "mm/mem.h"
-#include "lib/kprintf.h"
 #include "arch/cpu.h"
 #include "arch/percpu.h"
-#include "time/tsc.h"
+#include "lib/kprintf.h"
+#include "mm/mem.h"
 #include "perf/wltimer.h"
+#include "perf/workload.h"
+#include "time/tsc.h"
 #include "trace/trace.h"
 
-#define MISS_AFTER_US  100000          /* a deadline this far past counts as missed */
+#define MISS_AFTER_US 100000          /* a deadline this far past counts as missed */
 /* Histogram: [0] early (fired before its deadline as the TSC sees it:
  * LAPIC timer calibration error, or an emulator whose timer and TSC
  * disagree), [1] under 1 us, [k] [2^(k-2), 2^(k-1)) us, the last: the rest. */
-#define HIST_BUCKETS   23
+#define HIST_BUCKETS  23
 
 static const struct wl_param params[] = {
     { "interval", "us", 1000, 10, 1000000, false },
@@ -34,7 +34,7 @@ static const struct wl_param params[] = {
 
 struct result {
     uint64_t samples, missed;
-    int64_t  min, max, sum;
+    int64_t min, max, sum;
     uint64_t hist[HIST_BUCKETS];
     volatile uint64_t fired_tsc;       /* written by the handler */
     volatile uint32_t fired;
@@ -132,9 +132,11 @@ static void print_histogram(uint32_t n)
 }
 
 /* The per-CPU table's columns, for its summary form past CPUSUM_TABLE_MAX CPUs. */
+/* clang-format off */
 static const struct cpusum_col columns[] = {
     { "samples", true }, { "missed", true }, { "min", false }, { "avg", false }, { "max", false },
 };
+/* clang-format on */
 
 static void run(const uint64_t *v)
 {
@@ -151,7 +153,8 @@ static void run(const uint64_t *v)
     uint64_t timeout = tsc_from_us(nsamples * (v[0] + MISS_AFTER_US) + 1000000);
     workload_all(measure, NULL, timeout, ran);
     kprintf("timer: one-shot LAPIC timer every %lu us, %s until it fires; latency = handler "
-            "entry - deadline (us)\n", v[0], spin ? "spinning" : "halted");
+            "entry - deadline (us)\n",
+            v[0], spin ? "spinning" : "halted");
     bool table = wl_table_begin(n, "cpu  samples missed      min      avg      max", columns,
                                 sizeof columns / sizeof columns[0]);
     for (uint32_t c = 0; c < n; c++) {

@@ -10,12 +10,12 @@
  * much. Each CPU records TSC_DELTA(writer, min delta) for what it read.
  * From both directions: offset(reader vs writer) = (d[w][r] - d[r][w]) / 2,
  * exact within +-(d[w][r] + d[r][w]) / 2 (half the round trip). */
-#include "perf/workload.h"
-#include "lib/kprintf.h"
 #include "arch/cpu.h"
-#include "time/tsc.h"
+#include "lib/kprintf.h"
 #include "perf/matrix.h"
 #include "perf/spinwait.h"
+#include "perf/workload.h"
+#include "time/tsc.h"
 #include "trace/trace.h"
 
 #define START_TIMEOUT_US 5000000    /* the partner may be a starved emulated CPU */
@@ -29,7 +29,9 @@ static const struct wl_param params[] = {
     { NULL, NULL, 0, 0, 0, false },
 };
 
-static struct { uint64_t tsc, turn; } __attribute__((aligned(64))) line;
+static struct {
+    uint64_t tsc, turn;
+} __attribute__((aligned(64))) line;
 static uint64_t rounds;
 static uint64_t pair_deadline;      /* TSC: both sides give up here */
 static int64_t *delta, *offset;     /* n x n, by place in list[] */
@@ -67,8 +69,18 @@ static void side(uint32_t other, uint32_t me_at, uint32_t other_at, bool first)
 
 static uint32_t a_cpu, b_cpu, a_at, b_at;
 
-static void side_a(uint32_t cpu, void *arg) { (void)arg; (void)cpu; side(b_cpu, a_at, b_at, true); }
-static void side_b(uint32_t cpu, void *arg) { (void)arg; (void)cpu; side(a_cpu, b_at, a_at, false); }
+static void side_a(uint32_t cpu, void *arg)
+{
+    (void)arg;
+    (void)cpu;
+    side(b_cpu, a_at, b_at, true);
+}
+static void side_b(uint32_t cpu, void *arg)
+{
+    (void)arg;
+    (void)cpu;
+    side(a_cpu, b_at, a_at, false);
+}
 
 static bool missing(uint32_t a, uint32_t b)
 {
@@ -90,7 +102,8 @@ static void run(const uint64_t *v)
         for (uint32_t b = a + 1; b < n; b++) {
             /* More tries when one timed out (see c2c.c). */
             for (unsigned t = 0; t < PAIR_TRIES && missing(a, b) && oncpu_usable(list[a]) &&
-                                 oncpu_usable(list[b]); t++) {
+                                 oncpu_usable(list[b]);
+                 t++) {
                 a_cpu = list[a], b_cpu = list[b], a_at = a, b_at = b;
                 line.tsc = line.turn = 0;
                 pair_deadline = rdtsc() + tsc_from_us(PAIR_BUDGET_US);
@@ -115,7 +128,8 @@ static void run(const uint64_t *v)
     matrix_print("tsc: TSC offset of the column CPU against the row CPU", offset, list, n);
     if (worst != INT64_MAX)
         kprintf("tsc: smallest one-way delta %ld ticks (%ld ns), CPU %u -> CPU %u%s; offsets "
-                "exact within +-%ld ticks\n", worst, workload_ns(worst), worst_w, worst_r,
+                "exact within +-%ld ticks\n",
+                worst, workload_ns(worst), worst_w, worst_r,
                 worst < 0 ? ": a WARP, the reader's TSC is behind" : " (no warp seen)", bound);
     if (failed)
         kprintf("tsc: %u pairs not measured (a CPU did not answer)\n", failed);

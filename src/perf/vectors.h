@@ -7,9 +7,9 @@
 #define PERF_VECTORS_H
 #include "arch/idt.h"
 
-#define VEC_WL_WAKE   (VEC_IPI_FIRST + 0x10)   /* wake a CPU to run a posted job */
-#define VEC_WL_PING   (VEC_IPI_FIRST + 0x11)   /* ipi workload: the measured IPI */
-#define VEC_WL_TIMER  (VEC_IPI_FIRST + 0x12)   /* one-shot / fast LAPIC timer */
-#define VEC_WL_DONE   (VEC_IPI_FIRST + 0x13)   /* a CPU finished its job: wake the boot CPU */
+#define VEC_WL_WAKE  (VEC_IPI_FIRST + 0x10)   /* wake a CPU to run a posted job */
+#define VEC_WL_PING  (VEC_IPI_FIRST + 0x11)   /* ipi workload: the measured IPI */
+#define VEC_WL_TIMER (VEC_IPI_FIRST + 0x12)   /* one-shot / fast LAPIC timer */
+#define VEC_WL_DONE  (VEC_IPI_FIRST + 0x13)   /* a CPU finished its job: wake the boot CPU */
 
 #endif

@@ -167,8 +167,7 @@ unsigned wlargs_apply(const char *text, const struct wl_param *params, uint64_t 
             n++;
         /* A CPU list goes on over ",<digit>" (cpus=0,8,16-23). */
         while (s[n] == ',' && s[n + 1] >= '0' && s[n + 1] <= '9' && is_list_pair(s, n, params))
-            for (n++; s[n] && s[n] != ','; n++)
-                ;
+            for (n++; s[n] && s[n] != ','; n++);
         if (n && !apply_pair(text, name_len, s, n, params, values, cpus, warn, ctx))
             warnings++;
         s += n;

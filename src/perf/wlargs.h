@@ -18,9 +18,10 @@
 struct wl_param {
     const char *key;            /* NULL ends a table */
     const char *unit;           /* "ms", "us", "" ... (for messages) */
-    uint64_t    dflt, min, max;
-    bool        cpu_list;       /* a CPU list: its value is how many CPUs it
-                                   names (0: not given), the set is in cpus */
+    uint64_t dflt, min, max;
+    /* A CPU list: its value is how many CPUs it names (0: not given), the
+     * set is in cpus. */
+    bool cpu_list;
 };
 
 /* The CPUs a cpu_list parameter named (CPU numbers below MAX_CPUS). */

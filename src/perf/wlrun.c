@@ -5,7 +5,7 @@
 #include "trace/trace.h"
 
 static uint32_t runs;
-static uint8_t  current_id;
+static uint8_t current_id;
 static struct wl_cpus run_cpus;
 
 uint32_t wlrun_start(uint8_t id)
@@ -60,7 +60,10 @@ int64_t workload_ns(int64_t ticks)
 
 /* The current workload_all job. Static, not on the boot CPU's stack: a
  * CPU left out as lost may still read it after workload_all returned. */
-static struct part { oncpu_fn fn; void *arg; } part;
+static struct part {
+    oncpu_fn fn;
+    void *arg;
+} part;
 
 static void part_entry(uint32_t cpu, void *arg)
 {

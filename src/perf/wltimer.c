@@ -6,13 +6,13 @@
 #include "arch/idt.h"
 #include "arch/lapic.h"
 #include "arch/percpu.h"
+#include "perf/vectors.h"
 #include "time/timer.h"
 #include "time/tsc.h"
-#include "perf/vectors.h"
 
 static struct {
     wltimer_fn fn;
-    uint8_t    oneshot;
+    uint8_t oneshot;
 } __attribute__((aligned(64))) slot[MAX_CPUS];
 
 static void on_timer(struct int_frame *f)
@@ -51,7 +51,8 @@ static uint32_t counts_for(uint64_t tsc_ticks)
 {
     uint64_t hz = tsc_hz(), lhz = lapic_timer_hz();
     uint64_t c = hz ? tsc_ticks * lhz / hz : 0;
-    return c == 0 ? 1 : c > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)c;
+    return c == 0 ? 1 : c > 0xFFFFFFFFu ? 0xFFFFFFFFu
+                                        : (uint32_t)c;
 }
 
 uint64_t wltimer_oneshot(uint64_t after_tsc, wltimer_fn fn)

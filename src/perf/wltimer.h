@@ -9,15 +9,15 @@
 
 typedef void (*wltimer_fn)(uint64_t entry_tsc);
 
-void     wltimer_init(void);           /* boot CPU, once: the vector */
+void wltimer_init(void);           /* boot CPU, once: the vector */
 /* One interrupt about after_tsc TSC ticks from now. Returns its deadline
  * in TSC ticks, derived from the LAPIC count really programmed (so the
  * LAPIC's granularity does not count as latency). */
 uint64_t wltimer_oneshot(uint64_t after_tsc, wltimer_fn fn);
 /* Interrupts at about `hz` per second until wltimer_release(). */
-void     wltimer_periodic(uint32_t hz, wltimer_fn fn);
+void wltimer_periodic(uint32_t hz, wltimer_fn fn);
 /* Stop the workload's timer; the periodic tick resumes. */
-void     wltimer_release(void);
+void wltimer_release(void);
 /* The LAPIC timer's rate (TSC ticks of one LAPIC count, x 1000). */
 uint64_t wltimer_tsc_per_count_x1000(void);
 

@@ -1,15 +1,15 @@
 /* workload.c — the workload table (from recorder/workloads.def), requests, and
  * the boot CPU's run loop. */
 #include "perf/workload.h"
+#include "arch/cpu.h"
+#include "arch/percpu.h"
+#include "lib/format.h"
+#include "lib/kprintf.h"
+#include "lib/kstring.h"
 #include "perf/matrix.h"
 #include "perf/wlrun.h"
-#include "lib/kprintf.h"
-#include "arch/cpu.h"
-#include "lib/format.h"
-#include "lib/kstring.h"
-#include "arch/percpu.h"
-#include "time/tsc.h"
 #include "recorder/autodump.h"
+#include "time/tsc.h"
 #include "trace/trace.h"
 
 /* The implementations, in workloads.def order: impl[i] belongs to
@@ -24,10 +24,10 @@ static const struct workload *const impl[] = {
 #define NONE  (-1)
 
 static volatile int pending = NONE;               /* requested, not started */
-static int      running = NONE;
+static int running = NONE;
 static uint64_t pending_values[WL_MAX_PARAMS];
 static struct wl_cpus pending_cpus;               /* its cpus= list, if it has one */
-static bool     pending_dump;                     /* dump=1: dump at the end */
+static bool pending_dump;                     /* dump=1: dump at the end */
 
 static int by_name(const char *name)
 {
@@ -136,7 +136,7 @@ static void print_start(int wi, const uint64_t *v)
             on = matrix_count(workload_cpus(), v[i]);
         else
             at += (size_t)ksnprintf(line + at, sizeof line - at, " %s=%lu%s", w->params[i].key, v[i],
-                                w->params[i].unit);
+                                    w->params[i].unit);
     kprintf("workload: %s run=%u started on %u CPU%s:%s\n", workload_decl[wi].name,
             workload_run_number(), on, on == 1 ? "" : "s", at ? line : " (no parameters)");
     uint32_t want = TRACE_ENABLE | (1u << TRACE_CAT_WORK);
@@ -157,7 +157,8 @@ static void run(int w, const uint64_t *values, bool dump)
     impl[w]->run(values);
     trace(WORKLOAD_END, id, runs);
     kprintf("workload: %s run=%u done in %lu ms (d dumps the results, scripts/report "
-            "renders them)\n", workload_decl[w].name, runs, tsc_to_us(rdtsc() - t0) / 1000);
+            "renders them)\n",
+            workload_decl[w].name, runs, tsc_to_us(rdtsc() - t0) / 1000);
     running = NONE;
     if (dump)
         autodump_now("workload", "the workload asked for dump=1");

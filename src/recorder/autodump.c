@@ -1,11 +1,11 @@
 /* autodump.c — trace.dump_after and dumps at a workload's end. */
 #include "recorder/autodump.h"
-#include "lib/kprintf.h"
 #include "arch/cpu.h"
 #include "lib/format.h"
+#include "lib/kprintf.h"
+#include "recorder/dump.h"
 #include "time/tsc.h"
 #include "time/uptime.h"
-#include "recorder/dump.h"
 
 static uint32_t after_s;
 static uint64_t due_tsc;              /* 0: nothing pending */

@@ -2,8 +2,8 @@
  * keyboard nor someone at the serial line: trace.dump_after=SECONDS
  * dumps once that long after boot, and a workload started with dump=1
  * dumps when it finishes (perf/workload.c calls autodump_now). */
-#ifndef TRACE_AUTODUMP_H
-#define TRACE_AUTODUMP_H
+#ifndef RECORDER_AUTODUMP_H
+#define RECORDER_AUTODUMP_H
 #include <stdint.h>
 
 /* trace.dump_after: 0 = never. */

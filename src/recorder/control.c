@@ -1,10 +1,10 @@
 /* control.c — tracing on/off, clear, categories (control.h). */
 #include "recorder/control.h"
-#include "lib/kprintf.h"
 #include "arch/cpu.h"
 #include "cpus/smp.h"
-#include "trace/rings.h"
+#include "lib/kprintf.h"
 #include "recorder/snapshot.h"
+#include "trace/rings.h"
 #include "trace/trace.h"
 
 static void (*clear_also)(void);

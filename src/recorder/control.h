@@ -5,8 +5,8 @@
  *
  * The mask word itself and its atomic switches are trace.h's; the pause
  * a clear needs is snapshot.h's. */
-#ifndef TRACE_CONTROL_H
-#define TRACE_CONTROL_H
+#ifndef RECORDER_CONTROL_H
+#define RECORDER_CONTROL_H
 #include <stdbool.h>
 #include <stdint.h>
 

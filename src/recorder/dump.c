@@ -1,21 +1,21 @@
 /* dump.c — encode a snapshot of every ring over the network first
  * (dumpnet.h), then to the console port and the stick. */
 #include "recorder/dump.h"
-#include "lib/kprintf.h"
-#include "lib/kstring.h"
 #include "arch/cpu.h"
 #include "arch/percpu.h"
 #include "console/serial.h"
 #include "console/status.h"
-#include "time/tsc.h"
-#include "time/uptime.h"
+#include "lib/kprintf.h"
+#include "lib/kstring.h"
+#include "recorder/dumpid.h"
 #include "recorder/dumpnet.h"
 #include "recorder/dumpstick.h"
 #include "recorder/encode.h"
 #include "recorder/machine.h"
-#include "recorder/dumpid.h"
-#include "trace/rings.h"
 #include "recorder/snapshot.h"
+#include "time/tsc.h"
+#include "time/uptime.h"
+#include "trace/rings.h"
 #include "trace/trace.h"
 
 static struct dump_facts facts;
@@ -23,7 +23,6 @@ static uint32_t dumps;
 static uint32_t nowhere;                /* dumps asked for with no way out */
 
 void dump_set_facts(const struct dump_facts *f) { facts = *f; }
-
 
 static void to_console(void *ctx, const char *s, size_t n)
 {
@@ -97,7 +96,8 @@ static bool way_out(bool stick_allowed, const char *trigger)
         return true;
     nowhere++;
     kprintf("dump: nowhere to send it (%s): no UART answered, no network and no stick with a "
-            "dump area %s; nothing was dumped, the rings are kept\n", trigger,
+            "dump area %s; nothing was dumped, the rings are kept\n",
+            trigger,
             stick_allowed ? "was found" : "can be written from this CPU");
     status_dump_nowhere(nowhere);
     return false;
@@ -119,6 +119,7 @@ uint64_t dump_run(const struct dump_request *rq)
     for (unsigned i = 0; i < f.n; i++)
         apic[i] = cpus[i].apic_id;
     bool fault = rq->fault_cpu >= 0;
+    /* clang-format off */
     const struct dump_extra extras[] = {
         { "fw", facts.fw, 0 },            { "found", NULL, facts.found },
         { "parked", NULL, facts.parked }, { "failed", NULL, facts.failed },
@@ -137,12 +138,14 @@ uint64_t dump_run(const struct dump_request *rq)
         { f.busy[0] ? "busy_cpus" : NULL, f.busy, 0 },
         { "events_asked", NULL, rings_asked() }, { "ring_bytes", NULL, rings_bytes() },
     };
+    /* clang-format on */
     unsigned nid;
     const struct dump_extra *id = machine_items(&nid);
     const struct dump_meta meta = { no, tsc_hz(), apic, extras, sizeof extras / sizeof extras[0],
                                     boot_nonce(), false, id, nid };
-    enum dumpnet_cause cause = !fault ? DUMPNET_KEY
-                              : !strcmp(rq->trigger, "nmi") ? DUMPNET_NMI : DUMPNET_FAULT;
+    enum dumpnet_cause cause = !fault                        ? DUMPNET_KEY
+                               : !strcmp(rq->trigger, "nmi") ? DUMPNET_NMI
+                                                             : DUMPNET_FAULT;
     uint64_t events = encode(&meta, f.rings, f.n, stick_ok(rq), cause);
     /* The rings are handed over with the end mark in them: a nested
      * claim keeps them this CPU's while the snapshot lets tracing go on

@@ -12,8 +12,8 @@
  * The console is held for the stream so no other text can land inside the
  * dump; holding it does not disable interrupts (lib/kprintf.h), so the boot
  * CPU's timer keeps ticking, on time, through the whole transfer. */
-#ifndef TRACE_DUMP_H
-#define TRACE_DUMP_H
+#ifndef RECORDER_DUMP_H
+#define RECORDER_DUMP_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "recorder/encode.h"
@@ -22,22 +22,23 @@
 /* Facts from boot that every dump carries in its metadata. */
 struct dump_facts {
     const char *fw;               /* "bios" | "uefi" */
-    uint32_t    found, parked, failed;
-    uint64_t    tsc_warp;
-    int         invariant_tsc;
+    uint32_t found, parked, failed;
+    uint64_t tsc_warp;
+    int invariant_tsc;
     const char *tsc_src;
-    uint32_t    timer_hz;
+    uint32_t timer_hz;
 };
 
-void     dump_set_facts(const struct dump_facts *f);
+void dump_set_facts(const struct dump_facts *f);
 
 /* Why a dump is written, and by whom (the %M line says trigger=...). */
 struct dump_request {
     const char *trigger;          /* "key", "fault", "nmi", "timer", "workload" */
-    int32_t     fault_cpu;        /* -1: none; else fault_cpu= fault_vector= */
-    uint64_t    fault_vector;
-    bool        quiet;            /* no DUMP_BEGIN/END event on this CPU: a
-                                     faulted CPU's last event stays its EXCEPTION */
+    int32_t fault_cpu;        /* -1: none; else fault_cpu= fault_vector= */
+    uint64_t fault_vector;
+    /* No DUMP_BEGIN/END event on this CPU: a faulted CPU's last event
+     * stays its EXCEPTION. */
+    bool quiet;
 };
 /* Write one dump of this boot's rings; returns the events it held (0,
  * said on the console, when another dump kept running for too long). */

@@ -2,9 +2,9 @@
  * record writing (dumparea.h has the layout and the write order). */
 #include "recorder/dumparea.h"
 #include "lib/bytes.h"
+#include "lib/crc32.h"
 #include "lib/kassert.h"
 #include "lib/kstring.h"
-#include "lib/crc32.h"
 
 #define OFF_LAYOUT   8
 #define OFF_WORD     12          /* area: sector size; record: state */
@@ -18,7 +18,7 @@
  * (btlib/dumparea.py): every field before the CRC, inside one sector. */
 _Static_assert(OFF_TEXT_CRC + 4 <= OFF_CRC, "dump-area header fields end before its CRC");
 _Static_assert(DUMPAREA_HDR_BYTES <= DUMPAREA_SECTOR, "dump-area header fits its sector");
-#define AREA_NOTE    "baretrace dump area: read it with scripts/decode (docs/host-tools.md)"
+#define AREA_NOTE "baretrace dump area: read it with scripts/decode (docs/host-tools.md)"
 
 const struct part_type dumparea_part_type = { DUMPAREA_MBR_TYPE, DUMPAREA_GPT_TYPE };
 
@@ -75,7 +75,7 @@ static void scan_sector(struct dumparea *a, const uint8_t *s, uint64_t idx, uint
     a->seq = seq + 1;
     a->newest_sectors = le32(s + OFF_DATA);
     a->next = le32(s + OFF_WORD) == DUMPAREA_OPEN ? idx
-                                                   : (idx + 1 + le32(s + OFF_DATA)) % a->ring;
+                                                  : (idx + 1 + le32(s + OFF_DATA)) % a->ring;
 }
 
 static int scan(struct dumparea *a)

@@ -1,7 +1,7 @@
 /* dumparea.h — the dump area: a partition of the boot stick that keeps the
  * last dumps, in their wire text, as a ring of 512-byte sectors.
  *
- * On disk (all integers little endian; docs/host-tools.md has the table):
+ * On disk (all integers little endian; docs/dump-area.md has the table):
  *   partition sector 0       area header, written at build time and never
  *                            by the kernel: magic "BT-AREA\xb7", layout,
  *                            sector size, build id, area sectors, CRC
@@ -21,29 +21,31 @@
  * Pure code over a struct blockdev (blockdev.h): the host tests use one
  * in memory. Every write goes through one function that stays inside the
  * partition. */
-#ifndef TRACE_DUMPAREA_H
-#define TRACE_DUMPAREA_H
+#ifndef RECORDER_DUMPAREA_H
+#define RECORDER_DUMPAREA_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "dev/blockdev.h"
 #include "dev/parttable.h"
 
-#define DUMPAREA_SECTOR       512
-#define DUMPAREA_LAYOUT       1
-#define DUMPAREA_AREA_MAGIC   "BT-AREA\xb7"
-#define DUMPAREA_REC_MAGIC    "BT-DUMP\xb7"
-#define DUMPAREA_HDR_BYTES    64          /* the CRC is the last 4 of these */
-#define DUMPAREA_MIN_SECTORS  16
-#define DUMPAREA_MAX_SECTORS  ((1ull << 23) - 1)   /* text lengths fit 32 bits */
-#define DUMPAREA_BUF_SECTORS  64          /* 32 KiB per transfer */
+#define DUMPAREA_SECTOR      512
+#define DUMPAREA_LAYOUT      1
+#define DUMPAREA_AREA_MAGIC  "BT-AREA\xb7"
+#define DUMPAREA_REC_MAGIC   "BT-DUMP\xb7"
+#define DUMPAREA_HDR_BYTES   64          /* the CRC is the last 4 of these */
+#define DUMPAREA_MIN_SECTORS 16
+#define DUMPAREA_MAX_SECTORS ((1ull << 23) - 1)   /* text lengths fit 32 bits */
+#define DUMPAREA_BUF_SECTORS 64          /* 32 KiB per transfer */
 /* MBR type byte 0x7F ("reserved for experimental use") and our own GPT type
  * GUID 9959f0ad-520d-4cc9-af15-49236bba6d09 (on-disk byte order). */
-#define DUMPAREA_MBR_TYPE     0x7F
-#define DUMPAREA_GPT_TYPE     { 0xad, 0xf0, 0x59, 0x99, 0x0d, 0x52, 0xc9, 0x4c, \
-                                0xaf, 0x15, 0x49, 0x23, 0x6b, 0xba, 0x6d, 0x09 }
+#define DUMPAREA_MBR_TYPE    0x7F
+#define DUMPAREA_GPT_TYPE    { 0xad, 0xf0, 0x59, 0x99, 0x0d, 0x52, 0xc9, 0x4c, \
+                            0xaf, 0x15, 0x49, 0x23, 0x6b, 0xba, 0x6d, 0x09 }
 
-enum dumparea_state { DUMPAREA_OPEN = 1, DUMPAREA_DONE = 2, DUMPAREA_TRUNCATED = 3 };
+enum dumparea_state { DUMPAREA_OPEN = 1,
+                      DUMPAREA_DONE = 2,
+                      DUMPAREA_TRUNCATED = 3 };
 
 struct dumparea {
     struct blockdev *dev;
@@ -59,9 +61,9 @@ struct dumparea {
     uint64_t at;                 /* ring index of its header */
     uint64_t text_len, dropped;  /* bytes kept, bytes past the ring's end */
     uint32_t text_crc, data_sectors, fill;
-    int      err;                /* first transfer error, BLOCKDEV_OK if none */
-    bool     open;
-    uint8_t  buf[DUMPAREA_BUF_SECTORS * DUMPAREA_SECTOR];
+    int err;                /* first transfer error, BLOCKDEV_OK if none */
+    bool open;
+    uint8_t buf[DUMPAREA_BUF_SECTORS * DUMPAREA_SECTOR];
 };
 
 extern const struct part_type dumparea_part_type;
@@ -89,8 +91,8 @@ int dumparea_attach(struct dumparea *a, struct blockdev *dev, const struct parti
 
 /* One record: begin, the text in any pieces, end. Returns BLOCKDEV_OK or
  * the first transfer error (the record then stays OPEN, i.e. torn). */
-int  dumparea_begin(struct dumparea *a);
+int dumparea_begin(struct dumparea *a);
 void dumparea_write(struct dumparea *a, const char *s, size_t n);
-int  dumparea_end(struct dumparea *a);
+int dumparea_end(struct dumparea *a);
 
 #endif

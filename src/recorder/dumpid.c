@@ -1,15 +1,15 @@
 /* dumpid.c — the per-boot nonce and a dump's CRC seed (see dumpid.h). */
 #include "recorder/dumpid.h"
-#include "lib/crc32.h"
 #include "arch/cpu.h"
+#include "lib/crc32.h"
 
-#define CPUID_FEATURES     1
-#define CPUID_ECX_RDRAND   (1u << 30)
-#define RDRAND_RETRIES     10        /* SDM: "retry up to 10 times" */
-#define TSC_SAMPLES        8
+#define CPUID_FEATURES   1
+#define CPUID_ECX_RDRAND (1u << 30)
+#define RDRAND_RETRIES   10        /* SDM: "retry up to 10 times" */
+#define TSC_SAMPLES      8
 
 static uint64_t nonce;
-static int      made;
+static int made;
 
 /* splitmix64's finaliser: every input bit reaches every output bit. */
 static uint64_t mix(uint64_t x)
@@ -29,7 +29,7 @@ static int try_rdrand(uint64_t *out)
     for (int i = 0; i < RDRAND_RETRIES; i++) {
         uint64_t v;
         uint8_t ok;
-        __asm__ volatile("rdrand %0; setc %1" : "=r"(v), "=qm"(ok) :: "cc");
+        __asm__ volatile("rdrand %0; setc %1" : "=r"(v), "=qm"(ok)::"cc");
         if (ok) {
             *out = v;
             return 1;

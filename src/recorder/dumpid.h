@@ -8,8 +8,8 @@
  * it keeps failing, a mix of the TSC (read around a few CPUIDs, whose
  * timing jitters), the APIC ID and the address of the stack. Not for
  * secrets: it only has to differ between boots. */
-#ifndef TRACE_DUMPID_H
-#define TRACE_DUMPID_H
+#ifndef RECORDER_DUMPID_H
+#define RECORDER_DUMPID_H
 #include <stdint.h>
 
 #define DUMP_ID_BYTES 12         /* nonce (8) + dump number (4), little-endian */

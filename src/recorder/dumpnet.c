@@ -11,12 +11,12 @@
 #include "time/deadline.h"
 #include "time/tsc.h"
 
-#define WANT_LINES     (1u << 20)        /* lines the resend bitmap covers */
-#define WAIT_PERIOD_US 200000ull         /* "BT1 W" this often while waiting */
+#define WANT_LINES      (1u << 20)        /* lines the resend bitmap covers */
+#define WAIT_PERIOD_US  200000ull         /* "BT1 W" this often while waiting */
 #define SEND_POLL_EVERY 16               /* datagrams between two receive polls */
-#define POLL_BUDGET    64
-#define HEADER_MAX     64
-#define TAKE_US        100000ull         /* a key's dump waits this long for the stack */
+#define POLL_BUDGET     64
+#define HEADER_MAX      64
+#define TAKE_US         100000ull         /* a key's dump waits this long for the stack */
 
 static unsigned dump_to;
 static bool active, fault_dump;
@@ -120,7 +120,8 @@ bool dumpnet_open(const struct dump_meta *meta, enum dumpnet_cause cause)
     wait_for_address(fault);        /* an NMI's dump waits like a key's */
     if (!net_up()) {
         kprintf("dumpnet: the network is not up (no link or no address yet): this dump "
-                "skips it%s\n", dumpnet_only() ? " and goes to the serial console" : "");
+                "skips it%s\n",
+                dumpnet_only() ? " and goes to the serial console" : "");
         return false;
     }
     if (net_held_here() && !fault) {       /* an NMI inside the stack: it resumes later */
@@ -189,7 +190,11 @@ static void status(char kind, uint64_t arg)
 }
 
 /* Why a dump's wait ended (said on the console). */
-enum wait_end { WAIT_CONFIRMED, WAIT_LINK_DOWN, WAIT_NO_HOST, WAIT_HOST_QUIET, WAIT_BOUND,
+enum wait_end { WAIT_CONFIRMED,
+                WAIT_LINK_DOWN,
+                WAIT_NO_HOST,
+                WAIT_HOST_QUIET,
+                WAIT_BOUND,
                 WAIT_BUSY };
 
 /* The host's requests for up to WAIT_PERIOD_US, polling; without the lock. */
@@ -238,7 +243,8 @@ static bool follow_link(struct wait *w, uint64_t now)
 static enum wait_end wait_over(const struct wait *w, uint32_t seen)
 {
     if (deadline_passed(w->bound))
-        return w->down_since ? WAIT_LINK_DOWN : seen ? WAIT_BOUND : WAIT_NO_HOST;
+        return w->down_since ? WAIT_LINK_DOWN : seen ? WAIT_BOUND
+                                                     : WAIT_NO_HOST;
     if (!w->down_since && deadline_passed(w->quiet))
         return seen ? WAIT_HOST_QUIET : WAIT_NO_HOST;
     return WAIT_CONFIRMED;
@@ -254,23 +260,25 @@ static void say_end(enum wait_end why, uint32_t lines, uint64_t down_ms)
                 dump_no, lines, resent, down);
     else if (why == WAIT_LINK_DOWN)
         kprintf("dumpnet: dump %u: not confirmed: the link is down (for %lu ms, until the "
-                "wait's %u s bound); none of its %u lines is confirmed\n", dump_no, down_ms,
+                "wait's %u s bound); none of its %u lines is confirmed\n",
+                dump_no, down_ms,
                 (unsigned)(DUMPNET_WAIT_MAX_US / 1000000), lines);
     else if (why == WAIT_NO_HOST)
         kprintf("dumpnet: dump %u: no host confirmed any of its %u lines (none answered%s; "
-                "scripts/capture --net asks for what it lacks)\n", dump_no, lines, down);
+                "scripts/capture --net asks for what it lacks)\n",
+                dump_no, lines, down);
     else
         kprintf("dumpnet: dump %u: the host did not confirm its %u lines before the wait "
-                "ended (%s; %u sent again; its last request asked for %u%s%s)\n", dump_no,
-                lines, why == WAIT_HOST_QUIET ? "the host stopped answering" :
-                why == WAIT_BOUND ? "the 60 s bound ended" : "the network stack stayed busy",
+                "ended (%s; %u sent again; its last request asked for %u%s%s)\n",
+                dump_no,
+                lines, why == WAIT_HOST_QUIET ? "the host stopped answering" : why == WAIT_BOUND ? "the 60 s bound ended"
+                                                                                                 : "the network stack stayed busy",
                 resent, last_asked, want_beyond ? " and more" : "", down);
 }
 
 void dumpnet_close(const struct dump_meta *meta, struct ring *const rings[], unsigned n)
 {
-    struct wait w = { deadline_in_us(DUMPNET_WAIT_MAX_US), { 0 },
-                      netcon_host_seen() ? DUMPNET_QUIET_US : DUMPNET_NO_HOST_US, 0, 0 };
+    struct wait w = { deadline_in_us(DUMPNET_WAIT_MAX_US), { 0 }, netcon_host_seen() ? DUMPNET_QUIET_US : DUMPNET_NO_HOST_US, 0, 0 };
     w.quiet = deadline_in_us(w.quiet_us);
     uint32_t seen = 0;
     enum wait_end why = WAIT_CONFIRMED;
@@ -285,7 +293,8 @@ void dumpnet_close(const struct dump_meta *meta, struct ring *const rings[], uns
         net_give();                      /* others may print or poll between two looks */
         if (went_down)
             kprintf("dumpnet: dump %u: link down; the snapshot is kept, waiting for the link "
-                    "(at most %lu s more)\n", dump_no, ms_left(&w, now) / 1000);
+                    "(at most %lu s more)\n",
+                    dump_no, ms_left(&w, now) / 1000);
         listen_a_while();
         if (!net_take(fault_dump ? NET_STEAL_US : DUMPNET_QUIET_US, fault_dump)) {
             why = WAIT_BUSY;             /* the stack stayed busy: stop here */

@@ -21,9 +21,9 @@
 #include "recorder/encode.h"
 
 #define DUMPNET_ADDRESS_WAIT_US 4000000ull   /* link up, no address yet: wait (DHCP's fallback comes at 3 s) */
-#define DUMPNET_QUIET_US    5000000ull
-#define DUMPNET_NO_HOST_US  300000ull
-#define DUMPNET_WAIT_MAX_US 60000000ull
+#define DUMPNET_QUIET_US        5000000ull
+#define DUMPNET_NO_HOST_US      300000ull
+#define DUMPNET_WAIT_MAX_US     60000000ull
 
 /* DUMP_TO_* bits from cmdline.h; 0 = every transport present. */
 void dumpnet_init(unsigned dump_to);
@@ -34,7 +34,9 @@ bool dumpnet_would_take(void);
 bool dumpnet_only(void);
 /* Who asks: a key (or timer, workload), an NMI (the CPU returns to what
  * it interrupted afterwards), a fault (the CPU parks afterwards). */
-enum dumpnet_cause { DUMPNET_KEY, DUMPNET_NMI, DUMPNET_FAULT };
+enum dumpnet_cause { DUMPNET_KEY,
+                     DUMPNET_NMI,
+                     DUMPNET_FAULT };
 /* Take the network for a dump with this id. A fault's dump takes the
  * stack over from a CPU that stopped holding it (itself included); an
  * NMI's waits for another CPU's hold to end but skips the network when

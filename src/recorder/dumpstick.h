@@ -6,8 +6,8 @@
  * print, so the console must not be held yet) and dumpstick_close() after
  * it (says where the dump went, or why the stick did not get it). Lines
  * reach the stick exactly as the serial console gets them. */
-#ifndef TRACE_DUMPSTICK_H
-#define TRACE_DUMPSTICK_H
+#ifndef RECORDER_DUMPSTICK_H
+#define RECORDER_DUMPSTICK_H
 #include <stdbool.h>
 #include "recorder/encode.h"
 

@@ -10,22 +10,22 @@
  * CRC of id + data, so a line only checks out inside its own dump.
  * Every event line restarts the predictors, so it decodes on its own. */
 #include "recorder/encode.h"
-#include "lib/format.h"
-#include "recorder/predict.h"
 #include "lib/crc32.h"
+#include "lib/format.h"
 #include "recorder/dumpid.h"
+#include "recorder/predict.h"
 #include "recorder/schema.h"
 #include "trace/trace.h"
 
-#define TAG_META     "%M"
-#define TAG_CATEGORY "%K"
-#define TAG_PHASE    "%P"
-#define TAG_TYPE     "%T"
-#define TAG_CPU      "%C"
-#define TAG_WORKLOAD "%W"
-#define TAG_IDENTITY "%I"
-#define TAG_EVENTS   "%E"
-#define CRC_SUFFIX   10          /* " *" + 8 hex digits */
+#define TAG_META      "%M"
+#define TAG_CATEGORY  "%K"
+#define TAG_PHASE     "%P"
+#define TAG_TYPE      "%T"
+#define TAG_CPU       "%C"
+#define TAG_WORKLOAD  "%W"
+#define TAG_IDENTITY  "%I"
+#define TAG_EVENTS    "%E"
+#define CRC_SUFFIX    10          /* " *" + 8 hex digits */
 
 /* Event line: payload + CRC <= EV_LINE_BYTES, whose base64 (198 chars)
  * plus the tag is DUMP_LINE_MAX. */
@@ -41,12 +41,12 @@ struct enc {
     uint32_t line_no;            /* of the line being built */
     uint64_t events;             /* in the lines sent, and in the one being built */
     struct dump_progress done;   /* what the sink has been told */
-    char     text[DUMP_LINE_MAX + 2];
+    char text[DUMP_LINE_MAX + 2];
     unsigned len;
-    char     tag[3];
-    char     sticky[64];         /* fields repeated on continuation lines */
+    char tag[3];
+    char sticky[64];         /* fields repeated on continuation lines */
     unsigned sticky_len;
-    uint8_t  bin[EV_LINE_BYTES];
+    uint8_t bin[EV_LINE_BYTES];
     unsigned bin_len;
     struct pred pred;
 };

@@ -18,11 +18,11 @@
  * Call it on rings that hold still: shadow copies (snapshot_take), or the
  * live rings with tracing paused (trace_pause + trace_quiesce); events
  * still in flight are excluded and counted, never garbled. */
-#ifndef TRACE_ENCODE_H
-#define TRACE_ENCODE_H
+#ifndef RECORDER_ENCODE_H
+#define RECORDER_ENCODE_H
 #include <stdbool.h>
-#include <stdint.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "trace/ring.h"
 
 #define DUMP_FORMAT_VERSION 2
@@ -34,7 +34,7 @@ struct dump_progress {
     uint32_t lines;               /* sent so far, DUMP BEGIN included */
     uint64_t events_sent;         /* in the event lines sent so far */
     uint64_t events_total;        /* what the rings held at DUMP BEGIN */
-    bool     done;                /* DUMP END is out */
+    bool done;                /* DUMP END is out */
 };
 
 /* Where lines go: write(ctx, s, n) sends n bytes (one whole line); then
@@ -51,19 +51,19 @@ struct dump_sink {
 struct dump_extra {
     const char *key;
     const char *str;
-    uint64_t    num;
+    uint64_t num;
 };
 
 struct dump_meta {
-    uint32_t                 dump_no;   /* 1, 2, ... since boot */
-    uint64_t                 tsc_hz;    /* 0 when unknown */
-    const uint32_t          *apic_ids;  /* [ncpus] or NULL (unknown) */
+    uint32_t dump_no;   /* 1, 2, ... since boot */
+    uint64_t tsc_hz;    /* 0 when unknown */
+    const uint32_t *apic_ids;  /* [ncpus] or NULL (unknown) */
     const struct dump_extra *extras;    /* [nextras] or NULL */
-    unsigned                 nextras;
-    uint64_t                 nonce;     /* per boot (boot_nonce()); with dump_no the dump's id */
-    bool                     previous_boot;  /* rings kept from the previous boot: boot=previous */
+    unsigned nextras;
+    uint64_t nonce;     /* per boot (boot_nonce()); with dump_no the dump's id */
+    bool previous_boot;  /* rings kept from the previous boot: boot=previous */
     const struct dump_extra *identity;  /* [nidentity] or NULL: the %I lines (what the */
-    unsigned                 nidentity; /* machine is), one item each, value in desc= */
+    unsigned nidentity; /* machine is), one item each, value in desc= */
 };
 
 /* Writes one complete dump of rings[0..ncpus) (index = dense CPU number;

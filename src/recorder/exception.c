@@ -1,18 +1,19 @@
 /* exception.c — report a CPU exception, dump or freeze the trace, park
  * the CPU; NMIs dump once (exception.h). */
 #include "recorder/exception.h"
-#include "lib/format.h"
-#include "lib/kprintf.h"
 #include "arch/cpu.h"
 #include "arch/percpu.h"
-#include "time/tsc.h"
+#include "lib/format.h"
+#include "lib/kprintf.h"
 #include "recorder/dump.h"
 #include "recorder/snapshot.h"
+#include "time/tsc.h"
 #include "trace/trace.h"
 
 #define DUMP_STACK_BYTES 16384
 #define LINE_MAX_NMI     128                    /* the folded NMI's line */
 
+/* clang-format off */
 static const char *const names[32] = {
     "#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow",
     "#BR bound range", "#UD invalid opcode", "#NM device not available",
@@ -24,6 +25,7 @@ static const char *const names[32] = {
     "reserved 27", "#HV hypervisor injection", "#VC VMM communication",
     "#SX security", "reserved 31",
 };
+/* clang-format on */
 
 static enum on_fault on_fault = ON_FAULT_DUMP;
 static volatile uint8_t faulted[MAX_CPUS];
@@ -150,7 +152,8 @@ static void say_folded(uint32_t cpu, uint64_t rip)
         return;
     char line[LINE_MAX_NMI];
     int n = ksnprintf(line, sizeof line, "NMI cpu=%u rip=%016lx: within %u ms of the last NMI "
-                      "dump, folded into it (no new dump)\n", cpu, rip, NMI_BURST_MS);
+                                         "dump, folded into it (no new dump)\n",
+                      cpu, rip, NMI_BURST_MS);
     console_write_locked(line, (unsigned long)(n < (int)sizeof line ? n : (int)sizeof line - 1));
     console_unlock();
 }
@@ -195,7 +198,8 @@ void exception_handle(struct int_frame *f)
     report(f, cpu);
     if (snapshot_held_here()) {
         kprintf("EXCEPTION cpu=%u hit its own dump: abandoned (no DUMP END), rings and "
-                "console released\n", cpu);
+                "console released\n",
+                cpu);
         snapshot_abandon();
     } else {
         act(cpu, f->vector, "fault", true);

@@ -23,15 +23,17 @@
  * late, not a new request: no dump, and one console line per window says
  * that it was folded (printed only if the console is free: an NMI never
  * waits for it). */
-#ifndef EXCEPTION_H
-#define EXCEPTION_H
+#ifndef RECORDER_EXCEPTION_H
+#define RECORDER_EXCEPTION_H
 #include <stdint.h>
 #include "arch/idt.h"
 
-#define NMI_BURST_MS      2000
-#define NMI_GATHER_MS     500      /* the dumper waits this long for the others */
+#define NMI_BURST_MS  2000
+#define NMI_GATHER_MS 500      /* the dumper waits this long for the others */
 
-enum on_fault { ON_FAULT_DUMP, ON_FAULT_FREEZE, ON_FAULT_OFF };
+enum on_fault { ON_FAULT_DUMP,
+                ON_FAULT_FREEZE,
+                ON_FAULT_OFF };
 
 void exception_set_on_fault(enum on_fault action);
 /* The CPU whose idle loop reads the keys: the boot CPU, or after it

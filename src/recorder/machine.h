@@ -4,11 +4,11 @@
  * SMBIOS strings and installed memory (firmware/smbiosfind.h; serial
  * numbers are never read) and how the kernel was booted
  * (firmware/bootdev.h). machine_print() writes the MACHINE line just
- * before READY (key="value" pairs, docs/running.md); every dump carries
+ * before READY (key="value" pairs, docs/console.md); every dump carries
  * the same items as its %I lines (docs/dump-format.md). A machine
  * without SMBIOS says smbios="none: WHY" and still dumps. */
-#ifndef MACHINE_H
-#define MACHINE_H
+#ifndef RECORDER_MACHINE_H
+#define RECORDER_MACHINE_H
 #include "firmware/mb2.h"
 #include "recorder/encode.h"
 

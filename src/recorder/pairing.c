@@ -35,8 +35,7 @@ static void push(struct pairing *p, const struct trace_event *ev, uint32_t index
             p->open[k - 1] = p->open[k];
         p->depth--;
     }
-    p->open[p->depth] = (struct pairing_open){ .a0 = ev->a0, .tsc = ev->tsc, .index = index,
-                                               .key = key, .type = ev->type };
+    p->open[p->depth] = (struct pairing_open){ .a0 = ev->a0, .tsc = ev->tsc, .index = index, .key = key, .type = ev->type };
     p->depth++;
 }
 

@@ -20,8 +20,8 @@
  * A given_up callback (may be NULL) hears the index of every BEGIN and END
  * left without a partner, when it is given up; pairing_reset gives up the
  * BEGINs still open. */
-#ifndef TRACE_PAIRING_H
-#define TRACE_PAIRING_H
+#ifndef RECORDER_PAIRING_H
+#define RECORDER_PAIRING_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "trace/event.h"
@@ -31,7 +31,7 @@
 /* The role of one event type. */
 struct pairing_role {
     uint32_t key;                /* the same for a BEGIN and its END */
-    uint8_t  kind;               /* enum trace_kind; INSTANT pairs with nothing */
+    uint8_t kind;               /* enum trace_kind; INSTANT pairs with nothing */
 };
 
 /* An open BEGIN. */

@@ -33,7 +33,7 @@ static const struct pred_slot *pred_slot_of(const struct pred *p, uint16_t type)
 }
 
 unsigned pred_encode(const struct pred *p, const struct trace_event *ev,
-                            uint8_t *out)
+                     uint8_t *out)
 {
     const struct pred_slot *s = pred_slot_of(p, ev->type);
     const struct pred_slot *ps = p->have_prev ? pred_slot_of(p, p->prev_type) : NULL;

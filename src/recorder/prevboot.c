@@ -45,8 +45,7 @@ static void take_ring(uint32_t i)
     struct trace_event ev;
     uint64_t seq;
     ring_snap_begin(&s, rings[i]);
-    while (ring_snap_next(&s, &ev, &seq))
-        ;
+    while (ring_snap_next(&s, &ev, &seq));
     events += s.sent;
     excluded += s.excluded;
 }
@@ -67,7 +66,8 @@ void prevboot_find(void)
     rings = mem_alloc((uint64_t)prev->ncpus * sizeof *rings, sizeof *rings);
     if (!copies || !rings) {
         kprintf("trace: previous boot %lu's trace kept at 0x%lx (%u CPUs): no memory to read "
-                "it; left alone\n", prev->boot, prev->phys, prev->ncpus);
+                "it; left alone\n",
+                prev->boot, prev->phys, prev->ncpus);
         prev = NULL;
         return;
     }
@@ -79,7 +79,8 @@ void prevboot_find(void)
             prev->boot, prev->phys, prev->ncpus, events);
     if (damaged || excluded)
         kprintf("trace: part of it was overwritten: %u rings damaged, %lu events excluded; "
-                "only what is intact is dumped\n", damaged, excluded);
+                "only what is intact is dumped\n",
+                damaged, excluded);
 }
 
 uint64_t prevboot_next_boot(void) { return prev ? prev->boot + 1 : 1; }
@@ -93,11 +94,13 @@ uint64_t prevboot_dump(void)
         kprintf("trace: no previous boot's trace to dump\n");
         return 0;
     }
+    /* clang-format off */
     const struct dump_extra extras[] = {
         { "trigger", "previous", 0 },     { "prev_boot", NULL, prev->boot },
         { "capacity", NULL, prev->capacity }, { "damaged_rings", NULL, damaged },
         { "kept_at", NULL, prev->phys },
     };
+    /* clang-format on */
     return dump_rings_of_previous_boot(rings, ncpus, prev->tsc_hz, persist_apic_ids(prev),
                                        extras, sizeof extras / sizeof extras[0]);
 }

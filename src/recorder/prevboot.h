@@ -8,11 +8,11 @@
  * rings and says on the console what it found: nothing (a cold boot, or
  * its memory reused or cleared), a damaged header, damaged rings or slots, or
  * how many events it holds. Key `l` dumps it (boot=previous). */
-#ifndef TRACE_PREVBOOT_H
-#define TRACE_PREVBOOT_H
+#ifndef RECORDER_PREVBOOT_H
+#define RECORDER_PREVBOOT_H
 #include <stdint.h>
 
-void     prevboot_find(void);
+void prevboot_find(void);
 /* This boot's number: the previous one's + 1, or 1. */
 uint64_t prevboot_next_boot(void);
 /* Bytes the previous boot's kept trace holds (reserved), or 0. */

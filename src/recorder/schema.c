@@ -10,12 +10,14 @@ enum pair_kind_check {
 #include "trace/events.def"
 };
 
-#define TRACE_PAIR(b, e)                                                       \
+#define TRACE_PAIR(b, e)                                                                   \
     _Static_assert((int)KIND_OF_##b == (int)TRACE_KIND_BEGIN, #b " is not a BEGIN event"); \
-    _Static_assert((int)KIND_OF_##e == (int)TRACE_KIND_END,   #e " is not an END event");
+    _Static_assert((int)KIND_OF_##e == (int)TRACE_KIND_END, #e " is not an END event");
 #include "trace/events.def"
 
-static const struct { uint16_t begin, end; } pairs[] = {
+static const struct {
+    uint16_t begin, end;
+} pairs[] = {
 #define TRACE_PAIR(b, e) { TRACE_EV_##b, TRACE_EV_##e },
 #include "trace/events.def"
 };
@@ -32,12 +34,14 @@ uint16_t trace_pair_of(uint16_t type)
 }
 
 /* A TRACE_FLOW links two instants: anything else fails to compile. */
-#define TRACE_FLOW(c, e)                                                       \
+#define TRACE_FLOW(c, e)                                                                        \
     _Static_assert((int)KIND_OF_##c == (int)TRACE_KIND_INSTANT, #c " is not an INSTANT event"); \
     _Static_assert((int)KIND_OF_##e == (int)TRACE_KIND_INSTANT, #e " is not an INSTANT event");
 #include "trace/events.def"
 
-static const struct { uint16_t cause, effect; } flows[] = {
+static const struct {
+    uint16_t cause, effect;
+} flows[] = {
 #define TRACE_FLOW(c, e) { TRACE_EV_##c, TRACE_EV_##e },
 #include "trace/events.def"
     { 0, 0 }                   /* keeps the array non-empty without flows */

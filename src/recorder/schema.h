@@ -3,8 +3,8 @@
  * (TRACE_FLOW) and the workloads (workloads.def). All are generated from
  * their .def files; dumps carry them (pair= and flow= on %T lines, %W
  * lines: docs/dump-format.md). */
-#ifndef TRACE_SCHEMA_H
-#define TRACE_SCHEMA_H
+#ifndef RECORDER_SCHEMA_H
+#define RECORDER_SCHEMA_H
 #include <stdint.h>
 #include "recorder/pairing.h"
 
@@ -28,8 +28,8 @@ enum workload_id {
 
 /* One workloads.def entry. */
 struct workload_decl {
-    uint8_t     id;            /* enum workload_id */
-    char        key;           /* hotkey */
+    uint8_t id;            /* enum workload_id */
+    char key;           /* hotkey */
     const char *name;          /* workload=NAME */
     const char *results;       /* "EVENT,EVENT" ("" = none) */
     const char *desc;
@@ -37,7 +37,7 @@ struct workload_decl {
 
 /* All workloads, in workloads.def order. */
 enum { WORKLOAD_COUNT = 0
-#define WORKLOAD(id, ENUM, name, key, results, desc) + 1
+#define WORKLOAD(id, ENUM, name, key, results, desc) +1
 #include "recorder/workloads.def"
 };
 extern const struct workload_decl workload_decl[WORKLOAD_COUNT];

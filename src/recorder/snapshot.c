@@ -1,21 +1,21 @@
 /* snapshot.c — the reader claim, pause and quiesce, the shadow copies. */
 #include "recorder/snapshot.h"
-#include "lib/kprintf.h"
 #include "arch/cpu.h"
+#include "arch/percpu.h"
 #include "cpus/cpuwatch.h"
+#include "cpus/smp.h"
 #include "lib/format.h"
 #include "lib/kassert.h"
+#include "lib/kprintf.h"
 #include "lib/kstring.h"
 #include "mm/mem.h"
-#include "arch/percpu.h"
-#include "cpus/smp.h"
 #include "time/tsc.h"
 #include "trace/rings.h"
 #include "trace/trace.h"
 
-#define QUIESCE_US 10000              /* a trace point takes nanoseconds */
-#define NO_OWNER   0xFFFFFFFFu
-#define LISTS      2                  /* snapshots one CPU may hold nested */
+#define QUIESCE_US           10000              /* a trace point takes nanoseconds */
+#define NO_OWNER             0xFFFFFFFFu
+#define LISTS                2                  /* snapshots one CPU may hold nested */
 #define SHADOW_SPARE         (4ull << 20)   /* left for the boot after the shadows */
 #define SHADOW_SPARE_PER_CPU (64ull << 10)
 
@@ -32,7 +32,6 @@ static struct trace_event **shadow_slots;
 static uint32_t shadow_capacity, shadow_cpus;
 static struct ring **lists[LISTS];
 static uint32_t list_len;
-
 
 /* ---- the claim: one reader at a time ------------------------------------ */
 
@@ -54,7 +53,8 @@ bool snapshot_claim(uint64_t wait_us)
             seen = now, t0 = rdtsc();
         if (rdtsc() - t0 > limit) {
             kprintf("dump: CPU %u still holds the rings, no line written for %lu s; CPU %u "
-                    "goes on without (what it was asked is not done)\n", none,
+                    "goes on without (what it was asked is not done)\n",
+                    none,
                     wait_us / 1000000, cpu);
             return false;
         }
@@ -200,8 +200,8 @@ void snapshot_init(uint32_t capacity, uint32_t ncpus)
     if (shadow_capacity && shadow_cpus < ncpus) {
         shadow_cpus = 0;
         kprintf("trace: no memory for dump shadows; dumps pause tracing until done (%lu KiB "
-                "for %u CPUs)\n", (uint64_t)ncpus * (shadow_capacity * sizeof(struct trace_event) +
-                                                  sizeof(struct ring)) / 1024, ncpus);
+                "for %u CPUs)\n",
+                (uint64_t)ncpus * (shadow_capacity * sizeof(struct trace_event) + sizeof(struct ring)) / 1024, ncpus);
     }
 }
 

@@ -20,8 +20,8 @@
  * while it reads must not wait for itself: snapshot_held_here() tells,
  * snapshot_abandon() undoes the pause and the console lock the
  * interrupted reader held, so nothing deadlocks. */
-#ifndef TRACE_SNAPSHOT_H
-#define TRACE_SNAPSHOT_H
+#ifndef RECORDER_SNAPSHOT_H
+#define RECORDER_SNAPSHOT_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "trace/ring.h"
@@ -37,10 +37,10 @@
 
 struct snapshot {
     struct ring **rings;            /* [n]; NULL for an offline CPU */
-    unsigned     n;                 /* CPU slots */
-    bool         copied;            /* shadows (tracing runs on), else paused */
-    char         silent[64];        /* CPUs that do not answer, "1,3" (cpuwatch.h) */
-    char         busy[64];          /* CPUs still inside a trace point after the wait */
+    unsigned n;                 /* CPU slots */
+    bool copied;            /* shadows (tracing runs on), else paused */
+    char silent[64];        /* CPUs that do not answer, "1,3" (cpuwatch.h) */
+    char busy[64];          /* CPUs still inside a trace point after the wait */
 };
 
 /* From the memory map, for ncpus CPUs: the readers' ring lists, and

@@ -1,9 +1,9 @@
 /* table.c — print the newest events of every CPU, oldest first. */
 #include "recorder/table.h"
 #include "lib/kprintf.h"
+#include "recorder/snapshot.h"
 #include "time/tsc.h"
 #include "time/uptime.h"
-#include "recorder/snapshot.h"
 #include "trace/trace.h"
 
 static void print_args(const struct trace_event_info *info, const struct trace_event *e)
@@ -42,7 +42,10 @@ static void print_cpu(uint32_t cpu, struct ring *r)
 
 /* The newest TABLE_MERGED events of all CPUs together, oldest first (by
  * TSC): held in order, each newer event pushing out the oldest. */
-static struct { struct trace_event ev; uint32_t cpu; } merged[TABLE_MERGED];
+static struct {
+    struct trace_event ev;
+    uint32_t cpu;
+} merged[TABLE_MERGED];
 static unsigned nmerged;
 
 static void keep_newest(uint32_t cpu, const struct trace_event *ev)

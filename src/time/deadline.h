@@ -12,7 +12,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct deadline { uint64_t end; };          /* a TSC value */
+struct deadline {
+    uint64_t end;
+};          /* a TSC value */
 
 /* Now plus `us` microseconds. */
 struct deadline deadline_in_us(uint64_t us);

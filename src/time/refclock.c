@@ -1,8 +1,8 @@
 /* refclock.c — HPET, ACPI PM timer and PIT as calibration references.
  * The rate arithmetic (wrap, periods, ratios) lives in tscmath.c. */
 #include "time/refclock.h"
-#include "firmware/acpi.h"
 #include "arch/cpu.h"
+#include "firmware/acpi.h"
 #include "time/tscmath.h"
 
 #define HPET_CAP            0x000    /* GCAP_ID: 63:32 period (fs), 13 COUNT_SIZE_CAP */
@@ -28,9 +28,9 @@
 
 struct clock {
     const char *name;
-    uint64_t  (*read)(void);
-    unsigned    bits;                /* counter width: wraps at 2^bits */
-    uint64_t    num, den;            /* frequency num/den Hz */
+    uint64_t (*read)(void);
+    unsigned bits;                /* counter width: wraps at 2^bits */
+    uint64_t num, den;            /* frequency num/den Hz */
 };
 
 static volatile uint64_t *hpet;
@@ -49,9 +49,9 @@ static uint64_t pit_read(void)
 }
 
 static struct clock clocks[REFCLOCK_COUNT] = {
-    [REFCLOCK_HPET]    = { "hpet", hpet_read, 64, FS_PER_S, 1 },
+    [REFCLOCK_HPET] = { "hpet", hpet_read, 64, FS_PER_S, 1 },
     [REFCLOCK_PMTIMER] = { "pmtimer", pm_read, 24, PM_TIMER_HZ, 1 },
-    [REFCLOCK_PIT]     = { "pit", pit_read, 16, PIT_HZ_NUM, PIT_HZ_DEN },
+    [REFCLOCK_PIT] = { "pit", pit_read, 16, PIT_HZ_NUM, PIT_HZ_DEN },
 };
 
 static uint64_t bound_tsc(uint64_t us) { return us * ASSUMED_MAX_TSC_MHZ; }
@@ -117,7 +117,9 @@ const char *refclock_name(enum refclock_kind k)
  * bracketed by two TSC reads and the tightest of several tries is kept: a
  * reading delayed by an SMI, a host preemption or a slow I/O exit would
  * otherwise skew the result. */
-struct pair { uint64_t tsc, ref; };
+struct pair {
+    uint64_t tsc, ref;
+};
 
 static struct pair sample(const struct clock *c)
 {

@@ -1,7 +1,7 @@
 /* stats.c — per-CPU running statistics. */
 #include "time/stats.h"
-#include "lib/kstring.h"
 #include "arch/cpu.h"
+#include "lib/kstring.h"
 
 static struct cpu_stats per_cpu[MAX_CPUS];
 

@@ -4,11 +4,13 @@
  *
  * Each CPU updates only its own record (no shared cache line, no lock);
  * readers (the `s` hotkey) tolerate a slightly stale view. */
-#ifndef STATS_H
-#define STATS_H
+#ifndef TIME_STATS_H
+#define TIME_STATS_H
 #include <stdint.h>
 
-struct minmax { uint64_t n, min, max, sum; };
+struct minmax {
+    uint64_t n, min, max, sum;
+};
 
 struct cpu_stats {
     struct minmax tick_handler;      /* TSC ticks spent in the timer handler */

@@ -1,26 +1,26 @@
 /* tsc.c — TSC frequency and invariance. */
 #include "time/tsc.h"
-#include "lib/kprintf.h"
 #include "arch/cpu.h"
+#include "lib/kprintf.h"
+#include "lib/median.h"
 #include "time/refclock.h"
 #include "time/tscmath.h"
-#include "lib/median.h"
 
-#define LEAF_TSC_CRYSTAL     0x15
-#define LEAF_CPU_FREQ        0x16
-#define LEAF_HV_BASE         0x40000000
-#define LEAF_HV_TIMING       0x40000010
-#define LEAF_POWER_MGMT      0x80000007
-#define INVARIANT_TSC        (1u << 8)
+#define LEAF_TSC_CRYSTAL 0x15
+#define LEAF_CPU_FREQ    0x16
+#define LEAF_HV_BASE     0x40000000
+#define LEAF_HV_TIMING   0x40000010
+#define LEAF_POWER_MGMT  0x80000007
+#define INVARIANT_TSC    (1u << 8)
 /* Time to READY matters (#8): three 10 ms windows give the rate to a few
  * ppm (their median drops one late wake-up), and the cross-check, which
  * needs 0.5%, takes three 5 ms windows: ~45 ms in all, less than the
  * single five-window calibration this replaced. */
-#define CAL_TRIALS           3
-#define CAL_ATTEMPTS         6
-#define CAL_WINDOW_US        10000
-#define CHECK_WINDOW_US      5000
-#define FALLBACK_HZ          2000000000ul
+#define CAL_TRIALS       3
+#define CAL_ATTEMPTS     6
+#define CAL_WINDOW_US    10000
+#define CHECK_WINDOW_US  5000
+#define FALLBACK_HZ      2000000000ul
 
 static uint64_t hz;
 static const char *source = "none";

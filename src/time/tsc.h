@@ -9,18 +9,18 @@
  * 0.5 % is printed (`tsc: ... says ... but ... measures ...`). Only when
  * every source fails (within a few tens of ms) is 2 GHz assumed:
  * tsc_source() "none". */
-#ifndef TSC_H
-#define TSC_H
+#ifndef TIME_TSC_H
+#define TIME_TSC_H
 #include <stdbool.h>
 #include <stdint.h>
 
-void        tsc_init(void);
-uint64_t    tsc_hz(void);
+void tsc_init(void);
+uint64_t tsc_hz(void);
 const char *tsc_source(void);        /* cpuid15|hypervisor|hpet|pmtimer|pit|none */
-bool        tsc_invariant(void);     /* CPUID 0x80000007 EDX[8] */
+bool tsc_invariant(void);     /* CPUID 0x80000007 EDX[8] */
 /* Busy-wait helpers (after tsc_init). */
-uint64_t    tsc_from_us(uint64_t us);
-uint64_t    tsc_to_us(uint64_t ticks);
-void        tsc_delay_us(uint64_t us);
+uint64_t tsc_from_us(uint64_t us);
+uint64_t tsc_to_us(uint64_t ticks);
+void tsc_delay_us(uint64_t us);
 
 #endif

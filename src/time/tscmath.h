@@ -6,18 +6,18 @@
  * capabilities register), the ACPI PM timer at 3.579545 MHz (ACPI 6.5
  * §4.8.3.3), the PIT at a third of that (1.193182 MHz). Products are taken
  * in 128 bits, so no window length or rate overflows. */
-#ifndef TSCMATH_H
-#define TSCMATH_H
+#ifndef TIME_TSCMATH_H
+#define TIME_TSCMATH_H
 #include <stdbool.h>
 #include <stdint.h>
 
-#define PM_TIMER_HZ         3579545ull      /* ACPI PM timer */
-#define PIT_HZ_NUM          3579545ull      /* PIT: 3579545 / 3 Hz */
-#define PIT_HZ_DEN          3ull
-#define FS_PER_S            1000000000000000ull
-#define TSC_AGREE_PPM       5000            /* 0.5 %: sources that differ more disagree */
-#define TSC_MIN_PLAUSIBLE   50000000ull     /* 50 MHz */
-#define TSC_MAX_PLAUSIBLE   20000000000ull  /* 20 GHz */
+#define PM_TIMER_HZ       3579545ull      /* ACPI PM timer */
+#define PIT_HZ_NUM        3579545ull      /* PIT: 3579545 / 3 Hz */
+#define PIT_HZ_DEN        3ull
+#define FS_PER_S          1000000000000000ull
+#define TSC_AGREE_PPM     5000            /* 0.5 %: sources that differ more disagree */
+#define TSC_MIN_PLAUSIBLE 50000000ull     /* 50 MHz */
+#define TSC_MAX_PLAUSIBLE 20000000000ull  /* 20 GHz */
 
 /* a * b / c without overflow; UINT64_MAX when c is 0 or the result does
  * not fit in 64 bits. */
@@ -48,8 +48,8 @@ uint64_t tscmath_hypervisor(uint32_t eax_khz);
 /* |a - b| relative to b, in parts per million (b = 0: UINT64_MAX). */
 uint64_t tscmath_diff_ppm(uint64_t a, uint64_t b);
 /* a and b within TSC_AGREE_PPM of each other. */
-bool     tscmath_agree(uint64_t a, uint64_t b);
+bool tscmath_agree(uint64_t a, uint64_t b);
 /* A rate any x86 TSC could have: a broken clock gives absurd ones. */
-bool     tscmath_plausible(uint64_t hz);
+bool tscmath_plausible(uint64_t hz);
 
 #endif

@@ -18,8 +18,8 @@
  * The enums and per-event constants here are generated from events.def. */
 #ifndef TRACE_EVENT_H
 #define TRACE_EVENT_H
-#include <stdint.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct trace_event {
     uint64_t tsc;
@@ -27,8 +27,8 @@ struct trace_event {
         struct {
             uint32_t seq;
             uint16_t type;
-            uint8_t  cpu;
-            uint8_t  flags;
+            uint8_t cpu;
+            uint8_t flags;
         };
         uint64_t id_word;    /* seq | type << 32 | cpu << 48 | flags << 56 */
     };
@@ -50,12 +50,16 @@ _Static_assert(offsetof(struct trace_event, a0) == 16, "a0 at byte 16");
 #define TRACE_ID_CPU_MASK    0xFFu    /* the record's cpu byte: low 8 bits */
 
 /* Event kinds (column KIND of events.def). */
-enum trace_kind { TRACE_KIND_INSTANT, TRACE_KIND_BEGIN, TRACE_KIND_END };
+enum trace_kind { TRACE_KIND_INSTANT,
+                  TRACE_KIND_BEGIN,
+                  TRACE_KIND_END };
 
 /* Retention (column RETENTION): RING events may be overwritten when the
  * ring wraps; PINNED ones are also kept in the CPU's boot log; RESULT
  * ones (a workload's results) in the CPU's results log (ring.h). */
-enum trace_retention { TRACE_RET_RING, TRACE_RET_PINNED, TRACE_RET_RESULT };
+enum trace_retention { TRACE_RET_RING,
+                       TRACE_RET_PINNED,
+                       TRACE_RET_RESULT };
 
 /* Category bit numbers: TRACE_CAT_BOOT = 0, ... */
 enum trace_category {

@@ -125,10 +125,10 @@ enum persist_verdict persist_check(const struct persist_header *h, uint64_t phys
 const char *persist_verdict_name(enum persist_verdict v)
 {
     switch (v) {
-    case PERSIST_OK:         return "intact";
-    case PERSIST_NONE:       return "no trace";
-    case PERSIST_BAD_CRC:    return "header CRC wrong";
-    case PERSIST_BAD_LAYOUT: return "header inconsistent";
+    case PERSIST_OK:            return "intact";
+    case PERSIST_NONE:          return "no trace";
+    case PERSIST_BAD_CRC:       return "header CRC wrong";
+    case PERSIST_BAD_LAYOUT:    return "header inconsistent";
     case PERSIST_OTHER_VERSION: return "kept by a kernel with another layout version";
     }
     return "?";

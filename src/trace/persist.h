@@ -23,12 +23,12 @@
 #include <stdint.h>
 #include "trace/ring.h"
 
-#define PERSIST_MAGIC    0x50454B4543415254ull   /* "TRACEKEP" little-endian */
-#define PERSIST_VERSION  3        /* 2: struct ring gained the results log;
-                                     3: the per-CPU tables follow the header,
-                                        ncpus entries each (was 256 fixed) */
-#define PERSIST_MAX_CPUS 65536    /* a sane header's ncpus, at most */
-#define PERSIST_PAGE     4096
+#define PERSIST_MAGIC        0x50454B4543415254ull   /* "TRACEKEP" little-endian */
+/* PERSIST_VERSION 2: struct ring gained the results log; 3: the per-CPU
+ * tables follow the header, ncpus entries each (was 256 fixed). */
+#define PERSIST_VERSION      3
+#define PERSIST_MAX_CPUS     65536    /* a sane header's ncpus, at most */
+#define PERSIST_PAGE         4096
 #define PERSIST_MAX_INFLIGHT 256   /* head - commit of a sane ring: nesting depth */
 
 struct persist_header {
@@ -66,15 +66,15 @@ enum persist_verdict {
 uint64_t persist_size(uint32_t ncpus, uint32_t capacity);
 /* Writes the header of a new region at `h` (physical address `phys`)
  * without its magic and CRCs: call persist_seal once the rings exist. */
-void     persist_layout(struct persist_header *h, uint64_t phys, uint64_t boot,
-                        uint32_t ncpus, uint32_t capacity);
+void persist_layout(struct persist_header *h, uint64_t phys, uint64_t boot,
+                    uint32_t ncpus, uint32_t capacity);
 struct ring *persist_rings(struct persist_header *h);
 struct trace_event *persist_slots(struct persist_header *h, uint32_t cpu);
 /* The header's tables (ncpus entries each). */
 uint32_t *persist_apic_ids(const struct persist_header *h);
 uint32_t *persist_ring_crcs(const struct persist_header *h);
 /* Computes the ring CRCs and the header CRC, then writes the magic. */
-void     persist_seal(struct persist_header *h);
+void persist_seal(struct persist_header *h);
 
 /* Is the header at `h`, found at physical address `phys` with `room`
  * bytes of usable memory from there on, a region a boot wrote? */
@@ -83,6 +83,6 @@ const char *persist_verdict_name(enum persist_verdict v);
 /* Is ring `cpu` of a checked region intact enough to read: its constant
  * part matches its CRC and where the header says it is, and its counters
  * are consistent? */
-bool     persist_ring_ok(const struct persist_header *h, uint32_t cpu);
+bool persist_ring_ok(const struct persist_header *h, uint32_t cpu);
 
 #endif

@@ -2,7 +2,9 @@
  * The write fast path is inline in ring.h; its protocol is described there. */
 #include "trace/ring.h"
 
-enum slot_state { SLOT_VALID, SLOT_OVERWRITTEN, SLOT_EXCLUDED };
+enum slot_state { SLOT_VALID,
+                  SLOT_OVERWRITTEN,
+                  SLOT_EXCLUDED };
 
 int ring_init(struct ring *r, struct trace_event *slots, uint32_t capacity,
               unsigned cpu)

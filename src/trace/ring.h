@@ -30,7 +30,7 @@
  * order a CPU's TSC may therefore step back, by at most one interrupt's
  * length, to between the events around the nested run. Closing that gap
  * would take cli/popf on every event. The CTF export merges such
- * stretches back into time order (docs/host-tools.md), and test_trace's
+ * stretches back into time order (docs/export-formats.md, CTF), and test_trace's
  * check_tsc_order holds the step to exactly this shape.
  *
  * Read protocol (ring_snap_*): read the id word first (valid only if it
@@ -54,8 +54,8 @@
  * and the ring's loss counters cover the rest. */
 #ifndef TRACE_RING_H
 #define TRACE_RING_H
-#include <stdint.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include "trace/event.h"
 
 #define RING_CACHE_LINE   64
@@ -117,10 +117,14 @@ int ring_init(struct ring *r, struct trace_event *slots, uint32_t capacity,
  * two places an interrupt can split a write. */
 #ifdef RING_TEST_HOOKS
 extern void (*ring_test_hook)(struct ring *r, int stage);
-#define RING_TEST_POINT(r, stage) \
-    do { if (ring_test_hook) ring_test_hook((r), (stage)); } while (0)
+#define RING_TEST_POINT(r, stage)                         \
+    do {                                                  \
+        if (ring_test_hook) ring_test_hook((r), (stage)); \
+    } while (0)
 #else
-#define RING_TEST_POINT(r, stage) do { } while (0)
+#define RING_TEST_POINT(r, stage) \
+    do {                          \
+    } while (0)
 #endif
 
 /* The fast path: records one event on the calling CPU's own ring (never

@@ -1,22 +1,22 @@
 /* rings.c — ring memory and the early boot-phase buffer. */
 #include "trace/rings.h"
-#include "lib/kprintf.h"
+#include "arch/cpu.h"
+#include "arch/percpu.h"
 #include "firmware/cmdline.h"
 #include "lib/format.h"
-#include "arch/cpu.h"
 #include "lib/kassert.h"
+#include "lib/kprintf.h"
 #include "lib/kstring.h"
 #include "mm/mem.h"
-#include "arch/percpu.h"
 #include "trace/persist.h"
 #include "trace/trace.h"
 
-#define EARLY_PHASES 16
+#define EARLY_PHASES        16
 /* Where the reset-surviving region goes: 2 MiB-aligned (the next boot
  * looks only there), at or above RINGS_KEEP_FLOOR (32 MiB), clear of what
  * GRUB loads (the kernel and modules near 1-16 MiB) and of the top of
  * memory, where firmware and GRUB's heap allocate downwards. */
-#define KEEP_ALIGN   0x200000ull
+#define KEEP_ALIGN          0x200000ull
 /* Memory the rest of the boot takes after the rings: USB and page tables,
  * then per CPU its stacks, GDT/TSS and the workloads' buffers. */
 #define RINGS_SPARE         (8ull << 20)
@@ -28,7 +28,9 @@ static bool ready[MAX_CPUS];
 static uint32_t capacity, asked;
 
 /* Phases seen before the BSP's ring existed (BSP only, single threaded). */
-static struct { uint64_t tsc, phase, value; } early[EARLY_PHASES];
+static struct {
+    uint64_t tsc, phase, value;
+} early[EARLY_PHASES];
 static unsigned early_count;
 
 /* The region for ncpus rings of cap events, placed where the next boot
@@ -53,7 +55,8 @@ static uint32_t split(uint64_t bytes, uint32_t ncpus)
     uint32_t cap = MIN_TRACE_EVENTS;
     if (each < MIN_TRACE_EVENTS)
         kprintf("trace: trace.memory=%lu KiB is %lu events per CPU for %u CPUs, under the "
-                "minimum of %u; using %u (%lu KiB)\n", bytes / 1024, each, ncpus,
+                "minimum of %u; using %u (%lu KiB)\n",
+                bytes / 1024, each, ncpus,
                 MIN_TRACE_EVENTS, MIN_TRACE_EVENTS,
                 (uint64_t)MIN_TRACE_EVENTS * ncpus * sizeof(struct trace_event) / 1024);
     while (cap < RING_MAX_EVENTS && (uint64_t)cap * 2 <= each)
@@ -77,8 +80,7 @@ bool rings_init(uint32_t events, uint64_t memory, uint32_t ncpus, uint64_t boot,
     uint64_t budget = avail > room ? avail - room : 0;
     while (cap > RING_MIN_CAPACITY && persist_size(ncpus, cap) > budget)
         cap /= 2;
-    for (; cap >= RING_MIN_CAPACITY && !(keep = place(cap, ncpus)); cap /= 2)
-        ;
+    for (; cap >= RING_MIN_CAPACITY && !(keep = place(cap, ncpus)); cap /= 2);
     if (keep) {
         persist_layout(keep, (uint64_t)(uintptr_t)keep, boot, ncpus, cap);
         rings = persist_rings(keep);
@@ -98,7 +100,8 @@ bool rings_init(uint32_t events, uint64_t memory, uint32_t ncpus, uint64_t boot,
         ksnprintf(how, sizeof how, "trace.events=%u", events);
     if (cap != want && kept_bytes)
         kprintf("trace: %s does not fit in memory beside the previous boot's kept trace "
-                "(%lu KiB; l dumps it); using %u\n", how, kept_bytes / 1024, cap);
+                "(%lu KiB; l dumps it); using %u\n",
+                how, kept_bytes / 1024, cap);
     else if (cap != want)
         kprintf("trace: %s does not fit in memory (%lu KiB free); using %u\n", how,
                 avail / 1024, cap);
@@ -108,7 +111,8 @@ bool rings_init(uint32_t events, uint64_t memory, uint32_t ncpus, uint64_t boot,
     if (keep && keep->phys < RINGS_KEEP_FLOOR)
         kprintf("trace: the rings fit only below %lu MiB (at 0x%lx), where firmware and GRUB "
                 "reuse memory: a warm reset may not keep them (fewer trace.events or more "
-                "memory would)\n", (uint64_t)(RINGS_KEEP_FLOOR >> 20), keep->phys);
+                "memory would)\n",
+                (uint64_t)(RINGS_KEEP_FLOOR >> 20), keep->phys);
     return true;
 }
 
@@ -151,7 +155,8 @@ void rings_keep_facts(uint64_t tsc_hz)
     persist_seal(keep);
     if (keep->phys < RINGS_KEEP_FLOOR)      /* said at rings_init: may not be kept */
         kprintf("trace: rings at 0x%lx (%lu KiB, boot %lu), below %lu MiB: a warm reset may "
-                "not keep them\n", keep->phys, keep->size / 1024, keep->boot,
+                "not keep them\n",
+                keep->phys, keep->size / 1024, keep->boot,
                 (uint64_t)(RINGS_KEEP_FLOOR >> 20));
     else
         kprintf("trace: rings kept across a warm reset at 0x%lx (%lu KiB, boot %lu)\n",

@@ -23,7 +23,7 @@
  * (firmware and GRUB reuse memory below it: QEMU's SeaBIOS and OVMF both). */
 #define RINGS_KEEP_FLOOR 0x2000000ull
 
-#define RING_MAX_EVENTS (1u << 20)   /* the most events per CPU trace.memory= gives */
+#define RING_MAX_EVENTS  (1u << 20)   /* the most events per CPU trace.memory= gives */
 
 /* Allocate `events` per CPU for `ncpus` CPUs, or when `memory` (bytes) is
  * not 0 that much in all, split evenly (a power of two each), in a region
@@ -35,23 +35,23 @@
  * rings shrink. A region that fits only below RINGS_KEEP_FLOOR, where
  * firmware and GRUB reuse memory at a reset, is used, and the console says
  * that a warm reset may not keep it. False if none fit. */
-bool         rings_init(uint32_t events, uint64_t memory, uint32_t ncpus, uint64_t boot,
-                        uint64_t kept_bytes);
+bool rings_init(uint32_t events, uint64_t memory, uint32_t ncpus, uint64_t boot,
+                uint64_t kept_bytes);
 /* Record the TSC rate and APIC ids in the region's header (after SMP). */
-void         rings_keep_facts(uint64_t tsc_hz);
-uint32_t     rings_capacity(void);
-uint32_t     rings_asked(void);             /* events per CPU the options asked for */
-uint64_t     rings_bytes(void);             /* event slots of all rings, bytes */
+void rings_keep_facts(uint64_t tsc_hz);
+uint32_t rings_capacity(void);
+uint32_t rings_asked(void);             /* events per CPU the options asked for */
+uint64_t rings_bytes(void);             /* event slots of all rings, bytes */
 /* Point the calling CPU's gs:8 at its ring (CPU `index`). */
-void         rings_attach(uint32_t index);
+void rings_attach(uint32_t index);
 struct ring *rings_of(uint32_t index);      /* NULL when that CPU has none */
 /* Events recorded and overwritten since the last clear, summed over the
  * online CPUs, read without a pause (slightly stale is fine): the
  * screen's status area (status.h). */
-void         rings_event_counts(uint64_t *recorded, uint64_t *overwritten);
+void rings_event_counts(uint64_t *recorded, uint64_t *overwritten);
 
 /* Record boot phase `phase` (TRACE_PHASE_x) with `value` now, or as soon
  * as the BSP's ring exists. */
-void         boot_phase(unsigned phase, uint64_t value);
+void boot_phase(unsigned phase, uint64_t value);
 
 #endif

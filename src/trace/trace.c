@@ -17,10 +17,10 @@ static uint64_t no_ring_events;
 #define ARG_NAME(a)   ((a) + (ARG_SIGNED(a) ? 2 : 0))
 
 static const struct trace_event_info event_table[] = {
-#define TRACE_EVENT(id, name, cat, kind, ret, a0, a1, desc) \
-    { (id), TRACE_CAT_##cat, TRACE_KIND_##kind, TRACE_RET_##ret,              \
-      (uint8_t)((ARG_SIGNED(a0) ? TRACE_ARG0_SIGNED : 0u) |                   \
-                (ARG_SIGNED(a1) ? TRACE_ARG1_SIGNED : 0u)),                   \
+#define TRACE_EVENT(id, name, cat, kind, ret, a0, a1, desc)      \
+    { (id), TRACE_CAT_##cat, TRACE_KIND_##kind, TRACE_RET_##ret, \
+      (uint8_t)((ARG_SIGNED(a0) ? TRACE_ARG0_SIGNED : 0u) |      \
+                (ARG_SIGNED(a1) ? TRACE_ARG1_SIGNED : 0u)),      \
       #name, ARG_NAME(a0), ARG_NAME(a1), (desc) },
 #include "trace/events.def"
 };

@@ -22,9 +22,9 @@
  * benchmarks can run one writer thread per core. */
 #ifndef TRACE_TRACE_H
 #define TRACE_TRACE_H
-#include <stdint.h>
-#include <stddef.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include "trace/event.h"
 #include "trace/ring.h"
 
@@ -56,7 +56,7 @@ static inline uint64_t trace_rdtsc(void)
 void trace_refused(void);      /* paused: count on this CPU's ring */
 void trace_no_ring(void);      /* this CPU has no ring: count globally */
 
-#define trace(NAME, a0, a1)                                              \
+#define trace(NAME, a0, a1)                                                \
     trace_emit_(TRACE_EV_##NAME, TRACE_CATBIT_##NAME, TRACE_RETAIN_##NAME, \
                 (uint64_t)(a0), (uint64_t)(a1))
 
@@ -124,10 +124,10 @@ trace_emit_(uint16_t type, uint32_t catbit, int retain, uint64_t a0, uint64_t a1
 _Static_assert(TRACE_ENABLE == 1u << 31, "trace_emit_at tests ENABLE as the sign bit");
 
 /* ---- switches (not the fast path; any CPU) --------------------------- */
-void     trace_set_mask(uint32_t mask);          /* whole word */
+void trace_set_mask(uint32_t mask);          /* whole word */
 uint32_t trace_get_mask(void);
-void     trace_enable(bool on);                  /* ENABLE bit only */
-void     trace_set_categories(uint32_t cats);    /* category bits only */
+void trace_enable(bool on);                  /* ENABLE bit only */
+void trace_set_categories(uint32_t cats);    /* category bits only */
 
 /* Parses `len` bytes of s (stops early at a NUL): comma-separated
  * category names (case-insensitive), "all" or "none", e.g. "irq,ipi".
@@ -140,11 +140,11 @@ int trace_parse_mask(const char *s, size_t len, uint32_t *cats,
 
 /* ---- names (from events.def) ------------------------------------------ */
 struct trace_event_info {
-    uint16_t    id;
-    uint8_t     category;      /* bit number */
-    uint8_t     kind;          /* enum trace_kind */
-    uint8_t     retention;     /* enum trace_retention */
-    uint8_t     signed_args;   /* TRACE_ARG0_SIGNED | TRACE_ARG1_SIGNED */
+    uint16_t id;
+    uint8_t category;      /* bit number */
+    uint8_t kind;          /* enum trace_kind */
+    uint8_t retention;     /* enum trace_retention */
+    uint8_t signed_args;   /* TRACE_ARG0_SIGNED | TRACE_ARG1_SIGNED */
     const char *name, *arg0, *arg1, *desc;   /* arg names without the "s:" mark */
 };
 #define TRACE_ARG0_SIGNED 1u
@@ -165,7 +165,7 @@ extern const unsigned trace_phase_limit;         /* phases are < this */
  * check finish their event: wait for them with trace_quiesce. Not nested:
  * one pause at a time (snapshot.c, the only caller, serialises). */
 uint32_t trace_pause(void);
-void     trace_resume(uint32_t saved);
+void trace_resume(uint32_t saved);
 
 /* Spins until every non-NULL ring in rings[0..n) is quiescent or
  * timeout_tsc TSC ticks have passed. Returns how many are still busy;

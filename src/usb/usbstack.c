@@ -1,23 +1,23 @@
 /* usbstack.c — the USB stack's entry points: which controllers it takes,
  * the class-driver table, and keys from USB keyboards. */
 #include "usb/usbstack.h"
+#include "dev/pci.h"
+#include "lib/kprintf.h"
 #include "usb/class/cdc_ecm.h"
 #include "usb/class/ecmdesc.h"
 #include "usb/class/hid.h"
-#include "usb/hc/ehci/ehci.h"
+#include "usb/class/msc.h"
 #include "usb/core/hcd.h"
 #include "usb/core/hcsetup.h"
 #include "usb/core/hub.h"
-#include "usb/class/msc.h"
-#include "usb/hc/ohci/ohci.h"
 #include "usb/core/roothub.h"
 #include "usb/core/say.h"
-#include "usb/hc/uhci/uhci.h"
-#include "usb/core/usblock.h"
 #include "usb/core/usbdev.h"
+#include "usb/core/usblock.h"
+#include "usb/hc/ehci/ehci.h"
+#include "usb/hc/ohci/ohci.h"
+#include "usb/hc/uhci/uhci.h"
 #include "usb/hc/xhci/xhci.h"
-#include "dev/pci.h"
-#include "lib/kprintf.h"
 
 #define PCI_CLASS_SERIAL_BUS 0x0C
 #define PCI_SUBCLASS_USB     0x03
@@ -84,15 +84,15 @@ static void network_off(struct usb_dev *d, const struct usb_cfg_info *cfg,
  * whose other configuration may be CDC Ethernet (RTL8153, AX88179).
  * Row 1 is the keyboard's: keyboard=legacy swaps its attach (usb_init);
  * net=off swaps the network rows'. */
-#define KEYBOARD_ROW 1
-#define NETWORK_ROW 3
+#define KEYBOARD_ROW     1
+#define NETWORK_ROW      3
 #define USB_CLASS_VENDOR 0xFF
 static struct usb_class_driver class_drivers[] = {
-    { "hub",          USB_CLASS_HUB, USB_ANY, USB_ANY, true, hub_attach },
-    { "keyboard",     USB_CLASS_HID, HID_SUBCLASS_BOOT, HID_PROTO_KEYBOARD, false, hid_attach },
+    { "hub", USB_CLASS_HUB, USB_ANY, USB_ANY, true, hub_attach },
+    { "keyboard", USB_CLASS_HID, HID_SUBCLASS_BOOT, HID_PROTO_KEYBOARD, false, hid_attach },
     { "mass storage", USB_CLASS_MSC, USB_ANY, USB_ANY, false, msc_attach },
-    { "network",      USB_CLASS_CDC, USB_ANY, USB_ANY, true, cdc_ecm_attach },
-    { "network",      USB_CLASS_VENDOR, USB_ANY, USB_ANY, true, cdc_ecm_attach },
+    { "network", USB_CLASS_CDC, USB_ANY, USB_ANY, true, cdc_ecm_attach },
+    { "network", USB_CLASS_VENDOR, USB_ANY, USB_ANY, true, cdc_ecm_attach },
 };
 
 static const struct hc_kind *kind_of(const struct pci_func *f)
@@ -124,7 +124,8 @@ static bool companion_skipped(const struct boot_config *cfg, const struct pci_fu
         if (kinds[i].prog_if != PROGIF_OHCI && kinds[i].prog_if != PROGIF_UHCI)
             continue;
         for (unsigned n = 0; (c = pci_find_class(PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB,
-                                                 kinds[i].prog_if, n)); n++)
+                                                 kinds[i].prog_if, n));
+             n++)
             if (c->bus == f->bus && c->dev == f->dev && skipped(cfg, c, &kinds[i]))
                 return true;
     }
@@ -147,7 +148,8 @@ static void take(const struct boot_config *cfg, const struct pci_func *f)
         return;
     }
     kprintf("usb: %02x:%02x.%x %s: not driven (baretrace has no driver for it): devices on "
-            "its ports are not seen\n", f->bus, f->dev, f->fn, name);
+            "its ports are not seen\n",
+            f->bus, f->dev, f->fn, name);
 }
 
 void usb_init(const struct boot_config *cfg)
@@ -163,10 +165,12 @@ void usb_init(const struct boot_config *cfg)
     const struct pci_func *f;
     for (unsigned i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         for (unsigned n = 0; (f = pci_find_class(PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB,
-                                                 kinds[i].prog_if, n)); n++)
+                                                 kinds[i].prog_if, n));
+             n++)
             take(cfg, f);
     for (unsigned n = 0; (f = pci_find_class(PCI_CLASS_SERIAL_BUS, PCI_SUBCLASS_USB,
-                                             PCI_ANY_PROGIF, n)); n++)
+                                             PCI_ANY_PROGIF, n));
+         n++)
         if (!kind_of(f))
             take(cfg, f);                /* a kind not in the table: named */
 }

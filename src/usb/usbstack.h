@@ -16,7 +16,7 @@
 void usb_init(const struct boot_config *cfg);
 /* Next key of any USB keyboard (hid.h's hid_key_poll), taking the
  * controllers' events first when none is queued. Boot CPU only. */
-int  usb_key_poll(uint8_t *usage, uint8_t *mods);
+int usb_key_poll(uint8_t *usage, uint8_t *mods);
 /* USB key presses lost to a full key queue since boot (`s` shows them). */
 uint64_t usb_keys_dropped(void);
 

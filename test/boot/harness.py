@@ -25,7 +25,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.realpath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
-from btlib.dump import dumplog  # noqa: E402
+from btlib.dump import dumplog
 from btlib.qemu import launch as qemu
 
 ISO = os.environ.get("BT_ISO", os.path.join(REPO, "build", "baretrace.iso"))
@@ -147,7 +147,7 @@ class Machine:
             said = self.qemu_messages().strip()
             self.stop()
             raise BootError(f"{self.name}: {e}" + (f": {said}" if said
-                                                     else ""))
+                                                   else ""))
         if self.no_serial:
             return
         self.reader = threading.Thread(target=self._read_serial,

@@ -13,8 +13,8 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "host"))
 
-from test_capture import run_capture                    # noqa: E402
-from test_decode_support import decode                  # noqa: E402
+from test_capture import run_capture
+from test_decode_support import decode
 
 
 class CaptureQemu(unittest.TestCase):

@@ -7,7 +7,6 @@ a parked CPU; and does fault, with no such line, when the CPU is online.
 The line naming parked CPUs by APIC id ends in `... (N more)` when the
 ids do not all fit.
 """
-import re
 import unittest
 
 from harness import Machine

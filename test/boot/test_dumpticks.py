@@ -17,9 +17,9 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
-from harness import Machine                     # noqa: E402
-from btlib.dump import dumplog  # noqa: E402
-from btlib.dump.model import as_signed               # noqa: E402
+from harness import Machine
+from btlib.dump import dumplog
+from btlib.dump.model import as_signed
 
 DUMP_TIMEOUT_S = 120
 TIMER_HZ = 1000
@@ -111,6 +111,7 @@ class DumpKeepsTicking(unittest.TestCase):
     def p90(values):
         values = sorted(values)
         return values[int(0.9 * (len(values) - 1))]
+
 
 if __name__ == "__main__":
     unittest.main()

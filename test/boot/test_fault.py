@@ -18,8 +18,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
-from test_trace import TraceCase, DUMP_TIMEOUT_S, SETTLE_S, event_name  # noqa: E402
-from btlib.dump import dumplog  # noqa: E402
+from test_trace import TraceCase, DUMP_TIMEOUT_S, SETTLE_S, event_name
+from btlib.dump import dumplog
 
 REPO = os.path.dirname(os.path.dirname(HERE))
 DECODE = os.path.join(REPO, "scripts", "decode")

@@ -22,8 +22,8 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
-from harness import Machine, DUMP_TIMEOUT_S                 # noqa: E402
-from btlib.dump import dumplog  # noqa: E402
+from harness import Machine, DUMP_TIMEOUT_S
+from btlib.dump import dumplog
 
 REPO = os.path.dirname(os.path.dirname(HERE))
 DECODE = os.path.join(REPO, "scripts", "decode")
@@ -91,7 +91,7 @@ class Identity(unittest.TestCase):
                            text=True, timeout=300)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(json.loads(r.stdout)["machine"]["board.product"], "X99-Pro")
-        self.assertIn(f"machine: {name}", r.stderr)          # the text goes to stderr with - 
+        self.assertIn(f"machine: {name}", r.stderr)          # the text goes to stderr with -
 
     def test_bios_cd_smbios3(self):
         info, fields, log = self.boot_and_dump("machine-bios-cd", fw="bios", media="cd",
@@ -111,7 +111,6 @@ class Identity(unittest.TestCase):
         self.check_identity(fields, "efi")
         self.check_tools(log, fields)
 
-
     def test_intel_cpu_microcode_msr(self):
         """An Intel CPU model: family/model/stepping from CPUID and the
         microcode revision read through MSR 0x8B (QEMU reports 1)."""
@@ -123,6 +122,7 @@ class Identity(unittest.TestCase):
                          ("6", "85", "4"))
         self.assertEqual(fields["cpu.microcode"], "0x1")
         self.assertIn("Skylake", fields["cpu.brand"])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -20,8 +20,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 
-from harness import Machine                     # noqa: E402
-from btlib.dump import dumplog  # noqa: E402
+from harness import Machine
+from btlib.dump import dumplog
 
 PYTHON = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
 DECODE = os.path.join(REPO, "scripts", "decode")

@@ -8,8 +8,8 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_manycpus import ManyCpusCase, bringup_us       # noqa: E402
-from btlib.dump import dumplog  # noqa: E402
+from test_manycpus import ManyCpusCase, bringup_us
+from btlib.dump import dumplog
 from btlib.qemu import launch as qemu
 
 CPUS = 255

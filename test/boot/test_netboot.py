@@ -19,10 +19,10 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
 sys.path.insert(0, os.path.join(HERE, "..", "host"))
 
-from harness import scaled                          # noqa: E402
-from test_netcapture import free_port               # noqa: E402
-from test_net import Capture                        # noqa: E402
-from btlib.dump import dumplog  # noqa: E402
+from harness import scaled
+from test_netcapture import free_port
+from test_net import Capture
+from btlib.dump import dumplog
 from btlib.qemu import launch as qemu
 
 REPO = os.path.dirname(os.path.dirname(HERE))

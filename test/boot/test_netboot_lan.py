@@ -24,9 +24,9 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
-from harness import LOG_DIR, scaled                 # noqa: E402
-from test_netboot import need_netboot, NETBOOT      # noqa: E402
-from btlib.qemu import launch as qemu  # noqa: E402
+from harness import LOG_DIR, scaled
+from test_netboot import need_netboot, NETBOOT
+from btlib.qemu import launch as qemu
 
 REPO = os.path.dirname(os.path.dirname(HERE))
 NETBOOT_CMD = os.path.join(REPO, "scripts", "netboot")
@@ -45,7 +45,7 @@ def sh(*argv, ns=None):
 
 def can_make_namespaces():
     return os.geteuid() == 0 and subprocess.run(["ip", "netns", "list"],
-                                                 capture_output=True).returncode == 0
+                                                capture_output=True).returncode == 0
 
 
 class Lan:

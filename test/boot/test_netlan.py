@@ -18,12 +18,12 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from harness import LOG_DIR, scaled                                    # noqa: E402
-from test_net import (CAPTURE, CONFIRMED, Capture, NetCase, Relay,     # noqa: E402
+from harness import LOG_DIR, scaled
+from test_net import (CAPTURE, CONFIRMED, Capture, NetCase, Relay,
                       decode_list)
-from test_netcapture import (free_port, hostile_datagrams, peak_rss_kib,  # noqa: E402
+from test_netcapture import (free_port, hostile_datagrams, peak_rss_kib,
                              spoofer_got)
-from btlib.dump import dumplog  # noqa: E402
+from btlib.dump import dumplog
 
 SESSION = rb"net: session code ([A-Z2-9]{6})"
 CAPTURE_TIMEOUT_S = 240
@@ -108,7 +108,6 @@ class Recipe(LanCase):
         m.wait_for(CONFIRMED, 60, start=start)
         serial = self.dump_on_serial(m, start)
         self.same_events(serial, self.net_dump(os.path.join(out, "525400123456.log")))
-
 
 
 class Damage(LanCase):

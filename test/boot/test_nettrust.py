@@ -2,8 +2,8 @@
 side): the announcement, signed confirmations and keys, a key budget per
 sender, the link waited for, DHCP offers no host may take.
 
-The host here is this file's Peer, written from docs/host-tools.md's
-protocol section alone (SipHash-2-4 included), so the document is tested
+The host here is this file's Peer, written from docs/network-protocol.md
+alone (SipHash-2-4 included), so the document is tested
 too. Every network stays on this machine: QEMU's user network (its host
 side is 127.0.0.1; a datagram from any 127.0.0.1 socket to the port the
 machine's datagrams come from reaches the machine as from 10.0.2.2), and
@@ -21,9 +21,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from harness import LOG_DIR, scaled                                    # noqa: E402
-from test_net import NetCase, CONFIRMED, HOST, frame, ip_udp            # noqa: E402
-from test_netcapture import free_port                                   # noqa: E402
+from harness import LOG_DIR, scaled
+from test_net import NetCase, CONFIRMED, HOST, frame, ip_udp
+from test_netcapture import free_port
 
 SESSION = rb"net: session code ([A-Z2-9]{6})"
 STATS = (rb"stats: net=\S+ ip=\S+: datagrams sent \d+, not sent \d+; frames received \d+, "
@@ -61,7 +61,7 @@ def siphash24(key, msg):
 
 
 def sign(code, mac, nonce, kind, tail):
-    """The tag of a host datagram (docs/host-tools.md, signed datagrams)."""
+    """The tag of a host datagram (docs/network-protocol.md, "Signed datagrams")."""
     key = code.encode() + bytes(10)
     msg = f"{mac} {nonce} BT1 {kind} ".encode() + tail
     return b"%016x" % siphash24(key, msg)

@@ -8,7 +8,6 @@ with the same events and timestamps, and the raw records are the CSV's.
 import json
 import os
 import re
-import struct
 import subprocess
 import sys
 import tempfile
@@ -20,9 +19,9 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 sys.path.insert(0, os.path.join(REPO, "test", "host"))
 
-from btlib.qemu import launch as qemu  # noqa: E402
-from harness import ISO, LOG_DIR                               # noqa: E402
-from test_decode_support import (BABELTRACE, RECORD, babeltrace_cycles,  # noqa: E402
+from btlib.qemu import launch as qemu
+from harness import ISO, LOG_DIR
+from test_decode_support import (BABELTRACE, RECORD, babeltrace_cycles,
                                  csv_records, slices_nest)
 
 CAPTURE = os.path.join(REPO, "scripts", "capture")

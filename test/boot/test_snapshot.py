@@ -14,7 +14,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from test_trace import SETTLE_S, TraceCase      # noqa: E402
+from test_trace import SETTLE_S, TraceCase
 
 NO_SHADOWS = dict(smp=2, mem="128M", cmdline="trace.events=1048576")
 

@@ -21,9 +21,9 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
-import busyhost                                 # noqa: E402
-from harness import Machine, ISO, REPO          # noqa: E402
-from btlib.dump import dumparea  # noqa: E402
+import busyhost
+from harness import Machine, ISO, REPO
+from btlib.dump import dumparea
 from btlib.dump import dumplog
 from btlib.qemu import launch as qemu
 
@@ -118,7 +118,6 @@ class DumpsOnAStick(StickCase):
             from_serial = self.csv(log)
             self.assertEqual(self.csv(img, "--dump", str(i)), from_serial)
             self.assertGreater(len(from_serial.splitlines()), 100)
-
 
 
 class OnTheStick(DumpsOnAStick):

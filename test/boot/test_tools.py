@@ -29,7 +29,7 @@ class RunQemu(unittest.TestCase):
              "--log", log, *args], input=stdin, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, timeout=RUN_QEMU_TIMEOUT_S)
         with open(log, "rb") if os.path.exists(log) else open(os.devnull,
-                                                               "rb") as f:
+                                                              "rb") as f:
             return res, f.read()
 
     def setUp(self):

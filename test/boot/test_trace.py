@@ -21,8 +21,8 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
-from harness import Machine                     # noqa: E402
-from btlib.dump import dumplog  # noqa: E402
+from harness import Machine
+from btlib.dump import dumplog
 
 DUMP_TIMEOUT_S = 120           # a dump takes ~1 s; allow for a loaded host
 SETTLE_S = 1.5                 # let the timers tick before dumping

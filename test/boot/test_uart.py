@@ -25,8 +25,8 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 
-from harness import Machine, READY_TIMEOUT_S, scaled   # noqa: E402
-from test_screen import load_font, screen_text         # noqa: E402
+from harness import Machine, READY_TIMEOUT_S, scaled
+from test_screen import load_font, screen_text
 
 DECODE = os.path.join(REPO, "scripts", "decode")
 PCI_NAME_RE = r"^pci:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$"

@@ -69,7 +69,6 @@ class KeyboardCase(unittest.TestCase):
         return int(st.group(1))
 
 
-
 class UsbKeyboard(KeyboardCase):
 
     def test_keyboard_on_root_port(self):
@@ -192,6 +191,7 @@ class UsbKeyboard(KeyboardCase):
         d = self.dump(m)
         self.assertEqual(self.usb_keys(d)[-1], (USAGE_D, 0))
         self.assertEqual(m.faults(), [])
+
 
 class KeysAtAnyTimerRate(KeyboardCase):
     """Issue 20 item 8: keys were read once per timer tick, so at

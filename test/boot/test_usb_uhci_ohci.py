@@ -165,5 +165,6 @@ class UhciOhci(UsbKeyboardBoot):
     def test_dump_on_a_stick_on_ohci(self):
         self.dump_on_stick("pci-ohci", "hc.0")
 
+
 if __name__ == "__main__":
     unittest.main()

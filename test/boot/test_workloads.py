@@ -27,8 +27,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 
-from harness import Machine                     # noqa: E402
-from btlib.dump import dumplog  # noqa: E402
+from harness import Machine
+from btlib.dump import dumplog
 from btlib.report import workloads
 from btlib.report import stresscheck
 from btlib.report import benchlines

@@ -29,10 +29,10 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from test_manycpus import ManyCpusCase, SCREEN_ROWS                 # noqa: E402
-from test_net import Capture, HOST, CONFIRMED, ADDRESS              # noqa: E402
-from test_netcapture import free_port                               # noqa: E402
-from btlib.dump import dumplog  # noqa: E402
+from test_manycpus import ManyCpusCase, SCREEN_ROWS
+from test_net import Capture, HOST, CONFIRMED, ADDRESS
+from test_netcapture import free_port
+from btlib.dump import dumplog
 from btlib.qemu import launch as qemu
 
 PYTHON = sys.executable
@@ -152,7 +152,9 @@ class TwoEightyEight(X2apicCase):
         net = [x for x in dumplog.parse_log(net_bytes) if x.header.get("nonce") ==
                d.header.get("nonce") and x.header.get("dump") == d.header.get("dump")]
         self.assertTrue(net and net[-1].complete, "the network dump decodes complete")
-        key = lambda x: [(e.cpu, e.seq, e.tsc, e.type, e.a0, e.a1) for e in x.events()]
+
+        def key(x):
+            return [(e.cpu, e.seq, e.tsc, e.type, e.a0, e.a1) for e in x.events()]
         self.assertEqual(key(net[-1]), key(d), "network dump = serial dump")
         # The timer ticks on every CPU in x2APIC mode.
         rows = self.csv_rows(serial_bytes)

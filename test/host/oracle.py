@@ -20,11 +20,11 @@ import sys
 from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_decode_support import DECODE, REPO                   # noqa: E402
+from test_decode_support import DECODE, REPO
 
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
-from btlib.native import choice  # noqa: E402
-from btlib.timeline.timeline import Timeline                             # noqa: E402
+from btlib.native import choice
+from btlib.timeline.timeline import Timeline
 
 
 @contextlib.contextmanager

@@ -19,7 +19,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_layering import circles                              # noqa: E402
+from test_layering import circles
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPTS = os.path.join(REPO, 'scripts')
@@ -28,7 +28,7 @@ DYNAMIC = re.compile(r'btlib\.(\w+\.\w+)\Z')
 MAX_LINES = 700
 
 sys.path.insert(0, SCRIPTS)
-from btlib import ROLES                                        # noqa: E402
+from btlib import ROLES
 
 
 def sources():
@@ -233,7 +233,7 @@ class TheCheckSeesWhatItMustFail(unittest.TestCase):
     def test_an_injected_private_name(self):
         _, _, private = self.check(
             'btlib.dump.dumplog', '\nfrom .dumpfmt import _varint\n'
-                             'from btlib.dump import dumpfmt as d\ny = d._event_payload\n')
+            'from btlib.dump import dumpfmt as d\ny = d._event_payload\n')
         self.assertEqual(len([p for p in private if p.startswith('btlib.dump.dumplog:')]), 2, private)
 
 

@@ -24,12 +24,12 @@ from unittest import mock
 import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__)))
-from test_decode_support import FIXTURES, REPO, flip_bits, generate   # noqa: E402
-import oracle                                                        # noqa: E402
-from oracle import exported, packed_copy                             # noqa: E402
+from test_decode_support import FIXTURES, REPO, flip_bits, generate
+import oracle
+from oracle import exported, packed_copy
 
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
-from btlib.dump import dumpfmt  # noqa: E402
+from btlib.dump import dumpfmt
 from btlib.dump import dumplog
 from btlib.dump import linedecode
 from btlib.dump import model
@@ -38,12 +38,12 @@ from btlib.native import choice
 from btlib.timeline import merge
 from btlib.timeline import losses
 from btlib.native import library as native
-from btlib.export.csvout import csv_field, write_csv           # noqa: E402
-from btlib.export.ctfout import write_ctf                      # noqa: E402
-from btlib.export.textout import write_text                    # noqa: E402
-from btlib.timeline.stats import write_stats                         # noqa: E402
-from btlib.dump.model import CpuInfo, Dump, Event, EventType     # noqa: E402
-from btlib.timeline.timeline import Timeline, merged_events          # noqa: E402
+from btlib.export.csvout import csv_field, write_csv
+from btlib.export.ctfout import write_ctf
+from btlib.export.textout import write_text
+from btlib.timeline.stats import write_stats
+from btlib.dump.model import CpuInfo, Dump, Event, EventType
+from btlib.timeline.timeline import Timeline, merged_events
 
 V2_SEED = zlib.crc32(bytes.fromhex('0123456789abcdef') + (7).to_bytes(4, 'little'))
 MAX_PUNT_SHARE = 0.1       # punts are for pathological lines only (over-long varints)
@@ -375,7 +375,6 @@ class BothPaths(unittest.TestCase):
                                   for d in python])
                 self.assertEqual(native, python)
                 self.assertEqual([merged_events(d) for d in native], [merged_events(d) for d in python])
-
 
     def test_the_decoder_is_chosen_once_per_parse(self):
         """The parse asks which line decoder to use once, not per line (issue

@@ -15,7 +15,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_decode_support import (BABELTRACE, DECODE, RECORD, TempDirTest,  # noqa: E402
+from test_decode_support import (BABELTRACE, DECODE, RECORD, TempDirTest,
                                  babeltrace_cycles, csv_records, decode, generate,
                                  loss_table, slices_nest)
 

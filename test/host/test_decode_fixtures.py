@@ -17,7 +17,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_decode_support import (BABELTRACE, FIXTURES, RECORD, TempDirTest,  # noqa: E402
+from test_decode_support import (BABELTRACE, FIXTURES, RECORD, TempDirTest,
                                  babeltrace_cycles, csv_records, decode, generate,
                                  slices_nest)
 

@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from btlib.dump.dumplog import parse_log                 # noqa: E402
-from test_decode_support import generate            # noqa: E402
+from btlib.dump.dumplog import parse_log
+from test_decode_support import generate
 
 TRIALS = 300
 SMALL = ('cpus=3', 'events=300', 'cap=64', 'noise=0')

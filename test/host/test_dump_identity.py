@@ -21,10 +21,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from btlib.dump.dumpfmt import dump_seed          # noqa: E402
-from btlib.dump.dumplog import parse_log          # noqa: E402
-from btlib.timeline import losses  # noqa: E402
-from test_decode_support import TempDirTest, decode, generate, loss_table   # noqa: E402
+from btlib.dump.dumpfmt import dump_seed
+from btlib.dump.dumplog import parse_log
+from btlib.timeline import losses
+from test_decode_support import TempDirTest, decode, generate, loss_table
 
 BOOT_A, BOOT_B = 0x1111222233334444, 0x5555666677778888
 SMALL = ('cpus=3', 'events=400', 'cap=128', 'noise=0')

@@ -20,15 +20,14 @@ import tempfile
 import time
 import unittest
 import zlib
-from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 
-from btlib.dump.dumpfmt import dump_seed   # noqa: E402
-from btlib.dump.dumplog import parse_log   # noqa: E402
-from btlib.dump.model import RECORD_SIZE, Event  # noqa: E402
+from btlib.dump.dumpfmt import dump_seed
+from btlib.dump.dumplog import parse_log
+from btlib.dump.model import RECORD_SIZE, Event
 
 GEN = ROOT / 'build' / 'tools' / 'gen_dump'
 SMALL = ('cpus=4', 'events=700', 'cap=256')   # wraps; quick to decode

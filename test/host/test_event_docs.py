@@ -26,7 +26,7 @@ HDEF = ROOT / 'src' / 'hotkeys.def'
 README = ROOT / 'README.md'
 sys.path.insert(0, str(ROOT / 'scripts'))
 
-from btlib.dump.dumplog import parse_log  # noqa: E402
+from btlib.dump.dumplog import parse_log
 
 
 def load_script():

@@ -35,7 +35,7 @@ def compile_with(text):
 
 def with_duplicate(text, macro, rename):
     """The first `macro(` line repeated under another name, before the #undefs."""
-    line = next(l for l in text.splitlines() if l.startswith(macro + '('))
+    line = next(t for t in text.splitlines() if t.startswith(macro + '('))
     twin = re.sub(r'^(\w+\(\s*\d+\s*,\s*)(\w+)', lambda m: m.group(1) + rename, line)
     at = text.index('#undef TRACE_CATEGORY')
     return text[:at] + twin + '\n' + text[at:], line

@@ -20,19 +20,19 @@ from unittest import mock
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
 
-from btlib.export import csvout  # noqa: E402
+from btlib.export import csvout
 from btlib.export import ctfout
 from btlib.export import jsonout
 from btlib.export import rawout
 from btlib.export import textout
-from btlib.native import choice  # noqa: E402
+from btlib.native import choice
 from btlib.timeline import pairs
 from btlib.timeline import stats
-from btlib.dump.model import CpuInfo, Dump, Event, EventType                       # noqa: E402
-from btlib.timeline.timeline import Timeline, seq_gaps                                 # noqa: E402
+from btlib.dump.model import CpuInfo, Dump, Event, EventType
+from btlib.timeline.timeline import Timeline, seq_gaps
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_decode_support import slices_nest                                   # noqa: E402
+from test_decode_support import slices_nest
 
 HZ = 2_000_000_000          # 2 ticks per ns: conversions are easy to check
 BABELTRACE = shutil.which('babeltrace2')
@@ -260,7 +260,7 @@ class CtfTest(unittest.TestCase):
         out = babeltrace(self.export(dump))
         lines = out.stdout.splitlines()
         self.assertEqual(len(lines), len(dump.events()))
-        self.assertEqual([parse_cycles(l) for l in lines], [e.tsc for e in dump.events()])
+        self.assertEqual([parse_cycles(x) for x in lines], [e.tsc for e in dump.events()])
         self.assertIn('BOOT_PHASE: { cpu_id = 0 }, { seq = 0, flags = 0 }, '
                       '{ phase = ( "SMP_START" : container = 1 ), a1 = 0 }', lines[0])
         self.assertIn('UNKNOWN_99: { cpu_id = 2 }', out.stdout)
@@ -286,7 +286,7 @@ class CtfTest(unittest.TestCase):
         tmp = self.export(make_dump({0: ring}))
         self.assertEqual(sorted(os.listdir(tmp)), ['metadata', 'stream_00'])
         out = babeltrace(tmp)
-        self.assertEqual([parse_cycles(l) for l in out.stdout.splitlines()],
+        self.assertEqual([parse_cycles(x) for x in out.stdout.splitlines()],
                          [500, 600, 1000, 2000])
 
     def shared_dump(self):
@@ -310,8 +310,8 @@ class CtfTest(unittest.TestCase):
             tmp = self.export(dump)
         self.assertEqual(sorted(os.listdir(tmp)), ['metadata', 'stream_00-02', 'stream_03-04'])
         out = babeltrace(tmp, '--fields=all')
-        got = [(parse_cycles(l), int(l.split('cpu_id = ')[1].split()[0]))
-               for l in out.stdout.splitlines()]
+        got = [(parse_cycles(x), int(x.split('cpu_id = ')[1].split()[0]))
+               for x in out.stdout.splitlines()]
         self.assertEqual(sorted(got), sorted((e.tsc, e.cpu) for e in dump.events()))
         self.assertEqual([t for t, _ in got], sorted(t for t, _ in got))
         found = sorted(int(w.split('discarded ')[1].split()[0])

@@ -15,7 +15,7 @@ import unittest
 from test_decode_support import REPO, decode, generate, loss_table, TempDirTest
 
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
-from btlib.dump import dumplog  # noqa: E402
+from btlib.dump import dumplog
 from btlib.timeline import losses
 from btlib.dump import model
 from btlib.timeline import timeline
@@ -27,7 +27,7 @@ GLOSSARY_DOC = os.path.join(REPO, 'docs', 'dump-format.md')
 OLD_WORDS = re.compile(r"\b(seq_gaps|SEQ_GAPS|DROPPED|emitted)\b|missing without explanation")
 OLD_HOST_WORDS = re.compile(r"\.dropped\b|'dropped'|dropped by the kernel")
 ALIAS_FILES = {'scripts/btlib/dump/model.py', 'scripts/btlib/timeline/timeline.py',
-               'docs/dump-format.md', 'docs/host-tools.md'}
+               'docs/dump-format.md', 'docs/host-tools.md', 'docs/export-formats.md'}
 LOSS_WORDS = re.compile(r'\b(overwritten|excluded|refused|unexplained)\b')
 GENERATED_DOCS = {'docs/events.md'}          # scripts/gen-event-docs writes it
 

@@ -8,8 +8,8 @@ import unittest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "test", "boot"))
-import harness                                  # noqa: E402
-from harness import BootError, Machine          # noqa: E402
+import harness
+from harness import BootError, Machine
 
 
 class Harness(unittest.TestCase):

@@ -11,7 +11,7 @@ import unittest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
-from btlib.qemu import launch as qemu           # noqa: E402
+from btlib.qemu import launch as qemu
 
 PYTHON = sys.executable
 INSTALL_DEPS = os.path.join(REPO, "scripts", "install-deps")
@@ -132,7 +132,6 @@ class InstallDeps(unittest.TestCase):
             {"sources.list": "deb http://a.invalid/ubuntu noble main\n"},
             "ID=ubuntu VERSION_CODENAME=noble")
         self.assertIsNone(plan)
-
 
 
 if __name__ == "__main__":

@@ -24,12 +24,12 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 sys.path.insert(0, str(ROOT / 'test' / 'host'))
 
-from btlib.dump import dumplog  # noqa: E402
+from btlib.dump import dumplog
 from btlib.export import jsonout
-from btlib.dump.model import CpuInfo, Dump, Event, EventType      # noqa: E402
-from btlib.timeline.timeline import TIMER_EVENT, Timeline             # noqa: E402
-import oracle                                                # noqa: E402
-from test_decode_support import generate, require_compiled_core   # noqa: E402
+from btlib.dump.model import CpuInfo, Dump, Event, EventType
+from btlib.timeline.timeline import TIMER_EVENT, Timeline
+import oracle
+from test_decode_support import generate, require_compiled_core
 
 U64 = 1 << 64
 BIG = (0, 1, 3, (1 << 53) - 1, 1 << 53, (1 << 53) + 1, (1 << 63) - 1, 1 << 63,
@@ -45,6 +45,7 @@ def both(dump):
     w = jsonout._Writer(tl)
     timer = next((t.id for t in dump.types.values() if t.name == TIMER_EVENT), None)
     assert jsonout._native_writer(w, tl, timer) is not None, 'the C writer is not used'
+
     def run():
         out = io.StringIO(newline='')
         n = jsonout.write_json(Timeline(dump), out)

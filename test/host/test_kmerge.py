@@ -22,16 +22,16 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__)))
-from test_decode_support import DECODE, REPO, generate      # noqa: E402
-import oracle                                               # noqa: E402
-from test_compiled_paths import setUpModule     # noqa: E402,F401 (builds and requires the C core)
+from test_decode_support import DECODE, REPO, generate
+import oracle
+from test_compiled_paths import setUpModule     # noqa: F401 (builds and requires the C core)
 
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
-from btlib.timeline import merge  # noqa: E402
-from btlib.export.csvout import write_csv                      # noqa: E402
-from btlib.export.textout import write_text                    # noqa: E402
-from btlib.dump.model import CpuInfo, Dump, Event, EventType     # noqa: E402
-from btlib.timeline.timeline import Timeline, merged, merged_events  # noqa: E402
+from btlib.timeline import merge
+from btlib.export.csvout import write_csv
+from btlib.export.textout import write_text
+from btlib.dump.model import CpuInfo, Dump, Event, EventType
+from btlib.timeline.timeline import Timeline, merged, merged_events
 
 TOP = (1 << 64) - 1
 SEQ_TOP = (1 << 32) - 1

@@ -20,8 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 
-from btlib.report import labtable  # noqa: E402
-from btlib.dump.model import machine_name            # noqa: E402
+from btlib.report import labtable
+from btlib.dump.model import machine_name
 
 PYTHON = '/usr/bin/python3' if os.access('/usr/bin/python3', os.X_OK) else sys.executable
 REPORT = ROOT / 'scripts' / 'report'

@@ -19,10 +19,10 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import oracle                                                      # noqa: E402
-from test_decode_support import (BABELTRACE, RECORD, decode, generate,   # noqa: E402
+import oracle
+from test_decode_support import (BABELTRACE, RECORD, decode, generate,
                                  require_compiled_core)
-from test_perfetto import parsed                                   # noqa: E402
+from test_perfetto import parsed
 
 CPUS = 1024
 EVENTS, CAP = 40, 32             # per CPU: the ring wraps, the boot log keeps the boot events

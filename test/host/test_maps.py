@@ -25,7 +25,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_layering import FOLDERS                                   # noqa: E402
+from test_layering import FOLDERS
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TEST_MAP = 'test/README.md'
@@ -347,6 +347,7 @@ class Maps(unittest.TestCase):
                                            (text, self.kernel)),
                          ['src/usb/hc/ehci/ehci_dev.c'])
         self.assertEqual(self.new_findings(stale_paths, (usb,), (text,)), ['usb/ehci_xfer.c'])
+
 
 if __name__ == '__main__':
     unittest.main()

@@ -11,10 +11,10 @@ import unittest
 from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_decode_support import REPO, require_compiled_core    # noqa: E402
+from test_decode_support import REPO, require_compiled_core
 
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
-from btlib.dump import model  # noqa: E402
+from btlib.dump import model
 from btlib.native import library as native
 
 
@@ -151,6 +151,7 @@ class NoFallbackInside(unittest.TestCase):
             self.assertTrue(choice.compiled())
         finally:
             choice.forget()
+
 
 if __name__ == '__main__':
     unittest.main()

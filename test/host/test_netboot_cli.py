@@ -11,7 +11,7 @@ import unittest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "test", "boot"))
-from test_netboot import need_netboot           # noqa: E402
+from test_netboot import need_netboot
 
 NETBOOT_CMD = os.path.join(REPO, "scripts", "netboot")
 

@@ -1,6 +1,6 @@
 """capture --net's receiver (scripts/btlib/netcapture.py) against datagrams
-the test writes as the kernel would (docs/host-tools.md, "The network
-protocol"), then scripts/capture --net itself against fake machines on
+the test writes as the kernel would (docs/network-protocol.md), then
+scripts/capture --net itself against fake machines on
 127.0.0.1 that play the kernel's side (announce, take signed keys, dump,
 answer requests, check signed confirmations): a machine booted before
 capture, a capture restarted mid-dump, a hostile sender, a relay that
@@ -22,10 +22,10 @@ import unittest
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from btlib.dump import dumplog  # noqa: E402
+from btlib.dump import dumplog
 from btlib.capture import netcapture
 from btlib.capture import siphash
-from test_capture import gen_dump                # noqa: E402
+from test_capture import gen_dump
 
 CAPTURE = os.path.join(REPO, 'scripts', 'capture')
 MAC = '5254001234ab'
@@ -43,7 +43,7 @@ def dump_lines(nonce=NONCE, events=600):
                        f'nonce=0x{nonce}')
         lines = out.splitlines(keepends=True)
         begin = next(i for i, l in enumerate(lines) if l.startswith(b'DUMP BEGIN'))
-        _DUMPS[key] = [l.replace(b'\r\n', b'\n') for l in lines[begin:]]
+        _DUMPS[key] = [x.replace(b'\r\n', b'\n') for x in lines[begin:]]
     return _DUMPS[key]
 
 
@@ -178,7 +178,7 @@ class Receiver(unittest.TestCase):
         rx.feed(f'BT1 T {MAC} 1\nEVIL\n'.encode(), spoof)
         rx.feed(f'BT1 W {MAC} {NONCE}.1 10 5000\n'.encode(), spoof)
         self.assertFalse([a for _, a in self.sent if a == spoof], 'nothing to the spoofer')
-        rx.feed(f'BT1 T 02000000000a 0\nother\n'.encode(), ADDR)        # a second MAC here
+        rx.feed(b'BT1 T 02000000000a 0\nother\n', ADDR)        # a second MAC here
         for i in range(1000):
             rx.feed(f'BT1 T 02{i:010x} 0\nx\n'.encode(), ('127.0.0.1', 50000 + i))
         self.assertEqual(len(rx.machines), 3)

@@ -14,9 +14,9 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from oracle import assert_decode_agrees                         # noqa: E402
-from test_decode_support import FIXTURES, generate, require_compiled_core   # noqa: E402
-from test_json_native import damaged                           # noqa: E402
+from oracle import assert_decode_agrees
+from test_decode_support import FIXTURES, generate, require_compiled_core
+from test_json_native import damaged
 
 STREAMS = ('text', 'csv', 'json', 'perfetto')
 DIRECTORIES = ('ctf', 'raw')

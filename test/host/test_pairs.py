@@ -18,12 +18,12 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 sys.path.insert(0, str(ROOT / 'test' / 'host'))
 
-from btlib.dump import dumplog  # noqa: E402
-from btlib.dump.model import CpuInfo, Dump, Event, EventType   # noqa: E402
-from btlib.timeline.pairs import MAX_DEPTH, match_cpu, match_records   # noqa: E402
-from btlib.timeline.timeline import Timeline                       # noqa: E402
-from test_decode_support import flip_bits, generate, require_compiled_core   # noqa: E402
-import oracle                                             # noqa: E402
+from btlib.dump import dumplog
+from btlib.dump.model import CpuInfo, Dump, Event, EventType
+from btlib.timeline.pairs import MAX_DEPTH, match_cpu, match_records
+from btlib.timeline.timeline import Timeline
+from test_decode_support import flip_bits, generate, require_compiled_core
+import oracle
 
 WB, WE, TB, TE, ODD_B, ODD_E = 16, 17, 3, 4, 40, 41
 

@@ -29,17 +29,17 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 sys.path.insert(0, str(ROOT / 'test' / 'host'))
 
-from btlib.dump import dumplog  # noqa: E402
+from btlib.dump import dumplog
 from btlib.export import perfettoout
 from btlib.timeline import flows
 from btlib.timeline import losses
 from btlib.timeline import pairs
-from btlib.dump.model import CpuInfo, Dump, Event, EventType            # noqa: E402
-from btlib.timeline.timeline import Timeline                                # noqa: E402
-import oracle                                                      # noqa: E402
-from test_decode_support import (FIXTURES, decode, generate,       # noqa: E402
+from btlib.dump.model import CpuInfo, Dump, Event, EventType
+from btlib.timeline.timeline import Timeline
+import oracle
+from test_decode_support import (FIXTURES, decode, generate,
                                  require_compiled_core)
-from test_json_native import built_dump, damaged, types            # noqa: E402
+from test_json_native import built_dump, damaged, types
 
 SCHEMA = ROOT / 'test' / 'host' / 'perfetto_trace.proto'
 MAX_BYTES_PER_EVENT = 40     # issue 21's target

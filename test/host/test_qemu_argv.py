@@ -11,7 +11,7 @@ import unittest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
-from btlib.qemu import launch as qemu           # noqa: E402
+from btlib.qemu import launch as qemu
 
 PYTHON = sys.executable
 INSTALL_DEPS = os.path.join(REPO, "scripts", "install-deps")
@@ -74,6 +74,7 @@ class QemuArgv(unittest.TestCase):
                    {"accel": "hvf"}, {"smp": 0}, {"iso": "/no/such.iso"}):
             with self.subTest(**kw), self.assertRaises(qemu.QemuError):
                 qemu.build_argv(self.opts(**kw))
+
 
 class RunQemuArgv(unittest.TestCase):
     """scripts/run-qemu's command lines and refusals (make run)."""

@@ -30,12 +30,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 
-from btlib.report import wlplot  # noqa: E402
+from btlib.report import wlplot
 from btlib.report import workloads
 from btlib.report import stresscheck
 from btlib.report import benchlines
-from btlib.dump.dumplog import parse_log          # noqa: E402
-from btlib.dump.model import Workload             # noqa: E402
+from btlib.dump.dumplog import parse_log
+from btlib.dump.model import Workload
 
 PYTHON = '/usr/bin/python3' if os.access('/usr/bin/python3', os.X_OK) else sys.executable
 REPORT = ROOT / 'scripts' / 'report'
@@ -427,7 +427,6 @@ class PartialDumps(unittest.TestCase):
             self.assertEqual(len(res.stderr.strip().splitlines()), 1, res.stderr)
             self.assertIn('not a directory', res.stderr)
             self.assertEqual(target.read_bytes(), b'keep')
-
 
 
 def load_report():

@@ -20,14 +20,14 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 sys.path.insert(0, str(ROOT / 'test' / 'host'))
 
-from btlib.dump import dumplog  # noqa: E402
+from btlib.dump import dumplog
 from btlib.timeline import stats
-from btlib.dump.model import CpuInfo, Dump, Event, EventType    # noqa: E402
-from btlib.timeline.pairs import MAX_DEPTH                          # noqa: E402
-from btlib.timeline.timeline import Timeline                        # noqa: E402
-from oracle import exported, packed_copy                   # noqa: E402
-from test_decode_support import require_compiled_core     # noqa: E402
-from test_pairs import comparison_logs                     # noqa: E402
+from btlib.dump.model import CpuInfo, Dump, Event, EventType
+from btlib.timeline.pairs import MAX_DEPTH
+from btlib.timeline.timeline import Timeline
+from oracle import exported, packed_copy
+from test_decode_support import require_compiled_core
+from test_pairs import comparison_logs
 
 TOP = (1 << 64) - 1
 TIMER_B, TIMER_E, WB, WE, XB, X2, XE, X2E, INST = 3, 4, 16, 17, 40, 41, 42, 43, 7

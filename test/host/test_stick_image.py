@@ -20,7 +20,7 @@ import zlib
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
-from btlib.dump import dumparea  # noqa: E402
+from btlib.dump import dumparea
 
 DECODE = os.path.join(REPO, 'scripts', 'decode')
 GEN_STICK = os.path.join(REPO, 'build', 'tools', 'gen_stick')

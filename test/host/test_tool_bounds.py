@@ -34,20 +34,20 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from test_decode_support import DECODE, FIXTURES, REPO, TempDirTest, decode  # noqa: E402
+from test_decode_support import DECODE, FIXTURES, REPO, TempDirTest, decode
 # ExportProgress is borrowed through its module: a TestCase class imported
 # by name would be collected (and run) a second time as this module's.
-import test_tool_input                                                    # noqa: E402
-from test_tool_input import PYTHON, REPORT, capped_decode, fixture        # noqa: E402
-import test_capture                                                       # noqa: E402
-from test_capture import BOOT_NOISE, CAPTURE, READY, STEP_S, gen_dump  # noqa: E402
+import test_tool_input
+from test_tool_input import PYTHON, REPORT, capped_decode, fixture
+import test_capture
+from test_capture import BOOT_NOISE, CAPTURE, READY, STEP_S, gen_dump
 
-import resource                                                             # noqa: E402
+import resource
 
 MEMORY_CAP = 400 << 20            # address space for a report of a file of any size
 MATRIX_CPUS = 512                 # the matrices dump: 3 x 261632 result events
 MATRIX_CAP = 160 << 20            # its report needs about 80 MB (keeping an Event per
-                                  # result, about 300 MB)
+# result, about 300 MB)
 WORKLOADS = 'workloads-4cpu.log'
 FORMATS = ('text', 'csv', 'json', 'perfetto')
 
@@ -266,7 +266,7 @@ class NonSeekable(Tmp):
         t.join(10)
 
     def test_process_substitution_and_stdin(self):
-        r = subprocess.run(['bash', '-c', f'"$0" "$1" <(cat "$2") -f csv', PYTHON, DECODE,
+        r = subprocess.run(['bash', '-c', '"$0" "$1" <(cat "$2") -f csv', PYTHON, DECODE,
                             self.log], capture_output=True, timeout=120)
         r.stderr = r.stderr.decode()
         self.same(r)

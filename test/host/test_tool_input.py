@@ -28,8 +28,8 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from test_decode_support import DECODE, FIXTURES, REPO, TempDirTest, decode  # noqa: E402
-from test_stick_image import FIRST, ID, SECTOR, fixture_dumps, gen_stick, gpt_table  # noqa: E402
+from test_decode_support import DECODE, FIXTURES, REPO, TempDirTest, decode
+from test_stick_image import FIRST, ID, SECTOR, fixture_dumps, gen_stick, gpt_table
 
 PYTHON = '/usr/bin/python3' if os.access('/usr/bin/python3', os.X_OK) else sys.executable
 REPORT = os.path.join(REPO, 'scripts', 'report')

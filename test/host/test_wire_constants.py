@@ -13,10 +13,10 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_decode_support import REPO                            # noqa: E402
+from test_decode_support import REPO
 
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
-from btlib.dump import dumpfmt  # noqa: E402
+from btlib.dump import dumpfmt
 from btlib.dump import model
 from btlib.timeline import pairs
 

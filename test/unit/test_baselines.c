@@ -3,8 +3,8 @@
  * working designs: contents, drops on a held lock, validation order. */
 #include <stdlib.h>
 #include <string.h>
-#include "perf/baselines.h"
 #include "check.h"
+#include "perf/baselines.h"
 
 #define CAP 8
 

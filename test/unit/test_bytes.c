@@ -1,6 +1,6 @@
 /* test_bytes.c — the byte-order readers and writers of bytes.h. */
-#include "lib/bytes.h"
 #include "check.h"
+#include "lib/bytes.h"
 
 int main(void)
 {

@@ -16,7 +16,8 @@ static void test_good(void)
     struct boot_config c;
     cmdline_defaults(&c);
     cmdline_parse("  console=ttyS1,9600 maxcpus=4\tnosmp timer_hz=1000 trace.events=65536 "
-                  "trace.mask=irq,boot trace.off workload=hwlat debug.fault=3", &c);
+                  "trace.mask=irq,boot trace.off workload=hwlat debug.fault=3",
+                  &c);
     CHECK_EQ(c.warning_count, 0);
     CHECK_EQ(c.console_port, 1);
     CHECK_EQ(c.console_baud, 9600);
@@ -35,7 +36,8 @@ static void test_bad_values_keep_defaults(void)
     struct boot_config c;
     cmdline_defaults(&c);
     cmdline_parse("maxcpus=banana timer_hz=0 console=ttyS9 trace.events=1000 "
-                  "trace.events=99999999999 bogus frob=1 console=ttyS0,7 maxcpus=", &c);
+                  "trace.events=99999999999 bogus frob=1 console=ttyS0,7 maxcpus=",
+                  &c);
     CHECK(warned(&c, "maxcpus=banana"));
     CHECK(warned(&c, "timer_hz=0"));
     CHECK(warned(&c, "console=ttyS9"));
@@ -77,6 +79,7 @@ static void test_edge(void)
 /* trace.memory=: a total in binary units, or a warning and the default. */
 static void test_trace_memory(void)
 {
+    /* clang-format off */
     static const struct { const char *line; uint64_t bytes; bool warns; } cases[] = {
         { "trace.memory=64M", 64ull << 20, false },
         { "trace.memory=1G", 1ull << 30, false },
@@ -93,6 +96,7 @@ static void test_trace_memory(void)
         { "trace.memory=-1M", 0, true },
         { "trace.memory=99999999999M", 0, true },
     };
+    /* clang-format on */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct boot_config c;
         cmdline_defaults(&c);
@@ -107,7 +111,11 @@ static void test_trace_memory(void)
 
 static void test_dump_to(void)
 {
-    static const struct { const char *line; unsigned to; bool warns; } cases[] = {
+    static const struct {
+        const char *line;
+        unsigned to;
+        bool warns;
+    } cases[] = {
         { "trace.dump_to=serial", DUMP_TO_SERIAL, false },
         { "trace.dump_to=stick", DUMP_TO_STICK, false },
         { "trace.dump_to=stick,serial", DUMP_TO_SERIAL | DUMP_TO_STICK, false },
@@ -148,7 +156,8 @@ static void test_fault_options(void)
 
     cmdline_defaults(&c);
     cmdline_parse("trace.on_fault=panic trace.on_fault= trace.dump_after=0 "
-                  "trace.dump_after=604801 trace.dump_after=-5 debug.hang=0 debug.hang=x", &c);
+                  "trace.dump_after=604801 trace.dump_after=-5 debug.hang=0 debug.hang=x",
+                  &c);
     CHECK(warned(&c, "trace.on_fault=panic: want dump, freeze or off; using dump"));
     CHECK(warned(&c, "trace.on_fault=: want dump"));
     CHECK(warned(&c, "trace.dump_after=0: want a number from 1 to 604800; using no dump"));
@@ -252,6 +261,7 @@ static void test_console_messages(void)
 
 static void test_console_bad(void)
 {
+    /* clang-format off */
     static const char *bad[] = {
         "console=pci:00:20.0", "console=pci:00:03.8", "console=pci:00:03", "console=pci:",
         "console=pci:000:03.0", "console=pcix", "console=mmio,0x", "console=mmio,0x0",
@@ -260,6 +270,7 @@ static void test_console_bad(void)
         "console=ttyS0,1", "console=pci:00:04.0/", "console=pci:00:04.0/16",
         "console=pci:00:04.0/x", "console=pci:00:04.0/1x", "console=pci/1",
     };
+    /* clang-format on */
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct boot_config c;
         cmdline_defaults(&c);
@@ -280,7 +291,8 @@ static void test_escape_hatches(void)
     CHECK(!c.usb_off && !c.screen_off && c.keyboard == CMDLINE_KEYBOARD_BOTH);
     CHECK_EQ(c.usb_skip_kinds, 0);
     cmdline_parse("usb=off screen=off keyboard=legacy "
-                  "usb.skip=ehci,pci:00:1d.7,uhci,pci:3:0.0", &c);
+                  "usb.skip=ehci,pci:00:1d.7,uhci,pci:3:0.0",
+                  &c);
     CHECK_EQ(c.warning_count, 0);
     CHECK(c.usb_off && c.screen_off);
     CHECK_EQ(c.keyboard, CMDLINE_KEYBOARD_LEGACY);
@@ -299,6 +311,7 @@ static void test_escape_hatches(void)
     CHECK_EQ(c.warning_count, 0);
     CHECK_EQ(c.screen_w, 1280);
     CHECK_EQ(c.screen_h, 720);
+    /* clang-format off */
     static const char *bad[] = {
         "usb=on", "usb.skip=fhci", "usb.skip=pci:00:1d", "usb.skip=pci:00:1d.7/1",
         "usb.skip=ehci,", "keyboard=ps2", "screen=on", "usb.setup_ms=0",
@@ -306,6 +319,7 @@ static void test_escape_hatches(void)
         "screen.mode=1280x", "screen.mode=1280x720x32", "screen.mode=319x200",
         "screen.mode=16385x100", "screen.mode=-1x5", "screen.mode=12345678x1",
     };
+    /* clang-format on */
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cmdline_defaults(&c);
         cmdline_parse(bad[i], &c);
@@ -318,7 +332,8 @@ static void test_escape_hatches(void)
     }
     cmdline_defaults(&c);                   /* a ninth function is refused, the list kept */
     cmdline_parse("usb.skip=pci:0:1.0,pci:0:2.0,pci:0:3.0,pci:0:4.0,pci:0:5.0,pci:0:6.0,"
-                  "pci:0:7.0,pci:0:8.0,pci:0:9.0", &c);
+                  "pci:0:7.0,pci:0:8.0,pci:0:9.0",
+                  &c);
     CHECK_EQ(c.warning_count, 1);
     CHECK_EQ(c.usb_skip_count, 0);
 }
@@ -342,6 +357,7 @@ static void test_net(void)
     CHECK_EQ(c.net_to_ip, 0xC0A800FFu);
     CHECK_EQ(c.net_to_port, 0);                       /* 0: the default, 6666 */
     CHECK_EQ(c.net_mask, 0xFFFFFF00u);                /* /24 */
+    /* clang-format off */
     static const char *const bad[] = {
         "net=on", "net=", "net.keys=on", "net.to=10.0.2", "net.to=10.0.2.2.5",
         "net.to=256.0.0.1", "net.to=10.0.2.2:0", "net.to=10.0.2.2:65536", "net.to=10.0.2.2:",
@@ -349,6 +365,7 @@ static void test_net(void)
         "net.ip=10.0.0.1/0", "net.ip=255.255.255.255", "net.ip=10.0.0", "net.ip=0001.2.3.4",
         "net.to=host.example",
     };
+    /* clang-format on */
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cmdline_defaults(&c);
         cmdline_parse(bad[i], &c);

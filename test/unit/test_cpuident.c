@@ -1,14 +1,16 @@
 /* test_cpuident.c — CPUID identity decoding (arch/cpuident.h), with the
  * register values of real CPUs (SDM vol. 2A; AMD APM vol. 3). */
 #include <string.h>
-#include "check.h"
 #include "arch/cpuident.h"
+#include "check.h"
 
 static struct cpuid_regs str_regs(const char *s16)
 {
     struct cpuid_regs r;
-    memcpy(&r.eax, s16, 4); memcpy(&r.ebx, s16 + 4, 4);
-    memcpy(&r.ecx, s16 + 8, 4); memcpy(&r.edx, s16 + 12, 4);
+    memcpy(&r.eax, s16, 4);
+    memcpy(&r.ebx, s16 + 4, 4);
+    memcpy(&r.ecx, s16 + 8, 4);
+    memcpy(&r.edx, s16 + 12, 4);
     return r;
 }
 

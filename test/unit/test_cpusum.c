@@ -18,9 +18,11 @@ static void out(const char *line)
     nlines++;
 }
 
+/* clang-format off */
 static const struct cpusum_col cols[] = {
     { "recorded", true }, { "late", false }, { "same", true },
 };
+/* clang-format on */
 
 /* The fields of a column line: name total min median max, then the rest. */
 static int fields(const char *line, char *name, char *total, long *lo, long *med, long *hi,
@@ -39,7 +41,8 @@ static void test_summary(void)
      * 41, else 7; same 4 everywhere. */
     cpusum_begin(cols, 3);
     for (uint32_t c = 0; c < 64; c++) {
-        int64_t late = c == 3 ? -5 : c == 40 || c == 41 ? 900 : 7;
+        int64_t late = c == 3 ? -5 : c == 40 || c == 41 ? 900
+                                                        : 7;
         const int64_t v[] = { 100 + (int64_t)c, late, 4 };
         cpusum_add(c, v);
     }

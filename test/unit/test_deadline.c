@@ -27,8 +27,7 @@ static uint32_t fake_read(void *ctx)
     if (f->stall) {
         if (f->reads > 1)
             return f->ready;
-        while (!deadline_passed(*f->stall))
-            ;
+        while (!deadline_passed(*f->stall));
         return 0;
     }
     return f->n && f->reads >= f->n ? f->ready : 0;
@@ -54,8 +53,7 @@ static void test_passed(void)
     /* Built from microseconds: in the future, then past. */
     struct deadline soon = deadline_in_us(1000);
     CHECK(!deadline_passed(soon));
-    while (!deadline_passed(soon))
-        ;
+    while (!deadline_passed(soon));
     CHECK(deadline_passed(soon));
 }
 

@@ -6,13 +6,13 @@
  * test/host/test_compiled_paths.py. */
 #include <stdlib.h>
 #include <string.h>
+#include "check.h"
 #include "decoder/decode.h"
 #include "decoder/merge.h"
 #include "lib/crc32.h"
 #include "recorder/dumpid.h"
 #include "recorder/encode.h"
 #include "trace/trace.h"
-#include "check.h"
 
 #define CAP        256
 #define WRITES     600               /* wraps the ring */
@@ -82,7 +82,8 @@ static void test_round_trip(void)
             CHECK(!memcmp(&out[i], &written[at], sizeof out[i]));
         struct bt_run wrong;
         CHECK_EQ(bt_decode_line((const uint8_t *)lines[l], line_len[l], seed ^ 1, &wrong, out,
-                                EV_CAP), BT_DAMAGED);   /* another dump's seed */
+                                EV_CAP),
+                 BT_DAMAGED);   /* another dump's seed */
     }
     CHECK_EQ(at, WRITES);
 }
@@ -99,8 +100,8 @@ static void test_mutations(void)
         memcpy(buf, lines[l], n);
         size_t at = 2 + rnd() % (n - 2);
         switch (rnd() % 3) {
-        case 0: buf[at] = b64[rnd() % (sizeof b64 - 1)]; break;
-        case 1: n = at; break;
+        case 0:  buf[at] = b64[rnd() % (sizeof b64 - 1)]; break;
+        case 1:  n = at; break;
         default: buf[at] ^= (char)(1 << rnd() % 8); break;
         }
         uint8_t *copy = malloc(n ? n : 1);          /* exact size: ASan sees overreads */
@@ -138,11 +139,13 @@ static void test_lines_batch(void)
 
 static void test_merge_order(void)
 {
+    /* clang-format off */
     struct trace_event ev[6] = {
         { .tsc = 5, .cpu = 0, .seq = 0 }, { .tsc = 3, .cpu = 0, .seq = 1 },
         { .tsc = 9, .cpu = 0, .seq = 2 }, { .tsc = 3, .cpu = 1, .seq = 0 },
         { .tsc = 5, .cpu = 0, .seq = 0 }, { .tsc = 1, .cpu = 1, .seq = 2 },
     };
+    /* clang-format on */
     uint32_t order[6], tmp[6];
     bt_merge_order(ev, 6, order, tmp);
     static const uint32_t want[6] = { 5, 1, 3, 0, 4, 2 };   /* ties keep input order */

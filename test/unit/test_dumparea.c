@@ -3,15 +3,15 @@
  * foreign partition is refused untouched, nothing lands outside it. */
 #include <stdio.h>
 #include "check.h"
-#include "ramdisk.h"
 #include "lib/crc32.h"
+#include "ramdisk.h"
 #include "recorder/dumparea.h"
 
-#define DISK   400
-#define FIRST  100
-#define COUNT  140                      /* ring: 139 sectors */
-#define ID     0x1122334455667788ull
-#define GUARD  0xA5
+#define DISK  400
+#define FIRST 100
+#define COUNT 140                      /* ring: 139 sectors */
+#define ID    0x1122334455667788ull
+#define GUARD 0xA5
 
 static struct ramdisk rd;
 static struct dumparea area;

@@ -5,11 +5,11 @@
  * foreign, read-only or failing devices leave the serial dump whole. */
 #include <stdarg.h>
 #include <stdio.h>
+#include "buildid.h"
 #include "check.h"
 #include "firmware/cmdline.h"
-#include "buildid.h"
-#include "ramdisk.h"
 #include "lib/crc32.h"
+#include "ramdisk.h"
 #include "recorder/dumparea.h"
 #include "recorder/dumpstick.h"
 
@@ -37,8 +37,15 @@ static void to_serial(void *ctx, const char *s, size_t n)
     serial_len += n;
 }
 
-static void p32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> 8 * i); }
-static void p64(uint8_t *p, uint64_t v) { p32(p, (uint32_t)v); p32(p + 4, (uint32_t)(v >> 32)); }
+static void p32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> 8 * i);
+}
+static void p64(uint8_t *p, uint64_t v)
+{
+    p32(p, (uint32_t)v);
+    p32(p + 4, (uint32_t)(v >> 32));
+}
 
 /* A protective MBR and a GPT whose first entry is the dump area. */
 static void make_stick(struct ramdisk *rd, uint64_t id)

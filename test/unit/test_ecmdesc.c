@@ -6,6 +6,7 @@
 #include "usb/class/ecmdesc.h"
 
 /* QEMU usb-net, configuration index 0: RNDIS (value 2). */
+/* clang-format off */
 static const uint8_t rndis[] = {
     9, 2, 67, 0, 2, 2, 9, 0xC0, 0x32,
     9, 4, 0, 0, 1, 2, 2, 0xFF, 6,
@@ -18,8 +19,10 @@ static const uint8_t rndis[] = {
     7, 5, 0x82, 2, 64, 0, 0,
     7, 5, 0x02, 2, 64, 0, 0,
 };
+/* clang-format on */
 /* QEMU usb-net, configuration index 1: CDC Ethernet (value 1); the data
  * interface's alternate setting 0 has no endpoints, setting 1 the pair. */
+/* clang-format off */
 static const uint8_t cdc[] = {
     9, 2, 80, 0, 2, 1, 7, 0xC0, 0x32,
     9, 4, 0, 0, 1, 2, 6, 0, 5,
@@ -32,8 +35,10 @@ static const uint8_t cdc[] = {
     7, 5, 0x82, 2, 64, 0, 0,
     7, 5, 0x02, 2, 64, 0, 0,
 };
+/* clang-format on */
 /* A high-speed adapter whose data interface comes first, with the OUT
  * endpoint before IN, an IAD and a vendor descriptor in between. */
+/* clang-format off */
 static const uint8_t adapter[] = {
     9, 2, 0, 0, 2, 1, 0, 0x80, 0xFA,
     9, 4, 1, 0, 0, 0x0A, 0, 0, 0,
@@ -48,6 +53,7 @@ static const uint8_t adapter[] = {
     4, 0xFF, 1, 2,
     7, 5, 0x82, 3, 8, 0, 11,
 };
+/* clang-format on */
 
 static void test_qemu(void)
 {

@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 #include "check.h"
-#include "usb/hc/ehci/ehci_qh.h"
 #include "usb/core/usb.h"
+#include "usb/hc/ehci/ehci_qh.h"
 
 /* QH dword 1 (endpoint characteristics) and dword 2 (capabilities). */
 static uint32_t info1(uint32_t addr, uint32_t ep, uint32_t eps, uint32_t dtc, uint32_t mps,
@@ -28,8 +28,7 @@ static void test_keyboard_behind_high_speed_hub(void)
 {
     struct ehci_qh qh;
     memset(&qh, 0xAA, sizeof qh);
-    struct ehci_ep_desc ep = { .addr = 5, .endpoint = 1, .speed = SPEED_LOW, .mps = 8,
-                               .interrupt = true, .tt_hub = 3, .tt_port = 2 };
+    struct ehci_ep_desc ep = { .addr = 5, .endpoint = 1, .speed = SPEED_LOW, .mps = 8, .interrupt = true, .tt_hub = 3, .tt_port = 2 };
     ehci_qh_init(&qh, &ep);
     CHECK_EQ(qh.info1, info1(5, 1, 1 /* low */, 0, 8, 0, 0 /* RL 0: periodic */));
     CHECK_EQ(qh.info1, 0x00081105u);
@@ -53,15 +52,13 @@ static void test_keyboard_behind_high_speed_hub(void)
 static void test_control_behind_high_speed_hub(void)
 {
     struct ehci_qh qh;
-    struct ehci_ep_desc ep = { .addr = 0, .endpoint = 0, .speed = SPEED_FULL, .mps = 8,
-                               .control = true, .tt_hub = 3, .tt_port = 7 };
+    struct ehci_ep_desc ep = { .addr = 0, .endpoint = 0, .speed = SPEED_FULL, .mps = 8, .control = true, .tt_hub = 3, .tt_port = 7 };
     ehci_qh_init(&qh, &ep);
     CHECK_EQ(qh.info1, info1(0, 0, 0 /* full */, 1, 8, 1, 0));
     CHECK_EQ(qh.info1, 0x08084000u);
     CHECK_EQ(qh.info2, info2(0, 0, 3, 7, 1));
     /* Bulk of a full-speed disk behind it: no DTC, no C, still split. */
-    struct ehci_ep_desc bulk = { .addr = 9, .endpoint = 2, .speed = SPEED_FULL, .mps = 64,
-                                 .tt_hub = 3, .tt_port = 7 };
+    struct ehci_ep_desc bulk = { .addr = 9, .endpoint = 2, .speed = SPEED_FULL, .mps = 64, .tt_hub = 3, .tt_port = 7 };
     ehci_qh_init(&qh, &bulk);
     CHECK_EQ(qh.info1, info1(9, 2, 0, 0, 64, 0, 0));
     CHECK_EQ(qh.info2, info2(0, 0, 3, 7, 1));
@@ -72,8 +69,7 @@ static void test_control_behind_high_speed_hub(void)
 static void test_high_speed(void)
 {
     struct ehci_qh qh;
-    struct ehci_ep_desc bulk = { .addr = 7, .endpoint = 2, .speed = SPEED_HIGH, .mps = 512,
-                                 .tt_hub = 3, .tt_port = 1 };
+    struct ehci_ep_desc bulk = { .addr = 7, .endpoint = 2, .speed = SPEED_HIGH, .mps = 512, .tt_hub = 3, .tt_port = 1 };
     ehci_qh_init(&qh, &bulk);
     CHECK_EQ(qh.info1, info1(7, 2, 2 /* high */, 0, 512, 0, 4));
     CHECK_EQ(qh.info1, 0x42002207u);
@@ -81,8 +77,7 @@ static void test_high_speed(void)
     struct ehci_ep_desc ctl = { .addr = 7, .speed = SPEED_HIGH, .mps = 64, .control = true };
     ehci_qh_init(&qh, &ctl);
     CHECK_EQ(qh.info1, info1(7, 0, 2, 1, 64, 0 /* C only below high speed */, 4));
-    struct ehci_ep_desc intr = { .addr = 4, .endpoint = 1, .speed = SPEED_HIGH, .mps = 8,
-                                 .interrupt = true };
+    struct ehci_ep_desc intr = { .addr = 4, .endpoint = 1, .speed = SPEED_HIGH, .mps = 8, .interrupt = true };
     ehci_qh_init(&qh, &intr);
     CHECK_EQ(qh.info1, info1(4, 1, 2, 0, 8, 0, 0));
     CHECK_EQ(qh.info2, info2(0x01, 0, 0, 0, 1));

@@ -5,13 +5,13 @@
  * end to end by test/host/test_dumpfmt.py. */
 #include <stdlib.h>
 #include <string.h>
-#include "recorder/encode.h"
-#include "lib/crc32.h"
-#include "trace/trace.h"
 #include "check.h"
+#include "lib/crc32.h"
+#include "recorder/encode.h"
+#include "trace/trace.h"
 
-#define NCPUS 16
-#define CAP   4096
+#define NCPUS               16
+#define CAP                 4096
 #define MAX_BYTES_PER_EVENT 12.0
 
 static struct trace_event slots[NCPUS][CAP] __attribute__((aligned(64)));
@@ -156,8 +156,7 @@ static struct summary walk(const struct capture *c)
         if (n > 2 && !memcmp(p, "%E", 2)) {
             uint8_t bin[200];
             int len = unbase64(p + 2, n - 2, bin);
-            uint32_t crc = len < 5 ? 0 : (uint32_t)bin[len - 4] | (uint32_t)bin[len - 3] << 8 |
-                                         (uint32_t)bin[len - 2] << 16 | (uint32_t)bin[len - 1] << 24;
+            uint32_t crc = len < 5 ? 0 : (uint32_t)bin[len - 4] | (uint32_t)bin[len - 3] << 8 | (uint32_t)bin[len - 2] << 16 | (uint32_t)bin[len - 1] << 24;
             s.event_lines++;
             if (len >= 5 && crc32_update(0, bin, (size_t)len - 4) == crc)
                 s.plain_crc++;
@@ -226,10 +225,12 @@ static void fill_random(void)
     }
 }
 
+/* clang-format off */
 static struct ring *const ring_ptrs[NCPUS] = {
     &rings[0], &rings[1], &rings[2], &rings[3], &rings[4], &rings[5], &rings[6], &rings[7],
     &rings[8], &rings[9], &rings[10], &rings[11], &rings[12], &rings[13], &rings[14], &rings[15],
 };
+/* clang-format on */
 
 static uint32_t apic_ids[NCPUS] = { 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30 };
 
@@ -348,8 +349,7 @@ static void test_empty_and_missing_rings(void)
     struct capture cap;
     CHECK_EQ(encode(&cap, r, 3, NULL, 0), 0);
     check_structure(&cap, 0);
-    CHECK(strstr(cap.buf, "DUMP BEGIN v=2 dump=7 nonce=FEDCBA9876543210 cpus=3 events=0 *")
-          == cap.buf);
+    CHECK(strstr(cap.buf, "DUMP BEGIN v=2 dump=7 nonce=FEDCBA9876543210 cpus=3 events=0 *") == cap.buf);
     CHECK(strstr(cap.buf, "DUMP END dump=7 nonce=FEDCBA9876543210 events=0 lines=") != NULL);
     CHECK(strstr(cap.buf, "boot=") == NULL);
     CHECK(strstr(cap.buf, " cpu=2 apic=4 cap=0 ") != NULL);
@@ -412,8 +412,7 @@ static void test_identity(void)
     struct dump_meta meta = { DUMP_NO, 1, NULL, NULL, 0, NONCE, false, id, 5 };
     encode_meta(&cap, &meta, r, 1);
     check_structure(&cap, 0);
-    CHECK(strstr(cap.buf, "\n%I 2 key=system.product desc=Standard PC (i440FX + PIIX, 1996) *")
-          != NULL);
+    CHECK(strstr(cap.buf, "\n%I 2 key=system.product desc=Standard PC (i440FX + PIIX, 1996) *") != NULL);
     CHECK(strstr(cap.buf, "\n%I 3 key=memory_mb desc=8192 *") != NULL);
     CHECK(strstr(cap.buf, "\n%I 4 key=board.version desc= *") != NULL);
     CHECK(strstr(cap.buf, "\n%I 5 key=cpu.brand *") != NULL);   /* too long: moved on */

@@ -1,13 +1,13 @@
 /* test_fbdraw.c — glyphs and fills in memory at 32, 24 and 16 bpp with odd
  * pitches and unusual field layouts, checked pixel by pixel. */
-#include <string.h>
 #include <stdint.h>
+#include <string.h>
 #include "check.h"
 #include "console/fbdraw.h"
 #include "console/font.h"
 
-#define W 21
-#define H 37
+#define W      21
+#define H      37
 #define CANARY 0xA5
 
 static uint8_t mem[H * 100 + 16];

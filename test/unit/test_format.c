@@ -1,17 +1,17 @@
 /* test_format.c — the kernel's snprintf against the C library's. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <stdint.h>
 #include "check.h"
 #include "lib/format.h"
 
-#define SAME(...)                                                   \
-    do {                                                            \
-        char a[128], b[128];                                        \
-        int na = ksnprintf(a, sizeof a, __VA_ARGS__);               \
-        int nb = snprintf(b, sizeof b, __VA_ARGS__);                \
-        CHECK(!strcmp(a, b));                                       \
-        CHECK_EQ(na, nb);                                           \
+#define SAME(...)                                                          \
+    do {                                                                   \
+        char a[128], b[128];                                               \
+        int na = ksnprintf(a, sizeof a, __VA_ARGS__);                      \
+        int nb = snprintf(b, sizeof b, __VA_ARGS__);                       \
+        CHECK(!strcmp(a, b));                                              \
+        CHECK_EQ(na, nb);                                                  \
         if (strcmp(a, b)) fprintf(stderr, "  got '%s' want '%s'\n", a, b); \
     } while (0)
 

@@ -11,9 +11,9 @@
  * whose records share a byte included, is test/host/test_kmerge.py. */
 #include <stdlib.h>
 #include <string.h>
+#include "check.h"
 #include "decoder/kmerge.h"
 #include "decoder/merge.h"
-#include "check.h"
 
 #define MAX_CPUS_HERE 9
 #define MAX_RING      40
@@ -95,9 +95,7 @@ static void check_round(size_t ncpu)
         }
         CHECK_EQ(scan.sorted, sorted);
         CHECK_EQ(scan.consecutive, consecutive);
-        src[c] = (struct bt_kmerge_src){ .ev = &all[base], .n = n[c], .base = base,
-                                         .order = scan.sorted ? NULL : orders[c],
-                                         .lo = 0, .hi = n[c], .cpu = CPU_OF(c) };
+        src[c] = (struct bt_kmerge_src){ .ev = &all[base], .n = n[c], .base = base, .order = scan.sorted ? NULL : orders[c], .lo = 0, .hi = n[c], .cpu = CPU_OF(c) };
         cpu_base[c] = base;
         window[c] = scan.sorted && n[c] && rnd(2) ? 1 + rnd(5) : 0;
         if (window[c])

@@ -1,6 +1,6 @@
 /* test_madt.c — MADT parsing from table bytes. */
-#include <string.h>
 #include <stdint.h>
+#include <string.h>
 #include "check.h"
 #include "firmware/madt.h"
 
@@ -143,7 +143,8 @@ static void test_malformed(void)
  * all: every one counted, the first MADT_MAX_CPUS kept, in table order. */
 static void test_cap(void)
 {
-    enum { LOW = 255, N = MADT_MAX_CPUS + 10 };
+    enum { LOW = 255,
+           N = MADT_MAX_CPUS + 10 };
     static uint8_t big[44 + 8 * LOW + 16 * (N - LOW)];
     struct madt_info m;
     const char *why;
@@ -154,12 +155,17 @@ static void test_cap(void)
     size_t off = 44;
     for (size_t i = 0; i < LOW; i++, off += 8) {
         uint8_t *e = big + off;
-        e[0] = 0; e[1] = 8; e[2] = (uint8_t)i; e[3] = (uint8_t)i; e[4] = 1;
+        e[0] = 0;
+        e[1] = 8;
+        e[2] = (uint8_t)i;
+        e[3] = (uint8_t)i;
+        e[4] = 1;
     }
     for (size_t i = LOW; i < N; i++, off += 16) {
         uint8_t *e = big + off;
         uint32_t id = 256 + (uint32_t)(i - LOW) * 4099u, flags = 1, uid = (uint32_t)i;
-        e[0] = 9; e[1] = 16;
+        e[0] = 9;
+        e[1] = 16;
         memcpy(e + 4, &id, 4);
         memcpy(e + 8, &flags, 4);
         memcpy(e + 12, &uid, 4);

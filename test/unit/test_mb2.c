@@ -1,13 +1,17 @@
 /* test_mb2.c — multiboot2 tag walking. */
-#include <string.h>
 #include <stdint.h>
+#include <string.h>
 #include "check.h"
 #include "firmware/mb2.h"
 
 static uint8_t info[4096] __attribute__((aligned(8)));
 static uint32_t off;
 
-static void begin(void) { memset(info, 0, sizeof info); off = 8; }
+static void begin(void)
+{
+    memset(info, 0, sizeof info);
+    off = 8;
+}
 
 static void tag(uint32_t type, const void *body, uint32_t n)
 {
@@ -39,8 +43,12 @@ static void test_tags(void)
     memcpy(mmap + 4, &ever, 4);
     uint64_t b0 = 0, l0 = 0x9F000, b1 = 0x100000, l1 = 0x1F00000;
     uint32_t avail = 1, reserved = 2;
-    memcpy(mmap + 8, &b0, 8); memcpy(mmap + 16, &l0, 8); memcpy(mmap + 24, &avail, 4);
-    memcpy(mmap + 32, &b1, 8); memcpy(mmap + 40, &l1, 8); memcpy(mmap + 48, &reserved, 4);
+    memcpy(mmap + 8, &b0, 8);
+    memcpy(mmap + 16, &l0, 8);
+    memcpy(mmap + 24, &avail, 4);
+    memcpy(mmap + 32, &b1, 8);
+    memcpy(mmap + 40, &l1, 8);
+    memcpy(mmap + 48, &reserved, 4);
     tag(6, mmap, sizeof mmap);
     uint8_t rsdp_old[20] = "RSD PTR old";
     uint8_t rsdp_new[36] = "RSD PTR new";

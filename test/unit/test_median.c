@@ -1,7 +1,7 @@
 /* test_median.c — sort_u64 and median_u64 (src/lib/median.c). */
 #include <stdlib.h>
-#include "lib/median.h"
 #include "check.h"
+#include "lib/median.h"
 
 static int cmp(const void *a, const void *b)
 {

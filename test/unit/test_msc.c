@@ -23,7 +23,12 @@ static uint8_t cbws[MAX_STEPS][31];
 static unsigned n_cbws;
 static uint8_t written[2048];
 
-static void say(char c) { size_t n = strlen(log_); log_[n] = c; log_[n + 1] = 0; }
+static void say(char c)
+{
+    size_t n = strlen(log_);
+    log_[n] = c;
+    log_[n + 1] = 0;
+}
 
 static int bulk(void *ctx, bool in, void *buf, uint32_t len, uint32_t *actual)
 {
@@ -46,8 +51,18 @@ static int bulk(void *ctx, bool in, void *buf, uint32_t len, uint32_t *actual)
     return r->result;
 }
 
-static int clear_halt(void *ctx, bool in) { (void)ctx; say(in ? 'c' : 'C'); return 0; }
-static int reset(void *ctx) { (void)ctx; say('r'); return 0; }
+static int clear_halt(void *ctx, bool in)
+{
+    (void)ctx;
+    say(in ? 'c' : 'C');
+    return 0;
+}
+static int reset(void *ctx)
+{
+    (void)ctx;
+    say('r');
+    return 0;
+}
 
 static const struct bot_ops ops = { bulk, clear_halt, reset };
 static uint8_t cbw_buf[31], csw_buf[13], scratch[SCSI_SCRATCH_LEN];
@@ -91,9 +106,14 @@ static const uint8_t sense_desc_nr[8] = { 0x72, 0x02, 0x3A, 0x00 };   /* medium 
 static void open_disk(void)
 {
     begin();
-    out_ok(); in_data(inquiry, 36); csw(1, 0, 0);
-    out_ok(); csw(2, 0, 0);
-    out_ok(); in_data(capacity, 8); csw(3, 0, 0);
+    out_ok();
+    in_data(inquiry, 36);
+    csw(1, 0, 0);
+    out_ok();
+    csw(2, 0, 0);
+    out_ok();
+    in_data(capacity, 8);
+    csw(3, 0, 0);
     CHECK_EQ(scsi_open(&disk), SCSI_OK);
     n_script = pos = n_cbws = 0;
     log_[0] = 0;
@@ -102,11 +122,19 @@ static void open_disk(void)
 static void test_open_with_unit_attention(void)
 {
     begin();
-    out_ok(); in_data(inquiry, 36); csw(1, 0, 0);       /* INQUIRY */
-    out_ok(); csw(2, 0, 1);                              /* TUR: check condition */
-    out_ok(); in_data(sense_ua, 18); csw(3, 0, 0);       /* REQUEST SENSE: UA 29/00 */
-    out_ok(); csw(4, 0, 0);                              /* TUR again: ready */
-    out_ok(); in_data(capacity, 8); csw(5, 0, 0);        /* READ CAPACITY(10) */
+    out_ok();
+    in_data(inquiry, 36);
+    csw(1, 0, 0);       /* INQUIRY */
+    out_ok();
+    csw(2, 0, 1);                              /* TUR: check condition */
+    out_ok();
+    in_data(sense_ua, 18);
+    csw(3, 0, 0);       /* REQUEST SENSE: UA 29/00 */
+    out_ok();
+    csw(4, 0, 0);                              /* TUR again: ready */
+    out_ok();
+    in_data(capacity, 8);
+    csw(5, 0, 0);        /* READ CAPACITY(10) */
     CHECK_EQ(scsi_open(&disk), SCSI_OK);
     CHECK(strcmp(log_, "oiioioiioioii") == 0);
     CHECK(strcmp(disk.vendor, "QEMU") == 0);
@@ -133,9 +161,14 @@ static void test_open_with_unit_attention(void)
 static void test_not_ready_is_reported(void)
 {
     begin();
-    out_ok(); in_data(inquiry, 36); csw(1, 0, 0);
-    out_ok(); csw(2, 0, 1);
-    out_ok(); in_data(sense_desc_nr, 8); csw(3, 10, 0);  /* descriptor format */
+    out_ok();
+    in_data(inquiry, 36);
+    csw(1, 0, 0);
+    out_ok();
+    csw(2, 0, 1);
+    out_ok();
+    in_data(sense_desc_nr, 8);
+    csw(3, 10, 0);  /* descriptor format */
     CHECK_EQ(scsi_open(&disk), SCSI_ECHECK);
     CHECK_EQ(disk.sense.key, SCSI_SENSE_NOT_READY);
     CHECK_EQ(disk.sense.asc, 0x3A);
@@ -148,7 +181,9 @@ static void test_read_write(void)
     for (int i = 0; i < 64; i++)
         data[i] = (uint8_t)(i * 7);
     /* The last two blocks. */
-    out_ok(); in_data(data, 1024); csw(4, 0, 0);
+    out_ok();
+    in_data(data, 1024);
+    csw(4, 0, 0);
     CHECK_EQ(scsi_read(&disk, 40790, 2, sector), SCSI_OK);
     CHECK(strcmp(log_, "oii") == 0);
     CHECK_EQ(cbws[0][15], 0x28);
@@ -159,7 +194,9 @@ static void test_read_write(void)
     CHECK_EQ(cbws[0][8] | cbws[0][9] << 8, 1024);
     open_disk();
     memset(sector, 0xA5, sizeof sector);
-    out_ok(); out_ok(); csw(4, 0, 0);
+    out_ok();
+    out_ok();
+    csw(4, 0, 0);
     CHECK_EQ(scsi_write(&disk, 7, 1, sector), SCSI_OK);
     CHECK(strcmp(log_, "ooi") == 0);
     CHECK_EQ(cbws[0][15], 0x2A);
@@ -182,8 +219,12 @@ static void test_data_stall_then_sense(void)
 {
     open_disk();
     uint8_t sector[512];
-    out_ok(); stall(); csw(4, 512, 1);                         /* medium error */
-    out_ok(); in_data(sense_medium, 18); csw(5, 0, 0);
+    out_ok();
+    stall();
+    csw(4, 512, 1);                         /* medium error */
+    out_ok();
+    in_data(sense_medium, 18);
+    csw(5, 0, 0);
     CHECK_EQ(scsi_read(&disk, 3, 1, sector), SCSI_ECHECK);
     CHECK(strcmp(log_, "oicioii") == 0);
     CHECK_EQ(disk.sense.key, 3);
@@ -193,7 +234,9 @@ static void test_data_stall_then_sense(void)
 static void test_csw_stall_retried(void)
 {
     open_disk();
-    out_ok(); stall(); csw(4, 0, 0);
+    out_ok();
+    stall();
+    csw(4, 0, 0);
     CHECK_EQ(scsi_test_unit_ready(&disk), SCSI_OK);
     CHECK(strcmp(log_, "oici") == 0);
 }
@@ -201,16 +244,19 @@ static void test_csw_stall_retried(void)
 static void test_bad_csw_resets(void)
 {
     open_disk();
-    out_ok(); csw(99, 0, 0);                                   /* wrong tag */
+    out_ok();
+    csw(99, 0, 0);                                   /* wrong tag */
     CHECK_EQ(scsi_test_unit_ready(&disk), SCSI_ETRANSPORT);
     CHECK(strcmp(log_, "oircC") == 0);
     CHECK_EQ(bot.resets, 1);
     log_[0] = 0;
-    out_ok(); csw(5, 0, 2);                                    /* phase error */
+    out_ok();
+    csw(5, 0, 2);                                    /* phase error */
     CHECK_EQ(scsi_test_unit_ready(&disk), SCSI_ETRANSPORT);
     CHECK(strcmp(log_, "oircC") == 0);
     log_[0] = 0;
-    out_ok(); in_data("USBS", 4);                              /* short CSW */
+    out_ok();
+    in_data("USBS", 4);                              /* short CSW */
     CHECK_EQ(scsi_test_unit_ready(&disk), SCSI_ETRANSPORT);
     CHECK(strcmp(log_, "oircC") == 0);
     log_[0] = 0;
@@ -222,7 +268,8 @@ static void test_bad_csw_resets(void)
     CHECK_EQ(scsi_test_unit_ready(&disk), SCSI_ETRANSPORT);
     CHECK_EQ(bot.resets, 5);
     log_[0] = 0;
-    out_ok(); csw(9, 0, 0);                                    /* and then it works */
+    out_ok();
+    csw(9, 0, 0);                                    /* and then it works */
     CHECK_EQ(scsi_test_unit_ready(&disk), SCSI_OK);
 }
 
@@ -230,17 +277,23 @@ static void test_short_and_nonsense(void)
 {
     open_disk();
     uint8_t sector[1024];
-    out_ok(); in_data(sector, 512); csw(4, 512, 0);            /* passed, half moved */
+    out_ok();
+    in_data(sector, 512);
+    csw(4, 512, 0);            /* passed, half moved */
     CHECK_EQ(scsi_read(&disk, 0, 2, sector), SCSI_ESHORT);
     begin();
     static const uint8_t zero_size[8] = { 0, 0, 0x10, 0 };
-    out_ok(); in_data(zero_size, 8); csw(1, 0, 0);
+    out_ok();
+    in_data(zero_size, 8);
+    csw(1, 0, 0);
     CHECK_EQ(scsi_read_capacity(&disk), SCSI_EREPLY);
     CHECK_EQ(disk.block_size, 0);
     uint8_t sector1[512];
     CHECK_EQ(scsi_read(&disk, 0, 1, sector1), SCSI_ERANGE);   /* no capacity: refused */
     begin();
-    out_ok(); in_data(inquiry, 20); csw(1, 16, 0);             /* truncated INQUIRY */
+    out_ok();
+    in_data(inquiry, 20);
+    csw(1, 16, 0);             /* truncated INQUIRY */
     CHECK_EQ(scsi_inquiry(&disk), SCSI_ESHORT);
 }
 
@@ -248,17 +301,25 @@ static void test_mode_sense(void)
 {
     open_disk();
     static const uint8_t wp[4] = { 0x03, 0x00, 0x80, 0x00 };   /* QEMU, readonly=on */
-    out_ok(); in_data(wp, 4); csw(4, 60, 0);
+    out_ok();
+    in_data(wp, 4);
+    csw(4, 60, 0);
     CHECK_EQ(scsi_mode_sense(&disk), SCSI_OK);
     CHECK(disk.write_protected);
     CHECK_EQ(cbws[0][15], 0x1A);
     static const uint8_t rw[4] = { 0x03, 0x00, 0x00, 0x00 };
-    out_ok(); in_data(rw, 4); csw(5, 60, 0);
+    out_ok();
+    in_data(rw, 4);
+    csw(5, 60, 0);
     CHECK_EQ(scsi_mode_sense(&disk), SCSI_OK);
     CHECK(!disk.write_protected);
-    out_ok(); stall(); csw(6, 64, 1);                           /* not supported */
+    out_ok();
+    stall();
+    csw(6, 64, 1);                           /* not supported */
     static const uint8_t invalid[18] = { 0x70, 0, 0x05, 0, 0, 0, 0, 0x0A, 0, 0, 0, 0, 0x20 };
-    out_ok(); in_data(invalid, 18); csw(7, 0, 0);
+    out_ok();
+    in_data(invalid, 18);
+    csw(7, 0, 0);
     CHECK_EQ(scsi_mode_sense(&disk), SCSI_ECHECK);
     CHECK_EQ(disk.sense.key, 5);
 }

@@ -7,7 +7,11 @@
 #include "check.h"
 #include "usb/class/ncm.h"
 
-static void put16(uint8_t *p, unsigned v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static void put16(uint8_t *p, unsigned v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
 static unsigned get16(const uint8_t *p) { return p[0] | p[1] << 8; }
 
 static void test_params(void)
@@ -37,12 +41,13 @@ static void test_build_and_read(void)
     uint8_t frame[1514], ntb[2048];
     for (unsigned i = 0; i < sizeof frame; i++)
         frame[i] = (uint8_t)(i * 13 + 5);
+    /* clang-format off */
     struct { uint16_t div, rem, align; } layouts[] = {
         { 4, 0, 4 }, { 4, 2, 8 }, { 0, 0, 0 }, { 16, 14, 16 }, { 512, 0, 4 },
     };
+    /* clang-format on */
     for (unsigned k = 0; k < sizeof layouts / sizeof layouts[0]; k++) {
-        struct ncm_params p = { .formats = 1, .out_max = 2048, .out_divisor = layouts[k].div,
-                                .out_remainder = layouts[k].rem, .out_align = layouts[k].align };
+        struct ncm_params p = { .formats = 1, .out_max = 2048, .out_divisor = layouts[k].div, .out_remainder = layouts[k].rem, .out_align = layouts[k].align };
         for (unsigned len = 60; len <= 1514; len += 227) {
             unsigned n = ncm_build(ntb, sizeof ntb, (uint16_t)(k * 100 + len), &p, frame, len);
             CHECK(n > len && n <= sizeof ntb);

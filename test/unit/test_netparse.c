@@ -282,6 +282,7 @@ static void test_netproto(void)
     CHECK(m.range[0].first == 3 && m.range[0].last == 9);
     CHECK(m.range[1].first == 12 && m.range[1].last == 12);
     CHECK(m.range[2].first == 4000000000u);
+    /* clang-format off */
     static const char *const bad[] = {
         "", "BT1", "BT1 ", "BT1 H", "BT1 H\nx", "BT2 H\n", "bt1 H\n", "BT1 Z\n",
         "BT1 K ABCD23 ", "BT1 K ABCD2 d", "BT1 K abcd23 d", "BT1 K ABCD10 d", "BT1 KABCD23 d",
@@ -297,6 +298,7 @@ static void test_netproto(void)
         "BT1 A 0123456789abcdef 0123456789ABCDEF.3", "BT1 A 0123456789abcdef  0123456789ABCDEF.3\n",
         "BT1 A 0123456789abcdeg 0123456789ABCDEF.3\n", "BT1 A 0123456789abcdef\n",
     };
+    /* clang-format on */
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         CHECK(!parse_text(bad[i], &m));
         if (parse_text(bad[i], &m))

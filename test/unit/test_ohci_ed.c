@@ -7,8 +7,8 @@
 #include "check.h"
 #include "usb/hc/ohci/ohci_ed.h"
 
-#define SETUP  0x00200000u
-#define BUF    0x00300000u
+#define SETUP 0x00200000u
+#define BUF   0x00300000u
 
 static struct ohci_td pool[8];
 static struct ohci_td *td[8];

@@ -6,13 +6,19 @@
 #include "recorder/schema.h"
 #include "trace/trace.h"
 
-enum { WB = TRACE_EV_WORKLOAD_BEGIN, WE = TRACE_EV_WORKLOAD_END,
-       TB = TRACE_EV_IRQ_TIMER_BEGIN, TE = TRACE_EV_IRQ_TIMER_END,
+enum { WB = TRACE_EV_WORKLOAD_BEGIN,
+       WE = TRACE_EV_WORKLOAD_END,
+       TB = TRACE_EV_IRQ_TIMER_BEGIN,
+       TE = TRACE_EV_IRQ_TIMER_END,
        HK = TRACE_EV_HOTKEY };
 
 #define MAX_EVS (PAIRING_DEPTH + 8)
 
-struct ev { uint64_t tsc; uint16_t type; uint64_t a0; };
+struct ev {
+    uint64_t tsc;
+    uint16_t type;
+    uint64_t a0;
+};
 /* What feeding gave: slices in the order they closed, and each event's
  * given-up mark. */
 struct got {
@@ -149,12 +155,13 @@ static void the_oldest_open_begin_is_given_up_past_the_depth(void)
  * types past the table are instants. */
 static void partners_come_from_the_callers_table(void)
 {
+    /* clang-format off */
     static const struct pairing_role roles[] = {
         [1] = { 7, TRACE_KIND_BEGIN }, [2] = { 7, TRACE_KIND_END },
         [3] = { 8, TRACE_KIND_BEGIN }, [4] = { 9, TRACE_KIND_END },
     };
-    static const struct ev evs[] = { { 10, 1, 0 }, { 11, 3, 0 }, { 12, 4, 0 }, { 13, 9, 0 },
-                                     { 15, 2, 0 } };
+    /* clang-format on */
+    static const struct ev evs[] = { { 10, 1, 0 }, { 11, 3, 0 }, { 12, 4, 0 }, { 13, 9, 0 }, { 15, 2, 0 } };
     struct got g = feed_with(roles, 5, evs, 5);
     CHECK_EQ(g.n, 1);
     CHECK_EQ(g.at[0], 0);

@@ -21,8 +21,15 @@ static int rd(void *ctx, uint64_t lba, uint32_t n, void *buf)
     return 0;
 }
 
-static void p32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> 8 * i); }
-static void p64(uint8_t *p, uint64_t v) { p32(p, (uint32_t)v); p32(p + 4, (uint32_t)(v >> 32)); }
+static void p32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> 8 * i);
+}
+static void p64(uint8_t *p, uint64_t v)
+{
+    p32(p, (uint32_t)v);
+    p32(p + 4, (uint32_t)(v >> 32));
+}
 
 static void mbr_entry(unsigned i, uint8_t type, uint32_t first, uint32_t count)
 {

@@ -9,8 +9,8 @@
 #include "trace/persist.h"
 #include "trace/trace.h"
 
-#define CPUS 2
-#define CAP  64
+#define CPUS   2
+#define CAP    64
 #define EVENTS 40                   /* per CPU: the rings do not wrap */
 
 static struct persist_header *h;

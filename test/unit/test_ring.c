@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "trace/trace.h"
 #include "check.h"
+#include "trace/trace.h"
 
 void (*ring_test_hook)(struct ring *r, int stage);
 
@@ -107,7 +107,8 @@ static void test_basic_order(void)
     fresh(&ring_a, CAP);
     for (uint64_t n = 0; n < 5; n++)
         CHECK_EQ(ring_write(&ring_a, 1000 + n * 10, (uint16_t)(3 + n % 2),
-                            (uint8_t)n, n, ~n), n);
+                            (uint8_t)n, n, ~n),
+                 n);
     struct snap_result res;
     take_snapshot(&ring_a, &res);
     CHECK_EQ(res.n, 5);

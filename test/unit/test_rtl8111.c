@@ -18,13 +18,13 @@
 #include "check.h"
 #include "net/rtl8111.h"
 
-#define MAX_SENT 512
-#define XID_8168H 0x541
-#define XID_8168B 0x380
+#define MAX_SENT     512
+#define XID_8168H    0x541
+#define XID_8168B    0x380
 #define XID_8168E_VL 0x2C8
 #define TCR_XID_BITS (0x7Cu << 24 | 0xFu << 20)
-#define ISR_RDU 0x10
-#define RXD_CRC (1u << 19)
+#define ISR_RDU      0x10
+#define RXD_CRC      (1u << 19)
 
 struct model {
     uint8_t reg[RTL_REGS_LEN];
@@ -146,7 +146,7 @@ static uint64_t model_r(struct model *m, unsigned reg, unsigned n)
     return get(m, reg, n);
 }
 
-static uint8_t  m_r8(void *c, unsigned reg) { return (uint8_t)model_r(c, reg, 1); }
+static uint8_t m_r8(void *c, unsigned reg) { return (uint8_t)model_r(c, reg, 1); }
 static uint16_t m_r16(void *c, unsigned reg) { return (uint16_t)model_r(c, reg, 2); }
 static uint32_t m_r32(void *c, unsigned reg) { return (uint32_t)model_r(c, reg, 4); }
 static void m_w8(void *c, unsigned reg, uint8_t v) { model_w(c, reg, v, 1); }

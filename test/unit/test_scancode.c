@@ -4,8 +4,8 @@
 #include "check.h"
 #include "dev/scancode.h"
 
-#define C 0x2E       /* make code of c */
-#define D 0x20       /* d */
+#define C   0x2E       /* make code of c */
+#define D   0x20       /* d */
 #define REL 0x80
 
 static int feed(struct scancode_state *s, const uint8_t *bytes, int n)

@@ -1,14 +1,18 @@
 /* test_smbios.c — SMBIOS entry points and structures (firmware/smbios.h),
  * against table bytes laid out as DSP0134 and QEMU's SeaBIOS/OVMF write them. */
-#include <string.h>
 #include <stdint.h>
+#include <string.h>
 #include "check.h"
 #include "firmware/smbios.h"
 
 static uint8_t tab[1024];
 static size_t tlen;
 
-static void put(const void *p, size_t n) { memcpy(tab + tlen, p, n); tlen += n; }
+static void put(const void *p, size_t n)
+{
+    memcpy(tab + tlen, p, n);
+    tlen += n;
+}
 
 /* A structure: its formatted area (type, len, handle, then body) and strings. */
 static void structure(uint8_t type, const uint8_t *body, uint8_t blen, const char *const *strs)
@@ -52,20 +56,24 @@ static void build_table(void)
     structure(2, board, sizeof board, bds);
     /* type 17 memory devices: 8192 MiB; 512 KiB units (bit 15); none; extended 32 GiB */
     uint8_t mem[0x24] = { 0 };
-    mem[0x0C - 4] = 0x00; mem[0x0D - 4] = 0x20;                       /* 0x2000 MiB */
+    mem[0x0C - 4] = 0x00;
+    mem[0x0D - 4] = 0x20;                       /* 0x2000 MiB */
     structure(17, mem, sizeof mem, NULL);
     memset(mem, 0, sizeof mem);
-    mem[0x0C - 4] = 0x00; mem[0x0D - 4] = 0x88;                       /* 0x800 KiB = 2 MiB */
+    mem[0x0C - 4] = 0x00;
+    mem[0x0D - 4] = 0x88;                       /* 0x800 KiB = 2 MiB */
     structure(17, mem, sizeof mem, NULL);
     memset(mem, 0, sizeof mem);                                      /* empty slot */
     structure(17, mem, sizeof mem, NULL);
     memset(mem, 0, sizeof mem);
-    mem[0x0C - 4] = 0xFF; mem[0x0D - 4] = 0x7F;                       /* extended size */
+    mem[0x0C - 4] = 0xFF;
+    mem[0x0D - 4] = 0x7F;                       /* extended size */
     uint32_t ext = 32768;
     memcpy(mem + 0x1C - 4, &ext, 4);
     structure(17, mem, sizeof mem, NULL);
     memset(mem, 0, sizeof mem);
-    mem[0x0C - 4] = 0xFF; mem[0x0D - 4] = 0xFF;                       /* unknown */
+    mem[0x0C - 4] = 0xFF;
+    mem[0x0D - 4] = 0xFF;                       /* unknown */
     structure(17, mem, sizeof mem, NULL);
     structure(127, NULL, 0, NULL);
 }
@@ -117,9 +125,12 @@ static void test_entry_points(void)
     struct smbios_entry e;
     const char *why = NULL;
     uint8_t ep2[0x1F] = "_SM_";
-    ep2[5] = 0x1F; ep2[6] = 2; ep2[7] = 8;
+    ep2[5] = 0x1F;
+    ep2[6] = 2;
+    ep2[7] = 8;
     memcpy(ep2 + 0x10, "_DMI_", 5);
-    ep2[0x16] = 0x34; ep2[0x17] = 0x01;                                   /* 0x134 bytes */
+    ep2[0x16] = 0x34;
+    ep2[0x17] = 0x01;                                   /* 0x134 bytes */
     uint32_t addr = 0x7FFE1000;
     memcpy(ep2 + 0x18, &addr, 4);
     ep2[0x1C] = 9;
@@ -139,7 +150,9 @@ static void test_entry_points(void)
     CHECK(!smbios_entry_parse(ep2, sizeof ep2, &e, &why));
 
     uint8_t ep3[0x18] = "_SM3_";
-    ep3[6] = 0x18; ep3[7] = 3; ep3[8] = 2;
+    ep3[6] = 0x18;
+    ep3[7] = 3;
+    ep3[8] = 2;
     uint32_t max = 0x2000;
     uint64_t a3 = 0x17FFE0000ull;
     memcpy(ep3 + 0x0C, &max, 4);

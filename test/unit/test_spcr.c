@@ -1,6 +1,6 @@
 /* test_spcr.c — SPCR parsing from table bytes. */
-#include <string.h>
 #include <stdint.h>
+#include <string.h>
 #include "check.h"
 #include "console/spcr.h"
 
@@ -82,8 +82,10 @@ static void test_mmio_dword(void)
     CHECK(!strcmp(u.name, "mmio:0xfe030000"));
     /* Register layouts: interface type, GAS bit width, bit offset, access
      * size -> width and shift; each with its own baud code. */
-    static const struct { uint8_t type, bits, offset, access, baud, width, shift;
-                          uint32_t want_baud; } cases[] = {
+    static const struct {
+        uint8_t type, bits, offset, access, baud, width, shift;
+        uint32_t want_baud;
+    } cases[] = {
         { 1, 32, 0, 0, 3, 4, 0, 9600 },       /* legacy access size: bit width decides */
         { 0, 16, 8, 2, 4, 2, 8, 19200 },      /* byte register in a word's high byte */
         { 0, 8, 0, 0, 7, 1, 0, 115200 },

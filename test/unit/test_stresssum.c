@@ -1,10 +1,15 @@
 /* test_stresssum.c — the stress checksum (src/perf/stresssum.h): known
  * answers shared with scripts/btlib/workloads.py (test/host/test_report.py
  * checks the same four), and that every field it covers changes it. */
-#include "perf/stresssum.h"
 #include "check.h"
+#include "perf/stresssum.h"
 
-struct answer { uint64_t tsc; uint16_t type; uint8_t cpu, flags; uint64_t a0, sum; };
+struct answer {
+    uint64_t tsc;
+    uint16_t type;
+    uint8_t cpu, flags;
+    uint64_t a0, sum;
+};
 
 static const struct answer answers[] = {
     { 0, 0, 0, 0, 0, 0x33fe8bd4f9c57863ull },

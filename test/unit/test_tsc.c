@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include "check.h"
 #include "arch/cpu.h"
+#include "check.h"
 #include "lib/kprintf.h"
 #include "time/refclock.h"
 
@@ -32,8 +32,8 @@ static struct cpuid_regs test_cpuid(uint32_t leaf, uint32_t sub)
 #include "time/tsc.c"
 #undef cpuid
 
-#define RATE        2400000000ull     /* what every good window measures */
-#define WINDOWS_MAX 64                /* more than any pass may ask */
+#define RATE                 2400000000ull     /* what every good window measures */
+#define WINDOWS_MAX          64                /* more than any pass may ask */
 /* The bound, in microseconds of windows asked for. Each window may
  * overrun to WINDOW_SLACK (2) times its length, counted in TSC ticks sized
  * for a 10 GHz TSC (refclock.c), so on a TSC of 2.5 GHz or more a window
@@ -44,7 +44,7 @@ static struct cpuid_regs test_cpuid(uint32_t leaf, uint32_t sub)
 #define CALIBRATION_BOUND_US (REFCLOCK_COUNT * CAL_ATTEMPTS * CAL_WINDOW_US)
 
 struct fake_clock {
-    bool     present;                 /* refclock_probe() */
+    bool present;                 /* refclock_probe() */
     uint64_t good;                    /* bit i: the i-th window works */
     unsigned windows;                 /* windows asked for */
     uint64_t window_us;               /* their lengths, summed */

@@ -46,7 +46,8 @@ static void test_pm_timer(void)
     CHECK_EQ(tscmath_ticks_in_us(1000000, PM_TIMER_HZ, 1), PM_TIMER_HZ);
     /* A full 24-bit lap (4.69 s) at 4 GHz: no overflow. */
     CHECK(tscmath_diff_ppm(tscmath_rate(4000000000ull * 0xFFFFFF / PM_TIMER_HZ, 0xFFFFFF,
-                                        PM_TIMER_HZ, 1), 4000000000ull) < 1);
+                                        PM_TIMER_HZ, 1),
+                           4000000000ull) < 1);
 }
 
 static void test_hpet(void)

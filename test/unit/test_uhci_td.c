@@ -7,9 +7,9 @@
 #include "check.h"
 #include "usb/hc/uhci/uhci_td.h"
 
-#define PHYS   0x00123400u           /* where the TDs "lie" */
-#define SETUP  0x00200000u
-#define BUF    0x00300000u
+#define PHYS  0x00123400u           /* where the TDs "lie" */
+#define SETUP 0x00200000u
+#define BUF   0x00300000u
 
 static struct uhci_td tds[16];
 

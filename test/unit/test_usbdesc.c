@@ -6,19 +6,23 @@
 #include "usb/core/desc.h"
 
 /* usb-kbd: config, HID interface 3/1/1, HID descriptor, interrupt IN 0x81. */
+/* clang-format off */
 static const uint8_t kbd[] = {
     9, 2, 34, 0, 1, 1, 0, 0xA0, 50,
     9, 4, 0, 0, 1, 3, 1, 1, 0,
     9, 0x21, 0x11, 0x01, 0, 1, 0x22, 63, 0,
     7, 5, 0x81, 3, 8, 0, 7,
 };
+/* clang-format on */
 /* usb-storage: MSC bulk-only, bulk IN 0x81 and OUT 0x02, 64 bytes. */
+/* clang-format off */
 static const uint8_t msc[] = {
     9, 2, 32, 0, 1, 1, 0, 0xC0, 50,
     9, 4, 0, 0, 2, 8, 6, 0x50, 0,
     7, 5, 0x81, 2, 64, 0, 0,
     7, 5, 0x02, 2, 64, 0, 0,
 };
+/* clang-format on */
 
 static void test_keyboard(void)
 {
@@ -68,12 +72,14 @@ static void test_damaged(void)
     b[27] = 40;                                              /* runs past the end */
     CHECK(!usb_parse_config(b, sizeof b, &c, &why));
     /* An endpoint before any interface, and an alternate setting: ignored. */
+    /* clang-format off */
     static const uint8_t odd[] = {
         9, 2, 32, 0, 1, 1, 0, 0, 0,
         7, 5, 0x81, 3, 8, 0, 7,
         9, 4, 0, 1, 1, 3, 1, 1, 0,
         7, 5, 0x82, 3, 8, 0, 7,
     };
+    /* clang-format on */
     CHECK(usb_parse_config(odd, sizeof odd, &c, &why));
     CHECK_EQ(c.n_ifs, 0);
 }

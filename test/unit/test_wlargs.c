@@ -1,8 +1,8 @@
 /* test_wlargs.c — workload= text: NAME[:KEY=VALUE,...] (src/perf/wlargs.c). */
 #include <stdio.h>
 #include <string.h>
-#include "perf/wlargs.h"
 #include "check.h"
+#include "perf/wlargs.h"
 
 static const struct wl_param params[] = {
     { "width", "ms", 500, 1, 60000, false },
@@ -71,6 +71,7 @@ static void test_cpu_lists(void)
     CHECK_EQ(apply_cpus(top, v, &c), 0);
     CHECK(v[1] == 1 && wl_cpus_has(&c, MAX_CPUS - 1));
     /* Each refused list with its real reason (issue 28: 5-2 is not "below 1024"). */
+    /* clang-format off */
     static const char *const bad[][2] = {
         { "c2c:cpus=", "wants CPU numbers like 0-15" },
         { "c2c:cpus=5-3", "cpus=5-3 has the range 5-3, which runs backwards (write 3-5)" },
@@ -81,6 +82,7 @@ static void test_cpu_lists(void)
         { "c2c:cpus=1,2-x", "wants CPU numbers like" },
         { "c2c:cpus=0-1024", "names CPU 1024; CPU numbers are below 1024" },
     };
+    /* clang-format on */
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         CHECK_EQ(apply_cpus(bad[i][0], v, &c), 1);
         CHECK(v[1] == 0 && count(&c) == 0);                        /* the default */

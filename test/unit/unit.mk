@@ -56,7 +56,7 @@ UNIT_SRCS_netparse := src/net/eth.c src/net/arp.c src/net/ipv4.c src/net/udp.c s
                       src/net/netproto.c src/net/ipconf.c
 UNIT_SRCS_siphash := src/lib/siphash.c src/net/netauth.c src/net/netproto.c src/lib/format.c
 # net/e1000.c against a register model (the parts QEMU does not emulate)
-UNIT_SRCS_e1000 := src/net/e1000.c src/time/deadline.c src/lib/format.c
+UNIT_SRCS_e1000 := src/net/e1000.c src/net/e1000desc.c src/time/deadline.c src/lib/format.c
 # net/: NIC drivers' pure parts (issue 18)
 UNIT_SRCS_virtq := src/net/virtq.c
 UNIT_SRCS_rtl8111 := src/net/rtl8111.c

@@ -1,6 +1,6 @@
 """capture --net: receive baretrace machines' console lines and dumps over UDP.
 
-The protocol is docs/host-tools.md's "The network protocol" (the kernel's
+The protocol is docs/network-protocol.md (the kernel's
 side: src/net/netproto.h, src/recorder/dumpnet.c). Each machine is known
 by the MAC in its datagrams and the address its first datagram came from
 (a later datagram naming that MAC from another address is refused and

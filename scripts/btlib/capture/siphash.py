@@ -1,6 +1,6 @@
 """SipHash-2-4 (Aumasson and Bernstein, "SipHash: a fast short-input PRF",
 2012), 64-bit output: the tag that proves capture --net knows a machine's
-session code (docs/host-tools.md, "The network protocol").
+session code (docs/network-protocol.md).
 
 tag(code, message) is the 16 lower-case hex digits the datagrams carry,
 keyed by the 6 ASCII characters of the code and 10 zero bytes."""

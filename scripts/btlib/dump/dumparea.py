@@ -32,7 +32,7 @@ OPEN, DONE, TRUNCATED = 1, 2, 3
 GPT_MAX_ENTRIES = 1024
 AREA_NOTE = b'baretrace dump area: read it with scripts/decode (docs/host-tools.md)'
 
-# What a full dump of a big machine takes (docs/host-tools.md, "Capacity"):
+# What a full dump of a big machine takes (docs/dump-area.md, "Capacity"):
 # gen_dump's 256 CPUs of idle, timer-ticking 4096-event rings (the kernel's
 # default) encode to 5,911,414 bytes, 5.64 bytes an event, headers included.
 FULL_CPUS, FULL_EVENTS = 256, 4096

@@ -495,7 +495,8 @@ def _event_type(i: int, f: dict[str, str], version: int | None = None) -> EventT
     flow = int_field(f.get('flow')) if kind == 'instant' else None
     return EventType(id=i, name=f'DAMAGED_TYPE_{i}' if damaged else f['name'],
                      category=f.get('cat', ''), kind=kind if kind in KINDS else 'instant',
-                     args=args, description=f.get('desc', ''), pinned=f.get('pin') == '1', result=f.get('result') == '1',
+                     args=args, description=f.get('desc', ''), pinned=f.get('pin') == '1',
+                     result=f.get('result') == '1',
                      signed=(('a0' in signed) and not damaged, ('a1' in signed) and not damaged),
                      damaged=damaged, pair=pair, flow=flow)
 

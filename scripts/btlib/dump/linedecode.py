@@ -39,8 +39,6 @@ _RUN_LAYOUT = struct.Struct('<5QiI')          # struct bt_run, read in one C loo
 assert _RUN_LAYOUT.size == ctypes.sizeof(_CRun)
 
 
-
-
 def _verdict(status: int) -> int:
     """The library's status of a line that gave no events, as DAMAGED or PUNT."""
     if status == native.const('BT_DAMAGED'):

@@ -101,9 +101,6 @@ def csv_writer(views: dict, phases: dict, t0: int, hz: int, names: dict):
 # ---- text rows, from records ------------------------------------------------
 
 
-
-
-
 TEXT_TIME_MAX = 64           # a time and CPU column's bytes beyond int_w
 
 
@@ -137,8 +134,6 @@ def ctf_events(records: bytes) -> bytes:
     return out.raw[:n * size]
 
 
-
-
 _CtfSeg, _CtfStream = native.S['bt_ctf_seg'], native.S['bt_ctf_stream']
 
 
@@ -167,22 +162,11 @@ def ctf_stream(header: bytes, discarded: int, packets: int, segments) -> tuple[b
     return ctypes.string_at(out, size), st.discarded
 
 
-
 JSON_FIELDS = native.JSON_FIELDS
 TYPE_LIMIT = native.TYPE_LIMIT
 JSON_NO_TIMER = TYPE_LIMIT   # jsonout.h: a timer type above 0xffff is none
 JSON_VALUE_MAX = 24          # the longest value: '"-0x8000000000000000"'
 JSON_EVENT_MAX = 400         # one event's records beyond its head, labels and values
-
-
-
-
-
-
-
-
-
-
 
 
 def _json_fmt(head: str, fields) -> tuple[_JsonFmt, int]:

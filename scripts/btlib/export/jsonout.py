@@ -1,6 +1,6 @@
 """Chrome Trace Event JSON, for ui.perfetto.dev and chrome://tracing.
 
-Layout (see docs/host-tools.md):
+Layout (see docs/export-formats.md):
 - one track per CPU: pid 0, tid = dense CPU number, named by `M`
   metadata events "CPU n (APIC a)"; the process is named "baretrace";
 - BEGIN/END pairs (see pairs.py) become `X` complete slices named by their
@@ -189,7 +189,7 @@ def _native_writer(w, tl, timer_id):
               for begins, ends in halves.values() for b in begins for e in ends}
     phases = {k: json.dumps(n) for k, n in tl.phases.items() if 0 <= k < JS_EXACT}
     return cwriters.json_writer(instants, slices, phases, tl.t0, tl.hz, timer_id,
-                                  role_table(tl))
+                                role_table(tl))
 
 
 def _marks(w, cpu, records, ends):

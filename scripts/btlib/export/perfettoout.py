@@ -3,7 +3,7 @@
 Written by hand (a varint and length-delimited writer; no SDK), with the
 field numbers of Perfetto's published trace protos
 (test/host/perfetto_trace.proto lists the ones used). Layout (see
-docs/host-tools.md):
+docs/export-formats.md):
 - a root track "baretrace dump N" (uuid 1) holding every other track in
   CPU order; per CPU a track "CPU n (APIC a)" (uuid 16 + 4n) and counter
   tracks "CPU n events/s" (16 + 4n + 1: the events in each 10 ms, per
@@ -351,7 +351,7 @@ def _tracks(tl, timer_id):
     d = tl.dump
     machine = d.machine_name()
     root = (f_varint(1, ROOT_UUID) + f_str(2, f'baretrace dump {d.index}'
-                                            + (f': {machine}' if machine else ''))
+                                           + (f': {machine}' if machine else ''))
             + f_varint(11, ORDER_EXPLICIT))
     out, params = [packet(f_varint(10, META_SEQ) + f_ld(60, root))], {}
     for c in d.cpus:
@@ -415,8 +415,8 @@ def _native_writer(sch, timer_id):
     if any(len(n.encode('utf-8')) > PHASE_NAME_MAX for n in sch.tl.phases.values()):
         return None                   # cut names: the Python writer takes them
     return cwriters.perfetto_writer(to_c, slices, sch.tl.phases, sch.tl.t0, sch.tl.hz, timer_id,
-                                      sch.label_iid[UNMATCHED], BUCKET_NS, role_table(sch.tl),
-                                      sch.label_iid[CROSSING])
+                                    sch.label_iid[UNMATCHED], BUCKET_NS, role_table(sch.tl),
+                                    sch.label_iid[CROSSING])
 
 
 @dataclass

@@ -40,11 +40,11 @@ def write_text(tl, out):
     unit = 'us' if tl.clock_known else 'us at an assumed 1 GHz (tsc_hz unknown)'
 
     write(f'# baretrace dump {dump.index}: {len(dump.cpus)} CPUs, '
-              f'{tl.count} events, tsc_hz={dump.tsc_hz}, '
-              f'times in {unit} since the first event\n')
+          f'{tl.count} events, tsc_hz={dump.tsc_hz}, '
+          f'times in {unit} since the first event\n')
     cpu_w = max([CPU_WIDTH] + [len(str(c.cpu)) for c in dump.cpus])
     write(f'{"TIME_US":>{time_w}}  {"CPU":>{cpu_w}}  '
-              f'{"EVENT":<{name_w}}  ARGS\n')
+          f'{"EVENT":<{name_w}}  ARGS\n')
 
     t0, hz, int_w = tl.t0, tl.hz, time_w - 4
     # Per type: the name column, padded only when arguments follow it.

@@ -58,7 +58,7 @@ DEBUG_EXIT_PORT = 0xF4
 # Under TCG: a model with TSC, APIC and everything else TCG can emulate.
 TCG_CPU = "max"
 # Which QEMU this is, and whether it can run the x2APIC tests (qemuversion.py).
-from .version import X2APIC_TCG_QEMU, version, x2apic_missing   # noqa: E402,F401
+from .version import X2APIC_TCG_QEMU, version, x2apic_missing   # noqa: F401
 # The prefix grub.cfg requires before it trusts an OEM string.
 OEM_PREFIX = "baretrace:"
 # Placed when no command line is given: grub.cfg's probe then finds a type

@@ -51,7 +51,6 @@ SMI_UNKNOWN = (1 << 64) - 1          # a1 of HWLAT_GAP without an SMI counter
 U64 = (1 << 64) - 1
 
 
-
 # ---- runs ----------------------------------------------------------------------
 
 class ResultEvents:

@@ -1,7 +1,7 @@
 """Grow the dump area of a freshly written baretrace stick to the stick's end.
 
-build/baretrace.iso ends in its dump area (docs/host-tools.md, "Dumps on
-the stick"): a GPT partition of its own type, followed only by xorriso's
+build/baretrace.iso ends in its dump area (docs/dump-area.md): a GPT
+partition of its own type, followed only by xorriso's
 padding (a "Gap" partition of zeros) and the backup GPT. Written to a
 stick, the image leaves the rest of the stick unused. grow() moves the
 backup GPT to the stick's last sectors, removes the partitions of padding
@@ -25,7 +25,7 @@ import zlib
 from dataclasses import dataclass, field
 
 from ..dump.dumparea import (AREA_MAGIC, GPT_TYPE, HDR_BYTES, LAYOUT, MBR_PROTECTIVE, SECTOR,
-                       area_header, records_room)
+                             area_header, records_room)
 
 MAX_AREA_SECTORS = (1 << 23) - 1     # dumparea.h DUMPAREA_MAX_SECTORS: lengths fit 32 bits
 GPT_HEADER = struct.Struct('<8sIIIIQQQQ16sQIII')

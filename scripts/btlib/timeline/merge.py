@@ -40,8 +40,6 @@ class _Whole:
         yield self.data
 
 
-
-
 def merge_order(records: bytes) -> memoryview:
     """Indices of records (CPU by CPU) in timeline order: (tsc, cpu, seq),
     stable, as a memoryview of u32."""

@@ -34,7 +34,6 @@ from ..dump.model import RECORD_SIZE, events_of
 MAX_DEPTH = 64
 
 
-
 @dataclass(slots=True)
 class Slice:
     cpu: int

@@ -99,7 +99,7 @@ class WriteProgress:
     def __enter__(self):
         if self.line.enabled:
             self._thread = threading.Thread(target=self._run, args=(time.monotonic(),),
-                                             daemon=True)
+                                            daemon=True)
             self._thread.start()
         return self
 

@@ -2,28 +2,28 @@
 #include "usb/class/bot.h"
 #include "lib/bytes.h"
 
-#define CBW_SIGNATURE   0x43425355u  /* "USBC" */
-#define CSW_SIGNATURE   0x53425355u  /* "USBS" */
-#define CBW_FLAG_IN     0x80
-#define CSW_PASSED      0
-#define CSW_FAILED      1
+#define CBW_SIGNATURE 0x43425355u  /* "USBC" */
+#define CSW_SIGNATURE 0x53425355u  /* "USBS" */
+#define CBW_FLAG_IN   0x80
+#define CSW_PASSED    0
+#define CSW_FAILED    1
 
 /* Field offsets of the Command Block Wrapper and the Command Status
  * Wrapper (BOT 1.0 §5.1, §5.2): dCBWSignature, dCBWTag,
  * dCBWDataTransferLength, bmCBWFlags, bCBWLUN, bCBWCBLength, CBWCB;
  * dCSWSignature, dCSWTag, dCSWDataResidue, bCSWStatus. The device checks
  * the CBW's exact length: the wire layout must add up. */
-#define CBW_SIG         0
-#define CBW_TAG         4
-#define CBW_LEN         8
-#define CBW_FLAGS       12
-#define CBW_LUN         13
-#define CBW_CB_LEN      14
-#define CBW_CB          15
-#define CSW_SIG         0
-#define CSW_TAG         4
-#define CSW_RESIDUE     8
-#define CSW_STATUS      12
+#define CBW_SIG       0
+#define CBW_TAG       4
+#define CBW_LEN       8
+#define CBW_FLAGS     12
+#define CBW_LUN       13
+#define CBW_CB_LEN    14
+#define CBW_CB        15
+#define CSW_SIG       0
+#define CSW_TAG       4
+#define CSW_RESIDUE   8
+#define CSW_STATUS    12
 _Static_assert(CBW_CB + BOT_CDB_MAX == BOT_CBW_LEN, "CBW: 15 bytes, then a 16-byte CDB");
 _Static_assert(CSW_STATUS + 1 == BOT_CSW_LEN, "CSW: 13 bytes, bCSWStatus last");
 

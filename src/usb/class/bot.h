@@ -8,18 +8,18 @@
  * pipe and reads the CSW once more; an invalid or mismatched CSW, a
  * phase error, or a transport failure does a Reset Recovery (Bulk-Only
  * Mass Storage Reset, then clear both halts). */
-#ifndef USB_BOT_H
-#define USB_BOT_H
+#ifndef USB_CLASS_BOT_H
+#define USB_CLASS_BOT_H
 #include <stdbool.h>
 #include <stdint.h>
 
-#define BOT_CBW_LEN     31
-#define BOT_CSW_LEN     13
-#define BOT_CDB_MAX     16
+#define BOT_CBW_LEN  31
+#define BOT_CSW_LEN  13
+#define BOT_CDB_MAX  16
 
 /* Results of a transport op (same values as xfer.h's USB_OK/USB_E*). */
-#define BOT_IO_OK       0
-#define BOT_IO_STALL    (-1)
+#define BOT_IO_OK    0
+#define BOT_IO_STALL (-1)
 
 struct bot_ops {
     /* One bulk transfer (in: device to host); *actual = bytes moved.
@@ -40,8 +40,8 @@ enum bot_status {
 
 struct bot {
     const struct bot_ops *ops;
-    void    *ctx;
-    uint8_t  lun;
+    void *ctx;
+    uint8_t lun;
     uint32_t tag;                     /* of the last CBW */
     uint32_t resets;                  /* Reset Recoveries done */
     /* Buffers the device reads and writes (DMA-able in the kernel). */

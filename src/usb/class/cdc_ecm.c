@@ -1,33 +1,33 @@
 /* cdc_ecm.c — a CDC Ethernet network adapter: ECM (USB CDC ECM 1.2), or
  * NCM (CDC NCM 1.0: frames in NTB16 transfer blocks, ncm.h). */
 #include "usb/class/cdc_ecm.h"
+#include "lib/bytes.h"
+#include "lib/kstring.h"
+#include "mm/mem.h"
+#include "net/net.h"
+#include "net/nic.h"
 #include "usb/class/ecmdesc.h"
 #include "usb/class/ncm.h"
 #include "usb/core/say.h"
 #include "usb/core/usbdev.h"
 #include "usb/core/usblock.h"
 #include "usb/core/xfer.h"
-#include "net/net.h"
-#include "net/nic.h"
-#include "lib/bytes.h"
-#include "lib/kstring.h"
-#include "mm/mem.h"
 
-#define DEV_DESC_LEN        18
-#define DEV_NUM_CONFIGS     17        /* bNumConfigurations */
-#define CONFIG_MAX          512
-#define STRING_MAX          64
-#define DESC_STRING         3
-#define REQ_SET_INTERFACE   0x0B
+#define DEV_DESC_LEN                   18
+#define DEV_NUM_CONFIGS                17        /* bNumConfigurations */
+#define CONFIG_MAX                     512
+#define STRING_MAX                     64
+#define DESC_STRING                    3
+#define REQ_SET_INTERFACE              0x0B
 #define CDC_SET_ETHERNET_PACKET_FILTER 0x43   /* ECM 1.2 §6.2.4 */
-#define PACKET_TYPE_DIRECTED  0x04
-#define PACKET_TYPE_BROADCAST 0x08
-#define NCM_GET_NTB_PARAMETERS 0x80   /* NCM 1.0 §6.2.1 */
-#define NCM_SET_NTB_INPUT_SIZE 0x86   /* §6.2.7 */
-#define RX_QUEUED           8         /* bulk IN transfers kept queued */
-#define BUF_LEN             2048      /* one frame (ECM) or one NTB (NCM, asked for) */
-#define RX_SIZE_MAX         65536     /* an NCM function that keeps larger NTBs is refused */
-#define TX_TIMEOUT_US       1000000
+#define PACKET_TYPE_DIRECTED           0x04
+#define PACKET_TYPE_BROADCAST          0x08
+#define NCM_GET_NTB_PARAMETERS         0x80   /* NCM 1.0 §6.2.1 */
+#define NCM_SET_NTB_INPUT_SIZE         0x86   /* §6.2.7 */
+#define RX_QUEUED                      8         /* bulk IN transfers kept queued */
+#define BUF_LEN                        2048      /* one frame (ECM) or one NTB (NCM, asked for) */
+#define RX_SIZE_MAX                    65536     /* an NCM function that keeps larger NTBs is refused */
+#define TX_TIMEOUT_US                  1000000
 
 struct ecm {
     struct usb_dev *dev;
@@ -107,8 +107,7 @@ static void recover(struct ecm *e)
 static bool send_locked(struct ecm *e, const void *frame, unsigned len)
 {
     if (!usb_can_wait(e->dev) || !e->link)
-        return false;                            /* no link: an adapter may NAK until the
-                                                    bound, and a timeout drops the device */
+        return false; /* no link: an adapter may NAK until the bound, and a timeout drops the device */
     uint8_t *out = e->frame_buf;
     memcpy(out, frame, len);
     if (len < NIC_FRAME_MIN) {
@@ -296,15 +295,14 @@ static struct ecm *setup(struct usb_dev *d, const struct ecm_info *info, const u
     uint8_t *tx = mem_alloc(2 * BUF_LEN, 2 * BUF_LEN), *nb = mem_alloc(STRING_MAX, STRING_MAX);
     if (!e || !rx || !tx || !nb)
         return NULL;
-    *e = (struct ecm){ .dev = d, .rx_buf = rx, .rx_size = rx_size, .frame_buf = tx,
-                       .ntb_buf = tx + BUF_LEN, .notify_buf = nb, .link = true, .ncm = info->ncm };
+    *e = (struct ecm){ .dev = d, .rx_buf = rx, .rx_size = rx_size, .frame_buf = tx, .ntb_buf = tx + BUF_LEN, .notify_buf = nb, .link = true, .ncm = info->ncm };
     e->dci_in = usb_ep_dci(info->bulk_in.addr);
     e->dci_out = usb_ep_dci(info->bulk_out.addr);
     e->mps_out = info->bulk_out.mps ? info->bulk_out.mps : 64;
     if (info->has_notify) {
         e->dci_notify = usb_ep_dci(info->notify.addr);
         e->notify_len = info->notify.mps && info->notify.mps <= STRING_MAX ? info->notify.mps
-                                                                             : STRING_MAX;
+                                                                           : STRING_MAX;
     }
     e->nic = (struct nic){ .ops = &ecm_ops, .model = "usb", .priv = e };
     memcpy(e->nic.mac, mac, 6);
@@ -336,7 +334,8 @@ void cdc_ecm_attach(struct usb_dev *d, const struct usb_cfg_info *cfg,
     uint32_t rx_size = BUF_LEN;
     if (info.ncm && !ncm_negotiate(d, buf, &info, &ntb, &rx_size)) {
         usb_say(d, "network adapter %04x:%04x (CDC-NCM): no NTB16 parameters it and we agree "
-                "on; left alone", d->vendor, d->product);
+                   "on; left alone",
+                d->vendor, d->product);
         return;
     }
     int cc = 0;
@@ -368,5 +367,5 @@ void cdc_ecm_attach(struct usb_dev *d, const struct usb_cfg_info *cfg,
             d->vendor, d->product, info.ncm ? "NCM" : "ECM", usb_speed_name(d->speed), mac[0],
             mac[1], mac[2], mac[3], mac[4], mac[5],
             taken ? "" : late ? ": plugged in after boot; the network keeps the NIC it chose"
-                          : ": more adapters than the network stack takes; unused");
+                              : ": more adapters than the network stack takes; unused");
 }

@@ -17,8 +17,8 @@
  * (net_add_nic), so an adapter must be plugged in at boot to be used.
  * ECM is tested with QEMU's usb-net; NCM only through its unit-tested
  * blocks (ncm.h): no QEMU device speaks it. */
-#ifndef USB_CDC_ECM_H
-#define USB_CDC_ECM_H
+#ifndef USB_CLASS_CDC_ECM_H
+#define USB_CLASS_CDC_ECM_H
 #include "usb/core/usb.h"
 
 /* The class driver's attach (a row for communications devices, and one

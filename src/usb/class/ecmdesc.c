@@ -2,21 +2,21 @@
 #include "usb/class/ecmdesc.h"
 #include "lib/bytes.h"
 
-#define CFG_HEADER_LEN       9
-#define IF_DESC_LEN          9
-#define EP_DESC_LEN          7
-#define DESC_STRING          3
-#define CS_INTERFACE         0x24     /* class-specific interface descriptor */
-#define CDC_UNION            0x06     /* bDescriptorSubtype: Union */
-#define CDC_ETHERNET         0x0F     /* Ethernet Networking */
-#define UNION_LEN            5
-#define NOTIFY_REQTYPE       0xA1     /* class, interface, device to host */
-#define NETWORK_CONNECTION   0x00     /* ECM 1.2 §6.3.1: wValue 1 connected */
-#define NOTIFY_HDR_LEN       8
-#define ETHERNET_LEN         13
-#define CDC_SUBCLASS_ACM     0x02
-#define CDC_PROTO_VENDOR     0xFF     /* ACM + vendor protocol: RNDIS */
-#define MAX_DATA_ALTS        8
+#define CFG_HEADER_LEN     9
+#define IF_DESC_LEN        9
+#define EP_DESC_LEN        7
+#define DESC_STRING        3
+#define CS_INTERFACE       0x24     /* class-specific interface descriptor */
+#define CDC_UNION          0x06     /* bDescriptorSubtype: Union */
+#define CDC_ETHERNET       0x0F     /* Ethernet Networking */
+#define UNION_LEN          5
+#define NOTIFY_REQTYPE     0xA1     /* class, interface, device to host */
+#define NETWORK_CONNECTION 0x00     /* ECM 1.2 §6.3.1: wValue 1 connected */
+#define NOTIFY_HDR_LEN     8
+#define ETHERNET_LEN       13
+#define CDC_SUBCLASS_ACM   0x02
+#define CDC_PROTO_VENDOR   0xFF     /* ACM + vendor protocol: RNDIS */
+#define MAX_DATA_ALTS      8
 
 /* A data interface setting and its bulk endpoints. */
 struct data_alt {
@@ -75,8 +75,7 @@ static void functional(struct walk *w, struct ecm_info *o, const uint8_t *p)
 
 static void endpoint(struct walk *w, struct ecm_info *o, const uint8_t *p)
 {
-    struct usb_ep_info e = { .addr = p[2], .attr = p[3], .mps = (uint16_t)(le16(p + 4) & 0x7FF),
-                             .interval = p[6] };
+    struct usb_ep_info e = { .addr = p[2], .attr = p[3], .mps = (uint16_t)(le16(p + 4) & 0x7FF), .interval = p[6] };
     bool in = e.addr & 0x80;
     if (w->in_ecm && (e.attr & 3) == EP_ATTR_INTERRUPT && in && !o->has_notify) {
         o->has_notify = true;

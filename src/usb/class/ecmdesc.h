@@ -6,26 +6,26 @@
  * the bulk IN/OUT pair. Also the MAC address string (iMACAddress: 12 hex
  * digits in UTF-16LE). Pure: no hardware, host unit tested
  * (test/unit/test_ecmdesc.c) on QEMU usb-net's descriptors and damaged ones. */
-#ifndef USB_ECMDESC_H
-#define USB_ECMDESC_H
+#ifndef USB_CLASS_ECMDESC_H
+#define USB_CLASS_ECMDESC_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "usb/core/desc.h"
 
-#define USB_CLASS_CDC          0x02   /* communications (interface and device class) */
-#define USB_CLASS_CDC_DATA     0x0A
-#define CDC_SUBCLASS_ECM       0x06
-#define CDC_SUBCLASS_NCM       0x0D
+#define USB_CLASS_CDC      0x02   /* communications (interface and device class) */
+#define USB_CLASS_CDC_DATA 0x0A
+#define CDC_SUBCLASS_ECM   0x06
+#define CDC_SUBCLASS_NCM   0x0D
 
 struct ecm_info {
-    bool     ncm;                     /* NCM (frames in transfer blocks), else ECM */
-    uint8_t  cfg_value;               /* bConfigurationValue */
-    uint8_t  ctrl_if;                 /* the communications interface */
-    uint8_t  data_if, data_alt;       /* the data interface and its setting with bulk endpoints */
-    uint8_t  mac_string;              /* iMACAddress */
+    bool ncm;                     /* NCM (frames in transfer blocks), else ECM */
+    uint8_t cfg_value;               /* bConfigurationValue */
+    uint8_t ctrl_if;                 /* the communications interface */
+    uint8_t data_if, data_alt;       /* the data interface and its setting with bulk endpoints */
+    uint8_t mac_string;              /* iMACAddress */
     uint16_t max_segment;             /* wMaxSegmentSize */
-    bool     has_notify;
+    bool has_notify;
     struct usb_ep_info notify, bulk_in, bulk_out;
 };
 

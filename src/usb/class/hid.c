@@ -1,24 +1,24 @@
 /* hid.c — boot-protocol keyboard driver on an interrupt IN endpoint. */
 #include "usb/class/hid.h"
+#include "mm/mem.h"
 #include "usb/class/hidmap.h"
 #include "usb/core/say.h"
 #include "usb/core/xfer.h"
-#include "mm/mem.h"
 
-#define HID_MAX_KBDS        8
-#define KEYQ_SIZE           32          /* power of two */
-#define REQ_SET_IDLE        0x0A
-#define REQ_SET_PROTOCOL    0x0B
-#define PROTOCOL_BOOT       0
-#define MAX_ERRORS          8           /* failed reports in a row before giving up */
-#define HID_REQ_OUT         (REQ_CLASS | REQ_IFACE)
+#define HID_MAX_KBDS     8
+#define KEYQ_SIZE        32          /* power of two */
+#define REQ_SET_IDLE     0x0A
+#define REQ_SET_PROTOCOL 0x0B
+#define PROTOCOL_BOOT    0
+#define MAX_ERRORS       8           /* failed reports in a row before giving up */
+#define HID_REQ_OUT      (REQ_CLASS | REQ_IFACE)
 
 struct kbd {
     struct usb_dev *dev;
     uint8_t dci;
     uint8_t errors;
-    bool    needs_reset;               /* endpoint halted: reset from hid_key_poll */
-    bool    dropped;
+    bool needs_reset;               /* endpoint halted: reset from hid_key_poll */
+    bool dropped;
     struct hidmap_state map;
     uint8_t report[HID_REPORT_LEN] __attribute__((aligned(64)));
 };

@@ -6,14 +6,14 @@
  * turned into key presses (hidmap.h) and queued for hid_key_poll(). One
  * console line per keyboard found. A keyboard whose endpoint keeps
  * failing is named and dropped; the others go on. */
-#ifndef USB_HID_H
-#define USB_HID_H
+#ifndef USB_CLASS_HID_H
+#define USB_CLASS_HID_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "usb/core/usbdev.h"
 
-#define HID_SUBCLASS_BOOT   1
-#define HID_PROTO_KEYBOARD  1
+#define HID_SUBCLASS_BOOT  1
+#define HID_PROTO_KEYBOARD 1
 
 void hid_attach(struct usb_dev *d, const struct usb_cfg_info *cfg,
                 const struct usb_if_info *iface);
@@ -25,6 +25,6 @@ bool hid_key_waiting(void);
  * be counted as ignored), with *usage and *mods from the report; -1 when
  * none is waiting. With none queued, first brings back keyboards whose
  * endpoint halted. Boot CPU only (usbstack.h polls the controllers). */
-int  hid_key_poll(uint8_t *usage, uint8_t *mods);
+int hid_key_poll(uint8_t *usage, uint8_t *mods);
 
 #endif

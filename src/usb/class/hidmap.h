@@ -10,16 +10,16 @@
  * punctuation, Enter '\n', Esc 0x1B, Backspace '\b', Shift for capitals
  * and '?'); any key pressed with Ctrl, Alt or GUI held, and keys with no
  * ASCII meaning, map to 0 (the caller counts them as ignored). */
-#ifndef USB_HIDMAP_H
-#define USB_HIDMAP_H
+#ifndef USB_CLASS_HIDMAP_H
+#define USB_CLASS_HIDMAP_H
 #include <stdint.h>
 
-#define HID_REPORT_LEN  8
-#define HID_KEYS        6
-#define HID_MOD_CTRL    0x11          /* left | right */
-#define HID_MOD_SHIFT   0x22
-#define HID_MOD_ALT     0x44
-#define HID_MOD_GUI     0x88
+#define HID_REPORT_LEN 8
+#define HID_KEYS       6
+#define HID_MOD_CTRL   0x11          /* left | right */
+#define HID_MOD_SHIFT  0x22
+#define HID_MOD_ALT    0x44
+#define HID_MOD_GUI    0x88
 
 struct hidmap_state {
     uint8_t down[HID_KEYS];           /* usages held in the previous report */
@@ -28,7 +28,7 @@ struct hidmap_state {
 struct hid_key {
     uint8_t usage;
     uint8_t mods;
-    char    ascii;                    /* 0: not a hotkey */
+    char ascii;                    /* 0: not a hotkey */
 };
 
 /* Keys newly pressed in `report` (len bytes; shorter than 8 = ignored),

@@ -1,25 +1,25 @@
 /* msc.c — Bulk-Only mass storage on bulk endpoints of any controller. */
 #include "usb/class/msc.h"
-#include "usb/core/say.h"
-#include "usb/core/usblock.h"
-#include "usb/core/xfer.h"
 #include "dev/blockdev.h"
 #include "lib/format.h"
 #include "lib/kstring.h"
 #include "mm/mem.h"
 #include "time/tsc.h"
+#include "usb/core/say.h"
+#include "usb/core/usblock.h"
+#include "usb/core/xfer.h"
 
-#define MSC_SUBCLASS_SCSI   0x06
-#define MSC_PROTO_BOT       0x50
-#define REQ_BOT_RESET       0xFF
-#define REQ_TO_ENDPOINT     0x02
-#define FEATURE_EP_HALT     0
-#define MSC_TIMEOUT_US      10000000 /* one bulk stage; slow sticks take seconds */
-#define BOUNCE_LEN          65536    /* one TRB, aligned: no 64 KiB crossing */
-#define NOT_READY_TRIES     20
-#define NOT_READY_WAIT_US   100000
-#define MBR_SIG_OFF         510
-#define MOVE_LOCK_WAIT_US   1500000  /* past a network adapter's 1 s transfer bound */
+#define MSC_SUBCLASS_SCSI 0x06
+#define MSC_PROTO_BOT     0x50
+#define REQ_BOT_RESET     0xFF
+#define REQ_TO_ENDPOINT   0x02
+#define FEATURE_EP_HALT   0
+#define MSC_TIMEOUT_US    10000000 /* one bulk stage; slow sticks take seconds */
+#define BOUNCE_LEN        65536    /* one TRB, aligned: no 64 KiB crossing */
+#define NOT_READY_TRIES   20
+#define NOT_READY_WAIT_US 100000
+#define MBR_SIG_OFF       510
+#define MOVE_LOCK_WAIT_US 1500000  /* past a network adapter's 1 s transfer bound */
 
 struct msc {
     struct usb_dev *dev;
@@ -158,11 +158,7 @@ static void name_disk(struct msc *m)
         spare = NULL;
         generation = 0;
     }
-    m->bdev = (struct blockdev){ .name = m->name, .block_size = m->disk.block_size,
-                                 .block_count = m->disk.blocks, .read = bd_read,
-                                 .write = bd_write, .priv = m,
-                                 .read_only = m->disk.write_protected,
-                                 .generation = generation };
+    m->bdev = (struct blockdev){ .name = m->name, .block_size = m->disk.block_size, .block_count = m->disk.blocks, .read = bd_read, .write = bd_write, .priv = m, .read_only = m->disk.write_protected, .generation = generation };
     if (!generation)
         blockdev_register(&m->bdev);
 }

@@ -10,8 +10,8 @@
  * never cross a 64 KiB boundary; they refuse ranges past the end. Each
  * disk is also registered as a struct blockdev named usbN (blockdev.h),
  * write-protected when MODE SENSE says so. For the boot CPU, outside interrupt and trace paths. */
-#ifndef USB_MSC_H
-#define USB_MSC_H
+#ifndef USB_CLASS_MSC_H
+#define USB_CLASS_MSC_H
 #include <stdint.h>
 #include "usb/class/scsi.h"
 #include "usb/core/usbdev.h"

@@ -3,12 +3,12 @@
 #include "lib/bytes.h"
 #include "lib/kstring.h"
 
-#define NTH16_SIGNATURE    0x484D434Eu   /* "NCMH" */
-#define NDP16_SIGNATURE    0x304D434Eu   /* "NCM0": datagrams without CRC */
-#define NDP16_HEADER       8
-#define NDP16_ENTRY        4
-#define NDP_CHAIN_MAX      16
-#define ETH_HEADER         14
+#define NTH16_SIGNATURE 0x484D434Eu   /* "NCMH" */
+#define NDP16_SIGNATURE 0x304D434Eu   /* "NCM0": datagrams without CRC */
+#define NDP16_HEADER    8
+#define NDP16_ENTRY     4
+#define NDP_CHAIN_MAX   16
+#define ETH_HEADER      14
 
 static void put16(uint8_t *p, unsigned v)
 {

@@ -2,15 +2,15 @@
  * a block around one frame to send, and taking the frames out of a
  * received block, whatever the device put in it. Pure: no hardware, host
  * unit tested with damaged and fuzzed blocks (test/unit/test_ncm.c). */
-#ifndef USB_NCM_H
-#define USB_NCM_H
+#ifndef USB_CLASS_NCM_H
+#define USB_CLASS_NCM_H
 #include <stdbool.h>
 #include <stdint.h>
 
-#define NCM_PARAMS_LEN     28         /* GET_NTB_PARAMETERS' answer (NCM 1.0 §6.2.1) */
-#define NCM_FORMAT_NTB16   0x0001     /* bmNtbFormatsSupported bit 0 */
-#define NCM_NTH16_LEN      12
-#define NCM_NDP16_MIN      16         /* header and one entry and the terminator */
+#define NCM_PARAMS_LEN   28         /* GET_NTB_PARAMETERS' answer (NCM 1.0 §6.2.1) */
+#define NCM_FORMAT_NTB16 0x0001     /* bmNtbFormatsSupported bit 0 */
+#define NCM_NTH16_LEN    12
+#define NCM_NDP16_MIN    16         /* header and one entry and the terminator */
 
 /* What the function said (§6.2.1 table 6-3), as the driver uses it. */
 struct ncm_params {

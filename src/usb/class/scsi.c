@@ -1,25 +1,25 @@
 /* scsi.c — SCSI block commands with sense handling, over BOT. */
 #include "usb/class/scsi.h"
-#include "lib/bytes.h"
 #include <stddef.h>
+#include "lib/bytes.h"
 
-#define OP_TEST_UNIT_READY  0x00
-#define OP_REQUEST_SENSE    0x03
-#define OP_INQUIRY          0x12
-#define OP_MODE_SENSE6      0x1A
-#define MODE_ALL_PAGES      0x3F
-#define MODE_HEADER_LEN     4
-#define MODE_WP             0x80      /* device-specific parameter, byte 2 */
-#define OP_READ_CAPACITY10  0x25
-#define OP_READ10           0x28
-#define OP_WRITE10          0x2A
-#define INQUIRY_LEN         36
-#define SENSE_LEN           18
-#define CAPACITY_LEN        8
-#define UA_RETRIES          4         /* unit attentions after a reset or media change */
-#define SENSE_FIXED         0x70      /* response codes 0x70/0x71 */
-#define SENSE_DESC          0x72      /* 0x72/0x73 */
-#define MAX_BLOCK_SIZE      4096
+#define OP_TEST_UNIT_READY 0x00
+#define OP_REQUEST_SENSE   0x03
+#define OP_INQUIRY         0x12
+#define OP_MODE_SENSE6     0x1A
+#define MODE_ALL_PAGES     0x3F
+#define MODE_HEADER_LEN    4
+#define MODE_WP            0x80      /* device-specific parameter, byte 2 */
+#define OP_READ_CAPACITY10 0x25
+#define OP_READ10          0x28
+#define OP_WRITE10         0x2A
+#define INQUIRY_LEN        36
+#define SENSE_LEN          18
+#define CAPACITY_LEN       8
+#define UA_RETRIES         4         /* unit attentions after a reset or media change */
+#define SENSE_FIXED        0x70      /* response codes 0x70/0x71 */
+#define SENSE_DESC         0x72      /* 0x72/0x73 */
+#define MAX_BLOCK_SIZE     4096
 
 const char *scsi_error_name(int err)
 {

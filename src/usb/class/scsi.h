@@ -9,22 +9,22 @@
  * READ/WRITE refuse (SCSI_ERANGE) any block range past the capacity, so
  * a caller's bug never reaches the medium; a transfer that moves fewer
  * bytes than asked for is an error (SCSI_ESHORT). */
-#ifndef USB_SCSI_H
-#define USB_SCSI_H
+#ifndef USB_CLASS_SCSI_H
+#define USB_CLASS_SCSI_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "usb/class/bot.h"
 
-#define SCSI_OK          0
-#define SCSI_ECHECK      (-1)         /* CHECK CONDITION: see d->sense */
-#define SCSI_ETRANSPORT  (-2)         /* BOT failed (recovered for next time) */
-#define SCSI_ESHORT      (-3)         /* fewer bytes than the command asked for */
-#define SCSI_ERANGE      (-4)         /* blocks past the end: not sent */
-#define SCSI_EREPLY      (-5)         /* a reply that makes no sense */
+#define SCSI_OK                   0
+#define SCSI_ECHECK               (-1)         /* CHECK CONDITION: see d->sense */
+#define SCSI_ETRANSPORT           (-2)         /* BOT failed (recovered for next time) */
+#define SCSI_ESHORT               (-3)         /* fewer bytes than the command asked for */
+#define SCSI_ERANGE               (-4)         /* blocks past the end: not sent */
+#define SCSI_EREPLY               (-5)         /* a reply that makes no sense */
 
-#define SCSI_SENSE_NOT_READY       0x2
-#define SCSI_SENSE_UNIT_ATTENTION  0x6
-#define SCSI_SCRATCH_LEN           64
+#define SCSI_SENSE_NOT_READY      0x2
+#define SCSI_SENSE_UNIT_ATTENTION 0x6
+#define SCSI_SCRATCH_LEN          64
 
 struct scsi_sense {
     uint8_t key, asc, ascq;
@@ -33,11 +33,11 @@ struct scsi_sense {
 struct scsi_disk {
     struct bot *bot;
     uint8_t *scratch;                 /* SCSI_SCRATCH_LEN DMA-able bytes */
-    char     vendor[9], product[17];  /* from INQUIRY, NUL-terminated */
-    uint8_t  peripheral_type;         /* 0 = direct-access block device */
+    char vendor[9], product[17];  /* from INQUIRY, NUL-terminated */
+    uint8_t peripheral_type;         /* 0 = direct-access block device */
     uint32_t block_size;
     uint32_t blocks;
-    bool     write_protected;         /* MODE SENSE's WP bit */
+    bool write_protected;         /* MODE SENSE's WP bit */
     struct scsi_sense sense;          /* of the last SCSI_ECHECK */
 };
 

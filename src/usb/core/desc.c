@@ -2,11 +2,11 @@
 #include "usb/core/desc.h"
 #include "lib/bytes.h"
 
-#define CFG_HEADER_LEN  9
-#define IF_DESC_LEN     9
-#define EP_DESC_LEN     7
-#define EP_DIR_IN       0x80
-#define EP_NUM_MASK     0x0F
+#define CFG_HEADER_LEN 9
+#define IF_DESC_LEN    9
+#define EP_DESC_LEN    7
+#define EP_DIR_IN      0x80
+#define EP_NUM_MASK    0x0F
 
 static void add_endpoint(struct usb_if_info *i, const uint8_t *p)
 {
@@ -24,8 +24,7 @@ static struct usb_if_info *add_interface(struct usb_cfg_info *c, const uint8_t *
     if (p[3] != 0 || c->n_ifs >= USB_MAX_IFS)   /* alternate settings: not used */
         return NULL;
     struct usb_if_info *i = &c->ifs[c->n_ifs++];
-    *i = (struct usb_if_info){ .num = p[2], .alt = p[3], .cls = p[5], .sub = p[6],
-                               .proto = p[7] };
+    *i = (struct usb_if_info){ .num = p[2], .alt = p[3], .cls = p[5], .sub = p[6], .proto = p[7] };
     return i;
 }
 

@@ -1,33 +1,33 @@
 /* desc.h — USB descriptors (USB 2.0 §9.6) and the parser of a
  * configuration descriptor into interfaces and endpoints. Pure: no
  * hardware, host unit tested. */
-#ifndef USB_DESC_H
-#define USB_DESC_H
+#ifndef USB_CORE_DESC_H
+#define USB_CORE_DESC_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define USB_DESC_DEVICE     1
-#define USB_DESC_CONFIG     2
-#define USB_DESC_INTERFACE  4
-#define USB_DESC_ENDPOINT   5
-#define USB_DESC_HUB        0x29
+#define USB_DESC_DEVICE    1
+#define USB_DESC_CONFIG    2
+#define USB_DESC_INTERFACE 4
+#define USB_DESC_ENDPOINT  5
+#define USB_DESC_HUB       0x29
 
-#define USB_CLASS_HID       3
-#define USB_CLASS_MSC       8
-#define USB_CLASS_HUB       9
+#define USB_CLASS_HID      3
+#define USB_CLASS_MSC      8
+#define USB_CLASS_HUB      9
 
-#define USB_MAX_IFS         8
-#define USB_MAX_EPS         4         /* per interface */
+#define USB_MAX_IFS        8
+#define USB_MAX_EPS        4         /* per interface */
 
-#define EP_ATTR_BULK        2
-#define EP_ATTR_INTERRUPT   3
+#define EP_ATTR_BULK       2
+#define EP_ATTR_INTERRUPT  3
 
 struct usb_ep_info {
-    uint8_t  addr;                    /* bit 7: IN */
-    uint8_t  attr;                    /* transfer type in bits 1:0 */
+    uint8_t addr;                    /* bit 7: IN */
+    uint8_t attr;                    /* transfer type in bits 1:0 */
     uint16_t mps;                     /* max packet size (bits 10:0) */
-    uint8_t  interval;
+    uint8_t interval;
 };
 
 struct usb_if_info {

@@ -15,17 +15,17 @@
  * call at a time per controller;
  * poll() may run a device's on_transfer, which may queue() the next
  * transfer but never wait for one. */
-#ifndef USB_HCD_H
-#define USB_HCD_H
+#ifndef USB_CORE_HCD_H
+#define USB_CORE_HCD_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "usb/core/usb.h"
 
-#define USB_HC_MAX_PORTS    64        /* root ports considered */
+#define USB_HC_MAX_PORTS   64        /* root ports considered */
 
 /* port_status() bits. */
-#define USB_PORT_CONNECTED  (1u << 0) /* a device is attached */
-#define USB_PORT_CHANGED    (1u << 1) /* connect status changed since last asked */
+#define USB_PORT_CONNECTED (1u << 0) /* a device is attached */
+#define USB_PORT_CHANGED   (1u << 1) /* connect status changed since last asked */
 
 struct usb_hc;
 
@@ -35,54 +35,54 @@ struct usb_hc_ops {
     /* Reset root port p and enable it: its device's speed, or 0 when
      * there is nothing to enumerate here (reset failed: named; or the
      * device was handed to a companion controller). */
-    uint8_t  (*port_reset)(struct usb_hc *hc, uint32_t port);
+    uint8_t (*port_reset)(struct usb_hc *hc, uint32_t port);
     /* A new device (speed, place and d->mps0 set by usbdev.c) answers at
      * the default address: give it an address of its own and a control
      * pipe. False, and named, on failure (release() still follows). */
-    bool     (*address)(struct usb_dev *d);
+    bool (*address)(struct usb_dev *d);
     /* EP0's max packet is now d->mps0 (bMaxPacketSize0). False: named. */
-    bool     (*set_mps0)(struct usb_dev *d);
+    bool (*set_mps0)(struct usb_dev *d);
     /* Open these endpoints (after address); hub_ports > 0: the device is
      * a hub with that many ports. False: named. */
-    bool     (*configure)(struct usb_dev *d, const struct usb_ep_info *eps, unsigned n,
-                          uint8_t hub_ports);
+    bool (*configure)(struct usb_dev *d, const struct usb_ep_info *eps, unsigned n,
+                      uint8_t hub_ports);
     /* The device is gone or dead: free what the controller holds of it. */
-    void     (*release)(struct usb_dev *d);
+    void (*release)(struct usb_dev *d);
     /* One control transfer on EP0: the 8 setup bytes (little endian in
      * `setup`), len bytes to or from buf. The completion code. */
-    int      (*control)(struct usb_dev *d, uint64_t setup, void *buf, uint16_t len,
-                        uint32_t timeout_us);
+    int (*control)(struct usb_dev *d, uint64_t setup, void *buf, uint16_t len,
+                   uint32_t timeout_us);
     /* One bulk/interrupt transfer on an opened endpoint, waited for:
      * the completion code; *residual = bytes not moved. */
-    int      (*transfer)(struct usb_dev *d, uint8_t dci, void *buf, uint32_t len,
-                         uint32_t timeout_us, uint32_t *residual);
+    int (*transfer)(struct usb_dev *d, uint8_t dci, void *buf, uint32_t len,
+                    uint32_t timeout_us, uint32_t *residual);
     /* Queue one IN transfer; its completion goes to d->on_transfer from
      * poll() (dci is in d->async_dcis). */
-    void     (*queue)(struct usb_dev *d, uint8_t dci, void *buf, uint32_t len);
+    void (*queue)(struct usb_dev *d, uint8_t dci, void *buf, uint32_t len);
     /* Bring a halted endpoint back (data toggle 0, nothing pending). */
-    bool     (*ep_reset)(struct usb_dev *d, uint8_t dci);
+    bool (*ep_reset)(struct usb_dev *d, uint8_t dci);
     /* A transfer timed out: take it back so the controller never writes
      * its buffer late. */
-    void     (*ep_cancel)(struct usb_dev *d, uint8_t dci);
+    void (*ep_cancel)(struct usb_dev *d, uint8_t dci);
     /* Take the controller's completions and port changes (port_changed). */
-    void     (*poll)(struct usb_hc *hc);
+    void (*poll)(struct usb_hc *hc);
 };
 
 struct usb_hc {
     const struct usb_hc_ops *ops;
     const char *kind;                 /* "xhci", "ehci", ... in messages */
-    char     name[8];                 /* "BB:DD.F" */
+    char name[8];                 /* "BB:DD.F" */
     uint32_t ports;                   /* root ports 1..ports */
     struct usb_dev *port_dev[USB_HC_MAX_PORTS + 1];  /* on each root port */
     uint64_t port_changed;            /* bit p-1: root port p changed (poll) */
-    bool     dead;                    /* failed: left alone from now on */
+    bool dead;                    /* failed: left alone from now on */
     /* A synchronous transfer or command is in progress on it (xfer.c, and
      * the driver's own command waits): nothing may start another, e.g. a
      * console line printed from inside it and sent over a USB network
      * adapter on this controller (usb_can_wait). */
-    bool     waiting;
+    bool waiting;
     uint64_t setup_end;               /* TSC its boot setup must end by; 0: set up (hcsetup.h) */
-    char     step[40];                /* what the setup does now ("port 3") */
+    char step[40];                /* what the setup does now ("port 3") */
 };
 
 #endif

@@ -1,12 +1,12 @@
 /* hcsetup.c — bounded, visible controller setup (hcsetup.h). */
 #include "usb/core/hcsetup.h"
+#include <stdarg.h>
 #include "arch/cpu.h"
 #include "console/status.h"
 #include "lib/format.h"
 #include "lib/kprintf.h"
 #include "mm/mmio.h"
 #include "time/tsc.h"
-#include <stdarg.h>
 
 static uint32_t budget_ms = 10000;
 
@@ -36,7 +36,8 @@ bool usb_hc_on_time(struct usb_hc *hc)
     if (!hc->setup_end || rdtsc() <= hc->setup_end)
         return true;
     kprintf("usb: %s %s: setup took more than %u ms (usb.setup_ms=), during: %s; "
-            "controller left alone\n", hc->name, hc->kind, budget_ms, hc->step);
+            "controller left alone\n",
+            hc->name, hc->kind, budget_ms, hc->step);
     hc->dead = true;
     usb_hc_ready(hc);
     return false;

@@ -5,8 +5,8 @@
  * named with the step it was in and left alone (dead); the boot goes on.
  * Every single wait is bounded by its own timeout as well: this bounds
  * their sum (a hub full of devices that each time out). */
-#ifndef USB_HCSETUP_H
-#define USB_HCSETUP_H
+#ifndef USB_CORE_HCSETUP_H
+#define USB_CORE_HCSETUP_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "dev/pci.h"

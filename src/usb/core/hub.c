@@ -2,11 +2,11 @@
  * reset; USB 2.0 hubs and the SuperSpeed side of USB 3 hubs. */
 #include "usb/core/hub.h"
 #include "lib/bytes.h"
+#include "mm/mem.h"
+#include "time/tsc.h"
 #include "usb/core/hubdesc.h"
 #include "usb/core/say.h"
 #include "usb/core/xfer.h"
-#include "mm/mem.h"
-#include "time/tsc.h"
 
 #define HUB_MAX_DEPTH       HUB_ROUTE_TIERS /* tiers below the root (USB 2.0 §4.1.1) */
 #define HUB_PORTS_MAX       HUB_ROUTE_PORT_MAX
@@ -71,8 +71,8 @@ static bool read_desc(struct usb_dev *d, struct hub_desc *out)
     const char *why = "request failed";
     if (usb_control(d, REQ_IN | REQ_CLASS, REQ_GET_DESCRIPTOR,
                     (uint16_t)((ss ? USB_DESC_SS_HUB : USB_DESC_HUB) << 8), 0, buf,
-                    sizeof ((struct hub *)d->drv)->desc, NULL) == USB_OK &&
-        hub_parse_desc(buf, sizeof ((struct hub *)d->drv)->desc, ss, out, &why))
+                    sizeof((struct hub *)d->drv)->desc, NULL) == USB_OK &&
+        hub_parse_desc(buf, sizeof((struct hub *)d->drv)->desc, ss, out, &why))
         return true;
     usb_say(d, "hub descriptor unreadable (%s); hub skipped", why);
     return false;

@@ -4,8 +4,8 @@
  * the hub (route string, parent hub and port, transaction translator).
  * A USB 3 hub's USB 2 half is a separate USB 2.0 hub on the USB 2 root
  * port. Ports are scanned once, at boot. */
-#ifndef USB_HUB_H
-#define USB_HUB_H
+#ifndef USB_CORE_HUB_H
+#define USB_CORE_HUB_H
 #include "usb/core/usbdev.h"
 
 /* The class driver's attach (usb.h); iface is not used: a hub is bound by

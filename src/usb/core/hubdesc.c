@@ -3,9 +3,9 @@
 #include "usb/core/desc.h"
 #include "usb/core/usb.h"
 
-#define POWER_GOOD_UNIT_US  2000
-#define PS_LOW_SPEED        (1u << 9)    /* USB 2.0 hub port; SS: PORT_POWER */
-#define PS_HIGH_SPEED       (1u << 10)   /* USB 2.0 hub port; SS: speed field */
+#define POWER_GOOD_UNIT_US 2000
+#define PS_LOW_SPEED       (1u << 9)    /* USB 2.0 hub port; SS: PORT_POWER */
+#define PS_HIGH_SPEED      (1u << 10)   /* USB 2.0 hub port; SS: speed field */
 
 bool hub_parse_desc(const uint8_t *buf, unsigned len, bool superspeed, struct hub_desc *out,
                     const char **why)
@@ -29,7 +29,8 @@ uint8_t hub_port_speed(uint32_t status, bool superspeed)
         return 0;
     if (superspeed)
         return SPEED_SUPER;
-    return status & PS_LOW_SPEED ? SPEED_LOW : status & PS_HIGH_SPEED ? SPEED_HIGH : SPEED_FULL;
+    return status & PS_LOW_SPEED ? SPEED_LOW : status & PS_HIGH_SPEED ? SPEED_HIGH
+                                                                      : SPEED_FULL;
 }
 
 uint32_t hub_route(uint32_t parent_route, uint8_t parent_depth, uint8_t port)

@@ -4,18 +4,18 @@
  * §10.15.2.1, port status §10.16.2.6), and where a device behind a hub
  * sits (its route string, xHCI §8.9). Pure: no hardware, host
  * unit-tested (test_hubdesc). */
-#ifndef USB_HUBDESC_H
-#define USB_HUBDESC_H
+#ifndef USB_CORE_HUBDESC_H
+#define USB_CORE_HUBDESC_H
 #include <stdbool.h>
 #include <stdint.h>
 
-#define USB_DESC_SS_HUB     0x2A      /* SuperSpeed hub descriptor */
-#define HUB_DESC_MIN        7         /* both kinds: up to bPwrOn2PwrGood */
-#define HUB_ROUTE_TIERS     5         /* hubs below a root port (route string nibbles) */
-#define HUB_ROUTE_PORT_MAX  15        /* one nibble; ports beyond read 15 */
+#define USB_DESC_SS_HUB    0x2A      /* SuperSpeed hub descriptor */
+#define HUB_DESC_MIN       7         /* both kinds: up to bPwrOn2PwrGood */
+#define HUB_ROUTE_TIERS    5         /* hubs below a root port (route string nibbles) */
+#define HUB_ROUTE_PORT_MAX 15        /* one nibble; ports beyond read 15 */
 
 struct hub_desc {
-    uint8_t  ports;                   /* bNbrPorts */
+    uint8_t ports;                   /* bNbrPorts */
     uint32_t power_good_us;           /* bPwrOn2PwrGood: 2 ms units */
 };
 
@@ -34,9 +34,9 @@ uint8_t hub_port_speed(uint32_t status, bool superspeed);
 uint32_t hub_route(uint32_t parent_route, uint8_t parent_depth, uint8_t port);
 
 /* Port status bits both kinds share (wPortStatus, wPortChange). */
-#define PS_CONNECTION       (1u << 0)
-#define PS_ENABLE           (1u << 1)
-#define PC_CONNECTION       (1u << 16)
-#define PC_RESET            (1u << 20)   /* C_PORT_RESET */
+#define PS_CONNECTION (1u << 0)
+#define PS_ENABLE     (1u << 1)
+#define PC_CONNECTION (1u << 16)
+#define PC_RESET      (1u << 20)   /* C_PORT_RESET */
 
 #endif

@@ -2,12 +2,12 @@
  * boot, and later what is plugged or pulled, through the controller's
  * port operations (hcd.h). */
 #include "usb/core/roothub.h"
+#include "time/tsc.h"
 #include "usb/core/hcsetup.h"
 #include "usb/core/usbdev.h"
-#include "time/tsc.h"
 
-#define CONNECT_SETTLE_US    200000   /* devices reconnect after a reset (debounce 100 ms) */
-#define CONNECT_DEBOUNCE_US  100000   /* USB 2.0 §7.1.7.3 */
+#define CONNECT_SETTLE_US   200000   /* devices reconnect after a reset (debounce 100 ms) */
+#define CONNECT_DEBOUNCE_US 100000   /* USB 2.0 §7.1.7.3 */
 
 static void enumerate(struct usb_hc *hc, uint32_t p)
 {

@@ -2,8 +2,8 @@
  * above the controller's port operations (hcd.h) and the enumeration
  * (usbdev.h), below the stack (usbstack.h), which calls these for every
  * controller of every kind. */
-#ifndef USB_ROOTHUB_H
-#define USB_ROOTHUB_H
+#ifndef USB_CORE_ROOTHUB_H
+#define USB_CORE_ROOTHUB_H
 #include "usb/core/hcd.h"
 
 /* Give the powered root ports time to connect, then reset and enumerate

@@ -1,8 +1,8 @@
 /* say.c — console lines about USB devices (say.h). */
 #include "usb/core/say.h"
-#include "lib/kprintf.h"
-#include "lib/format.h"
 #include <stdarg.h>
+#include "lib/format.h"
+#include "lib/kprintf.h"
 
 const char *usb_speed_name(uint8_t speed)
 {

@@ -1,6 +1,6 @@
 /* say.h — one console line about a USB device, and its speed in words. */
-#ifndef USB_SAY_H
-#define USB_SAY_H
+#ifndef USB_CORE_SAY_H
+#define USB_CORE_SAY_H
 #include <stdint.h>
 #include "usb/core/usb.h"
 

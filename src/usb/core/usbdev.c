@@ -3,25 +3,26 @@
  * its operations (hcd.h). */
 #include "usb/core/usbdev.h"
 #include "lib/bytes.h"
+#include "lib/format.h"
+#include "lib/kprintf.h"
+#include "lib/kstring.h"
+#include "mm/mem.h"
 #include "usb/core/hcd.h"
 #include "usb/core/hcsetup.h"
 #include "usb/core/hubdesc.h"
 #include "usb/core/say.h"
 #include "usb/core/xfer.h"
-#include "lib/kprintf.h"
-#include "lib/format.h"
-#include "lib/kstring.h"
-#include "mm/mem.h"
 
-#define DEV_DESC_LEN      18
-#define CONFIG_MAX        512         /* configuration descriptor bytes read */
-#define MPS0_LOW_FULL     8
-#define MPS0_HIGH         64
-#define MPS0_SUPER        512
+#define DEV_DESC_LEN  18
+#define CONFIG_MAX    512         /* configuration descriptor bytes read */
+#define MPS0_LOW_FULL 8
+#define MPS0_HIGH     64
+#define MPS0_SUPER    512
 
 static uint16_t default_mps0(uint8_t speed)
 {
-    return speed == SPEED_HIGH ? MPS0_HIGH : speed >= SPEED_SUPER ? MPS0_SUPER : MPS0_LOW_FULL;
+    return speed == SPEED_HIGH ? MPS0_HIGH : speed >= SPEED_SUPER ? MPS0_SUPER
+                                                                  : MPS0_LOW_FULL;
 }
 
 /* Where the device sits: route string, root port, transaction translator
@@ -111,7 +112,7 @@ static void bind(struct usb_dev *d, uint8_t dev_class, const struct usb_cfg_info
         }
     }
     usb_say(d, "device %04x:%04x (class %02x, first interface %02x): no driver; left alone "
-            "(not a hub, disk, keyboard or network adapter)",
+               "(not a hub, disk, keyboard or network adapter)",
             d->vendor, d->product, dev_class, cfg->n_ifs ? cfg->ifs[0].cls : 0);
 }
 

@@ -8,13 +8,12 @@
  * anything else is named and left alone.
  * Failures print one line naming the controller and port and skip the
  * device; nothing here waits without a bound. */
-#ifndef USB_USBDEV_H
-#define USB_USBDEV_H
+#ifndef USB_CORE_USBDEV_H
+#define USB_CORE_USBDEV_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "usb/core/hcd.h"
 #include "usb/core/usb.h"
-
 
 /* The class drivers, in the order they are tried (usbstack.c, at boot,
  * before the first usb_attach). */

@@ -4,8 +4,8 @@
  * fault). usb_try_enter() never waits: it is false while another CPU, or
  * this one further out, is inside; the caller then does nothing this
  * time and comes back. */
-#ifndef USB_USBLOCK_H
-#define USB_USBLOCK_H
+#ifndef USB_CORE_USBLOCK_H
+#define USB_CORE_USBLOCK_H
 #include <stdbool.h>
 #include <stdint.h>
 

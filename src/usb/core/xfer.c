@@ -6,7 +6,7 @@
 #include "usb/core/hcsetup.h"
 #include "usb/core/say.h"
 
-#define XFER_MAX         65536       /* one transfer (one xHCI Normal TRB) */
+#define XFER_MAX 65536       /* one transfer (one xHCI Normal TRB) */
 
 static int result(int cc)
 {

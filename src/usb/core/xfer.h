@@ -8,22 +8,22 @@
  * own data, stack or mem_alloc). A stalled or failed endpoint is reset
  * (on xHCI: Reset Endpoint + Set TR Dequeue Pointer, §4.6.8) before the
  * next transfer. Results: USB_OK, or a negative USB_E* code. */
-#ifndef USB_XFER_H
-#define USB_XFER_H
+#ifndef USB_CORE_XFER_H
+#define USB_CORE_XFER_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "usb/core/usb.h"
 
-#define USB_OK          0
-#define USB_ESTALL      (-1)          /* the device said STALL */
-#define USB_ETIMEOUT    (-2)          /* no completion in time */
-#define USB_EERROR      (-3)          /* any other completion code */
+#define USB_OK              0
+#define USB_ESTALL          (-1)          /* the device said STALL */
+#define USB_ETIMEOUT        (-2)          /* no completion in time */
+#define USB_EERROR          (-3)          /* any other completion code */
 
 /* bmRequestType values (USB 2.0 §9.3). */
-#define REQ_IN          0x80
-#define REQ_CLASS       0x20
-#define REQ_IFACE       0x01
-#define REQ_OTHER       0x03
+#define REQ_IN              0x80
+#define REQ_CLASS           0x20
+#define REQ_IFACE           0x01
+#define REQ_OTHER           0x03
 /* Standard requests. */
 #define REQ_GET_STATUS      0
 #define REQ_CLEAR_FEATURE   1

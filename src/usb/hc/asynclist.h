@@ -1,8 +1,8 @@
 /* asynclist.h — the devices a polled controller driver (UHCI, OHCI)
  * looks at in its poll(): those with interrupt IN transfers queued
  * (hcd.h's queue), whose completions go to their on_transfer. */
-#ifndef USB_ASYNCLIST_H
-#define USB_ASYNCLIST_H
+#ifndef USB_HC_ASYNCLIST_H
+#define USB_HC_ASYNCLIST_H
 #include <stdbool.h>
 #include "usb/core/usb.h"
 

@@ -1,14 +1,14 @@
 /* devaddr.c — SET_ADDRESS and the addresses it hands out (USB 2.0
  * §9.4.6, §9.2.6.3). */
 #include "usb/hc/devaddr.h"
+#include "time/tsc.h"
 #include "usb/core/hcd.h"
 #include "usb/core/say.h"
 #include "usb/core/xfer.h"
-#include "time/tsc.h"
 
-#define USB_ADDR_MAX        127
+#define USB_ADDR_MAX            127
 #define SET_ADDRESS_RECOVERY_US 2000  /* the device answers at its address after 2 ms */
-#define REQ_SET_ADDRESS     5
+#define REQ_SET_ADDRESS         5
 
 uint8_t usb_addr_assign(struct usb_dev *d, struct usb_addrs *a)
 {

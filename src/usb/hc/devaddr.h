@@ -7,8 +7,8 @@
  * controller driver's own record of the device's address is 0 then),
  * waits the 2 ms a device may take before it answers at the new one
  * (USB 2.0 §9.2.6.3), and returns it for the caller to record. */
-#ifndef USB_DEVADDR_H
-#define USB_DEVADDR_H
+#ifndef USB_HC_DEVADDR_H
+#define USB_HC_DEVADDR_H
 #include <stdint.h>
 #include "usb/core/usb.h"
 
@@ -21,6 +21,6 @@ struct usb_addrs {
  * left, or SET_ADDRESS failed with its completion code). */
 uint8_t usb_addr_assign(struct usb_dev *d, struct usb_addrs *a);
 /* The device is gone: its address is free again. */
-void    usb_addr_release(struct usb_addrs *a, uint8_t addr);
+void usb_addr_release(struct usb_addrs *a, uint8_t addr);
 
 #endif

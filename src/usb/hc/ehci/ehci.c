@@ -3,16 +3,16 @@
  * §5.1 legacy support), and fill the operations table from ehci_port.c
  * (root ports) and ehci_dev.c (devices and transfers). */
 #include "usb/hc/ehci/ehci.h"
-#include "usb/hc/ehci/ehci_port.h"
-#include "usb/hc/ehci/ehci_dev.h"
-#include "usb/hc/ehci/ehci_qh.h"
-#include "usb/hc/ehci/ehci_state.h"
 #include "arch/cpu.h"
 #include "lib/kprintf.h"
-#include "usb/core/hcsetup.h"
 #include "mm/mem.h"
 #include "time/deadline.h"
 #include "time/tsc.h"
+#include "usb/core/hcsetup.h"
+#include "usb/hc/ehci/ehci_dev.h"
+#include "usb/hc/ehci/ehci_port.h"
+#include "usb/hc/ehci/ehci_qh.h"
+#include "usb/hc/ehci/ehci_state.h"
 
 #define HANDOFF_TIMEOUT_US   1000000  /* BIOS gives up ownership (Linux: 1 s) */
 #define HALT_TIMEOUT_US      100000   /* HCHalted within 16 micro-frames (§2.3.1) */
@@ -48,7 +48,8 @@ static void legacy_handoff(struct ehci *hc)
                     tsc_delay_us(1000);
                 if (pci_read32(f, (uint8_t)off) & USBLEGSUP_BIOS) {
                     kprintf("usb: %s ehci: BIOS did not release the controller in 1 s; "
-                            "taking it anyway\n", hc->base.name);
+                            "taking it anyway\n",
+                            hc->base.name);
                     pci_write32(f, (uint8_t)off, pci_read32(f, (uint8_t)off) & ~USBLEGSUP_BIOS);
                 }
             }
@@ -145,6 +146,7 @@ static bool start(struct ehci *hc)
     return true;
 }
 
+/* clang-format off */
 static const struct usb_hc_ops ehci_ops = {
     .port_status = ehci_port_status, .port_reset = ehci_port_reset,
     .address = ehci_address, .set_mps0 = ehci_set_mps0, .configure = ehci_configure,
@@ -152,6 +154,7 @@ static const struct usb_hc_ops ehci_ops = {
     .queue = ehci_queue, .ep_reset = ehci_ep_reset, .ep_cancel = ehci_ep_cancel,
     .poll = ehci_poll,
 };
+/* clang-format on */
 
 static const char *next_cc_not_driven;
 

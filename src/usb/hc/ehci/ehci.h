@@ -11,12 +11,12 @@
  * EHCI before any companion, so the hand-over happens before the
  * companions look at their ports. Every wait is bounded; a controller
  * that misbehaves is named ("usb: BB:DD.F ehci: ...") and left alone. */
-#ifndef USB_EHCI_H
-#define USB_EHCI_H
+#ifndef USB_HC_EHCI_EHCI_H
+#define USB_HC_EHCI_EHCI_H
 #include "dev/pci.h"
 #include "usb/core/hcd.h"
 
-#define EHCI_MAX_CTRL   4
+#define EHCI_MAX_CTRL 4
 
 /* Take over, reset and start the EHCI at PCI function f, route every port
  * to it (CONFIGFLAG) and power them: the controller (dead, and named,

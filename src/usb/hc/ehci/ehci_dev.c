@@ -4,23 +4,23 @@
  * SET_ADDRESS for a new device (devaddr.h), and the poll that completes a keyboard's
  * queued reports and notices port changes (EHCI §4.8-4.12). */
 #include "usb/hc/ehci/ehci_dev.h"
-#include "usb/hc/devaddr.h"
-#include "usb/hc/ehci/ehci_qh.h"
-#include "usb/hc/ehci/ehci_sched.h"
-#include "usb/hc/ehci/ehci_state.h"
-#include "usb/core/say.h"
-#include "usb/core/xfer.h"
 #include "arch/cpu.h"
 #include "lib/kassert.h"
 #include "lib/kprintf.h"
 #include "mm/mem.h"
 #include "time/deadline.h"
+#include "usb/core/say.h"
+#include "usb/core/xfer.h"
+#include "usb/hc/devaddr.h"
+#include "usb/hc/ehci/ehci_qh.h"
+#include "usb/hc/ehci/ehci_sched.h"
+#include "usb/hc/ehci/ehci_state.h"
 
-#define QH_ALIGN             32
-#define SETUP_LEN            8
-#define EP_ATTR_ISOCHRONOUS  1
-#define EP_MPS_BITS          0x7FF    /* wMaxPacketSize 10:0; 12:11 is high-bandwidth */
-#define STILL_RUNNING        (-2)
+#define QH_ALIGN            32
+#define SETUP_LEN           8
+#define EP_ATTR_ISOCHRONOUS 1
+#define EP_MPS_BITS         0x7FF    /* wMaxPacketSize 10:0; 12:11 is high-bandwidth */
+#define STILL_RUNNING       (-2)
 
 static uint32_t phys(const volatile void *p)
 {
@@ -40,11 +40,13 @@ static struct ehci_pipe *open_pipe(struct usb_dev *d, uint8_t dci, uint16_t mps,
     p->td = mem_alloc(EHCI_PIPE_TDS * sizeof *p->td, QH_ALIGN);
     if (!qh || !p->td)
         return NULL;
+    /* clang-format off */
     struct ehci_ep_desc ep = {
         .addr = ed->addr, .endpoint = dci / 2, .speed = d->speed, .mps = mps,
         .control = dci == 1, .interrupt = interrupt,
         .tt_hub = d->tt_hub ? ehci_dev_of(d->tt_hub)->addr : 0, .tt_port = d->tt_port,
     };
+    /* clang-format on */
     ehci_qh_init(qh, &ep);
     p->qh = qh;
     p->interrupt = interrupt;

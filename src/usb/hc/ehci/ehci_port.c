@@ -2,10 +2,10 @@
  * status, port reset, and the hand-over of a low- or full-speed device to
  * the companion controller (EHCI §2.3.9, §4.2.2; USB 2.0 §7.1.7.5). */
 #include "usb/hc/ehci/ehci_port.h"
-#include "usb/hc/ehci/ehci_state.h"
 #include "lib/kprintf.h"
 #include "time/deadline.h"
 #include "time/tsc.h"
+#include "usb/hc/ehci/ehci_state.h"
 
 #define PORT_RESET_US        50000    /* TDRSTR: a root port's reset (USB 2.0 §7.1.7.5) */
 #define RESET_END_TIMEOUT_US 100000   /* PR reads 0 within 2 ms of writing it (§2.3.9) */
@@ -48,7 +48,8 @@ static uint8_t hand_over(struct ehci *hc, uint32_t port, const char *speed)
     portsc_write(hc, port, PORTSC_PO, 0);
     if (hc->cc_not_driven)
         kprintf("usb: %s ehci: port %u: %s device handed to the companion controller, which is "
-                "%s: it is not seen (a keyboard there gives no keys)\n", hc->base.name, port,
+                "%s: it is not seen (a keyboard there gives no keys)\n",
+                hc->base.name, port,
                 speed, hc->cc_not_driven);
     else
         kprintf("usb: %s ehci: port %u: %s device handed to the companion controller\n",

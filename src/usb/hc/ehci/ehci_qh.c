@@ -1,13 +1,14 @@
 /* ehci_qh.c — queue head and qTD fields (EHCI §3.5, §3.6, §4.12.2). */
 #include "usb/hc/ehci/ehci_qh.h"
-#include "usb/core/usb.h"
 #include "lib/kstring.h"
+#include "usb/core/usb.h"
 
 #define QTD_CERR_MAX 3                /* retries on transaction errors */
 
 static uint32_t eps(uint8_t speed)
 {
-    return speed == SPEED_HIGH ? EPS_HIGH : speed == SPEED_LOW ? EPS_LOW : EPS_FULL;
+    return speed == SPEED_HIGH ? EPS_HIGH : speed == SPEED_LOW ? EPS_LOW
+                                                               : EPS_FULL;
 }
 
 void ehci_qh_init(struct ehci_qh *qh, const struct ehci_ep_desc *ep)

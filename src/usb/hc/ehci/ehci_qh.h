@@ -6,27 +6,27 @@
  * S-mask and C-mask an interrupt endpoint is scheduled by.
  * Pure: no hardware; host unit-tested against the spec's field layout
  * (test_ehci_qh). */
-#ifndef USB_EHCI_QH_H
-#define USB_EHCI_QH_H
+#ifndef USB_HC_EHCI_EHCI_QH_H
+#define USB_HC_EHCI_EHCI_QH_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "usb/hc/ehci/ehci_hw.h"
 
 /* Interrupt endpoints: one transaction per frame, in micro-frame 0; a
  * split one's complete-splits in micro-frames 2, 3 and 4 (§4.12.3). */
-#define EHCI_SMASK_INTR     0x01
-#define EHCI_CMASK_SPLIT    0x1C
-#define EHCI_RL_HIGH        4         /* NAK reload of high-speed async endpoints */
+#define EHCI_SMASK_INTR  0x01
+#define EHCI_CMASK_SPLIT 0x1C
+#define EHCI_RL_HIGH     4         /* NAK reload of high-speed async endpoints */
 
 struct ehci_ep_desc {
-    uint8_t  addr;                    /* device address (0: not yet addressed) */
-    uint8_t  endpoint;                /* 0..15 */
-    uint8_t  speed;                   /* usb.h SPEED_FULL/LOW/HIGH */
+    uint8_t addr;                    /* device address (0: not yet addressed) */
+    uint8_t endpoint;                /* 0..15 */
+    uint8_t speed;                   /* usb.h SPEED_FULL/LOW/HIGH */
     uint16_t mps;                     /* max packet size */
-    bool     control;                 /* endpoint 0 */
-    bool     interrupt;               /* in the periodic schedule */
-    uint8_t  tt_hub;                  /* LS/FS behind a HS hub: the hub's address, else 0 */
-    uint8_t  tt_port;                 /* and its port */
+    bool control;                 /* endpoint 0 */
+    bool interrupt;               /* in the periodic schedule */
+    uint8_t tt_hub;                  /* LS/FS behind a HS hub: the hub's address, else 0 */
+    uint8_t tt_port;                 /* and its port */
 };
 
 /* Clear qh and fill its characteristics and capabilities; the overlay is

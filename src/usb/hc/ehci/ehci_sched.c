@@ -2,13 +2,13 @@
  * periodic schedules (EHCI §4.8, §4.10): a QH is linked in fully built;
  * the controller follows only link words, each written at once. */
 #include "usb/hc/ehci/ehci_sched.h"
-#include "usb/hc/ehci/ehci_state.h"
 #include "lib/kprintf.h"
 #include "time/deadline.h"
 #include "time/tsc.h"
+#include "usb/hc/ehci/ehci_state.h"
 
-#define IAA_TIMEOUT_US       100000   /* async advance: within a few micro-frames */
-#define PERIODIC_DRAIN_US    2000     /* a frame (1 ms) and a margin */
+#define IAA_TIMEOUT_US    100000   /* async advance: within a few micro-frames */
+#define PERIODIC_DRAIN_US 2000     /* a frame (1 ms) and a margin */
 
 void ehci_link_async(struct ehci *hc, struct ehci_qh *qh)
 {

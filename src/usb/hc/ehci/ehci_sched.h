@@ -2,8 +2,8 @@
  * ehci_dev.c: a queue head linked into the asynchronous schedule
  * (control, bulk) or the periodic one (interrupt, polled every frame),
  * and taken out again (EHCI §4.8, §4.10). */
-#ifndef USB_EHCI_SCHED_H
-#define USB_EHCI_SCHED_H
+#ifndef USB_HC_EHCI_EHCI_SCHED_H
+#define USB_HC_EHCI_EHCI_SCHED_H
 #include <stdbool.h>
 #include "usb/hc/ehci/ehci_state.h"
 

@@ -5,27 +5,27 @@
  * and the operational registers' accessors. Shared by ehci.c (start),
  * ehci_port.c (root ports), ehci_dev.c (devices and transfers) and
  * ehci_sched.c (the schedules); no code file of its own. */
-#ifndef USB_EHCI_STATE_H
-#define USB_EHCI_STATE_H
+#ifndef USB_HC_EHCI_EHCI_STATE_H
+#define USB_HC_EHCI_EHCI_STATE_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/cpu.h"
 #include "dev/pci.h"
 #include "time/tsc.h"
+#include "usb/core/hcd.h"
 #include "usb/hc/devaddr.h"
 #include "usb/hc/ehci/ehci_hw.h"
-#include "usb/core/hcd.h"
 
-#define EHCI_MAX_ADDR   127           /* USB device addresses 1..127 */
+#define EHCI_MAX_ADDR 127           /* USB device addresses 1..127 */
 
 /* One endpoint of a device: its queue head and the qTDs of the transfer
  * in flight (control: setup, data, status). */
-#define EHCI_PIPE_TDS   3
+#define EHCI_PIPE_TDS 3
 struct ehci_pipe {
-    struct ehci_qh  *qh;              /* NULL: not opened */
+    struct ehci_qh *qh;              /* NULL: not opened */
     struct ehci_qtd *td;              /* EHCI_PIPE_TDS of them */
-    bool     interrupt;               /* in the periodic schedule */
-    bool     queued;                  /* a usb_queue transfer is in flight */
+    bool interrupt;               /* in the periodic schedule */
+    bool queued;                  /* a usb_queue transfer is in flight */
 };
 
 /* What the controller holds of one device (usb_dev.hcd). */
@@ -41,7 +41,7 @@ struct ehci {
     volatile uint8_t *cap, *op;
     uint32_t n_cc;                    /* companion controllers (HCSPARAMS.N_CC) */
     const char *cc_not_driven;        /* why they are not, or NULL (ehci.h) */
-    bool     ppc;                     /* port power switching */
+    bool ppc;                     /* port power switching */
     uint32_t *frames;                 /* periodic frame list */
     struct ehci_qh *async;            /* head of the asynchronous schedule (H=1, idle) */
     struct ehci_qh *intr;             /* first interrupt QH of the periodic schedule */

@@ -1,23 +1,23 @@
 /* ohci.c — find each OHCI, take it from SMM or the BIOS, reset it, make
  * it operational; its root-hub ports (OpenHCI 1.0a §5.1, §7.4). */
 #include "usb/hc/ohci/ohci.h"
-#include "usb/hc/ohci/ohci_dev.h"
-#include "usb/hc/ohci/ohci_state.h"
-#include "usb/core/hcsetup.h"
+#include "arch/cpu.h"
 #include "lib/kprintf.h"
 #include "mm/mem.h"
 #include "time/deadline.h"
 #include "time/tsc.h"
-#include "arch/cpu.h"
+#include "usb/core/hcsetup.h"
+#include "usb/hc/ohci/ohci_dev.h"
+#include "usb/hc/ohci/ohci_state.h"
 
-#define OWNERSHIP_TIMEOUT_US 1000000  /* SMM gives the controller up (Linux: 500 ms) */
-#define RESUME_US            20000    /* resume signalling from a BIOS driver's suspend */
-#define BUS_RESET_US         50000    /* UsbReset held: TDRSTR on every port */
-#define HCR_TIMEOUT_US       100000   /* HCR clears within 10 us (§5.1.1.4) */
+#define OWNERSHIP_TIMEOUT_US   1000000  /* SMM gives the controller up (Linux: 500 ms) */
+#define RESUME_US              20000    /* resume signalling from a BIOS driver's suspend */
+#define BUS_RESET_US           50000    /* UsbReset held: TDRSTR on every port */
+#define HCR_TIMEOUT_US         100000   /* HCR clears within 10 us (§5.1.1.4) */
 #define OPERATIONAL_TIMEOUT_US 100000
-#define PORT_RESET_TIMEOUT_US 500000  /* the root hub times the 10 ms reset itself */
-#define PORT_RECOVERY_US     10000    /* TRSTRCY (USB 2.0 §7.1.7.5) */
-#define POWER_GOOD_MIN_US    20000
+#define PORT_RESET_TIMEOUT_US  500000  /* the root hub times the 10 ms reset itself */
+#define PORT_RECOVERY_US       10000    /* TRSTRCY (USB 2.0 §7.1.7.5) */
+#define POWER_GOOD_MIN_US      20000
 
 static struct ohci ctrl[OHCI_MAX_CTRL];
 static unsigned n_ctrl;
@@ -41,7 +41,8 @@ static void take_ownership(struct ohci *hc)
         ohci_write(hc, HC_COMMAND_STATUS, CMD_OCR);
         if (!wait_mmio32(hc->regs + HC_CONTROL, CONTROL_IR, 0, OWNERSHIP_TIMEOUT_US)) {
             kprintf("usb: %s ohci: SMM did not release the controller in 1 s; "
-                    "taking it anyway\n", hc->base.name);
+                    "taking it anyway\n",
+                    hc->base.name);
             ohci_write(hc, HC_CONTROL, ohci_read(hc, HC_CONTROL) & ~CONTROL_IR);
         }
     } else if ((c & CONTROL_HCFS_MASK) != HCFS_RESET &&
@@ -96,8 +97,7 @@ static bool reset_and_run(struct ohci *hc)
     ohci_write(hc, HC_PERIODIC_START, PERIODIC_START(fi));
     ohci_write(hc, HC_LS_THRESHOLD, LS_THRESHOLD);
     ohci_write(hc, HC_INTERRUPT_STATUS, INT_ALL);
-    ohci_write(hc, HC_CONTROL, rwc | HCFS_OPERATIONAL | CONTROL_PLE | CONTROL_CLE |
-                                   CONTROL_BLE | CONTROL_CBSR_4_1);
+    ohci_write(hc, HC_CONTROL, rwc | HCFS_OPERATIONAL | CONTROL_PLE | CONTROL_CLE | CONTROL_BLE | CONTROL_CBSR_4_1);
     if (!wait_mmio32(hc->regs + HC_CONTROL, CONTROL_HCFS_MASK, HCFS_OPERATIONAL,
                      OPERATIONAL_TIMEOUT_US)) {
         fail(hc, "does not become operational (HCFS)");
@@ -165,7 +165,8 @@ static uint8_t port_reset(struct usb_hc *base, uint32_t port)
         return 0;
     if (!(st & RP_PES)) {
         kprintf("usb: %s ohci: port %u: not enabled after reset (HcRhPortStatus %08x); "
-                "skipped\n", base->name, port, st);
+                "skipped\n",
+                base->name, port, st);
         return 0;
     }
     return st & RP_LSDA ? SPEED_LOW : SPEED_FULL;
@@ -190,6 +191,7 @@ static void poll(struct usb_hc *base)
             base->port_changed |= 1ull << (p - 1);
 }
 
+/* clang-format off */
 static const struct usb_hc_ops ohci_ops = {
     .port_status = port_status, .port_reset = port_reset,
     .address = ohci_address, .set_mps0 = ohci_set_mps0, .configure = ohci_configure,
@@ -197,6 +199,7 @@ static const struct usb_hc_ops ohci_ops = {
     .queue = ohci_queue, .ep_reset = ohci_ep_reset, .ep_cancel = ohci_ep_cancel,
     .poll = poll,
 };
+/* clang-format on */
 
 struct usb_hc *ohci_start_one(const struct pci_func *f)
 {

@@ -15,12 +15,12 @@
  * speed device's EDs have S set, so the controller sends the preamble a
  * full-speed hub needs. Every wait is bounded; a controller that
  * misbehaves is named ("usb: BB:DD.F ohci: ...") and left alone. */
-#ifndef USB_OHCI_H
-#define USB_OHCI_H
+#ifndef USB_HC_OHCI_OHCI_H
+#define USB_HC_OHCI_OHCI_H
 #include "dev/pci.h"
 #include "usb/core/hcd.h"
 
-#define OHCI_MAX_CTRL   8
+#define OHCI_MAX_CTRL 8
 
 /* Take over, reset and start the OHCI at PCI function f (roothub.h
  * enumerates): the controller (dead, and named, when it failed), or NULL

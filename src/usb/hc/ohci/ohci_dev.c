@@ -4,16 +4,16 @@
  * or, for interrupt IN, queued and their completions handed to the
  * device. */
 #include "usb/hc/ohci/ohci_dev.h"
-#include "usb/hc/ohci/ohci_sched.h"
-#include "usb/core/say.h"
 #include "mm/mem.h"
+#include "usb/core/say.h"
+#include "usb/hc/ohci/ohci_sched.h"
 
 /* The ED flags of endpoint dci (EP0: 1, direction from each TD). */
 static uint32_t ed_flags(const struct usb_dev *d, uint8_t dci, uint16_t mps)
 {
-    struct usb_pipe p = { .addr = ohci_dev_of(d)->addr, .endpoint = dci / 2,
-                           .low_speed = d->speed == SPEED_LOW, .mps = mps };
-    return ohci_ed_flags(&p, dci == 1 ? ED_DIR_TD : dci & 1 ? ED_DIR_IN : ED_DIR_OUT);
+    struct usb_pipe p = { .addr = ohci_dev_of(d)->addr, .endpoint = dci / 2, .low_speed = d->speed == SPEED_LOW, .mps = mps };
+    return ohci_ed_flags(&p, dci == 1 ? ED_DIR_TD : dci & 1 ? ED_DIR_IN
+                                                            : ED_DIR_OUT);
 }
 
 bool ohci_address(struct usb_dev *d)
@@ -87,8 +87,7 @@ int ohci_control(struct usb_dev *d, uint64_t setup, void *buf, uint16_t len,
                  uint32_t timeout_us)
 {
     uint32_t actual;
-    return said(d, 1, ohci_run_control(ohci_of(d->hc), ohci_dev_of(d)->ep[1], setup, buf, len,
-                                       timeout_us, &actual));
+    return said(d, 1, ohci_run_control(ohci_of(d->hc), ohci_dev_of(d)->ep[1], setup, buf, len, timeout_us, &actual));
 }
 
 int ohci_transfer(struct usb_dev *d, uint8_t dci, void *buf, uint32_t len,

@@ -2,8 +2,8 @@
  * of a queue (OpenHCI 1.0a §4.2, §4.3, §5.2.8). */
 #include "usb/hc/ohci/ohci_ed.h"
 
-#define SETUP_LEN   8
-#define PAGE        4096u
+#define SETUP_LEN 8
+#define PAGE      4096u
 
 /* The identity map: a TD's physical address is its address. */
 static uint32_t phys(const volatile void *p)
@@ -86,7 +86,8 @@ struct ohci_outcome ohci_tds_outcome(struct ohci_td *const *td, unsigned n, uint
             o.at = i;
             o.cc = cc;
             o.result = cc == OHCI_CC_DATA_UNDERRUN ? OHCI_SHORT
-                     : cc == OHCI_CC_STALL ? OHCI_STALL : OHCI_FAILED;
+                       : cc == OHCI_CC_STALL       ? OHCI_STALL
+                                                   : OHCI_FAILED;
             return o;
         }
     }
@@ -99,11 +100,13 @@ struct ohci_outcome ohci_tds_outcome(struct ohci_td *const *td, unsigned n, uint
 
 const char *ohci_cc_name(uint8_t cc)
 {
+    /* clang-format off */
     static const char *const names[16] = {
         "no error", "CRC error", "bit stuffing error", "data toggle mismatch", "stall",
         "device not responding", "PID check failure", "unexpected PID", "data overrun",
         "data underrun", "reserved code 10", "reserved code 11", "buffer overrun",
         "buffer underrun", "not accessed", "not accessed",
     };
+    /* clang-format on */
     return names[cc & 0xF];
 }

@@ -6,8 +6,8 @@
  * §4.3). Pure: no hardware, no allocation; TDs are identity-mapped (a
  * TD's physical address is its address), so the host unit tests
  * (test_ohci_ed) check the bits against the specification. */
-#ifndef USB_OHCI_ED_H
-#define USB_OHCI_ED_H
+#ifndef USB_HC_OHCI_OHCI_ED_H
+#define USB_HC_OHCI_OHCI_ED_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "usb/hc/ohci/ohci_hw.h"
@@ -51,7 +51,7 @@ enum ohci_result {
 struct ohci_outcome {
     enum ohci_result result;
     unsigned at;
-    uint8_t  cc;
+    uint8_t cc;
     uint32_t actual;
 };
 struct ohci_outcome ohci_tds_outcome(struct ohci_td *const *td, unsigned n, uint32_t ed_head);

@@ -2,8 +2,8 @@
  * layouts (OpenHCI Open Host Controller Interface Specification for USB,
  * release 1.0a, chapters 4 and 7). Hardware constants only: the names
  * follow the specification. */
-#ifndef USB_OHCI_HW_H
-#define USB_OHCI_HW_H
+#ifndef USB_HC_OHCI_OHCI_HW_H
+#define USB_HC_OHCI_OHCI_HW_H
 #include <stdint.h>
 
 #define OHCI_PCI_BAR          0          /* memory space, 4 KiB */
@@ -121,18 +121,18 @@ struct ohci_ed {
 } __attribute__((aligned(16)));
 _Static_assert(sizeof(struct ohci_ed) == 16, "OHCI ED is 16 bytes");
 
-#define ED_FA(a)              ((uint32_t)(a)) /* function address 6:0 */
-#define ED_EN(e)              ((uint32_t)(e) << 7) /* endpoint number 10:7 */
-#define ED_DIR_TD             (0u << 11) /* direction from each TD (control) */
-#define ED_DIR_OUT            (1u << 11)
-#define ED_DIR_IN             (2u << 11)
-#define ED_S                  (1u << 13) /* low speed */
-#define ED_K                  (1u << 14) /* skip */
-#define ED_MPS(m)             ((uint32_t)(m) << 16) /* 26:16 */
-#define ED_MPS_OF(f)          (((f) >> 16) & 0x7FFu)
-#define ED_HEAD_H             (1u << 0)  /* halted */
-#define ED_HEAD_C             (1u << 1)  /* toggle carry */
-#define ED_PTR_MASK           0xFFFFFFF0u
+#define ED_FA(a)     ((uint32_t)(a)) /* function address 6:0 */
+#define ED_EN(e)     ((uint32_t)(e) << 7) /* endpoint number 10:7 */
+#define ED_DIR_TD    (0u << 11) /* direction from each TD (control) */
+#define ED_DIR_OUT   (1u << 11)
+#define ED_DIR_IN    (2u << 11)
+#define ED_S         (1u << 13) /* low speed */
+#define ED_K         (1u << 14) /* skip */
+#define ED_MPS(m)    ((uint32_t)(m) << 16) /* 26:16 */
+#define ED_MPS_OF(f) (((f) >> 16) & 0x7FFu)
+#define ED_HEAD_H    (1u << 0)  /* halted */
+#define ED_HEAD_C    (1u << 1)  /* toggle carry */
+#define ED_PTR_MASK  0xFFFFFFF0u
 
 /* General transfer descriptor (§4.3.1): 16 bytes, 16-byte aligned; the
  * driver keeps its own fields after them (32-byte stride). */
@@ -147,33 +147,33 @@ struct ohci_td {
 } __attribute__((aligned(16)));
 _Static_assert(sizeof(struct ohci_td) == 32, "OHCI TD: 16 hardware bytes + 16 software bytes");
 
-#define GTD_R                 (1u << 18) /* buffer rounding: a short packet is no error */
-#define GTD_DP_SETUP          (0u << 19)
-#define GTD_DP_OUT            (1u << 19)
-#define GTD_DP_IN             (2u << 19)
-#define GTD_DP_OF(f)          (((f) >> 19) & 3u)
-#define GTD_DI_NONE           (7u << 21) /* delay interrupt: no interrupt */
-#define GTD_T_ED              (0u << 24) /* data toggle from the ED's carry */
-#define GTD_T_DATA0           (2u << 24) /* toggle from the TD: DATA0 */
-#define GTD_T_DATA1           (3u << 24) /*                      DATA1 */
-#define GTD_EC_OF(f)          (((f) >> 26) & 3u)
-#define GTD_CC_OF(f)          ((f) >> 28)
-#define GTD_CC(c)             ((uint32_t)(c) << 28)
-#define OHCI_TD_MAX_LEN       8192       /* two 4 KiB pages at most (§4.3.1.3.1) */
+#define GTD_R                   (1u << 18) /* buffer rounding: a short packet is no error */
+#define GTD_DP_SETUP            (0u << 19)
+#define GTD_DP_OUT              (1u << 19)
+#define GTD_DP_IN               (2u << 19)
+#define GTD_DP_OF(f)            (((f) >> 19) & 3u)
+#define GTD_DI_NONE             (7u << 21) /* delay interrupt: no interrupt */
+#define GTD_T_ED                (0u << 24) /* data toggle from the ED's carry */
+#define GTD_T_DATA0             (2u << 24) /* toggle from the TD: DATA0 */
+#define GTD_T_DATA1             (3u << 24) /*                      DATA1 */
+#define GTD_EC_OF(f)            (((f) >> 26) & 3u)
+#define GTD_CC_OF(f)            ((f) >> 28)
+#define GTD_CC(c)               ((uint32_t)(c) << 28)
+#define OHCI_TD_MAX_LEN         8192       /* two 4 KiB pages at most (§4.3.1.3.1) */
 
 /* Condition codes (§4.3.3). */
-#define OHCI_CC_NOERROR       0x0
-#define OHCI_CC_CRC           0x1
-#define OHCI_CC_BITSTUFFING   0x2
+#define OHCI_CC_NOERROR         0x0
+#define OHCI_CC_CRC             0x1
+#define OHCI_CC_BITSTUFFING     0x2
 #define OHCI_CC_TOGGLE_MISMATCH 0x3
-#define OHCI_CC_STALL         0x4
-#define OHCI_CC_NOT_RESPONDING 0x5
-#define OHCI_CC_PID_CHECK     0x6
-#define OHCI_CC_UNEXPECTED_PID 0x7
-#define OHCI_CC_DATA_OVERRUN  0x8
-#define OHCI_CC_DATA_UNDERRUN 0x9
-#define OHCI_CC_BUFFER_OVERRUN 0xC
+#define OHCI_CC_STALL           0x4
+#define OHCI_CC_NOT_RESPONDING  0x5
+#define OHCI_CC_PID_CHECK       0x6
+#define OHCI_CC_UNEXPECTED_PID  0x7
+#define OHCI_CC_DATA_OVERRUN    0x8
+#define OHCI_CC_DATA_UNDERRUN   0x9
+#define OHCI_CC_BUFFER_OVERRUN  0xC
 #define OHCI_CC_BUFFER_UNDERRUN 0xD
-#define OHCI_CC_NOT_ACCESSED  0xF        /* set by software before queueing */
+#define OHCI_CC_NOT_ACCESSED    0xF        /* set by software before queueing */
 
 #endif

@@ -8,8 +8,8 @@
 #include "mm/mem.h"
 #include "time/deadline.h"
 
-#define FRAME_WAIT_US     10000      /* a frame is 1 ms; a stopped clock is named below */
-#define SETUP_LEN         8
+#define FRAME_WAIT_US 10000      /* a frame is 1 ms; a stopped clock is named below */
+#define SETUP_LEN     8
 
 static uint32_t phys(const volatile void *p) { return (uint32_t)(uintptr_t)p; }
 
@@ -113,8 +113,9 @@ static int cc_of(struct ohci *hc, const struct ohci_outcome *o, uint32_t len)
     case OHCI_DONE:   return o->actual < len ? CC_SHORT_PACKET : CC_SUCCESS;
     case OHCI_SHORT:  return CC_SHORT_PACKET;
     case OHCI_ACTIVE: hc->why = "no answer in time"; return -1;
-    default:          hc->why = ohci_cc_name(o->cc);
-                      return o->result == OHCI_STALL ? CC_STALL : CC_TRANSACTION;
+    default:
+        hc->why = ohci_cc_name(o->cc);
+        return o->result == OHCI_STALL ? CC_STALL : CC_TRANSACTION;
     }
 }
 

@@ -4,19 +4,21 @@
  * ED and TDs); and the operational registers' accessors. Shared by
  * ohci.c (start, root ports), ohci_dev.c (the device operations) and
  * ohci_sched.c (the ED lists); no code of its own. */
-#ifndef USB_OHCI_STATE_H
-#define USB_OHCI_STATE_H
+#ifndef USB_HC_OHCI_OHCI_STATE_H
+#define USB_HC_OHCI_OHCI_STATE_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "dev/pci.h"
+#include "usb/core/hcd.h"
 #include "usb/hc/asynclist.h"
 #include "usb/hc/devaddr.h"
-#include "usb/core/hcd.h"
 #include "usb/hc/ohci/ohci_ed.h"
 
-#define OHCI_EP_TDS     12            /* per endpoint: 64 KiB of bulk in 8 KiB TDs + tail */
+#define OHCI_EP_TDS 12            /* per endpoint: 64 KiB of bulk in 8 KiB TDs + tail */
 
-enum ohci_list { OHCI_CONTROL, OHCI_BULK, OHCI_PERIODIC };
+enum ohci_list { OHCI_CONTROL,
+                 OHCI_BULK,
+                 OHCI_PERIODIC };
 
 /* One endpoint: its ED (on one of the lists), the TDs it queues from (a
  * ring: `tail` is the ED's empty tail TD) and the transfer in flight. */
@@ -27,13 +29,13 @@ struct ohci_ep {
     unsigned tail;
     struct ohci_td *q[OHCI_EP_TDS];   /* the transfer in flight, in order, then its tail */
     unsigned n;
-    bool     queued;                  /* an interrupt transfer not yet reported */
+    bool queued;                  /* an interrupt transfer not yet reported */
     uint32_t len;                     /* its length */
 };
 
 /* What the controller driver holds of one device (usb_dev.hcd). */
 struct ohci_dev {
-    uint8_t  addr;                    /* 0 until SET_ADDRESS */
+    uint8_t addr;                    /* 0 until SET_ADDRESS */
     struct ohci_ep *ep[USB_MAX_DCI + 1];   /* EP0 at DCI 1 */
 };
 

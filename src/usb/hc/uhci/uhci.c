@@ -1,23 +1,23 @@
 /* uhci.c — find each UHCI, take it from the BIOS, reset it, start its
  * schedule; its root ports (Intel UHCI Design Guide rev 1.1 §2). */
 #include "usb/hc/uhci/uhci.h"
-#include "usb/hc/uhci/uhci_dev.h"
-#include "usb/hc/uhci/uhci_state.h"
-#include "usb/core/hcsetup.h"
 #include "arch/cpu.h"
 #include "lib/format.h"
 #include "lib/kprintf.h"
 #include "mm/mem.h"
 #include "time/deadline.h"
 #include "time/tsc.h"
+#include "usb/core/hcsetup.h"
+#include "usb/hc/uhci/uhci_dev.h"
+#include "usb/hc/uhci/uhci_state.h"
 
-#define LEGSUP_TIMEOUT_US   100000   /* SMI and trap enables read back off */
-#define HALT_TIMEOUT_US     100000   /* HCHalted within a frame or two */
-#define HCRESET_TIMEOUT_US  100000   /* HCRESET clears itself (Linux waits 5 us) */
+#define LEGSUP_TIMEOUT_US      100000   /* SMI and trap enables read back off */
+#define HALT_TIMEOUT_US        100000   /* HCHalted within a frame or two */
+#define HCRESET_TIMEOUT_US     100000   /* HCRESET clears itself (Linux waits 5 us) */
 #define PORT_ENABLE_TIMEOUT_US 100000
-#define PORT_RECOVERY_US    10000    /* TRSTRCY (USB 2.0 §7.1.7.5) */
-#define PORT_ENABLE_DELAY_US 10      /* after PR clears, before PED is set */
-#define SOFMOD_DEFAULT      64       /* 1 ms frames: SOF timing as after reset */
+#define PORT_RECOVERY_US       10000    /* TRSTRCY (USB 2.0 §7.1.7.5) */
+#define PORT_ENABLE_DELAY_US   10      /* after PR clears, before PED is set */
+#define SOFMOD_DEFAULT         64       /* 1 ms frames: SOF timing as after reset */
 
 static struct uhci ctrl[UHCI_MAX_CTRL];
 static unsigned n_ctrl;
@@ -187,7 +187,8 @@ static void poll(struct usb_hc *base)
     if (sts & (UHCI_STS_HSE | UHCI_STS_HCPE | UHCI_STS_HCH)) {
         char why[80];
         ksnprintf(why, sizeof why, "stopped (USBSTS %04x: host system error, process error "
-                  "or halted)", sts);
+                                   "or halted)",
+                  sts);
         fail(hc, why);
         return;
     }
@@ -197,6 +198,7 @@ static void poll(struct usb_hc *base)
             base->port_changed |= 1ull << (p - 1);
 }
 
+/* clang-format off */
 static const struct usb_hc_ops uhci_ops = {
     .port_status = port_status, .port_reset = port_reset,
     .address = uhci_address, .set_mps0 = uhci_set_mps0, .configure = uhci_configure,
@@ -204,6 +206,7 @@ static const struct usb_hc_ops uhci_ops = {
     .queue = uhci_queue, .ep_reset = uhci_ep_reset, .ep_cancel = uhci_ep_cancel,
     .poll = poll,
 };
+/* clang-format on */
 
 struct usb_hc *uhci_start_one(const struct pci_func *f)
 {

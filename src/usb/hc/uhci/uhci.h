@@ -14,12 +14,12 @@
  * controller sends the preamble a full-speed hub needs. Every wait is
  * bounded; a controller that misbehaves is named on the console
  * ("usb: BB:DD.F uhci: ...") and left alone. */
-#ifndef USB_UHCI_H
-#define USB_UHCI_H
+#ifndef USB_HC_UHCI_UHCI_H
+#define USB_HC_UHCI_UHCI_H
 #include "dev/pci.h"
 #include "usb/core/hcd.h"
 
-#define UHCI_MAX_CTRL   8             /* an ICH has up to 6 */
+#define UHCI_MAX_CTRL 8             /* an ICH has up to 6 */
 
 /* Take over, reset and start the UHCI at PCI function f (roothub.h
  * enumerates): the controller (dead, and named, when it failed), or NULL

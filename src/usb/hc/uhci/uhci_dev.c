@@ -3,16 +3,18 @@
  * toggles, control and bulk transfers on the schedule, interrupt IN
  * transfers queued and their completions handed to the device. */
 #include "usb/hc/uhci/uhci_dev.h"
-#include "usb/hc/uhci/uhci_sched.h"
-#include "usb/core/say.h"
 #include "mm/mem.h"
+#include "usb/core/say.h"
+#include "usb/hc/uhci/uhci_sched.h"
 
 /* The pipe of endpoint dci (EP0: 1) as the TDs name it. */
 static struct usb_pipe pipe_of(const struct usb_dev *d, uint8_t dci)
 {
     const struct uhci_dev *ud = uhci_dev_of(d);
     return (struct usb_pipe){
-        .addr = ud->addr, .endpoint = dci / 2, .low_speed = d->speed == SPEED_LOW,
+        .addr = ud->addr,
+        .endpoint = dci / 2,
+        .low_speed = d->speed == SPEED_LOW,
         .mps = dci == 1 ? d->mps0 : ud->mps[dci],
     };
 }
@@ -83,8 +85,7 @@ int uhci_control(struct usb_dev *d, uint64_t setup, void *buf, uint16_t len,
 {
     uint32_t actual;
     struct usb_pipe p = pipe_of(d, 1);
-    return said(d, 1, uhci_run_control(uhci_of(d->hc), &p, setup, buf, len, timeout_us,
-                                       &actual));
+    return said(d, 1, uhci_run_control(uhci_of(d->hc), &p, setup, buf, len, timeout_us, &actual));
 }
 
 int uhci_transfer(struct usb_dev *d, uint8_t dci, void *buf, uint32_t len,

@@ -9,8 +9,8 @@
 #include "time/deadline.h"
 #include "time/tsc.h"
 
-#define FRAME_US            1000
-#define SETUP_LEN           8
+#define FRAME_US  1000
+#define SETUP_LEN 8
 
 static uint32_t phys(const volatile void *p) { return (uint32_t)(uintptr_t)p; }
 
@@ -35,8 +35,9 @@ static int cc_of(struct uhci *hc, const struct uhci_outcome *o)
     case UHCI_DONE:   return CC_SUCCESS;
     case UHCI_SHORT:  return CC_SHORT_PACKET;
     case UHCI_ACTIVE: hc->why = "no answer in time"; return -1;
-    default:          hc->why = uhci_td_error(o->status);
-                      return o->result == UHCI_STALL ? CC_STALL : CC_TRANSACTION;
+    default:
+        hc->why = uhci_td_error(o->status);
+        return o->result == UHCI_STALL ? CC_STALL : CC_TRANSACTION;
     }
 }
 
@@ -147,7 +148,7 @@ int uhci_intr_poll(struct uhci_intr *it, uint32_t *actual)
     if (o.packets)
         it->toggle = !it->toggle;
     return o.result == UHCI_DONE ? CC_SUCCESS : o.result == UHCI_STALL ? CC_STALL
-                                                                      : CC_TRANSACTION;
+                                                                       : CC_TRANSACTION;
 }
 
 void uhci_intr_stop(struct uhci_intr *it)

@@ -4,17 +4,17 @@
  * schedule (struct uhci_intr). Shared by uhci.c (start, root ports),
  * uhci_dev.c (the device operations) and uhci_sched.c (the schedule);
  * no code of its own. */
-#ifndef USB_UHCI_STATE_H
-#define USB_UHCI_STATE_H
+#ifndef USB_HC_UHCI_UHCI_STATE_H
+#define USB_HC_UHCI_UHCI_STATE_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "dev/pci.h"
+#include "usb/core/hcd.h"
 #include "usb/hc/asynclist.h"
 #include "usb/hc/devaddr.h"
-#include "usb/core/hcd.h"
 #include "usb/hc/uhci/uhci_td.h"
 
-#define UHCI_POOL_TDS   128           /* one synchronous transfer's TDs */
+#define UHCI_POOL_TDS 128           /* one synchronous transfer's TDs */
 
 /* One interrupt IN endpoint in the schedule, its transfer queued and
  * polled (a keyboard's reports). */
@@ -22,16 +22,16 @@ struct uhci_intr {
     struct uhci_qh *qh;
     struct uhci_td *td;
     struct usb_pipe pipe;
-    bool     toggle;
-    bool     queued;                  /* a transfer is queued, not yet reported */
+    bool toggle;
+    bool queued;                  /* a transfer is queued, not yet reported */
     uint16_t len;                     /* its length */
 };
 
 /* What the controller driver holds of one device (usb_dev.hcd). */
 struct uhci_dev {
-    uint8_t  addr;                    /* 0 until SET_ADDRESS */
+    uint8_t addr;                    /* 0 until SET_ADDRESS */
     uint16_t mps[USB_MAX_DCI + 1];    /* opened endpoints (EP0: d->mps0) */
-    bool     toggle[USB_MAX_DCI + 1]; /* bulk: the next DATA0/1 */
+    bool toggle[USB_MAX_DCI + 1]; /* bulk: the next DATA0/1 */
     struct uhci_intr *intr[USB_MAX_DCI + 1];
 };
 

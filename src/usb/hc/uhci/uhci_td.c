@@ -2,8 +2,8 @@
  * (Intel UHCI Design Guide rev 1.1, §3.2). */
 #include "usb/hc/uhci/uhci_td.h"
 
-#define TD_RETRIES   3               /* C_ERR: errors before the TD is retired */
-#define SETUP_LEN    8
+#define TD_RETRIES 3               /* C_ERR: errors before the TD is retired */
+#define SETUP_LEN  8
 
 void uhci_td_fill(struct uhci_td *td, const struct usb_pipe *p, uint8_t pid, bool toggle,
                   uint32_t buf, uint16_t len, uint32_t flags)

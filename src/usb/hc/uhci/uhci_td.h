@@ -4,8 +4,8 @@
  * (Intel UHCI Design Guide rev 1.1, §3.2). Pure: no hardware, no
  * allocation; the caller says where the TDs and buffers lie physically,
  * so the host unit tests (test_uhci_td) check the bits against the guide. */
-#ifndef USB_UHCI_TD_H
-#define USB_UHCI_TD_H
+#ifndef USB_HC_UHCI_UHCI_TD_H
+#define USB_HC_UHCI_UHCI_TD_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "usb/hc/pipe.h"

@@ -1,30 +1,30 @@
 /* xhci.c — find each xHCI, take it from the BIOS, reset and start it
  * (xHCI §4.2 initialisation); its root ports are roothub.c's. */
 #include "usb/hc/xhci/xhci.h"
-#include "usb/hc/xhci/xhci_dev.h"
-#include "usb/hc/xhci/xhci_event.h"
-#include "usb/hc/xhci/xhci_port.h"
-#include "usb/hc/xhci/xhci_state.h"
-#include "usb/hc/xhci/xhci_xfer.h"
-#include "usb/hc/xhci/xhci_hw.h"
 #include "lib/kprintf.h"
-#include "usb/core/hcsetup.h"
 #include "mm/mem.h"
 #include "time/deadline.h"
 #include "time/tsc.h"
+#include "usb/core/hcsetup.h"
+#include "usb/hc/xhci/xhci_dev.h"
+#include "usb/hc/xhci/xhci_event.h"
+#include "usb/hc/xhci/xhci_hw.h"
+#include "usb/hc/xhci/xhci_port.h"
+#include "usb/hc/xhci/xhci_state.h"
+#include "usb/hc/xhci/xhci_xfer.h"
 
-#define HANDOFF_TIMEOUT_US   1000000  /* BIOS gives up ownership (Linux: 1 s) */
-#define HALT_TIMEOUT_US      100000   /* HCHalted within 16 ms (§5.4.1) */
-#define RESET_TIMEOUT_US     1000000
-#define XECP_MAX             64       /* capabilities walked, at most */
-#define HCRST_SETTLE_US      1000     /* some Intel hosts hang if read sooner */
+#define HANDOFF_TIMEOUT_US 1000000  /* BIOS gives up ownership (Linux: 1 s) */
+#define HALT_TIMEOUT_US    100000   /* HCHalted within 16 ms (§5.4.1) */
+#define RESET_TIMEOUT_US   1000000
+#define XECP_MAX           64       /* capabilities walked, at most */
+#define HCRST_SETTLE_US    1000     /* some Intel hosts hang if read sooner */
 /* Intel 7/8/9-series PCHs route ports to EHCI until the OS switches them
  * (PCH datasheets: XUSB2PR, USB3_PSSEN and their BIOS-set masks). */
-#define PCI_VENDOR_INTEL     0x8086
-#define INTEL_XUSB2PR        0xD0
-#define INTEL_XUSB2PRM       0xD4
-#define INTEL_USB3_PSSEN     0xD8
-#define INTEL_USB3PRM        0xDC
+#define PCI_VENDOR_INTEL   0x8086
+#define INTEL_XUSB2PR      0xD0
+#define INTEL_XUSB2PRM     0xD4
+#define INTEL_USB3_PSSEN   0xD8
+#define INTEL_USB3PRM      0xDC
 static const uint16_t intel_switchable[] = { 0x1E31, 0x8C31, 0x9C31, 0x8CB1, 0x9CB1 };
 
 static struct xhci ctrl[XHCI_MAX_CTRL];
@@ -58,7 +58,8 @@ static void legacy_handoff(struct xhci *hc, volatile uint32_t *cap)
         *cap |= USBLEGSUP_OS;
         if (!wait_mmio32(cap, USBLEGSUP_BIOS, 0, HANDOFF_TIMEOUT_US)) {
             kprintf("usb: %s xhci: BIOS did not release the controller in 1 s; "
-                    "taking it anyway\n", hc->base.name);
+                    "taking it anyway\n",
+                    hc->base.name);
             *cap &= ~USBLEGSUP_BIOS;
         }
     }
@@ -206,6 +207,7 @@ struct usb_hc *xhci_start_one(const struct pci_func *f)
     return &hc->base;
 }
 
+/* clang-format off */
 const struct usb_hc_ops xhci_ops = {
     .port_status = xhci_port_status, .port_reset = xhci_port_reset,
     .address = xhci_address, .set_mps0 = xhci_set_mps0, .configure = xhci_configure,
@@ -213,3 +215,4 @@ const struct usb_hc_ops xhci_ops = {
     .queue = xhci_queue, .ep_reset = xhci_ep_reset, .ep_cancel = xhci_ep_cancel,
     .poll = xhci_poll,
 };
+/* clang-format on */

@@ -20,12 +20,12 @@
  * a BAR changes the machine's memory map, and QEMU 7.2 under multi-
  * threaded TCG can crash (SIGSEGV in memory_region_dispatch_write) when
  * that happens while another vCPU writes MMIO (its LAPIC EOI). */
-#ifndef USB_XHCI_H
-#define USB_XHCI_H
+#ifndef USB_HC_XHCI_XHCI_H
+#define USB_HC_XHCI_XHCI_H
 #include "dev/pci.h"
 #include "usb/core/hcd.h"
 
-#define XHCI_MAX_CTRL   4
+#define XHCI_MAX_CTRL 4
 
 /* The operations the shared code runs an xHCI with (hcd.h). */
 extern const struct usb_hc_ops xhci_ops;

@@ -1,16 +1,16 @@
 /* xhci_ctx.c — filling xHCI input contexts and reading device contexts. */
 #include "usb/hc/xhci/xhci_ctx.h"
-#include "usb/hc/xhci/xhci_state.h"
-#include "usb/hc/xhci/xhci_hw.h"
 #include "lib/kstring.h"
 #include "mm/mem.h"
+#include "usb/hc/xhci/xhci_hw.h"
+#include "usb/hc/xhci/xhci_state.h"
 
-#define CTX_ENTRIES   32              /* slot + 31 endpoints */
-#define CTX_ALIGN     64
-#define EP_CERR_MAX   3               /* retries on transaction errors */
-#define CTRL_AVG_LEN  8
-#define MIN_INTERVAL  3               /* 1 ms for LS/FS (§6.2.3.6) */
-#define MAX_INTERVAL  10
+#define CTX_ENTRIES  32              /* slot + 31 endpoints */
+#define CTX_ALIGN    64
+#define EP_CERR_MAX  3               /* retries on transaction errors */
+#define CTRL_AVG_LEN 8
+#define MIN_INTERVAL 3               /* 1 ms for LS/FS (§6.2.3.6) */
+#define MAX_INTERVAL 10
 
 bool ctx_alloc(struct usb_dev *d)
 {

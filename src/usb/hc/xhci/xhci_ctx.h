@@ -4,8 +4,8 @@
  * A device context is the slot context then endpoint contexts 1..31 (by
  * DCI); an input context puts the Input Control Context (drop and add
  * flags) before them. */
-#ifndef USB_XHCI_CTX_H
-#define USB_XHCI_CTX_H
+#ifndef USB_HC_XHCI_XHCI_CTX_H
+#define USB_HC_XHCI_XHCI_CTX_H
 #include <stdint.h>
 #include "usb/core/usb.h"
 #include "usb/hc/xhci/xhci_trb.h"

@@ -2,11 +2,11 @@
  * Enable Slot + Address Device, Evaluate Context for EP0's max packet,
  * Configure Endpoint, Disable Slot (xHCI §4.3.2-4.3.5, §4.6). */
 #include "usb/hc/xhci/xhci_dev.h"
-#include "usb/hc/xhci/xhci_event.h"
-#include "usb/hc/xhci/xhci_ctx.h"
-#include "usb/core/say.h"
-#include "usb/hc/xhci/xhci_hw.h"
 #include "mm/mem.h"
+#include "usb/core/say.h"
+#include "usb/hc/xhci/xhci_ctx.h"
+#include "usb/hc/xhci/xhci_event.h"
+#include "usb/hc/xhci/xhci_hw.h"
 
 /* Enable Slot, then Address Device with the default control pipe. */
 bool xhci_address(struct usb_dev *d)

@@ -1,8 +1,8 @@
 /* xhci_dev.h — devices on an xHCI as hcd.h's device operations
  * (xhci_dev.c: slots, contexts, endpoints), for xhci.c's operations
  * table. */
-#ifndef USB_XHCI_DEV_H
-#define USB_XHCI_DEV_H
+#ifndef USB_HC_XHCI_XHCI_DEV_H
+#define USB_HC_XHCI_XHCI_DEV_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "usb/core/hcd.h"

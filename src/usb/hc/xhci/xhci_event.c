@@ -1,16 +1,16 @@
 /* xhci_event.c — the event ring consumer, commands, synchronous waits and
  * doorbells of one controller (xHCI §4.9.4, §4.6). */
 #include "usb/hc/xhci/xhci_event.h"
-#include "usb/core/usb.h"
-#include "usb/hc/xhci/xhci_hw.h"
-#include "lib/kprintf.h"
 #include "arch/cpu.h"
 #include "lib/kassert.h"
+#include "lib/kprintf.h"
 #include "mm/mem.h"
 #include "time/deadline.h"
+#include "usb/core/usb.h"
+#include "usb/hc/xhci/xhci_hw.h"
 
-#define EVENT_RING_SIZE   256
-#define EVENTS_PER_POLL   64         /* bound one drain; the rest waits a tick */
+#define EVENT_RING_SIZE    256
+#define EVENTS_PER_POLL    64         /* bound one drain; the rest waits a tick */
 #define COMMAND_TIMEOUT_US 500000
 
 static uint32_t rd32(volatile uint8_t *base, uint32_t off)
@@ -89,13 +89,13 @@ void xhci_poll(struct usb_hc *base)
         switch (TRB_GET_TYPE(ev->control)) {
         case TRB_EV_TRANSFER: transfer_event(hc, ev); break;
         case TRB_EV_COMMAND:  command_event(hc, ev); break;
-        case TRB_EV_PORT: {
+        case TRB_EV_PORT:     {
             uint32_t port = (uint32_t)(ev->param >> 24) & 0xFF;
             if (port >= 1 && port <= hc->base.ports)
                 hc->base.port_changed |= 1ull << (port - 1);
             break;
         }
-        default:              break;
+        default: break;
         }
         consumed = true;
         if (++hc->ev_deq == EVENT_RING_SIZE) {
@@ -144,7 +144,8 @@ int xhci_command(struct xhci *hc, uint64_t param, uint32_t control, uint8_t *slo
     int cc = wait_done(hc, COMMAND_TIMEOUT_US);
     if (cc < 0) {
         kprintf("usb: %s xhci: command %u got no completion (USBSTS 0x%x); "
-                "controller left alone\n", hc->base.name, TRB_GET_TYPE(control),
+                "controller left alone\n",
+                hc->base.name, TRB_GET_TYPE(control),
                 rd32(hc->op, XHCI_USBSTS));
         hc->base.dead = true;
     }

@@ -1,7 +1,7 @@
 /* xhci_hw.h — xHCI register, TRB and context layouts (xHCI spec 1.2,
  * chapters 5 and 6). Hardware constants only: the names follow the spec. */
-#ifndef USB_XHCI_HW_H
-#define USB_XHCI_HW_H
+#ifndef USB_HC_XHCI_XHCI_HW_H
+#define USB_HC_XHCI_XHCI_HW_H
 
 /* Capability registers (§5.3), offsets from BAR0. */
 #define XHCI_CAPLENGTH      0x00
@@ -72,33 +72,44 @@
 #define TRT_IN              (3u << 16)
 
 enum trb_type {
-    TRB_NORMAL = 1, TRB_SETUP = 2, TRB_DATA = 3, TRB_STATUS = 4, TRB_LINK = 6,
-    TRB_ENABLE_SLOT = 9, TRB_DISABLE_SLOT = 10, TRB_ADDRESS_DEVICE = 11,
-    TRB_CONFIGURE_EP = 12, TRB_EVALUATE_CTX = 13, TRB_RESET_EP = 14,
-    TRB_STOP_EP = 15, TRB_SET_TR_DEQ = 16,
-    TRB_EV_TRANSFER = 32, TRB_EV_COMMAND = 33, TRB_EV_PORT = 34,
+    TRB_NORMAL = 1,
+    TRB_SETUP = 2,
+    TRB_DATA = 3,
+    TRB_STATUS = 4,
+    TRB_LINK = 6,
+    TRB_ENABLE_SLOT = 9,
+    TRB_DISABLE_SLOT = 10,
+    TRB_ADDRESS_DEVICE = 11,
+    TRB_CONFIGURE_EP = 12,
+    TRB_EVALUATE_CTX = 13,
+    TRB_RESET_EP = 14,
+    TRB_STOP_EP = 15,
+    TRB_SET_TR_DEQ = 16,
+    TRB_EV_TRANSFER = 32,
+    TRB_EV_COMMAND = 33,
+    TRB_EV_PORT = 34,
 };
 
 /* Completion codes (§6.4.5) are usb.h's CC_*. */
 
 /* Contexts (§6.2): 32 or 64 bytes each (CSZ). Dword indices. */
-#define SLOT_ROUTE_MASK     0xFFFFFu
-#define SLOT_SPEED(s)       ((uint32_t)(s) << 20)
-#define SLOT_HUB            (1u << 26)
-#define SLOT_ENTRIES(n)     ((uint32_t)(n) << 27)
-#define SLOT_ROOT_PORT(p)   ((uint32_t)(p) << 16)
-#define SLOT_NPORTS(n)      ((uint32_t)(n) << 24)
-#define SLOT_TT_SLOT(s)     ((uint32_t)(s))
-#define SLOT_TT_PORT(p)     ((uint32_t)(p) << 8)
-#define EP_INTERVAL(i)      ((uint32_t)(i) << 16)
-#define EP_CERR(n)          ((uint32_t)(n) << 1)
-#define EP_TYPE(t)          ((uint32_t)(t) << 3)
-#define EP_MPS(m)           ((uint32_t)(m) << 16)
-#define EP_STATE(dw0)       ((dw0) & 7)
-#define EPT_BULK_OUT        2
-#define EPT_INT_OUT         3
-#define EPT_CONTROL         4
-#define EPT_BULK_IN         6
-#define EPT_INT_IN          7
+#define SLOT_ROUTE_MASK   0xFFFFFu
+#define SLOT_SPEED(s)     ((uint32_t)(s) << 20)
+#define SLOT_HUB          (1u << 26)
+#define SLOT_ENTRIES(n)   ((uint32_t)(n) << 27)
+#define SLOT_ROOT_PORT(p) ((uint32_t)(p) << 16)
+#define SLOT_NPORTS(n)    ((uint32_t)(n) << 24)
+#define SLOT_TT_SLOT(s)   ((uint32_t)(s))
+#define SLOT_TT_PORT(p)   ((uint32_t)(p) << 8)
+#define EP_INTERVAL(i)    ((uint32_t)(i) << 16)
+#define EP_CERR(n)        ((uint32_t)(n) << 1)
+#define EP_TYPE(t)        ((uint32_t)(t) << 3)
+#define EP_MPS(m)         ((uint32_t)(m) << 16)
+#define EP_STATE(dw0)     ((dw0) & 7)
+#define EPT_BULK_OUT      2
+#define EPT_INT_OUT       3
+#define EPT_CONTROL       4
+#define EPT_BULK_IN       6
+#define EPT_INT_IN        7
 
 #endif

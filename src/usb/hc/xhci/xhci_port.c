@@ -2,14 +2,14 @@
  * status and its change, and the port reset that enables a device (xHCI
  * §4.3, §4.19; USB 2.0 §7.1.7.5 for the reset timing). */
 #include "usb/hc/xhci/xhci_port.h"
-#include "usb/hc/xhci/xhci_event.h"
-#include "usb/hc/xhci/xhci_hw.h"
 #include "lib/kprintf.h"
 #include "time/deadline.h"
 #include "time/tsc.h"
+#include "usb/hc/xhci/xhci_event.h"
+#include "usb/hc/xhci/xhci_hw.h"
 
 #define PORT_RESET_TIMEOUT_US 500000
-#define PORT_SETTLE_US       10000    /* TRSTRCY after reset (USB 2.0 §7.1.7.5) */
+#define PORT_SETTLE_US        10000    /* TRSTRCY after reset (USB 2.0 §7.1.7.5) */
 
 uint32_t xhci_port_status(struct usb_hc *base, uint32_t port)
 {

@@ -1,9 +1,9 @@
 /* xhci_trb.c — TRB producer rings with a cycle-toggling Link TRB. */
 #include "usb/hc/xhci/xhci_trb.h"
-#include "usb/hc/xhci/xhci_hw.h"
 #include "arch/cpu.h"
 #include "lib/kassert.h"
 #include "mm/mem.h"
+#include "usb/hc/xhci/xhci_hw.h"
 
 #define RING_ALIGN 4096
 

@@ -5,8 +5,8 @@
  * toggles the cycle bit (xHCI §4.9.2). Every TD pushed here is a single
  * TRB, so the Link TRB never sits inside a chained TD. The memory comes
  * from the boot allocator: identity-mapped, physical = virtual. */
-#ifndef USB_XHCI_TRB_H
-#define USB_XHCI_TRB_H
+#ifndef USB_HC_XHCI_XHCI_TRB_H
+#define USB_HC_XHCI_XHCI_TRB_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -32,7 +32,7 @@ struct trb_ring {
 };
 
 /* Allocate and link the ring; false when memory ran out. */
-bool     trb_ring_init(struct trb_ring *r);
+bool trb_ring_init(struct trb_ring *r);
 /* Write one TRB (the cycle bit is added here, last) and return its
  * physical address, the one completion events point at. */
 uint64_t trb_push(struct trb_ring *r, uint64_t param, uint32_t status, uint32_t control);
@@ -41,9 +41,9 @@ uint64_t trb_ring_deq(const struct trb_ring *r);
 /* An event says the controller is past the TRB at trb_addr (a completion
  * of it or of a later TRB): it may be reused. Addresses outside the ring
  * are ignored. */
-void     trb_ring_consumed(struct trb_ring *r, uint64_t trb_addr);
+void trb_ring_consumed(struct trb_ring *r, uint64_t trb_addr);
 /* The controller's dequeue pointer was set to trb_ring_deq() (Set TR
  * Dequeue Pointer): nothing is pending. */
-void     trb_ring_drained(struct trb_ring *r);
+void trb_ring_drained(struct trb_ring *r);
 
 #endif

@@ -2,13 +2,13 @@
  * rings (xHCI §4.11.2), and endpoint recovery (§4.6.8), as hcd.h's
  * transfer operations. */
 #include "usb/hc/xhci/xhci_xfer.h"
-#include "usb/hc/xhci/xhci_event.h"
 #include "usb/hc/xhci/xhci_ctx.h"
+#include "usb/hc/xhci/xhci_event.h"
 #include "usb/hc/xhci/xhci_hw.h"
 
-#define SETUP_LEN        8
-#define EP_STATE_HALTED  2
-#define EP_STATE_ERROR   4
+#define SETUP_LEN       8
+#define EP_STATE_HALTED 2
+#define EP_STATE_ERROR  4
 
 bool xhci_ep_reset(struct usb_dev *d, uint8_t dci)
 {
@@ -45,13 +45,13 @@ int xhci_control(struct usb_dev *d, uint64_t setup, void *buf, uint16_t len, uin
     struct xhci_dev *xd = xhci_dev_of(d);
     struct trb_ring *r = xd->ring[1];
     bool in = setup & 0x80;                          /* bmRequestType bit 7 */
-    uint32_t trt = !len ? TRT_NONE : in ? TRT_IN : TRT_OUT;
+    uint32_t trt = !len ? TRT_NONE : in ? TRT_IN
+                                        : TRT_OUT;
     trb_push(r, setup, SETUP_LEN, TRB_TYPE(TRB_SETUP) | TRB_IDT | trt);
     if (len)
         trb_push(r, (uint64_t)(uintptr_t)buf, len, TRB_TYPE(TRB_DATA) | (in ? TRB_DIR_IN : 0));
     /* Status stage: the opposite direction of the data (IN when none). */
-    uint64_t st = trb_push(r, 0, 0, TRB_TYPE(TRB_STATUS) | TRB_IOC |
-                                    (in && len ? 0 : TRB_DIR_IN));
+    uint64_t st = trb_push(r, 0, 0, TRB_TYPE(TRB_STATUS) | TRB_IOC | (in && len ? 0 : TRB_DIR_IN));
     xhci_doorbell(hc, xd->slot, 1);
     return xhci_wait_transfer(hc, xd->slot, 1, st, timeout_us, NULL);
 }
