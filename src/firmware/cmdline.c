@@ -1,19 +1,66 @@
-/* cmdline.c — parse key[=value] words from the multiboot2 command line. */
+/* cmdline.c — parse key[=value] words from the multiboot2 command line:
+ * each word's key picks a row of cmdline.def, whose kind reads the value
+ * and whose facts (range, names, default) make the `cmdline:` message. */
 #include "firmware/cmdline.h"
 #include "lib/format.h"
 #include "lib/kstring.h"
 
 #define WORD_MAX 128
+#define FIELD(f) (((struct boot_config *)0)->f)
+
+#define CMDLINE_OPT(name, KIND, field, lo, hi, init, values, dflt, arg, help)                 \
+    { name, CMDLINE_##KIND, offsetof(struct boot_config, field), sizeof FIELD(field), lo, hi, \
+      init, values, dflt },
+const struct cmdline_option cmdline_options[] = {
+#include "firmware/cmdline.def"
+};
+#undef CMDLINE_OPT
+const unsigned cmdline_option_count = sizeof cmdline_options / sizeof cmdline_options[0];
+
+/* ENUM rows store the index of the name, BITS rows bit i for the i-th:
+ * the names in cmdline.def are in the order of these constants. */
+_Static_assert(CMDLINE_ON_FAULT_DUMP == 0 && CMDLINE_ON_FAULT_FREEZE == 1 &&
+                   CMDLINE_ON_FAULT_OFF == 2,
+               "trace.on_fault=dump,freeze,off");
+_Static_assert(CMDLINE_KEYBOARD_BOTH == 0 && CMDLINE_KEYBOARD_LEGACY == 1 &&
+                   CMDLINE_KEYBOARD_USB == 2,
+               "keyboard=both,legacy,usb");
+_Static_assert(DUMP_TO_SERIAL == 1 && DUMP_TO_STICK == 2 && DUMP_TO_NET == 4,
+               "trace.dump_to=serial,stick,net");
+_Static_assert(CMDLINE_USB_UHCI == 1 && CMDLINE_USB_OHCI == 2 && CMDLINE_USB_EHCI == 4 &&
+                   CMDLINE_USB_XHCI == 8,
+               "usb.skip=uhci,ohci,ehci,xhci");
+
+/* store() writes 1, 2, 4 or 8 bytes; TEXT rows are character arrays. */
+#define WRITABLE(n) ((n) == 1 || (n) == 2 || (n) == 4 || (n) == 8)
+#define CMDLINE_OPT(name, KIND, field, ...)                                        \
+    _Static_assert(CMDLINE_##KIND == CMDLINE_TEXT ? sizeof FIELD(field) > 1        \
+                                                  : WRITABLE(sizeof FIELD(field)), \
+                   name ": a field of a size the parser writes");
+#include "firmware/cmdline.def"
+#undef CMDLINE_OPT
+
+/* Put v in o's field, as wide as the field is. */
+static void store(struct boot_config *cfg, const struct cmdline_option *o, uint64_t v)
+{
+    uint8_t *at = (uint8_t *)cfg + o->offset;
+    uint8_t b = (uint8_t)v;
+    uint16_t h = (uint16_t)v;
+    uint32_t w = (uint32_t)v;
+    switch (o->size) {
+    case 1:  memcpy(at, &b, 1); break;
+    case 2:  memcpy(at, &h, 2); break;
+    case 4:  memcpy(at, &w, 4); break;
+    default: memcpy(at, &v, 8);
+    }
+}
 
 void cmdline_defaults(struct boot_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
-    cfg->console_baud = 115200;
-    cfg->timer_hz = DEFAULT_TIMER_HZ;
-    cfg->trace_events = DEFAULT_TRACE_EVENTS;
-    cfg->fault_cpu = -1;
-    cfg->hang_cpu = -1;
-    cfg->usb_setup_ms = CMDLINE_USB_SETUP_MS;
+    for (unsigned i = 0; i < cmdline_option_count; i++)
+        if (cmdline_options[i].kind != CMDLINE_TEXT)
+            store(cfg, &cmdline_options[i], cmdline_options[i].init);
 }
 
 const char *cmdline_cpu_never_runs(uint32_t cpu, uint32_t found, uint32_t started, bool online)
@@ -25,6 +72,98 @@ const char *cmdline_cpu_never_runs(uint32_t cpu, uint32_t found, uint32_t starte
     if (cpu >= started)
         return "that CPU is parked (maxcpus=, nosmp or MAX_CPUS)";
     return online ? NULL : "that CPU did not start";
+}
+
+/* The i-th name of a comma-separated list into buf (empty past the end). */
+static void nth_name(const char *names, uint64_t i, char *buf, size_t size)
+{
+    for (; i && *names; names++)
+        i -= *names == ',';
+    size_t n = 0;
+    while (names[n] && names[n] != ',')
+        n++;
+    ksnprintf(buf, size, "%.*s", (int)n, names);
+}
+
+/* Which name of the comma-separated list s[0..n) is, or -1. */
+static int name_index(const char *names, const char *s, size_t n)
+{
+    for (int i = 0; *names; i++) {
+        size_t len = 0;
+        while (names[len] && names[len] != ',')
+            len++;
+        if (len == n && !strncmp(names, s, n))
+            return i;
+        names += len + (names[len] == ',');
+    }
+    return -1;
+}
+
+/* "a,b,c" -> "a, b or c" (last_sep " or "), or "a, b, c or a list of them". */
+static void name_list(const char *names, const char *last_sep, char *buf, size_t size)
+{
+    size_t at = 0, count = 0;
+    for (const char *p = names; *p; p++)
+        count += *p == ',';
+    char name[32];
+    for (size_t i = 0; i <= count && at < size; i++) {
+        nth_name(names, i, name, sizeof name);
+        const char *sep = i < count ? ", " : last_sep;
+        at += (size_t)ksnprintf(buf + at, size - at, "%s%s", i ? sep : "", name);
+    }
+}
+
+/* 64K, 1024G, 1000: a byte count in the largest binary unit that divides it. */
+static void size_text(uint64_t bytes, char *buf, size_t size)
+{
+    static const char units[] = "GMK";
+    for (unsigned i = 0; i < 3; i++) {
+        unsigned shift = 30 - 10 * i;
+        if (bytes && !(bytes & ((1ull << shift) - 1))) {
+            ksnprintf(buf, size, "%llu%c", (unsigned long long)(bytes >> shift), units[i]);
+            return;
+        }
+    }
+    ksnprintf(buf, size, "%llu", (unsigned long long)bytes);
+}
+
+void cmdline_accepts(const struct cmdline_option *o, char *buf, size_t size)
+{
+    char lo[24], hi[24];
+    unsigned long long l = o->lo, h = o->hi;
+    switch (o->kind) {
+    case CMDLINE_FLAG: ksnprintf(buf, size, "%s alone, no value", o->name); return;
+    case CMDLINE_OFF:  ksnprintf(buf, size, "%s=off", o->name); return;
+    case CMDLINE_UINT: ksnprintf(buf, size, "a number from %llu to %llu", l, h); return;
+    case CMDLINE_POW2: ksnprintf(buf, size, "a power of two from %llu to %llu", l, h); return;
+    case CMDLINE_SIZE:
+        size_text(o->lo, lo, sizeof lo);
+        size_text(o->hi, hi, sizeof hi);
+        ksnprintf(buf, size, "a size like 64M or 1G, %s to %s", lo, hi);
+        return;
+    case CMDLINE_TEXT: ksnprintf(buf, size, "1 to %u characters", o->size - 1u); return;
+    case CMDLINE_ENUM: name_list(o->values, " or ", buf, size); return;
+    case CMDLINE_BITS:
+        name_list(o->values, ", ", buf, size);
+        ksnprintf(buf + strlen(buf), size - strlen(buf), " or a list of them");
+        return;
+    default: /* a parser of its own: its words, then the range of its number */
+        ksnprintf(buf, size, h ? "%s %llu..%llu" : "%s", o->values, l, h);
+    }
+}
+
+void cmdline_default(const struct cmdline_option *o, char *buf, size_t size)
+{
+    if (*o->dflt)
+        ksnprintf(buf, size, "%s", o->dflt);
+    else if (o->kind == CMDLINE_FLAG || o->kind == CMDLINE_OFF)
+        ksnprintf(buf, size, "%s", "");
+    else if (o->kind == CMDLINE_UINT || o->kind == CMDLINE_POW2)
+        ksnprintf(buf, size, "%llu", (unsigned long long)o->init);
+    else if (o->kind == CMDLINE_ENUM)
+        nth_name(o->values, o->init, buf, size);
+    else
+        ksnprintf(buf, size, "none");
 }
 
 static void warn(struct boot_config *cfg, const char *word, const char *what)
@@ -39,6 +178,33 @@ static void warn(struct boot_config *cfg, const char *word, const char *what)
     /* At most 40 characters of the word, so the reason always fits. */
     ksnprintf(cfg->warnings[cfg->warning_count++], CMDLINE_WARNING_LEN,
               "cmdline: %.40s%s: %s", word, strlen(word) > 40 ? "..." : "", what);
+}
+
+/* "WHY; using DEFAULT" for kinds whose bad value leaves the default in
+ * effect, "WHY; ignored" for lists, words and flags. */
+static void refuse(struct boot_config *cfg, const struct cmdline_option *o, const char *word,
+                   const char *why)
+{
+    static const uint16_t falls_back = 1u << CMDLINE_UINT | 1u << CMDLINE_POW2 |
+                                       1u << CMDLINE_SIZE | 1u << CMDLINE_ENUM |
+                                       1u << CMDLINE_CONSOLE | 1u << CMDLINE_NET_TO |
+                                       1u << CMDLINE_NET_IP;
+    char dflt[48], msg[CMDLINE_WARNING_LEN];
+    cmdline_default(o, dflt, sizeof dflt);
+    if (falls_back >> o->kind & 1)
+        ksnprintf(msg, sizeof msg, "%s; using %s", why, dflt);
+    else
+        ksnprintf(msg, sizeof msg, "%s; ignored", why);
+    warn(cfg, word, msg);
+}
+
+/* "want <what o takes>; using <default>" */
+static void want(struct boot_config *cfg, const struct cmdline_option *o, const char *word)
+{
+    char takes[CMDLINE_WARNING_LEN], why[CMDLINE_WARNING_LEN];
+    cmdline_accepts(o, takes, sizeof takes);
+    ksnprintf(why, sizeof why, "want %s", takes);
+    refuse(cfg, o, word, why);
 }
 
 /* Decimal number with no sign or junk; false on anything else or overflow. */
@@ -58,18 +224,123 @@ static bool parse_u32(const char *s, uint32_t *out)
     return true;
 }
 
-static bool parse_range(struct boot_config *cfg, const char *word, const char *val,
-                        uint32_t lo, uint32_t hi, uint32_t *dst, const char *dflt)
+/* A decimal s[0..n) in o's lo..hi. */
+static bool in_range(const struct cmdline_option *o, const char *s, size_t n, uint32_t *v)
+{
+    char digits[12];
+    if (n >= sizeof digits)
+        return false;
+    memcpy(digits, s, n);
+    digits[n] = '\0';
+    return parse_u32(digits, v) && *v >= o->lo && *v <= o->hi;
+}
+
+/* The first stop character in s, or its end. */
+static size_t span_to(const char *s, char stop)
+{
+    size_t n = 0;
+    while (s[n] && s[n] != stop)
+        n++;
+    return n;
+}
+
+static void opt_flag(struct boot_config *cfg, const struct cmdline_option *o, const char *word,
+                     const char *val)
+{
+    if (val)
+        want(cfg, o, word);
+    else
+        store(cfg, o, 1);
+}
+
+static void opt_off(struct boot_config *cfg, const struct cmdline_option *o, const char *word,
+                    const char *val)
+{
+    if (strcmp(val, "off"))
+        want(cfg, o, word);
+    else
+        store(cfg, o, 1);
+}
+
+static void opt_uint(struct boot_config *cfg, const struct cmdline_option *o, const char *word,
+                     const char *val)
 {
     uint32_t v;
-    char msg[CMDLINE_WARNING_LEN];
-    if (!parse_u32(val, &v) || v < lo || v > hi) {
-        ksnprintf(msg, sizeof msg, "want a number from %u to %u; using %s", lo, hi, dflt);
-        warn(cfg, word, msg);
-        return false;
+    if (!in_range(o, val, strlen(val), &v))
+        want(cfg, o, word);
+    else if (o->kind == CMDLINE_POW2 && (v & (v - 1)))
+        refuse(cfg, o, word, "not a power of two");
+    else
+        store(cfg, o, v);
+}
+
+/* <n>[K|M|G]: bytes in binary units (64M = 64 MiB). */
+static void opt_size(struct boot_config *cfg, const struct cmdline_option *o, const char *word,
+                     const char *val)
+{
+    size_t n = strlen(val);
+    char last = n ? val[n - 1] : '\0';
+    unsigned shift = 0;
+    if (last == 'K' || last == 'k')
+        shift = 10;
+    else if (last == 'M' || last == 'm')
+        shift = 20;
+    else if (last == 'G' || last == 'g')
+        shift = 30;
+    char digits[24];
+    uint32_t v;
+    n -= shift != 0;
+    bool ok = n > 0 && n < sizeof digits;
+    if (ok) {
+        memcpy(digits, val, n);
+        digits[n] = '\0';
+        ok = parse_u32(digits, &v);
     }
-    *dst = v;
-    return true;
+    uint64_t bytes = ok ? (uint64_t)v << shift : 0;
+    if (!ok || bytes < o->lo || bytes > o->hi)
+        want(cfg, o, word);
+    else
+        store(cfg, o, bytes);
+}
+
+static void opt_text(struct boot_config *cfg, const struct cmdline_option *o, const char *word,
+                     const char *val)
+{
+    size_t n = strlen(val);
+    if (!n || n >= o->size)
+        want(cfg, o, word);
+    else
+        memcpy((char *)cfg + o->offset, val, n + 1);
+}
+
+static void opt_enum(struct boot_config *cfg, const struct cmdline_option *o, const char *word,
+                     const char *val)
+{
+    int i = name_index(o->values, val, strlen(val));
+    if (i < 0)
+        want(cfg, o, word);
+    else
+        store(cfg, o, (uint64_t)i);
+}
+
+/* A comma-separated list of the row's names: bit i for the i-th. */
+static void opt_bits(struct boot_config *cfg, const struct cmdline_option *o, const char *word,
+                     const char *val)
+{
+    uint64_t bits = 0;
+    for (const char *p = val; *p;) {
+        size_t n = span_to(p, ',');
+        int i = name_index(o->values, p, n);
+        if (i < 0)
+            break;
+        bits |= 1ull << i;
+        p += n + (p[n] == ',');
+        if (!*p) {
+            store(cfg, o, bits);
+            return;
+        }
+    }
+    want(cfg, o, word);
 }
 
 /* Hex digits (at most `max`, none after them but `stop` or the end). */
@@ -91,17 +362,21 @@ static const char *parse_hex(const char *s, unsigned max, char stop, uint64_t *o
     return n ? s : NULL;
 }
 
+struct bdf {
+    uint8_t bus, dev, fn, port;
+};
+
 /* "BB:DD.F[/N]" -> bus, device (< 32), function (< 8), port N of a
  * multi-port card (< CMDLINE_PCI_PORTS, default 0); ends at ',' or NUL. */
-static const char *parse_bdf(const char *s, struct boot_config *c)
+static const char *parse_bdf(const char *s, struct bdf *out)
 {
-    uint64_t bus, dev, fn;
+    uint64_t bus, dev;
     uint32_t port = 0;
     if (!(s = parse_hex(s, 2, ':', &bus)) || *s != ':' ||
         !(s = parse_hex(s + 1, 2, '.', &dev)) || *s != '.' || dev > 31 ||
         !(s[1] >= '0' && s[1] <= '7'))
         return NULL;
-    fn = (uint64_t)(s[1] - '0');
+    out->fn = (uint8_t)(s[1] - '0');
     s += 2;
     if (*s == '/') {
         char digits[4] = { 0 };
@@ -111,225 +386,149 @@ static const char *parse_bdf(const char *s, struct boot_config *c)
         if (!n || !parse_u32(digits, &port) || port >= CMDLINE_PCI_PORTS)
             return NULL;
     }
-    c->console_pci_bus = (uint8_t)bus;
-    c->console_pci_dev = (uint8_t)dev;
-    c->console_pci_fn = (uint8_t)fn;
-    c->console_pci_port = (uint8_t)port;
+    out->bus = (uint8_t)bus;
+    out->dev = (uint8_t)dev;
+    out->port = (uint8_t)port;
     return s;
 }
 
-/* The UART part of console=: sets kind and address, returns where an
- * optional ",baud" may follow, NULL when the value is not one we know. */
-static const char *console_uart(struct boot_config *c, const char *val)
+/* What console= names, before it is taken. */
+struct uart_choice {
+    uint8_t kind;                      /* enum console_kind */
+    unsigned port;
+    bool pci_any;
+    struct bdf pci;
+    uint64_t mmio;
+};
+
+/* The UART part of console=: returns where an optional ",baud" may
+ * follow, NULL when the value is not one we know. */
+static const char *console_uart(struct uart_choice *u, const char *val)
 {
-    uint64_t addr;
-    if (!strcmp(val, "auto")) {
-        c->console_kind = CONSOLE_AUTO;
+    if (!strncmp(val, "auto", 4) && (!val[4] || val[4] == ',')) {
+        u->kind = CONSOLE_AUTO;
         return val + 4;
     }
     if (!strncmp(val, "ttyS", 4) && val[4] >= '0' && val[4] <= '3') {
-        c->console_kind = CONSOLE_TTYS;
-        c->console_port = (unsigned)(val[4] - '0');
+        u->kind = CONSOLE_TTYS;
+        u->port = (unsigned)(val[4] - '0');
         return val + 5;
     }
     if (!strncmp(val, "pci", 3) && (!val[3] || val[3] == ',' || val[3] == ':')) {
-        c->console_kind = CONSOLE_PCI;
-        c->console_pci_any = val[3] != ':';
-        return val[3] == ':' ? parse_bdf(val + 4, c) : val + 3;
+        u->kind = CONSOLE_PCI;
+        u->pci_any = val[3] != ':';
+        return val[3] == ':' ? parse_bdf(val + 4, &u->pci) : val + 3;
     }
-    if (!strncmp(val, "mmio,0x", 7) && (val = parse_hex(val + 7, 12, ',', &addr))) {
-        c->console_kind = CONSOLE_MMIO;
-        c->console_mmio = addr;
+    if (!strncmp(val, "mmio,0x", 7) && (val = parse_hex(val + 7, 12, ',', &u->mmio))) {
+        u->kind = CONSOLE_MMIO;
         return val;
     }
     return NULL;
 }
 
-static void opt_console(struct boot_config *cfg, const char *word, const char *val)
+/* Why ",baud" (at `rest`) cannot be used with u, or NULL; buf for the words. */
+static const char *bad_baud(const struct cmdline_option *o, const struct uart_choice *u,
+                            const char *rest, uint32_t *baud, char *buf, size_t size)
 {
-    struct boot_config c = *cfg;
-    uint32_t baud = 115200;
-    const char *rest = console_uart(&c, val);
-    if (!rest || (*rest && *rest != ',')) {
-        warn(cfg, word, "want auto, ttyS<0-3>, pci[:BB:DD.F[/N]] or mmio,0xADDR, then "
-                        "[,baud]; using auto");
-        cfg->console_kind = CONSOLE_AUTO;
-        return;
+    if (!*rest)
+        return NULL;
+    if (u->kind == CONSOLE_AUTO)
+        return "auto takes no baud (SPCR's rate, else 115200)";
+    if (!parse_u32(rest + 1, baud) || *baud > o->hi || (*baud && o->hi % *baud)) {
+        ksnprintf(buf, size, "baud must divide %llu", (unsigned long long)o->hi);
+        return buf;
     }
-    if (c.console_kind == CONSOLE_MMIO && !c.console_mmio) {
-        warn(cfg, word, "address 0 is refused (no UART sits at physical address 0); "
-                        "using auto");
-        cfg->console_kind = CONSOLE_AUTO;
-        return;
-    }
-    if (*rest == ',' && c.console_kind != CONSOLE_AUTO && parse_u32(rest + 1, &baud) &&
-        baud && baud < CMDLINE_MIN_BAUD) {
-        char msg[CMDLINE_WARNING_LEN];
-        ksnprintf(msg, sizeof msg, "baud %u is below the lowest rate, %u (16-bit "
-                                   "divisor); using auto",
-                  baud, CMDLINE_MIN_BAUD);
-        warn(cfg, word, msg);
-        cfg->console_kind = CONSOLE_AUTO;
-        return;
-    }
-    if (*rest == ',' && (c.console_kind == CONSOLE_AUTO || !parse_u32(rest + 1, &baud) ||
-                         baud == 0 || baud > 115200 || 115200 % baud)) {
-        warn(cfg, word, "baud must divide 115200; using auto");
-        cfg->console_kind = CONSOLE_AUTO;
-        return;
-    }
-    c.console_baud = baud;
-    *cfg = c;
+    if (*baud >= o->lo)
+        return NULL;
+    ksnprintf(buf, size, "baud %u is below the lowest rate, %llu (16-bit divisor)", *baud,
+              (unsigned long long)o->lo);
+    return buf;
 }
 
-static void opt_trace_events(struct boot_config *cfg, const char *word, const char *val)
+static void opt_console(struct boot_config *cfg, const struct cmdline_option *o,
+                        const char *word, const char *val)
 {
-    uint32_t v;
-    if (!parse_range(cfg, word, val, MIN_TRACE_EVENTS, MAX_TRACE_EVENTS, &v, "4096"))
-        return;
-    if (v & (v - 1)) {
-        warn(cfg, word, "not a power of two; using 4096");
-        return;
+    struct uart_choice u = { 0 };
+    uint32_t baud = (uint32_t)o->init;
+    char buf[CMDLINE_WARNING_LEN];
+    const char *rest = console_uart(&u, val);
+    const char *why = !rest || (*rest && *rest != ',') ? NULL
+                      : u.kind == CONSOLE_MMIO && !u.mmio
+                          ? "address 0 is refused (no UART sits at physical address 0)"
+                          : bad_baud(o, &u, rest, &baud, buf, sizeof buf);
+    cfg->console_kind = CONSOLE_AUTO;
+    if (!rest || (*rest && *rest != ','))
+        want(cfg, o, word);
+    else if (why)
+        refuse(cfg, o, word, why);
+    else {
+        cfg->console_kind = u.kind;
+        cfg->console_port = u.port;
+        cfg->console_pci_any = u.pci_any;
+        cfg->console_pci_bus = u.pci.bus;
+        cfg->console_pci_dev = u.pci.dev;
+        cfg->console_pci_fn = u.pci.fn;
+        cfg->console_pci_port = u.pci.port;
+        cfg->console_mmio = u.mmio;
+        cfg->console_baud = baud;
     }
-    cfg->trace_events = v;
-}
-
-/* trace.memory=<n>[K|M|G]: bytes in binary units (64M = 64 MiB). */
-static void opt_trace_memory(struct boot_config *cfg, const char *word, const char *val)
-{
-    char digits[24];
-    size_t n = strlen(val);
-    uint64_t unit = 1;
-    char last = n ? val[n - 1] : '\0';
-    if (last == 'K' || last == 'k')
-        unit = 1ull << 10;
-    else if (last == 'M' || last == 'm')
-        unit = 1ull << 20;
-    else if (last == 'G' || last == 'g')
-        unit = 1ull << 30;
-    n -= unit != 1;
-    uint32_t v;
-    bool ok = n > 0 && n < sizeof digits;
-    if (ok) {
-        memcpy(digits, val, n);
-        digits[n] = '\0';
-        ok = parse_u32(digits, &v);
-    }
-    uint64_t bytes = ok ? (uint64_t)v * unit : 0;
-    if (!ok || bytes < MIN_TRACE_MEMORY || bytes > MAX_TRACE_MEMORY) {
-        warn(cfg, word, "want a size like 64M or 1G, 64K to 1024G; using trace.events");
-        return;
-    }
-    cfg->trace_memory = bytes;
 }
 
 /* One usb.skip= item, `n` bytes at p: a kind or pci:BB:DD.F. */
-static bool usb_skip_item(struct boot_config *c, const char *p, size_t n)
+static bool usb_skip_item(struct boot_config *c, const struct cmdline_option *o, const char *p,
+                          size_t n)
 {
-    /* clang-format off */
-    static const struct { const char *name; unsigned bit; } kinds[] = {
-        { "uhci", CMDLINE_USB_UHCI }, { "ohci", CMDLINE_USB_OHCI },
-        { "ehci", CMDLINE_USB_EHCI }, { "xhci", CMDLINE_USB_XHCI },
-    };
-    /* clang-format on */
-    for (unsigned i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (n == 4 && !strncmp(p, kinds[i].name, 4)) {
-            c->usb_skip_kinds |= kinds[i].bit;
-            return true;
-        }
+    int kind = name_index("uhci,ohci,ehci,xhci", p, n);   /* the CMDLINE_USB_* bits' order */
+    if (kind >= 0) {
+        c->usb_skip_kinds |= 1u << kind;
+        return true;
+    }
     char item[16];
-    struct boot_config b = *c;
-    if (n < 5 || n >= sizeof item || strncmp(p, "pci:", 4) || c->usb_skip_count == CMDLINE_USB_SKIP_MAX)
+    struct bdf b;
+    if (n < 5 || n >= sizeof item || strncmp(p, "pci:", 4) || c->usb_skip_count >= o->hi)
         return false;
     memcpy(item, p + 4, n - 4);
     item[n - 4] = 0;
     const char *end = parse_bdf(item, &b);
-    if (!end || *end || b.console_pci_port)
+    if (!end || *end || b.port)
         return false;
-    c->usb_skip[c->usb_skip_count].bus = b.console_pci_bus;
-    c->usb_skip[c->usb_skip_count].dev = b.console_pci_dev;
-    c->usb_skip[c->usb_skip_count++].fn = b.console_pci_fn;
+    c->usb_skip[c->usb_skip_count].bus = b.bus;
+    c->usb_skip[c->usb_skip_count].dev = b.dev;
+    c->usb_skip[c->usb_skip_count++].fn = b.fn;
     return true;
 }
 
-static void opt_usb_skip(struct boot_config *cfg, const char *word, const char *val)
+static void opt_usb_skip(struct boot_config *cfg, const struct cmdline_option *o,
+                         const char *word, const char *val)
 {
-    struct boot_config c = *cfg;
+    unsigned kinds = cfg->usb_skip_kinds, count = cfg->usb_skip_count;
     for (const char *p = val; *p;) {
-        size_t n = 0;
-        while (p[n] && p[n] != ',')
-            n++;
-        if (!usb_skip_item(&c, p, n) || (p[n] == ',' && !p[n + 1])) {
-            warn(cfg, word, "want pci:BB:DD.F or uhci, ohci, ehci, xhci (at most 8 "
-                            "functions), comma separated; ignored");
-            return;
-        }
+        size_t n = span_to(p, ',');
+        if (!usb_skip_item(cfg, o, p, n) || (p[n] == ',' && !p[n + 1]))
+            break;
         p += n + (p[n] == ',');
+        if (!*p)
+            return;
     }
-    if (*val)
-        *cfg = c;
-    else
-        warn(cfg, word, "empty; ignored");
+    cfg->usb_skip_kinds = kinds;                  /* all of the list or none of it */
+    cfg->usb_skip_count = count;
+    want(cfg, o, word);
 }
 
-static void opt_keyboard(struct boot_config *cfg, const char *word, const char *val)
+/* WxH: the mode grub.cfg asks GRUB for (the kernel only checks what it
+ * was given). */
+static void opt_screen(struct boot_config *cfg, const struct cmdline_option *o,
+                       const char *word, const char *val)
 {
-    if (!strcmp(val, "both"))
-        cfg->keyboard = CMDLINE_KEYBOARD_BOTH;
-    else if (!strcmp(val, "legacy"))
-        cfg->keyboard = CMDLINE_KEYBOARD_LEGACY;
-    else if (!strcmp(val, "usb"))
-        cfg->keyboard = CMDLINE_KEYBOARD_USB;
-    else
-        warn(cfg, word, "want legacy, usb or both; using both");
-}
-
-/* screen.mode=WxH: the mode grub.cfg asks GRUB for (the kernel only
- * checks what it was given). */
-static void opt_screen_mode(struct boot_config *cfg, const char *word, const char *val)
-{
-    char w[8];
     uint32_t width, height;
-    size_t n = 0;
-    while (val[n] && val[n] != 'x')
-        n++;
-    bool ok = n > 0 && n < sizeof w && val[n] == 'x';
-    if (ok) {
-        memcpy(w, val, n);
-        w[n] = '\0';
-        ok = parse_u32(w, &width) && parse_u32(val + n + 1, &height) &&
-             width >= CMDLINE_SCREEN_MIN && width <= CMDLINE_SCREEN_MAX &&
-             height >= CMDLINE_SCREEN_MIN && height <= CMDLINE_SCREEN_MAX;
-    }
-    if (!ok) {
-        warn(cfg, word, "want WIDTHxHEIGHT in pixels, e.g. 1280x720 (320..16384); ignored");
+    size_t n = span_to(val, 'x');
+    if (!val[n] || !in_range(o, val, n, &width) ||
+        !in_range(o, val + n + 1, strlen(val + n + 1), &height)) {
+        want(cfg, o, word);
         return;
     }
     cfg->screen_w = width;
     cfg->screen_h = height;
-}
-
-static void opt_dump_to(struct boot_config *cfg, const char *word, const char *val)
-{
-    unsigned to = 0;
-    for (const char *p = val; *p;) {
-        size_t n = 0;
-        while (p[n] && p[n] != ',') n++;
-        if (n == 6 && !strncmp(p, "serial", 6))
-            to |= DUMP_TO_SERIAL;
-        else if (n == 5 && !strncmp(p, "stick", 5))
-            to |= DUMP_TO_STICK;
-        else if (n == 3 && !strncmp(p, "net", 3))
-            to |= DUMP_TO_NET;
-        else
-            break;
-        p += n + (p[n] == ',');
-        if (!*p) {
-            cfg->dump_to = to;
-            return;
-        }
-    }
-    warn(cfg, word, "want serial, stick, net or a list of them; ignored");
 }
 
 /* "A.B.C.D" (each 0..255, no leading junk) from s[0..n). */
@@ -353,123 +552,72 @@ static bool parse_ipv4(const char *s, size_t n, uint32_t *ip)
     return at == n;
 }
 
-static void opt_net_to(struct boot_config *cfg, const char *word, const char *val)
+/* A.B.C.D[<sep>N], N in o's lo..hi: false when it is not that. */
+static bool ip_and_number(const struct cmdline_option *o, const char *val, char sep,
+                          uint32_t *ip, uint32_t *num)
 {
-    size_t n = 0;
-    while (val[n] && val[n] != ':') n++;
+    size_t n = span_to(val, sep);
+    return parse_ipv4(val, n, ip) && *ip &&
+           (!val[n] || in_range(o, val + n + 1, strlen(val + n + 1), num));
+}
+
+static void opt_net_to(struct boot_config *cfg, const struct cmdline_option *o,
+                       const char *word, const char *val)
+{
     uint32_t ip, port = 0;
-    if (!parse_ipv4(val, n, &ip) || !ip ||
-        (val[n] && (!parse_u32(val + n + 1, &port) || port < 1 || port > 65535))) {
-        warn(cfg, word, "want A.B.C.D or A.B.C.D:PORT; using 255.255.255.255:6666");
+    if (!ip_and_number(o, val, ':', &ip, &port)) {
+        want(cfg, o, word);
         return;
     }
     cfg->net_to_ip = ip;
     cfg->net_to_port = (uint16_t)port;
 }
 
-static void opt_net_ip(struct boot_config *cfg, const char *word, const char *val)
+static void opt_net_ip(struct boot_config *cfg, const struct cmdline_option *o,
+                       const char *word, const char *val)
 {
-    size_t n = 0;
-    while (val[n] && val[n] != '/') n++;
     uint32_t ip, prefix = 24;
-    if (!parse_ipv4(val, n, &ip) || !ip || ip == 0xFFFFFFFFu ||
-        (val[n] && (!parse_u32(val + n + 1, &prefix) || prefix < 1 || prefix > 30))) {
-        warn(cfg, word, "want A.B.C.D or A.B.C.D/PREFIX (1..30); using DHCP");
+    if (!ip_and_number(o, val, '/', &ip, &prefix) || ip == 0xFFFFFFFFu) {
+        want(cfg, o, word);
         return;
     }
     cfg->net_ip = ip;
     cfg->net_mask = 0xFFFFFFFFu << (32 - prefix);
 }
 
-static void opt_on_fault(struct boot_config *cfg, const char *word, const char *val)
-{
-    static const char *const names[] = { "dump", "freeze", "off" };
-    for (uint8_t i = 0; i < 3; i++)
-        if (!strcmp(val, names[i])) {
-            cfg->on_fault = i;
-            return;
-        }
-    warn(cfg, word, "want dump, freeze or off; using dump");
-}
+typedef void opt_parser(struct boot_config *cfg, const struct cmdline_option *o,
+                        const char *word, const char *val);
+static opt_parser *const parsers[] = {
+    [CMDLINE_FLAG] = opt_flag,
+    [CMDLINE_OFF] = opt_off,
+    [CMDLINE_UINT] = opt_uint,
+    [CMDLINE_POW2] = opt_uint,
+    [CMDLINE_SIZE] = opt_size,
+    [CMDLINE_TEXT] = opt_text,
+    [CMDLINE_ENUM] = opt_enum,
+    [CMDLINE_BITS] = opt_bits,
+    [CMDLINE_CONSOLE] = opt_console,
+    [CMDLINE_USB_SKIP] = opt_usb_skip,
+    [CMDLINE_SCREEN] = opt_screen,
+    [CMDLINE_NET_TO] = opt_net_to,
+    [CMDLINE_NET_IP] = opt_net_ip,
+};
+_Static_assert(sizeof parsers / sizeof parsers[0] == CMDLINE_NET_IP + 1, "a parser per kind");
 
-static void copy_value(struct boot_config *cfg, const char *word, const char *val,
-                       char *dst, size_t cap)
-{
-    if (strlen(val) >= cap || !*val) {
-        warn(cfg, word, "empty or too long; ignored");
-        return;
-    }
-    memcpy(dst, val, strlen(val) + 1);
-}
-
+/* key[=value]: the row named key reads value (a FLAG gets NULL for none,
+ * the others ""). */
 static void apply(struct boot_config *cfg, const char *word)
 {
-    const char *eq = word;
-    while (*eq && *eq != '=') eq++;
-    size_t klen = (size_t)(eq - word);
-    const char *val = *eq ? eq + 1 : NULL;
-#define KEY(k) (klen == sizeof(k) - 1 && !strncmp(word, k, klen))
-    if (KEY("nosmp") && !val)
-        cfg->nosmp = true;
-    else if (KEY("trace.off") && !val)
-        cfg->trace_off = true;
-    else if (!val)
-        warn(cfg, word, "unknown option; ignored");
-    else if (KEY("console"))
-        opt_console(cfg, word, val);
-    else if (KEY("maxcpus"))
-        parse_range(cfg, word, val, 1, 4096, &cfg->maxcpus, "all CPUs");
-    else if (KEY("timer_hz"))
-        parse_range(cfg, word, val, 1, 10000, &cfg->timer_hz, "100");
-    else if (KEY("trace.events"))
-        opt_trace_events(cfg, word, val);
-    else if (KEY("trace.memory"))
-        opt_trace_memory(cfg, word, val);
-    else if (KEY("trace.mask"))
-        copy_value(cfg, word, val, cfg->trace_mask, sizeof cfg->trace_mask);
-    else if (KEY("trace.dump_to"))
-        opt_dump_to(cfg, word, val);
-    else if (KEY("debug.fault"))
-        parse_range(cfg, word, val, 0, 4095, (uint32_t *)&cfg->fault_cpu, "no fault");
-    else if (KEY("debug.hang"))
-        parse_range(cfg, word, val, 1, 4095, (uint32_t *)&cfg->hang_cpu, "no hang");
-    else if (KEY("trace.on_fault"))
-        opt_on_fault(cfg, word, val);
-    else if (KEY("trace.dump_after"))
-        parse_range(cfg, word, val, 1, MAX_DUMP_AFTER_S, &cfg->dump_after_s, "no dump");
-    else if (KEY("usb") && val && !strcmp(val, "off"))
-        cfg->usb_off = true;
-    else if (KEY("usb"))
-        warn(cfg, word, "want usb=off; ignored");
-    else if (KEY("usb.skip") && val)
-        opt_usb_skip(cfg, word, val);
-    else if (KEY("usb.setup_ms"))
-        parse_range(cfg, word, val, 1, CMDLINE_USB_SETUP_MAX, &cfg->usb_setup_ms, "10000");
-    else if (KEY("keyboard") && val)
-        opt_keyboard(cfg, word, val);
-    else if (KEY("screen") && val && !strcmp(val, "off"))
-        cfg->screen_off = true;
-    else if (KEY("screen"))
-        warn(cfg, word, "want screen=off; ignored");
-    else if (KEY("screen.mode") && val)
-        opt_screen_mode(cfg, word, val);
-    else if (KEY("net") && !strcmp(val, "off"))
-        cfg->net_off = true;
-    else if (KEY("net"))
-        warn(cfg, word, "want net=off; ignored");
-    else if (KEY("net.keys") && !strcmp(val, "off"))
-        cfg->net_keys_off = true;
-    else if (KEY("net.keys"))
-        warn(cfg, word, "want net.keys=off; ignored");
-    else if (KEY("net.to"))
-        opt_net_to(cfg, word, val);
-    else if (KEY("net.ip"))
-        opt_net_ip(cfg, word, val);
-    else if (KEY("workload"))
-        copy_value(cfg, word, val, cfg->workload, sizeof cfg->workload);
-    else
-        warn(cfg, word, "unknown option; ignored");
-#undef KEY
+    size_t klen = span_to(word, '=');
+    const char *val = word[klen] ? word + klen + 1 : NULL;
+    for (unsigned i = 0; i < cmdline_option_count; i++) {
+        const struct cmdline_option *o = &cmdline_options[i];
+        if (strlen(o->name) == klen && !strncmp(word, o->name, klen)) {
+            parsers[o->kind](cfg, o, word, val || o->kind == CMDLINE_FLAG ? val : "");
+            return;
+        }
+    }
+    warn(cfg, word, "unknown option; ignored");
 }
 
 void cmdline_parse(const char *line, struct boot_config *cfg)

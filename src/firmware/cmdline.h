@@ -1,56 +1,19 @@
 /* cmdline.h — the kernel command line.
  *
- * Options (space separated; documented in README.md):
- *   console=<uart>               the console UART (auto): auto (ACPI SPCR,
- *                                else COM1, else the first PCI UART, else
- *                                COM2-COM4), ttyS<0-3>[,<baud>],
- *                                pci[:BB:DD.F[/N]][,<baud>] (port N of a
- *                                multi-port card), mmio,0x<addr>[,<baud>]
- *                                (not 0); baud divides 115200, 2 at least
- *   maxcpus=<n>                  run at most n CPUs (1..4096)
- *   nosmp                        run the boot CPU only
- *   timer_hz=<n>                 LAPIC timer rate per CPU (1..10000, 100)
- *   trace.events=<n>             ring capacity per CPU, power of two
- *                                (64..1048576, 4096)
- *   trace.memory=<size>          ring memory in all, split among the CPUs
- *                                (64K..1024G, K/M/G binary units; wins over
- *                                trace.events=)
- *   trace.mask=<names>           categories traced at boot (all)
- *   trace.off                    boot with tracing disabled
- *   trace.dump_to=<list>         where dumps go: serial, stick, net,
- *                                comma separated (every one present)
- *   workload=<name>              workload to start after boot
- *   debug.fault=<cpu>            that CPU runs ud2 once online (tests the
- *                                exception report; the others go on)
- *   debug.hang=<cpu>             that AP spins with interrupts off once
- *                                online (tests bounded waits; 1..4095)
- *   trace.on_fault=dump|freeze|off   what a fault or NMI does to the trace
- *                                (dump)
- *   trace.dump_after=<s>         dump once, unattended, s seconds after
- *                                boot (1..604800; none)
- *   usb=off                      touch no USB controller
- *   usb.skip=<list>              leave these alone: pci:BB:DD.F, or a kind
- *                                (uhci, ohci, ehci, xhci), comma separated
- *   usb.setup_ms=<ms>            a USB controller whose setup (handoff,
- *                                reset, devices at boot) takes longer is
- *                                named and left alone (1..600000; 10000)
- *   keyboard=legacy|usb|both     where keys come from (both)
- *   screen=off                   no screen console (UART only)
- *   net=off                      touch no network controller
- *   net.to=<a.b.c.d>[:<port>]    where console lines and dumps go
- *                                (255.255.255.255:6666)
- *   net.ip=<a.b.c.d>[/<prefix>]  fixed address, no DHCP (/24)
- *   net.keys=off                 take no keys from the network
+ * Options are space separated; each one is a row of cmdline.def (name,
+ * kind, range, default, help), which the parser walks and
+ * docs/kernel-options.md is made from.
  * A bad value never stops the boot: it produces a warning naming the
  * option and the default used instead. Pure code, tested on the host. */
 #ifndef FIRMWARE_CMDLINE_H
 #define FIRMWARE_CMDLINE_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define CMDLINE_MAX_WARNINGS 8
 #define CMDLINE_USB_SKIP_MAX 8               /* usb.skip=pci:... functions kept */
-#define CMDLINE_WARNING_LEN  120
+#define CMDLINE_WARNING_LEN  176             /* a 40-character word and any row's "want" */
 
 enum console_kind { CONSOLE_AUTO,
                     CONSOLE_TTYS,
@@ -133,6 +96,41 @@ struct boot_config {
 #define MAX_TRACE_EVENTS        (1u << 20)
 #define MIN_TRACE_MEMORY        (64ull << 10)
 #define MAX_TRACE_MEMORY        (1024ull << 30)
+
+/* How a row of cmdline.def reads its value (cmdline.def says each). */
+enum cmdline_kind {
+    CMDLINE_FLAG,
+    CMDLINE_OFF,
+    CMDLINE_UINT,
+    CMDLINE_POW2,
+    CMDLINE_SIZE,
+    CMDLINE_TEXT,
+    CMDLINE_ENUM,
+    CMDLINE_BITS,
+    CMDLINE_CONSOLE,
+    CMDLINE_USB_SKIP,
+    CMDLINE_SCREEN,
+    CMDLINE_NET_TO,
+    CMDLINE_NET_IP,
+};
+
+/* One row of cmdline.def as the parser uses it (arg and help are the
+ * docs', which tools/cmdline_check reads from the .def itself). */
+struct cmdline_option {
+    const char *name;
+    uint8_t kind;          /* enum cmdline_kind */
+    uint16_t offset, size; /* the field in struct boot_config */
+    uint64_t lo, hi, init;
+    const char *values, *dflt;
+};
+extern const struct cmdline_option cmdline_options[];
+extern const unsigned cmdline_option_count;
+
+/* What `o` takes, in words ("a number from 1 to 4096"): the messages' and
+ * the docs' text. */
+void cmdline_accepts(const struct cmdline_option *o, char *buf, size_t size);
+/* Its default in words ("100", "dump", "none"; "" for FLAG and OFF). */
+void cmdline_default(const struct cmdline_option *o, char *buf, size_t size);
 
 /* Why the CPU an option names (debug.fault=, by CPU index) will never act
  * on it, or NULL when it will: CPU 0 is the boot CPU, which only serves

@@ -82,7 +82,7 @@ _Static_assert(offsetof(struct adv_tx_wb, status) == offsetof(struct adv_tx_read
 #define ADV_TXD_PAYLEN_SHIFT 14        /* single send: PAYLEN is the whole frame */
 #define ADV_TXD_DD           (1u << 0)
 
-static volatile void *slot(const void *ring, unsigned i)
+static volatile void *desc_at(const void *ring, unsigned i)
 {
     return (volatile uint8_t *)ring + (size_t)i * E1000DESC_BYTES;
 }
@@ -90,11 +90,11 @@ static volatile void *slot(const void *ring, unsigned i)
 void e1000desc_rx_give(enum e1000desc_format f, void *ring, unsigned i, uint64_t buf)
 {
     if (f == E1000DESC_ADVANCED) {
-        volatile struct adv_rx_read *r = slot(ring, i);
+        volatile struct adv_rx_read *r = desc_at(ring, i);
         r->pkt_addr = buf;
         r->hdr_addr = 0;                       /* and so DD clear */
     } else {
-        volatile struct legacy_rx *r = slot(ring, i);
+        volatile struct legacy_rx *r = desc_at(ring, i);
         r->addr = buf;
         r->status = 0;
     }
@@ -105,7 +105,7 @@ bool e1000desc_rx_done(enum e1000desc_format f, const void *ring, unsigned i, un
 {
     uint32_t status;
     if (f == E1000DESC_ADVANCED) {
-        volatile struct adv_rx_wb *w = slot(ring, i);
+        volatile struct adv_rx_wb *w = desc_at(ring, i);
         status = w->status_error;
         if (!(status & ADV_RXD_DD))
             return false;
@@ -114,7 +114,7 @@ bool e1000desc_rx_done(enum e1000desc_format f, const void *ring, unsigned i, un
         *len = w->length;
         *errors = status & ADV_RXD_ERRORS, *eop = status & ADV_RXD_EOP;
     } else {
-        volatile struct legacy_rx *w = slot(ring, i);
+        volatile struct legacy_rx *w = desc_at(ring, i);
         if (!(w->status & LEG_RXD_DD))
             return false;
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -128,13 +128,13 @@ void e1000desc_tx_put(enum e1000desc_format f, void *ring, unsigned i, uint64_t 
                       unsigned len)
 {
     if (f == E1000DESC_ADVANCED) {
-        volatile struct adv_tx_read *t = slot(ring, i);
+        volatile struct adv_tx_read *t = desc_at(ring, i);
         t->addr = buf;
         t->olinfo_status = (uint32_t)len << ADV_TXD_PAYLEN_SHIFT;   /* STA (DD) cleared */
         t->cmd_type_len = len | ADV_TXD_DTYP_DATA | ADV_TXD_DCMD_EOP | ADV_TXD_DCMD_IFCS |
                           ADV_TXD_DCMD_RS | ADV_TXD_DCMD_DEXT;
     } else {
-        volatile struct legacy_tx *t = slot(ring, i);
+        volatile struct legacy_tx *t = desc_at(ring, i);
         t->addr = buf;
         t->length = (uint16_t)len;
         t->cso = t->css = 0;
@@ -147,6 +147,6 @@ void e1000desc_tx_put(enum e1000desc_format f, void *ring, unsigned i, uint64_t 
 bool e1000desc_tx_done(enum e1000desc_format f, const void *ring, unsigned i)
 {
     if (f == E1000DESC_ADVANCED)
-        return ((volatile struct adv_tx_wb *)slot(ring, i))->status & ADV_TXD_DD;
-    return ((volatile struct legacy_tx *)slot(ring, i))->status & LEG_TXD_DD;
+        return ((volatile struct adv_tx_wb *)desc_at(ring, i))->status & ADV_TXD_DD;
+    return ((volatile struct legacy_tx *)desc_at(ring, i))->status & LEG_TXD_DD;
 }

@@ -30,7 +30,7 @@ from test_trace import TraceCase
 from test_screen import ScreenCase
 from test_netcapture import free_port
 from btlib.dump import dumplog
-from btlib.qemu import launch as qemu
+from btlib.dump import ready as readyline
 
 REPO = os.path.dirname(os.path.dirname(HERE))
 CAPTURE = os.path.join(REPO, "scripts", "capture")
@@ -158,7 +158,7 @@ class NetOverCapture(NetCase):
         self.assertEqual(os.path.basename(logs[0])[2:], given.replace(":", "")[2:] + ".log")
         with open(logs[0], "rb") as f:
             text = f.read()
-        ready = qemu.parse_ready(re.search(rb"READY ([^\n]*)\n", text).group(1))
+        ready = readyline.find(text)
         self.assertEqual(ready["console"], "none")
         # The whole boot, from its first line (kept and replayed to the
         # network once it is up), before the READY line.

@@ -23,6 +23,7 @@ from harness import scaled
 from test_netcapture import free_port
 from test_net import Capture
 from btlib.dump import dumplog
+from btlib.dump import ready as readyline
 from btlib.qemu import launch as qemu
 
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -94,7 +95,7 @@ class Netboot(unittest.TestCase):
             cap.stop()
         self.assertEqual(len(logs), 1, logs.keys())
         log = next(iter(logs.values()))
-        ready = qemu.parse_ready(qemu.READY_RE.search(log).group(1))
+        ready = readyline.find(log)
         self.assertEqual(ready["boot"], "net")
         self.assertEqual(ready["fw"], fw)
         self.assertRegex(log, rb'(?m)^MACHINE .* boot="net" boot.root="tftp,10\.0\.2\.2"')

@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
 from harness import LOG_DIR, scaled
 from test_netboot import need_netboot, NETBOOT
+from btlib.dump import ready as readyline
 from btlib.qemu import launch as qemu
 
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -150,8 +151,8 @@ class ServedOnALan(unittest.TestCase):
         server = lan.start(args, out)
         wait_for(out, rb"serving on br0", 30, server)
         serial = self.boot_pc(lan, name, fw)
-        m = wait_for(serial, rb"\nREADY ([^\r\n]*)\r?\n", BOOT_TIMEOUT_S)
-        ready = qemu.parse_ready(m.group(1))
+        m = wait_for(serial, readyline.LINE, BOOT_TIMEOUT_S)
+        ready = readyline.parse(m.group(1))
         self.assertEqual(ready["boot"], "net")
         self.assertEqual(ready["timer_hz"], "250")            # netboot's --cmdline took effect
         wait_for(serial, rf'cmdline "{CMDLINE}"'.encode(), 5)

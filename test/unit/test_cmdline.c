@@ -1,4 +1,5 @@
 /* test_cmdline.c — kernel command-line parsing and its warnings. */
+#include <stdio.h>
 #include <string.h>
 #include "check.h"
 #include "firmware/cmdline.h"
@@ -410,13 +411,273 @@ static void test_workload_value_limit(void)
     strcat(line, "x");
     cmdline_defaults(&c);
     cmdline_parse(line, &c);
-    CHECK(warned(&c, "empty or too long; ignored"));
+    char said_limit[64];
+    snprintf(said_limit, sizeof said_limit, "want 1 to %u characters; ignored", limit);
+    CHECK(warned(&c, said_limit));
     CHECK_EQ(c.workload[0], 0);
+}
+
+/* Row o's field in c, as a number. */
+static uint64_t field(const struct boot_config *c, const struct cmdline_option *o)
+{
+    const uint8_t *at = (const uint8_t *)c + o->offset;
+    uint8_t b;
+    uint16_t h;
+    uint32_t w;
+    uint64_t v;
+    switch (o->size) {
+    case 1:  memcpy(&b, at, 1); return b;
+    case 2:  memcpy(&h, at, 2); return h;
+    case 4:  memcpy(&w, at, 4); return w;
+    default: memcpy(&v, at, 8); return v;
+    }
+}
+
+/* The word giving row o the number n (NULL: the kind has no range), and
+ * what its field then holds. */
+static const char *word_at(const struct cmdline_option *o, uint64_t n, char *buf, size_t size,
+                           uint64_t *holds)
+{
+    unsigned long long u = n;
+    *holds = n;
+    switch (o->kind) {
+    case CMDLINE_UINT:
+    case CMDLINE_POW2:
+        snprintf(buf, size, "%s=%llu", o->name, u);
+        return buf;
+    case CMDLINE_SIZE: {                    /* in the largest unit that divides it */
+        static const char *const units[] = { "", "K", "M", "G" };
+        unsigned shift = 30;
+        while (shift && (!n || n % (1ull << shift)))
+            shift -= 10;
+        snprintf(buf, size, "%s=%llu%s", o->name, u >> shift, units[shift / 10]);
+        return buf;
+    }
+    case CMDLINE_CONSOLE:                   /* the baud */
+        snprintf(buf, size, "%s=ttyS0,%llu", o->name, u);
+        return buf;
+    case CMDLINE_SCREEN:                    /* each way */
+        snprintf(buf, size, "%s=%llux%llu", o->name, u, u);
+        return buf;
+    case CMDLINE_NET_TO:                    /* the port */
+        snprintf(buf, size, "%s=10.0.2.2:%llu", o->name, u);
+        return buf;
+    case CMDLINE_NET_IP:                    /* the prefix */
+        snprintf(buf, size, "%s=10.0.0.1/%llu", o->name, u);
+        *holds = n ? (uint32_t)(0xFFFFFFFFu << (32 - n)) : 0;
+        return buf;
+    case CMDLINE_USB_SKIP: {                /* n functions */
+        size_t at = (size_t)snprintf(buf, size, "%s=", o->name);
+        for (uint64_t i = 0; i < n; i++)
+            at += (size_t)snprintf(buf + at, size - at, "%spci:0:%llx.0", i ? "," : "",
+                                   (unsigned long long)i);
+        return buf;
+    }
+    case CMDLINE_FLAG:
+    case CMDLINE_OFF:
+    case CMDLINE_TEXT:
+    case CMDLINE_ENUM:
+    case CMDLINE_BITS:
+        return NULL;
+    }
+    return NULL;
+}
+
+/* Every row with a range: taken at lo and hi, refused one past each, with
+ * a message naming the word and the range; the field keeps its default. */
+static void test_every_range(void)
+{
+    char word[600], range[64];
+    for (unsigned i = 0; i < cmdline_option_count; i++) {
+        const struct cmdline_option *o = &cmdline_options[i];
+        uint64_t holds, init;
+        struct boot_config c;
+        if (!word_at(o, o->lo, word, sizeof word, &holds))
+            continue;
+        cmdline_defaults(&c);
+        init = field(&c, o);
+        CHECK_EQ(init, o->init);
+        snprintf(range, sizeof range, o->kind == CMDLINE_UINT || o->kind == CMDLINE_POW2 ? "from %llu to %llu" : o->kind == CMDLINE_SIZE ? ""
+                                                                                                                                         : "%llu..%llu",
+                 (unsigned long long)o->lo, (unsigned long long)o->hi);
+        const uint64_t ends[] = { o->lo, o->hi, o->lo - 1, o->hi + 1 };
+        for (unsigned e = 0; e < 4; e++) {
+            if (e == 2 && o->lo == 0)
+                continue;                         /* nothing below 0 to write */
+            word_at(o, ends[e], word, sizeof word, &holds);
+            cmdline_defaults(&c);
+            cmdline_parse(word, &c);
+            CHECK_EQ(c.warning_count, e < 2 ? 0u : 1u);
+            CHECK_EQ(field(&c, o), e < 2 ? holds : init);
+            if (o->kind == CMDLINE_CONSOLE)      /* the baud's own words */
+                snprintf(range, sizeof range, e == 2 ? "lowest rate, %llu" : "divide %llu",
+                         (unsigned long long)(e == 2 ? o->lo : o->hi));
+            if (e >= 2)
+                CHECK(warned(&c, o->kind == CMDLINE_CONSOLE ? "baud" : "want") &&
+                      warned(&c, range));
+            if (c.warning_count != (e < 2 ? 0u : 1u) || (e >= 2 && !warned(&c, range)))
+                fprintf(stderr, "  for %s (%s)\n", word, c.warning_count ? c.warnings[0] : "");
+        }
+    }
+}
+
+/* Words for a row without a range, each taken (holds: the field after it)
+ * or refused (the field keeps its default). */
+struct row_words {
+    unsigned good, bad;
+    char goods[8][300], bads[4][300];
+    uint64_t holds[8];
+};
+
+static void good_word(struct row_words *w, uint64_t holds, const char *fmt, const char *name,
+                      const char *val)
+{
+    snprintf(w->goods[w->good], sizeof w->goods[0], fmt, name, val);
+    w->holds[w->good++] = holds;
+}
+
+static void bad_word(struct row_words *w, const char *fmt, const char *name, const char *val)
+{
+    snprintf(w->bads[w->bad++], sizeof w->bads[0], fmt, name, val);
+}
+
+/* FLAG: the word alone; OFF: =off; TEXT: 1 and size-1 characters (not 0 or
+ * size); ENUM, BITS: each name, and the last name with one more letter. */
+static void row_words(const struct cmdline_option *o, struct row_words *w)
+{
+    char text[300], name[32] = "";
+    memset(w, 0, sizeof *w);
+    if (o->kind == CMDLINE_FLAG) {
+        good_word(w, 1, "%s%s", o->name, "");
+        bad_word(w, "%s=%s", o->name, "1");
+    } else if (o->kind == CMDLINE_OFF) {
+        good_word(w, 1, "%s=%s", o->name, "off");
+        bad_word(w, "%s=%s", o->name, "on");
+        bad_word(w, "%s%s", o->name, "");
+    } else if (o->kind == CMDLINE_TEXT) {
+        memset(text, 'a', o->size);
+        text[o->size] = 0;
+        bad_word(w, "%s=%s", o->name, text);
+        bad_word(w, "%s=%s", o->name, "");
+        good_word(w, 0, "%s=%s", o->name, text + 1);
+        good_word(w, 0, "%s=%s", o->name, text + o->size - 1);
+    } else {
+        const char *p = o->values;
+        for (unsigned k = 0; *p && k < 8; k++) {
+            size_t n = strcspn(p, ",");
+            snprintf(name, sizeof name, "%.*s", (int)n, p);
+            good_word(w, o->kind == CMDLINE_ENUM ? k : 1u << k, "%s=%s", o->name, name);
+            p += n + (p[n] == ',');
+        }
+        strcat(name, "x");
+        bad_word(w, "%s=%s", o->name, name);
+        bad_word(w, "%s=%s", o->name, "");
+    }
+}
+
+/* The rows without a range: every name, flag and length at its limits. */
+static void test_every_word(void)
+{
+    struct row_words w;
+    char word[300];
+    for (unsigned i = 0; i < cmdline_option_count; i++) {
+        const struct cmdline_option *o = &cmdline_options[i];
+        struct boot_config c;
+        uint64_t holds;
+        if (word_at(o, 0, word, sizeof word, &holds))
+            continue;
+        row_words(o, &w);
+        CHECK(w.good > 0 && w.bad > 0);
+        for (unsigned k = 0; k < w.good; k++) {
+            cmdline_defaults(&c);
+            cmdline_parse(w.goods[k], &c);
+            CHECK_EQ(c.warning_count, 0);
+            if (o->kind == CMDLINE_TEXT)
+                CHECK(!strcmp((const char *)&c + o->offset, strchr(w.goods[k], '=') + 1));
+            else
+                CHECK_EQ(field(&c, o), w.holds[k]);
+        }
+        for (unsigned k = 0; k < w.bad; k++) {
+            cmdline_defaults(&c);
+            cmdline_parse(w.bads[k], &c);
+            CHECK_EQ(c.warning_count, 1);
+            CHECK(warned(&c, "want"));
+            CHECK_EQ(field(&c, o), o->kind == CMDLINE_TEXT ? 0 : o->init);
+        }
+    }
+}
+
+#define WORD_MAX_TESTED 127                     /* cmdline.c takes words up to 127 */
+
+/* Every row's message fits whole after the longest word it quotes: it
+ * ends with what is used instead. */
+static void test_messages_fit(void)
+{
+    char word[WORD_MAX_TESTED], dflt[64], tail[80], junk[101];
+    memset(junk, '@', sizeof junk - 1);                 /* longer than any TEXT row takes */
+    junk[sizeof junk - 1] = 0;
+    for (unsigned i = 0; i < cmdline_option_count; i++) {
+        const struct cmdline_option *o = &cmdline_options[i];
+        struct boot_config c;
+        snprintf(word, sizeof word, "%s=%s", o->name, junk);
+        cmdline_defaults(&c);
+        cmdline_parse(word, &c);
+        CHECK_EQ(c.warning_count, 1);
+        cmdline_default(o, dflt, sizeof dflt);
+        bool falls_back = o->kind == CMDLINE_UINT || o->kind == CMDLINE_POW2 ||
+                          o->kind == CMDLINE_SIZE || o->kind == CMDLINE_ENUM || o->kind == CMDLINE_CONSOLE ||
+                          o->kind == CMDLINE_NET_TO || o->kind == CMDLINE_NET_IP;
+        snprintf(tail, sizeof tail, falls_back ? "; using %s" : "; ignored", dflt);
+        size_t n = strlen(c.warnings[0]), t = strlen(tail);
+        CHECK(n > t && n + 1 < CMDLINE_WARNING_LEN && !strcmp(c.warnings[0] + n - t, tail));
+        CHECK(strstr(c.warnings[0], "...: want "));
+    }
+}
+
+/* The table's words, as the docs and messages say them. */
+static void test_table_words(void)
+{
+    char buf[200];
+    static const struct {
+        const char *name, *accepts, *dflt;
+    } rows[] = {
+        { "maxcpus", "a number from 1 to 4096", "all CPUs" },
+        { "timer_hz", "a number from 1 to 10000", "100" },
+        { "trace.events", "a power of two from 64 to 1048576", "4096" },
+        { "trace.memory", "a size like 64M or 1G, 64K to 1024G", "trace.events" },
+        { "trace.on_fault", "dump, freeze or off", "dump" },
+        { "trace.dump_to", "serial, stick, net or a list of them", "every transport present" },
+        { "keyboard", "both, legacy or usb", "both" },
+        { "nosmp", "nosmp alone, no value", "" },
+        { "usb", "usb=off", "" },
+        { "workload", "1 to 95 characters", "none" },
+        { "usb.skip", "uhci, ohci, ehci, xhci or pci:BB:DD.F, comma separated; functions 1..8",
+          "none" },
+        { "net.ip", "A.B.C.D or A.B.C.D/PREFIX, prefix 1..30", "DHCP" },
+    };
+    CHECK_EQ(cmdline_option_count, 24);
+    for (unsigned r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        const struct cmdline_option *o = NULL;
+        for (unsigned i = 0; i < cmdline_option_count; i++)
+            if (!strcmp(cmdline_options[i].name, rows[r].name))
+                o = &cmdline_options[i];
+        CHECK(o != NULL);
+        if (!o)
+            continue;
+        cmdline_accepts(o, buf, sizeof buf);
+        CHECK(!strcmp(buf, rows[r].accepts));
+        cmdline_default(o, buf, sizeof buf);
+        CHECK(!strcmp(buf, rows[r].dflt));
+    }
 }
 
 int main(void)
 {
     test_workload_value_limit();
+    test_every_range();
+    test_every_word();
+    test_messages_fit();
+    test_table_words();
     test_net();
     test_dump_to();
     test_trace_memory();

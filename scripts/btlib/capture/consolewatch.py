@@ -11,11 +11,11 @@ import re
 
 from ..dump import dumpfmt
 from ..dump import linedecode
+from ..dump import ready
 
 LINE_END = re.compile(rb'[\r\n]')
 MAX_LINE = 1 << 16           # a "line" longer than this is noise: drop it
 ANSI_ESCAPE = re.compile(rb'\x1b(?:\[[0-?]*[ -/]*[@-~]|[@-Z\\-_])')
-READY_MARK = re.compile(rb'(?<![A-Za-z0-9_])READY ')
 DUMP_BEGIN_MARK = re.compile(rb'(?<![A-Za-z0-9_])DUMP BEGIN ')
 DUMP_END_MARK = re.compile(rb'(?<![A-Za-z0-9_])DUMP END ')
 EVENTS_FIELD = re.compile(rb' events=(\d+)')
@@ -90,7 +90,7 @@ class ConsoleWatch:
             if line.startswith(EVENT_LINE_TAG):
                 self.dump_events += events_in(line, self.dump_seed, self.decoder)
             return None
-        if READY_MARK.search(line):
+        if ready.IN_LINE.search(line):
             self.ready_lines += 1
             return 'ready'
         return None

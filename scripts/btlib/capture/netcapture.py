@@ -31,6 +31,7 @@ import re
 import time
 
 from ..dump import dumpfmt
+from ..dump import ready
 from . import siphash
 
 PROTO = b'BT1'
@@ -53,7 +54,6 @@ MAC_RE = re.compile(rb'\A[0-9a-f]{12}\Z')
 NONCE_RE = re.compile(rb'\A[0-9A-F]{16}\Z')
 DUMP_ID_RE = re.compile(rb'\A([0-9A-F]{16})\.(\d{1,10})\Z')
 SESSION_RE = re.compile(rb'net: session code ([A-Z2-9]{6})\b')
-READY_RE = re.compile(rb'(?:^|\n)READY ')
 # Words in the header line of each kind a machine sends.
 WORDS = {b'T': 4, b'I': 5, b'D': 5, b'W': 6, b'X': 6}
 
@@ -394,7 +394,7 @@ class Receiver:
         found = SESSION_RE.search(body)
         if found and not m.session:
             m.session = found.group(1).decode()
-        if READY_RE.search(body) and m.nonce is not None and not m.ready:
+        if ready.STARTS.search(body) and m.nonce is not None and not m.ready:
             self._ready(m)
 
     def _announce(self, m, nonce, body, now):

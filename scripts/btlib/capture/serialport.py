@@ -121,15 +121,16 @@ class Port:
         sock.setblocking(False)
         return cls(sock.fileno(), name, sock)
 
-    def read(self, timeout):
-        """Bytes available within `timeout` seconds (b'' if none).
+    def read(self, timeout, size=None):
+        """Bytes available within `timeout` seconds (b'' if none), at most
+        `size` (default READ_SIZE).
 
         Raises PortClosed when the other end has gone away."""
         ready, _, _ = select.select([self.fd], [], [], timeout)
         if not ready:
             return b''
         try:
-            data = os.read(self.fd, READ_SIZE)
+            data = os.read(self.fd, size or READ_SIZE)
         except BlockingIOError:
             return b''
         except OSError as e:

@@ -58,7 +58,6 @@ class Marker:
 
 BEGIN_MARK = Marker(b'DUMP BEGIN ', rb' ?v=\d+ dump=\d+ .* \*\S{8}\Z')
 END_MARK = Marker(b'DUMP END ', rb' ?dump=\d+ .*events=\d+ .* \*\S{8}\Z')
-READY = re.compile(rb'(?:^|\s)READY cpus=')       # a (re)booted kernel's READY line
 
 # event header byte (docs/dump-format.md, "Event lines"; recorder/predict.h, the
 # encoder's, and test_wire_constants keep them equal)

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import gc
 
-from . import linedecode
+from . import linedecode, ready
 from .dumpbuild import DumpBuilder
-from .dumpfmt import (BEGIN_MARK, END_MARK, FORMAT_VERSION, NEWLINE, READY, TEXT_LINE, Damaged,
+from .dumpfmt import (BEGIN_MARK, END_MARK, FORMAT_VERSION, NEWLINE, TEXT_LINE, Damaged,
                       begin_fields, clean, end_fields, guess_seed, int_field)
 from .model import Dump
 
@@ -177,7 +177,7 @@ class LogParser:
         if at >= 0:
             self._end(line[at:])
             return
-        if READY.search(line):
+        if ready.BOOT.search(line):
             self._close()
             self.last_end = None
         elif self.cur is not None and line:

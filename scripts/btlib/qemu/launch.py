@@ -79,24 +79,6 @@ PROBE_UEFI_MARK = b"BdsDxe"
 PROBE_UEFI_TIMEOUT_S = 6.0
 
 
-# The kernel's one "all CPUs online" line: READY key=value ... (see
-# docs/running.md). Anchored at a line start: under UEFI the firmware's
-# escape sequences share the serial stream.
-READY_RE = re.compile(rb"(?:^|[\r\n])READY ([^\r\n]*)\r?\n")
-
-
-def parse_ready(fields):
-    """dict of the READY line's key=value fields (bytes or str)."""
-    if isinstance(fields, bytes):
-        fields = fields.decode("ascii", "replace")
-    out = {}
-    for item in fields.split():
-        key, sep, value = item.partition("=")
-        if sep:
-            out[key] = value
-    return out
-
-
 class QemuError(Exception):
     """A user-facing problem (missing firmware, bad option): one line."""
 
