@@ -102,6 +102,7 @@ void kmain(uint32_t magic, const void *info)
     smp_start(&madt, cpu_limit(), &smp, ap_online); /* INIT/SIPI/SIPI, bounded wait */
     boot_phase(TRACE_PHASE_SMP_DONE, smp.online);
     check_cpu_options();                    /* debug.fault= names a CPU that runs? */
+    timer_fit(smp.online, cfg.timer_hz_given);  /* under TCG: ticks the emulator can serve */
     smp_release();                          /* APs join the warp check */
     tsc_sync_run(smp.online, tsc_from_us(WARP_CHECK_US));
     trace(TSC_WARP, tsc_sync_warp_cpu(), tsc_sync_worst_warp());
@@ -248,17 +249,19 @@ static void check_cpu_options(void)
 static void print_ready(void)
 {
     struct dump_facts f = { mb.efi ? "uefi" : "bios", smp.found, smp.parked, smp.failed,
-                            tsc_sync_worst_warp(), tsc_invariant(), tsc_source(), timer_hz() };
+                            tsc_sync_worst_warp(), tsc_invariant(), tsc_source(), timer_hz(),
+                            tsc_check() };
     dump_set_facts(&f);
     char net[64], line[320];
     net_ready_fields(net, sizeof net);
     machine_print();                        /* what the machine is, beside READY */
     ksnprintf(line, sizeof line, "READY cpus=%u found=%u max=%u parked=%u failed=%u tsc_hz=%lu tsc_src=%s "
                                  "invariant_tsc=%u tsc_warp=%lu x2apic=%u timer_hz=%u fw=%s console=%s prev_events=%lu"
-                                 " %s boot=%s",
+                                 " %s boot=%s tsc_check=%s",
               smp.online, smp.found, MAX_CPUS, smp.parked, smp.failed, tsc_hz(), tsc_source(),
               tsc_invariant(), tsc_sync_worst_warp(), lapic_x2apic(), timer_hz(),
-              mb.efi ? "uefi" : "bios", serial_name(), prevboot_events(), net, machine_boot());
+              mb.efi ? "uefi" : "bios", serial_name(), prevboot_events(), net, machine_boot(),
+              tsc_check());
     kprintf("%s\n", line);
     netcon_set_ready(line);                 /* and announced over the network */
 }

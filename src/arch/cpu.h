@@ -1,6 +1,7 @@
 /* cpu.h — thin wrappers for the x86 instructions the kernel uses. */
 #ifndef ARCH_CPU_H
 #define ARCH_CPU_H
+#include <stdbool.h>
 #include <stdint.h>
 
 static inline void outb(uint16_t port, uint8_t v) { __asm__ volatile("outb %0, %1" ::"a"(v), "Nd"(port)); }
@@ -56,6 +57,22 @@ static inline struct cpuid_regs cpuid(uint32_t leaf, uint32_t sub)
     __asm__ volatile("cpuid" : "=a"(r.eax), "=b"(r.ebx), "=c"(r.ecx), "=d"(r.edx)
                      : "a"(leaf), "c"(sub));
     return r;
+}
+
+/* QEMU's TCG (an emulator, not KVM) names itself in the hypervisor
+ * leaf 0x40000000: "TCGTCGTCGTCG". There every LAPIC timer is served by
+ * one emulator thread, every PAUSE and EOI of a vCPU takes one lock, and
+ * every vCPU's TSC is one host clock (time/timer.c, cpus/tsc_sync.c). */
+/* Past this many vCPUs under TCG, the kernel spares the emulator's lock:
+ * fewer ticks in all (time/timer.c), no warp check (cpus/tsc_sync.c).
+ * Up to it, 100 Hz and the check are what make test-long's 255 ran. */
+#define TCG_MANY_VCPUS 256
+static inline bool cpu_under_tcg(void)
+{
+    if (!(cpuid(1, 0).ecx & CPUID1_HYPERVISOR))
+        return false;
+    struct cpuid_regs r = cpuid(0x40000000u, 0);
+    return r.ebx == 0x54474354u && r.ecx == 0x43544743u && r.edx == 0x47435447u;
 }
 
 static inline void cpu_relax(void) { __asm__ volatile("pause" ::: "memory"); }

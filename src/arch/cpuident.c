@@ -1,5 +1,6 @@
 /* cpuident.c — CPUID identity (Intel SDM vol. 2A CPUID; AMD APM vol. 3 E.3). */
 #include "arch/cpuident.h"
+#include "arch/msr.h"
 
 #define LEAF_EXT_MAX        0x80000000u
 #define LEAF_BRAND_FIRST    0x80000002u
@@ -96,11 +97,20 @@ void cpuident_read(struct cpu_ident *out)
     cpuident_decode(&raw, out);
     if (!cpuident_has_ucode_msr(out))
         return;
-    if (same(out->vendor, "GenuineIntel")) {
-        wrmsr(MSR_UCODE_REV, 0);        /* SDM: write 0, CPUID(1), then read */
-        (void)cpuid(1, 0);
+    /* Emulators and hypervisors may not implement it (Bochs: #GP). */
+    uint64_t msr;
+    bool intel = same(out->vendor, "GenuineIntel");
+    if (intel && !wrmsr_safe(MSR_UCODE_REV, 0)) {   /* SDM: write 0, CPUID(1), read */
+        out->microcode_faulted = true;
+        return;
     }
-    out->microcode = cpuident_ucode_from_msr(out, rdmsr(MSR_UCODE_REV));
+    if (intel)
+        (void)cpuid(1, 0);
+    if (!rdmsr_safe(MSR_UCODE_REV, &msr)) {
+        out->microcode_faulted = true;
+        return;
+    }
+    out->microcode = cpuident_ucode_from_msr(out, msr);
     out->microcode_known = true;
 }
 #endif

@@ -1,7 +1,8 @@
 /* cpuident.h — what the boot CPU is: vendor, brand string,
  * family/model/stepping (CPUID leaves 0, 1, 0x80000002-4) and the
  * microcode revision (MSR 0x8B, IA32_BIOS_SIGN_ID on Intel, the patch
- * level on AMD; read only on those vendors' CPUs that define it).
+ * level on AMD; read only on those vendors' CPUs that define it, and
+ * through rdmsr_safe: a CPU that faults on it leaves it unknown).
  *
  * cpuident_decode() is pure (host-tested): it turns raw CPUID registers
  * into the fields. cpuident_read() runs the instructions. */
@@ -18,6 +19,7 @@ struct cpu_ident {
     char brand[CPUIDENT_BRAND_MAX]; /* leading blanks cut; "" when the CPU has none */
     uint32_t family, model, stepping;   /* display values (extended fields folded in) */
     bool microcode_known;
+    bool microcode_faulted;         /* MSR 0x8B raised #GP (so not known) */
     uint32_t microcode;
 };
 

@@ -1,5 +1,6 @@
 /* idt.c — 64-bit interrupt gates for all 256 vectors (SDM vol. 3 §6.14). */
 #include "arch/idt.h"
+#include "arch/extable.h"
 #include "arch/gdt.h"
 #include "arch/lapic.h"
 
@@ -63,7 +64,10 @@ void idt_set_handler(uint8_t vector, int_handler h)
 void interrupt_dispatch(struct int_frame *f)
 {
     unsigned v = (unsigned)f->vector;
-    if (v < 32) {
+    uint64_t fixup = v == EXC_GP ? extable_fixup(f->rip) : 0;
+    if (fixup) {
+        f->rip = fixup;                 /* a *_safe access faulted: it returns false */
+    } else if (v < 32) {
         exception_handler(f);
     } else if (handlers[v]) {
         handlers[v](f);

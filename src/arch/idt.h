@@ -3,7 +3,8 @@
  *
  * Vectors 0-31 are CPU exceptions: they go to the handler given to
  * idt_init (exception.c, which reports and parks the CPU; NMI is counted
- * and returns). 0x20-0x2F are where the masked 8259 PICs
+ * and returns), except a #GP at an instruction the exception fixup table
+ * lists (extable.h: rdmsr_safe, wrmsr_safe), which resumes at its fixup. 0x20-0x2F are where the masked 8259 PICs
  * would deliver (spurious IRQ7/15): counted and ignored. Device and IPI
  * vectors get handlers through idt_set_handler(). */
 #ifndef ARCH_IDT_H
@@ -14,11 +15,13 @@
 #define EXC_NMI           2
 #define EXC_DOUBLE_FAULT  8
 #define EXC_PAGE_FAULT    14
+#define EXC_GP            13
 #define EXC_MACHINE_CHECK 18
 
 #define VEC_PIC_BASE      0x20
 #define VEC_TIMER         0x40
 #define VEC_IPI_FIRST     0x41
+#define VEC_SMP_WAKE      VEC_IPI_FIRST /* cpus/smp.c: the APs' release from hlt */
 #define VEC_SERIAL        0x60          /* console UART receive, via the I/O APIC */
 #define VEC_SPURIOUS      0xFF
 

@@ -10,10 +10,11 @@
 #include <stdint.h>
 
 /* ICR delivery modes and flags (SDM vol. 3 §11.6.1). */
-#define ICR_FIXED   0x000
-#define ICR_INIT    0x500
-#define ICR_STARTUP 0x600
-#define ICR_ASSERT  0x4000
+#define ICR_FIXED        0x000
+#define ICR_INIT         0x500
+#define ICR_STARTUP      0x600
+#define ICR_ASSERT       0x4000
+#define ICR_ALL_BUT_SELF 0xC0000      /* destination shorthand: all excluding self */
 
 /* Enable this CPU's LAPIC (software enable, spurious vector, LVTs masked).
  * `mmio_base` is the MADT's address, used in xAPIC mode. */

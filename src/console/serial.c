@@ -33,10 +33,14 @@ static const uint8_t com_irq[4] = { 4, 3, 4, 3 };  /* ISA IRQs of COM1-COM4 */
 #define LSR_DR           0x01    /* data ready */
 #define LSR_OE           0x02    /* overrun error */
 #define LSR_THRE         0x20    /* transmit holding register empty */
+#define LSR_TEMT         0x40    /* transmitter empty: FIFO and shift register */
 
 #define UART_CLOCK_HZ    1843200 /* the PC's crystal: divisor 1 = 115200 baud */
 #define DEAD_LINE_S      5       /* THRE held this long: the line is dead */
 #define ASSUMED_MAX_HZ   5000000000ull  /* before the TSC is calibrated */
+/* A 16-byte FIFO and the shift register drain in 1.5 ms at 115200 baud,
+ * 170 ms at 1200: longer than this, the line is dead or flow-controlled. */
+#define DRAIN_MAX_MS     200
 
 static struct uart_desc uart;           /* the console UART, when present */
 static bool present;
@@ -124,10 +128,28 @@ static uint32_t divisor(const struct uart_desc *u)
     return d && d <= 0xFFFF ? (uint32_t)d : 0;
 }
 
+/* Wait (bounded) until the transmitter has sent everything: the FIFO
+ * reset and the new divisor below would otherwise cut off what was
+ * printed last, by the firmware, GRUB or this kernel's first open of the
+ * same port (PC16550D: FCR bit 2 clears the transmit FIFO). False when it
+ * did not drain in time. */
+static bool tx_drained(const struct uart_desc *u)
+{
+    uint64_t hz = tsc_hz() ? tsc_hz() : ASSUMED_MAX_HZ;
+    uint64_t t0 = rdtsc();
+    while (!(reg_in(u, UART_LSR) & LSR_TEMT)) {
+        if (rdtsc() - t0 > hz / 1000 * DRAIN_MAX_MS)
+            return false;
+        cpu_relax();
+    }
+    return true;
+}
+
 bool serial_open(const struct uart_desc *u)
 {
     if (!u->base || (u->baud && !divisor(u)) || !probe(u))
         return false;
+    bool drained = tx_drained(u);
     reg_out(u, UART_IER, 0);                   /* polled: no UART interrupts */
     if (u->baud) {                             /* else keep the firmware's rate */
         uint32_t d = divisor(u);
@@ -141,6 +163,14 @@ bool serial_open(const struct uart_desc *u)
     uart = *u;
     present = true;
     stalled = irq_mode = irq_held = false;
+    if (!drained) {
+        char note[160];
+        int n = ksnprintf(note, sizeof note,
+                          "serial: %s still sending after %u ms; its FIFO was reset, a few bytes "
+                          "before this line may be lost\n",
+                          u->name, DRAIN_MAX_MS);
+        serial_write(note, n < (int)sizeof note ? (unsigned long)n : sizeof note - 1);
+    }
     return true;
 }
 

@@ -22,6 +22,11 @@
  *     still missing then is sent INIT (parked), named on the console, and
  *     counted as failed; the boot goes on with the others. An AP that
  *     arrives after being given up on halts itself.
+ *  5. An AP that is up halts until the boot CPU releases them all with one
+ *     broadcast IPI: spinning, each would hold a core of a real machine's
+ *     sibling thread, and under QEMU's TCG each PAUSE takes the emulator's
+ *     one lock, which the STARTUP IPIs still to be sent need too (512
+ *     spinning vCPUs on two host cores: bring-up 35 s, one AP given up).
  */
 #include "cpus/smp.h"
 #include "arch/cpu.h"
@@ -228,10 +233,17 @@ static void give_up_all(void)
         state[i] = CPU_FAILED;
 }
 
+static void woken(struct int_frame *f)
+{
+    (void)f;
+    lapic_eoi();
+}
+
 void smp_start(const struct madt_info *m, uint32_t limit, struct smp_summary *out,
                ap_online_fn online)
 {
     ap_online = online;
+    idt_set_handler(VEC_SMP_WAKE, woken);
     uint32_t bsp = lapic_id();
     madt_lapic = m->lapic_addr;
     state[0] = CPU_ONLINE;
@@ -271,12 +283,16 @@ void smp_start(const struct madt_info *m, uint32_t limit, struct smp_summary *ou
 void smp_release(void)
 {
     __atomic_store_n(&released, 1, __ATOMIC_RELEASE);
+    if (slots > 1)
+        lapic_send_ipi(0, ICR_FIXED | ICR_ASSERT | ICR_ALL_BUT_SELF | VEC_SMP_WAKE);
 }
 
+/* Interrupts are off here: a release between the check and HLT stays
+ * pending, and STI's one-instruction shadow lets HLT take it. */
 void smp_wait_release(void)
 {
     while (!__atomic_load_n(&released, __ATOMIC_ACQUIRE))
-        cpu_relax();
+        __asm__ volatile("sti; hlt; cli" ::: "memory");
 }
 
 /* First C code of an AP (from boot/ap_entry.asm, on its own stack). */

@@ -28,7 +28,8 @@ void smp_release(void);
 int smp_index_of(uint32_t apic_id);
 uint32_t smp_slots(void);
 
-/* Wait on the calling AP until smp_release() (used by ap_main). */
+/* Halt the calling AP until smp_release()'s broadcast IPI (used by
+ * ap_main; interrupts off, and off again on return). */
 void smp_wait_release(void);
 
 #endif

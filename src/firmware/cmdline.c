@@ -53,6 +53,8 @@ static void store(struct boot_config *cfg, const struct cmdline_option *o, uint6
     case 4:  memcpy(at, &w, 4); break;
     default: memcpy(at, &v, 8);
     }
+    if (o->offset == offsetof(struct boot_config, timer_hz))
+        cfg->timer_hz_given = true;     /* timer_fit never lowers a rate given */
 }
 
 void cmdline_defaults(struct boot_config *cfg)

@@ -36,6 +36,7 @@ struct boot_config {
     unsigned maxcpus;                  /* 0 = no limit */
     bool nosmp;
     uint32_t timer_hz;
+    bool timer_hz_given;           /* timer_hz= said so: never lowered (timer_fit) */
     uint32_t trace_events;
     uint64_t trace_memory;             /* bytes; 0 = per CPU (trace_events) */
     char trace_mask[96];           /* empty = default */

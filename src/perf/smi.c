@@ -1,6 +1,7 @@
 /* smi.c — see smi.h. */
 #include "perf/smi.h"
 #include "arch/cpu.h"
+#include "arch/msr.h"
 
 #define VENDOR_INTEL_EBX 0x756E6547u  /* "Genu" */
 #define CPUID_HYPERVISOR (1u << 31)   /* leaf 1 ECX */
@@ -34,11 +35,17 @@ bool smi_available(const char **why)
         *why = "hypervisor that may not emulate MSR 0x34";
         return false;
     }
+    uint64_t count;
+    if (!rdmsr_safe(MSR_SMI_COUNT, &count)) {
+        *why = "MSR 0x34 raised #GP (not implemented here)";
+        return false;
+    }
     *why = "MSR 0x34";
     return true;
 }
 
 uint64_t smi_read(void)
 {
-    return rdmsr(MSR_SMI_COUNT) & 0xFFFFFFFFu;     /* bits 31:0 are the count */
+    uint64_t v;
+    return rdmsr_safe(MSR_SMI_COUNT, &v) ? v & 0xFFFFFFFFu : SMI_UNKNOWN;  /* 31:0: the count */
 }

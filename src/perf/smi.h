@@ -3,10 +3,11 @@
  * CPU invisibly to any OS: the hwlat workload uses the counter to tell
  * gaps caused by SMIs from others.
  *
- * Reading an MSR the CPU lacks raises #GP, which parks the CPU here, so
- * the counter is read only where it is known to exist: Intel family 6
+ * The counter is read only where it is known to exist: Intel family 6
  * from Nehalem on (not the Core 2 / first Atom models), and under a
- * hypervisor only one known to emulate it (KVM). */
+ * hypervisor only one known to emulate it (KVM); and always through
+ * rdmsr_safe (arch/msr.h), since an emulator may still lack it (Bochs
+ * raises #GP): then it is not available, and says so. */
 #ifndef PERF_SMI_H
 #define PERF_SMI_H
 #include <stdbool.h>
@@ -17,6 +18,6 @@
 
 /* Whether this CPU has the counter; *why says why not (or "MSR 0x34"). */
 bool smi_available(const char **why);
-uint64_t smi_read(void);               /* only when smi_available() */
+uint64_t smi_read(void);               /* SMI_UNKNOWN when the read faulted */
 
 #endif

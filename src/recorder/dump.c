@@ -2,6 +2,7 @@
  * (dumpnet.h), then to the console port and the stick. */
 #include "recorder/dump.h"
 #include "arch/cpu.h"
+#include "arch/extable.h"
 #include "arch/percpu.h"
 #include "console/serial.h"
 #include "console/status.h"
@@ -124,6 +125,7 @@ uint64_t dump_run(const struct dump_request *rq)
         { "fw", facts.fw, 0 },            { "found", NULL, facts.found },
         { "parked", NULL, facts.parked }, { "failed", NULL, facts.failed },
         { "online", NULL, cpus_online },  { "tsc_src", facts.tsc_src, 0 },
+        { "tsc_check", facts.tsc_check, 0 }, { "msr_faults", NULL, extable_fixups_taken() },
         { "invariant_tsc", NULL, (uint64_t)facts.invariant_tsc },
         { "tsc_warp", NULL, facts.tsc_warp }, { "timer_hz", NULL, facts.timer_hz },
         { "uptime_tsc", NULL, rdtsc() - uptime_boot_tsc() }, { "capacity", NULL, rings_capacity() },

@@ -27,6 +27,7 @@ struct dump_facts {
     int invariant_tsc;
     const char *tsc_src;
     uint32_t timer_hz;
+    const char *tsc_check;        /* the clock that confirmed tsc_hz, or "none" */
 };
 
 void dump_set_facts(const struct dump_facts *f);

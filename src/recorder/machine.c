@@ -59,6 +59,8 @@ void machine_init(const struct mb2_info *mb)
         ksnprintf(ucode, sizeof ucode, "0x%x", cpu.microcode);
     else
         ksnprintf(ucode, sizeof ucode, "unknown");
+    if (cpu.microcode_faulted)
+        kprintf("cpu: MSR 0x8B (microcode revision) raised #GP; skipped, cpu.microcode=unknown\n");
     n_items = 0;
     add("cpu.vendor", cpu.vendor);
     add("cpu.brand", cpu.brand);

@@ -52,6 +52,10 @@ static void take_ring(uint32_t i)
 
 void prevboot_find(void)
 {
+    /* One read per 2 MiB: nothing on hardware, but an emulator may take
+     * seconds over gigabytes (Bochs, 3 GB: ~19 s), so say it first. */
+    kprintf("trace: looking for the previous boot's trace (every 2 MiB of %lu MiB)\n",
+            mem_available_bytes() >> 20);
     mem_each_available(scan_range, NULL);
     if (!prev) {
         kprintf("trace: no previous boot's trace in memory (none after a cold boot; after a "

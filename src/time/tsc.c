@@ -24,6 +24,7 @@
 
 static uint64_t hz;
 static const char *source = "none";
+static const char *check = "none";     /* the clock that confirmed hz */
 static bool invariant;
 
 static uint64_t from_cpuid15(void)
@@ -49,24 +50,27 @@ static uint64_t from_hypervisor(void)
  * absent or stops counting. A window that overran (a vCPU or SMI stall)
  * or gave a rate no TSC has is retried, up to CAL_ATTEMPTS in all: one
  * bad window must not demote the best clock. A clock that answered but
- * still failed is named on the console, never passed over silently. */
+ * still failed is named on the console with why its windows failed,
+ * never passed over silently. */
 static uint64_t calibrate(enum refclock_kind k, uint32_t window_us)
 {
     uint64_t rate[CAL_TRIALS];
-    unsigned got = 0, tried = 0;
+    struct tsc_windows w = { 0 };
     if (!refclock_probe(k))
         return 0;
     /* ... but a clock none of whose first CAL_TRIALS windows worked is
      * given up at once: tsc_src=none must come within 1 s. */
-    while (got < CAL_TRIALS && tried < CAL_ATTEMPTS && (got || tried < CAL_TRIALS)) {
-        tried++;
+    while (w.good < CAL_TRIALS && w.tried < CAL_ATTEMPTS && (w.good || w.tried < CAL_TRIALS)) {
         uint64_t r = refclock_tsc_rate(k, window_us);
-        if (r && tscmath_plausible(r))
-            rate[got++] = r;
+        if (tscmath_window(&w, r))
+            rate[w.good - 1] = r;
     }
-    if (got < CAL_TRIALS) {
-        kprintf("tsc: %s counts, but %u of %u calibration windows failed; not used\n",
-                refclock_name(k), tried - got, tried);
+    if (w.good < CAL_TRIALS) {
+        kprintf("tsc: %s counts, but %u of %u calibration windows failed: %s", refclock_name(k),
+                w.tried - w.good, w.tried, tscmath_windows_why(&w));
+        if (w.low)
+            kprintf(" (%lu-%lu Hz)", w.low, w.high);
+        kprintf("; not used\n");
         return 0;
     }
     return median_u64(rate, CAL_TRIALS);
@@ -84,23 +88,77 @@ static uint64_t first_calibration(enum refclock_kind from, enum refclock_kind *k
     return 0;
 }
 
-/* Best source first; the next working one checks it. */
-static void choose(void)
+/* Clock k measured m, too far from hz to confirm it: hz stays, said. */
+static void say_unconfirmed(enum refclock_kind k, uint64_t m)
 {
-    enum refclock_kind k = REFCLOCK_HPET, check_k;
-    if ((hz = from_cpuid15())) {
-        source = "cpuid15";
-    } else if ((hz = from_hypervisor())) {
-        source = "hypervisor";
-    } else if ((hz = first_calibration(REFCLOCK_HPET, &k, CAL_WINDOW_US))) {
-        source = refclock_name(k++);
-    } else {
+    kprintf("tsc: %s says %lu Hz but %s measures %lu Hz (%lu ppm apart); using %s, "
+            "unconfirmed (tsc_check=none)\n",
+            source, hz, refclock_name(k), m,
+            tscmath_diff_ppm(m, hz), source);
+}
+
+/* The next working clock from `from` on checks a measured rate. */
+static void cross_check(enum refclock_kind from)
+{
+    enum refclock_kind k;
+    uint64_t m = first_calibration(from, &k, CHECK_WINDOW_US);
+    if (!m)
+        kprintf("tsc: no other clock could check %s's %lu Hz: unconfirmed (tsc_check=none)\n",
+                source, hz);
+    else if (tscmath_agree(hz, m))
+        check = refclock_name(k);
+    else
+        say_unconfirmed(k, m);
+}
+
+/* A rate CPUID or a hypervisor claims is measured against the best
+ * working clock: confirmed, kept but unconfirmed, or refuted (then the
+ * measurement wins and the next clock checks it). Nothing to measure
+ * with leaves the claim unverified, and the console says so loudly. */
+static void verify_claim(void)
+{
+    enum refclock_kind k;
+    uint64_t m = first_calibration(REFCLOCK_HPET, &k, CHECK_WINDOW_US);
+    if (!m) {
+        kprintf("tsc: WARNING: %s says %lu Hz and no clock confirmed it: every time this "
+                "machine reports is unverified (tsc_check=none)\n",
+                source, hz);
         return;
     }
-    uint64_t check = first_calibration(k, &check_k, CHECK_WINDOW_US);
-    if (check && !tscmath_agree(hz, check))
-        kprintf("tsc: %s says %lu Hz but %s measures %lu Hz (%lu ppm apart); using %s\n",
-                source, hz, refclock_name(check_k), check, tscmath_diff_ppm(check, hz), source);
+    switch (tscmath_verdict(hz, m)) {
+    case TSC_CONFIRMED:
+        check = refclock_name(k);
+        return;
+    case TSC_DIFFERS:
+        say_unconfirmed(k, m);
+        return;
+    case TSC_REFUTED:
+        break;
+    }
+    kprintf("tsc: %s says %lu Hz but %s measures %lu Hz (%lu ppm apart); %s is wrong, "
+            "using the measurement (tsc_src=%s)\n",
+            source, hz, refclock_name(k), m,
+            tscmath_diff_ppm(m, hz), source, refclock_name(k));
+    uint64_t better = calibrate(k, CAL_WINDOW_US);   /* longer windows, when they work */
+    hz = better ? better : m;
+    source = refclock_name(k);
+    cross_check((enum refclock_kind)(k + 1));
+}
+
+/* Best source first; another clock checks it. */
+static void choose(void)
+{
+    enum refclock_kind k = REFCLOCK_HPET;
+    if ((hz = from_cpuid15())) {
+        source = "cpuid15";
+        verify_claim();
+    } else if ((hz = from_hypervisor())) {
+        source = "hypervisor";
+        verify_claim();
+    } else if ((hz = first_calibration(REFCLOCK_HPET, &k, CAL_WINDOW_US))) {
+        source = refclock_name(k);
+        cross_check((enum refclock_kind)(k + 1));
+    }
 }
 
 void tsc_init(void)
@@ -118,6 +176,7 @@ void tsc_init(void)
 
 uint64_t tsc_hz(void) { return hz; }
 const char *tsc_source(void) { return source; }
+const char *tsc_check(void) { return check; }
 bool tsc_invariant(void) { return invariant; }
 uint64_t tsc_from_us(uint64_t us) { return us * hz / 1000000; }
 /* Whole seconds first: ticks * 1e6 would overflow after ~2.5 h at 2 GHz. */

@@ -79,3 +79,44 @@ bool tscmath_plausible(uint64_t hz)
 {
     return hz >= TSC_MIN_PLAUSIBLE && hz <= TSC_MAX_PLAUSIBLE;
 }
+
+enum tsc_verdict tscmath_verdict(uint64_t claimed, uint64_t measured)
+{
+    uint64_t ppm = tscmath_diff_ppm(claimed, measured);
+    return ppm <= TSC_AGREE_PPM ? TSC_CONFIRMED : ppm <= TSC_REFUTE_PPM ? TSC_DIFFERS
+                                                                        : TSC_REFUTED;
+}
+
+bool tscmath_window(struct tsc_windows *w, uint64_t rate)
+{
+    w->tried++;
+    if (!rate) {
+        w->overran++;
+        return false;
+    }
+    if (tscmath_plausible(rate)) {
+        w->good++;
+        return true;
+    }
+    if (rate < TSC_MIN_PLAUSIBLE)
+        w->slow++;
+    else
+        w->fast++;
+    if (!w->low || rate < w->low)
+        w->low = rate;
+    if (rate > w->high)
+        w->high = rate;
+    return false;
+}
+
+const char *tscmath_windows_why(const struct tsc_windows *w)
+{
+    unsigned bad = w->tried - w->good;
+    if (bad && w->slow == bad)
+        return "each measured the TSC under 50 MHz, the least this kernel accepts";
+    if (bad && w->fast == bad)
+        return "each measured the TSC over 20 GHz, the most this kernel accepts";
+    if (bad && w->overran == bad)
+        return "each overran (the clock stalled, or this CPU was held up)";
+    return "some overran, some measured the TSC outside 50 MHz-20 GHz";
+}

@@ -16,6 +16,7 @@
 #define PIT_HZ_DEN        3ull
 #define FS_PER_S          1000000000000000ull
 #define TSC_AGREE_PPM     5000            /* 0.5 %: sources that differ more disagree */
+#define TSC_REFUTE_PPM    20000           /* 2 %: a measurement this far off refutes a claim */
 #define TSC_MIN_PLAUSIBLE 50000000ull     /* 50 MHz */
 #define TSC_MAX_PLAUSIBLE 20000000000ull  /* 20 GHz */
 
@@ -51,5 +52,31 @@ uint64_t tscmath_diff_ppm(uint64_t a, uint64_t b);
 bool tscmath_agree(uint64_t a, uint64_t b);
 /* A rate any x86 TSC could have: a broken clock gives absurd ones. */
 bool tscmath_plausible(uint64_t hz);
+
+/* The calibration windows tried against one clock, good and failed: a
+ * window that returned 0 overran (the clock stalled, or the CPU was held
+ * up past twice its length); one whose rate is not tscmath_plausible was
+ * slow (under TSC_MIN_PLAUSIBLE) or fast (over TSC_MAX_PLAUSIBLE). */
+struct tsc_windows {
+    unsigned tried, good, overran, slow, fast;
+    uint64_t low, high;                 /* the extreme implausible rates seen */
+};
+/* Count one window's rate (0: it overran); true when it is good. */
+bool tscmath_window(struct tsc_windows *w, uint64_t rate);
+/* Why the failed windows failed, in words (a TSC at or under 50 MHz is
+ * "under 50 MHz", not a failure of the clock). */
+const char *tscmath_windows_why(const struct tsc_windows *w);
+
+/* What a measured rate says of a claimed one (CPUID 15h, the hypervisor
+ * leaf): CONFIRMED within TSC_AGREE_PPM; DIFFERS up to TSC_REFUTE_PPM
+ * (the claim stays, unconfirmed); REFUTED beyond it: CPUID is wrong on
+ * some parts, hypervisors and emulators (Bochs's Tiger Lake says 2.4 GHz
+ * of a 50 MHz TSC), and the measurement wins. */
+enum tsc_verdict {
+    TSC_CONFIRMED,
+    TSC_DIFFERS,
+    TSC_REFUTED,
+};
+enum tsc_verdict tscmath_verdict(uint64_t claimed, uint64_t measured);
 
 #endif

@@ -20,10 +20,18 @@ make bench's to measure, never a test's to assert.
 import unittest
 
 from harness import Machine
+from btlib.dump import dumplog
 
+DUMP_TIMEOUT_S = 120
 AGREE = 0.005                  # 0.5 %
 NO_SOURCE_RE = r"(?m)^tsc: no usable frequency source"
 DISAGREE_RE = r"(?m)^tsc: .* says .* but .* measures"
+# READY's tsc_check: the next clock after the source confirms it; none
+# when there is no next clock (acpi=off leaves only the PIT; q35 with
+# hpet=off,pit=off only the PM timer).
+TSC_CHECK = {"pc": "pmtimer", "q35": "pmtimer", "pc,hpet=off": "pit", "q35,hpet=off": "pit",
+             "pc,acpi=off": "none", "q35,acpi=off": "none", "pc,acpi=off,pit=off": "none",
+             "q35,hpet=off,pit=off": "none"}
 
 
 class Boot:
@@ -37,9 +45,20 @@ class Boot:
 
 class TimeSources(unittest.TestCase):
 
-    def run_boot(self, name, fw, machine):
+    def run_boot(self, name, fw, machine, dump=False):
+        """One boot's READY and text; with dump, also d's dump, whose
+        header must carry READY's tsc_check (one dump per test is enough
+        for that: the rest is READY's)."""
         with Machine(name, fw=fw, smp=2, machine=machine) as m:
             info = m.ready()
+            self.assertEqual(info.get("tsc_check"), TSC_CHECK[machine], info)
+            if dump:
+                start = len(m.output())
+                m.send(b"d")
+                m.wait_for(rb"^DUMP END[^\r\n]*\r?\n", DUMP_TIMEOUT_S, start=start)
+                dumps = dumplog.parse_log(m.output()[start:])
+                self.assertTrue(dumps and dumps[-1].complete, f"{name}: no complete dump")
+                self.assertEqual(dumps[-1].header.get("tsc_check"), TSC_CHECK[machine])
             self.assertEqual(m.faults(), [], f"{name}: fault text in the log")
             return Boot(info, m.text())
 
@@ -52,9 +71,10 @@ class TimeSources(unittest.TestCase):
         ref = self.run_boot(f"{self.id()}.{ref_machine}", "bios", ref_machine)
         self.assertEqual(ref.info["tsc_src"], "hpet", "the reference boot has an HPET")
         self.assertNotRegex(ref.text, DISAGREE_RE, "the cross-check disagreed")
-        for fw, machine, want_src in subjects:
+        for i, (fw, machine, want_src) in enumerate(subjects):
             with self.subTest(fw=fw, machine=machine):
-                got = self.run_boot(f"{self.id()}.{fw}.{machine}", fw, machine)
+                got = self.run_boot(f"{self.id()}.{fw}.{machine}", fw, machine,
+                                    dump=i == len(subjects) - 1)
                 self.check(got, ref, want_src)
 
     def check(self, got, ref, want_src):

@@ -32,6 +32,43 @@ class QemuArgv(unittest.TestCase):
                          "12,sockets=2,cores=6")
         self.assertEqual(qemu.smp_arg(3, ""), "3")
 
+    def test_machine_for_the_cpus(self):
+        # Issue 36: past 255 CPUs, or APIC ids past 254, i440fx pc cannot
+        # boot them; q35 with x2APIC (QEMU 8.1+ under TCG) can.
+        new, old = (10, 0, "10.0.2"), (7, 2, "7.2.22")
+        choose = qemu.choose_machine
+        self.assertEqual(choose(16, qemu_version=new)[0], "pc")
+        self.assertEqual(choose(255, qemu_version=old)[0], "pc")    # ids 0..254
+        kind, why = choose(288, qemu_version=new)
+        self.assertEqual(kind, "q35")
+        self.assertIn("288 CPUs need x2APIC", why)
+        self.assertIn("QEMU 10.0.2", why)
+        self.assertEqual(choose(256, qemu_version=new)[0], "q35")
+        # 195 CPUs on 3 sockets of 65 cores: APIC ids reach 2 << 7 | 64.
+        self.assertEqual(qemu.smp_shape(195, "sockets=3,cores=65"), (195, 320))
+        kind, why = choose(16, "195,sockets=3,cores=65", qemu_version=new)
+        self.assertEqual(kind, "q35")
+        self.assertIn("APIC ids up to 320", why)
+        self.assertEqual(qemu.smp_shape(4, "maxcpus=8"), (8, 7))
+        self.assertEqual(qemu.smp_shape(12, "sockets=2,cores=6"), (12, 13))
+        self.assertEqual(qemu.smp_shape(300, "sockets=2,threads=2")[1], 405)
+        # A request is kept, and checked.
+        self.assertEqual(choose(288, machine="q35,hpet=off", qemu_version=new)[0],
+                         "q35,hpet=off")
+        self.assertEqual(choose(16, machine="q35", qemu_version=new)[0], "q35")
+        for asked in ("pc", "pc-i440fx-10.0", "pc,hpet=off"):
+            with self.assertRaisesRegex(qemu.QemuError, "at most 255 CPUs, not 288"):
+                choose(288, machine=asked, qemu_version=new)
+        # x2APIC under TCG needs QEMU 8.1: the version found is named.
+        with self.assertRaisesRegex(qemu.QemuError, "QEMU 7.2.22 does not emulate"):
+            choose(288, qemu_version=old)
+        with self.assertRaisesRegex(qemu.QemuError, "QEMU 7.2.22"):
+            choose(288, machine="q35", qemu_version=old)
+        self.assertEqual(choose(288, qemu_version=old, accel="kvm")[0], "q35")
+        self.assertIn("version unknown", choose(288, qemu_version=None)[1])
+        with self.assertRaises(qemu.QemuError):
+            qemu.smp_shape(4, "sockets")
+
     def test_cmdline_commas_are_escaped(self):
         argv = qemu.build_argv(self.opts(cmdline="console=ttyS1,9600 nosmp"))
         i = argv.index("-smbios")
@@ -99,6 +136,30 @@ class RunQemuArgv(unittest.TestCase):
             timeout=30, text=True)
         self.assertEqual(res.returncode, 1)
         self.assertIn("--uart none needs a terminal", res.stderr)
+
+    def test_machine_chosen_for_many_cpus(self):
+        # make run SMP=288: q35, said on stderr; MACHINE=pc refused in one line.
+        argv = [PYTHON, RUN_QEMU, "--iso", ISO, "--accel", "tcg", "--print-argv"]
+        res = subprocess.run(argv + ["--smp", "288"], stdin=subprocess.DEVNULL,
+                             capture_output=True, timeout=30, text=True)
+        if qemu.x2apic_missing():
+            self.assertEqual(res.returncode, 1)
+            self.assertIn("need x2APIC", res.stderr)
+            return
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("-machine q35 ", res.stdout)
+        self.assertIn("-smp 288 ", res.stdout)
+        self.assertIn("run-qemu: machine q35: 288 CPUs need x2APIC", res.stderr)
+        res = subprocess.run(argv + ["--smp", "16"], stdin=subprocess.DEVNULL,
+                             capture_output=True, timeout=30, text=True)
+        self.assertIn("-machine pc ", res.stdout)
+        res = subprocess.run(argv + ["--smp", "288", "--machine", "pc"],
+                             stdin=subprocess.DEVNULL, capture_output=True, timeout=30,
+                             text=True)
+        self.assertEqual(res.returncode, 1)
+        self.assertEqual(res.stderr.strip().splitlines(), [
+            "run-qemu: machine pc (i440fx) takes at most 255 CPUs, not 288: give machine "
+            "q35, or none and one is chosen"])
 
     def test_missing_iso_is_one_line(self):
         res = subprocess.run([PYTHON, RUN_QEMU, "--iso", "/no/such.iso"],

@@ -1,7 +1,9 @@
 /* test_tscmath.c — each time source's arithmetic: counter wrap (24-, 32-,
  * 16- and 64-bit), rates from the HPET period, the PM timer and the PIT,
  * CPUID 0x15/0x16 crystal ratios, the hypervisor leaf, the 0.5 %
- * cross-check tolerance. */
+ * cross-check tolerance, the 2 % past which a measurement refutes a
+ * claimed rate, and why failed calibration windows failed. */
+#include <string.h>
 #include "check.h"
 #include "time/tscmath.h"
 
@@ -101,8 +103,55 @@ static void test_agreement(void)
     CHECK(!tscmath_plausible(GHZ2_3 / 1000));
 }
 
+/* A TSC at or just under the 50 MHz floor (Bochs's default 50 MHz) fails
+ * every window for that reason, and the console must say so rather than
+ * blame the clock. */
+static void test_windows(void)
+{
+    struct tsc_windows w = { 0 };
+    CHECK(!tscmath_window(&w, 49999000));
+    CHECK(!tscmath_window(&w, 49998700));
+    CHECK(!tscmath_window(&w, 49999900));
+    CHECK_EQ(w.tried, 3);
+    CHECK_EQ(w.slow, 3);
+    CHECK_EQ(w.low, 49998700);
+    CHECK_EQ(w.high, 49999900);
+    CHECK(strstr(tscmath_windows_why(&w), "under 50 MHz") != NULL);
+
+    struct tsc_windows o = { 0 };
+    CHECK(tscmath_window(&o, GHZ2_3));
+    CHECK(!tscmath_window(&o, 0));
+    CHECK_EQ(o.good, 1);
+    CHECK_EQ(o.overran, 1);
+    CHECK(strstr(tscmath_windows_why(&o), "overran") != NULL);
+
+    struct tsc_windows m = { 0 };
+    CHECK(!tscmath_window(&m, 0));
+    CHECK(!tscmath_window(&m, 40000000));
+    CHECK(strstr(tscmath_windows_why(&m), "some overran") != NULL);
+    struct tsc_windows f = { 0 };
+    CHECK(!tscmath_window(&f, GHZ2_3 * 1000));
+    CHECK(strstr(tscmath_windows_why(&f), "over 20 GHz") != NULL);
+}
+
+/* A claimed rate a measurement refutes loses to it (Bochs's Tiger Lake:
+ * CPUID 15h says 2419200000 Hz, the PM timer measures 50001675 Hz). */
+static void test_verdict(void)
+{
+    CHECK_EQ(tscmath_verdict(2419200000ull, 50001675ull), TSC_REFUTED);
+    CHECK_EQ(tscmath_verdict(3500000000ull, 49999000ull), TSC_REFUTED);
+    CHECK_EQ(tscmath_verdict(GHZ2_3, GHZ2_3 + 1000), TSC_CONFIRMED);
+    CHECK_EQ(tscmath_verdict(GHZ2_3 + GHZ2_3 / 200, GHZ2_3), TSC_CONFIRMED);   /* 0.5 % */
+    CHECK_EQ(tscmath_verdict(GHZ2_3 + GHZ2_3 / 100, GHZ2_3), TSC_DIFFERS);     /* 1 % */
+    CHECK_EQ(tscmath_verdict(GHZ2_3 + GHZ2_3 / 50, GHZ2_3), TSC_DIFFERS);      /* 2 % */
+    CHECK_EQ(tscmath_verdict(GHZ2_3 + GHZ2_3 / 40, GHZ2_3), TSC_REFUTED);      /* 2.5 % */
+    CHECK_EQ(tscmath_verdict(GHZ2_3, 0), TSC_REFUTED);
+}
+
 int main(void)
 {
+    test_windows();
+    test_verdict();
     test_muldiv();
     test_wrap();
     test_pm_timer();

@@ -9,6 +9,8 @@ UNIT_SRCS_mb2 := src/firmware/mb2.c
 # what the machine is (issue 30): SMBIOS, CPUID identity, boot=
 UNIT_SRCS_smbios := src/firmware/smbios.c
 UNIT_SRCS_cpuident := src/arch/cpuident.c
+# the exception fixup table and rdmsr_safe/wrmsr_safe, faulting for real (SIGSEGV)
+UNIT_SRCS_extable := src/arch/extable.c
 UNIT_SRCS_bootdev := src/firmware/bootdev.c
 UNIT_SRCS_cmdline := src/firmware/cmdline.c src/lib/format.c
 UNIT_SRCS_format := src/lib/format.c
@@ -31,6 +33,8 @@ UNIT_SRCS_fbdraw := src/console/fbdraw.c src/console/font8x16.c
 # UARTs: the SPCR table and PCI serial controllers
 UNIT_SRCS_spcr := src/console/spcr.c src/lib/format.c
 UNIT_SRCS_uartpci := src/console/uartpci.c src/lib/format.c
+# the 16550 opened while still sending (a register model in memory)
+UNIT_SRCS_serial := src/console/serial.c src/lib/format.c src/lib/kstring.c
 # the boot stick's dump area (#9 part 4): layout and partition tables
 UNIT_SRCS_dumparea := src/recorder/dumparea.c src/lib/crc32.c src/lib/kassert.c src/lib/format.c
 UNIT_SRCS_parttable := src/dev/parttable.c src/recorder/dumparea.c src/lib/crc32.c src/lib/kassert.c src/lib/format.c

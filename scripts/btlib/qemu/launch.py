@@ -168,6 +168,96 @@ def smp_arg(smp, topology=""):
     return f"{smp},{topology}"
 
 
+# The CPU count and APIC ids a machine type takes: QEMU's i440fx "pc" (its
+# default) stops at 255 CPUs; APIC ids past 254 (more CPUs, or a topology
+# whose ids leave gaps) need x2APIC, which under TCG needs a q35 and QEMU
+# X2APIC_TCG_QEMU or later.
+PC_MAX_CPUS = 255
+DEFAULT_MACHINE = "pc"              # what QEMU gives without -machine
+XAPIC_MAX_ID = 254
+PC_TYPES = ("pc", "isapc")          # and every versioned pc-i440fx-X.Y
+X2APIC_MACHINE = "q35"
+_ASK = object()                     # choose_machine: ask the QEMU on PATH
+
+
+def _bits(n):
+    """Bits of an APIC id that QEMU gives a topology level of n members."""
+    return max(0, (int(n) - 1).bit_length())
+
+
+def smp_shape(smp, topology=""):
+    """(CPUs, highest APIC id) that -smp smp_arg(smp, topology) asks for.
+
+    QEMU's rules, where a level is left out: threads, dies 1; cores, or
+    else sockets, take the rest (cores first, as QEMU 6.2 and later); the
+    CPU count is maxcpus= when given. APIC ids give each level a power of
+    two (sockets=3,cores=65: ids reach 320 with 195 CPUs)."""
+    parts = smp_arg(smp, topology).split(",")
+    cpus = int(parts[0]) if parts[0].isdigit() else 0
+    levels = {}
+    for part in parts[1 if parts[0].isdigit() else 0:]:
+        key, _, value = part.partition("=")
+        if not value.isdigit() or int(value) < 1:
+            raise QemuError(f"-smp {smp_arg(smp, topology)}: '{part}' is not key=count")
+        levels[key.strip()] = int(value)
+    cpus = levels.get("cpus", cpus)
+    fixed = 1
+    for key in ("sockets", "dies", "clusters", "modules", "cores", "threads"):
+        fixed *= levels.get(key, 1)
+    total = max(levels.get("maxcpus", 0), cpus, fixed)
+    threads, dies = levels.get("threads", 1), levels.get("dies", 1)
+    if "cores" in levels:
+        sockets = levels.get("sockets", -(-total // (levels["cores"] * threads * dies)))
+        cores = levels["cores"]
+    else:
+        sockets = levels.get("sockets", 1)
+        cores = -(-total // (sockets * threads * dies))
+    top = ((sockets - 1) << (_bits(dies) + _bits(cores) + _bits(threads))) | \
+        ((dies - 1) << (_bits(cores) + _bits(threads))) | ((cores - 1) << _bits(threads)) | \
+        (threads - 1)
+    return total, top
+
+
+def choose_machine(smp, topology="", machine=None, qemu_version=_ASK, accel="tcg",
+                   qemu=QEMU_BIN):
+    """(the -machine value, why in one line) for smp CPUs in topology.
+
+    machine: what the user asked for (None: choose). Past 255 CPUs or APIC
+    id 254 the machine must do x2APIC: q35 is chosen, and under TCG the
+    QEMU (qemu_version, (major, minor, "X.Y.Z") or None; asked of `qemu`
+    when not given) must be X2APIC_TCG_QEMU or later. A request that cannot
+    take the CPUs (pc past 255) or a QEMU without x2APIC raises QemuError
+    saying what would work."""
+    cpus, top = smp_shape(smp, topology)
+    x2 = top > XAPIC_MAX_ID
+    asked = (machine or "").strip()
+    kind = asked.split(",")[0]
+    what = f"{cpus} CPUs" + (f" (APIC ids up to {top})" if x2 and cpus <= XAPIC_MAX_ID + 1 else "")
+    if kind in PC_TYPES or kind.startswith("pc-i440fx"):
+        if cpus > PC_MAX_CPUS:
+            raise QemuError(f"machine {kind} (i440fx) takes at most {PC_MAX_CPUS} CPUs, not "
+                            f"{cpus}: give machine {X2APIC_MACHINE}, or none and one is chosen")
+    if not x2:
+        if asked:
+            return asked, f"machine {asked} (asked); {what} in xAPIC mode"
+        return DEFAULT_MACHINE, f"machine pc (QEMU's default i440fx): {what} fit xAPIC"
+    found = ""
+    if accel != "kvm":
+        if qemu_version is _ASK:
+            qemu_version = version(qemu)
+        want = ".".join(map(str, X2APIC_TCG_QEMU))
+        if qemu_version is not None and tuple(qemu_version[:2]) < X2APIC_TCG_QEMU:
+            raise QemuError(f"{what} need x2APIC, which QEMU {qemu_version[2]} does not emulate "
+                            f"under TCG: QEMU {want} or later does (scripts/install-deps --test "
+                            "installs it where the distribution offers it)")
+        found = f", which QEMU {qemu_version[2]} emulates under TCG" if qemu_version \
+            else f" (QEMU's version unknown: {want} or later emulates it under TCG)"
+    if asked:
+        return asked, f"machine {asked} (asked); {what} need x2APIC{found}"
+    return X2APIC_MACHINE, (f"machine {X2APIC_MACHINE}: {what} need x2APIC (i440fx pc takes "
+                            f"{PC_MAX_CPUS} CPUs, APIC ids to {XAPIC_MAX_ID}){found}")
+
+
 def oem_string(cmdline):
     """The -smbios value carrying the kernel command line to grub.cfg."""
     if cmdline is None:
@@ -467,15 +557,19 @@ def launch(opts, **popen_kwargs):
 
     popen_kwargs go to subprocess.Popen (stdin/stdout/stderr...). The
     resolved options are on the returned object as .bt_opts and the argv
-    as .bt_argv, for logs and error messages."""
+    as .bt_argv, for logs and error messages; the machine chosen for the
+    CPUs (choose_machine), and why, as .bt_machine_why."""
     check_qemu(opts.qemu)
     validate(opts)
     accel, _ = resolve_accel(opts.accel, opts.fw, opts.smp, opts.qemu)
-    resolved = dataclasses.replace(opts, accel=accel)
+    machine, why = choose_machine(opts.smp, opts.topology, opts.machine, accel=accel,
+                                  qemu=opts.qemu)
+    resolved = dataclasses.replace(opts, accel=accel, machine=machine)
     argv = build_argv(resolved)
     proc = subprocess.Popen(die_with_parent(argv), **popen_kwargs)
     proc.bt_opts = resolved
     proc.bt_argv = argv
+    proc.bt_machine_why = why
     return proc
 
 

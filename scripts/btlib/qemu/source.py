@@ -16,7 +16,8 @@ from .session import Session
 QemuError = qemu.QemuError
 CONNECT_TIMEOUT_S = 15.0     # QEMU start-up, incl. the KVM probe
 DEFAULT_SMP = 16
-QEMU_OPTIONS = ('fw', 'media', 'smp', 'topology', 'cmdline', 'iso', 'mem', 'accel', 'netboot')
+QEMU_OPTIONS = ('fw', 'media', 'smp', 'topology', 'machine', 'cmdline', 'iso', 'mem', 'accel',
+                'netboot')
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.realpath(__file__)))))             # scripts/btlib/qemu/ -> the tree
 DEFAULT_ISO = os.path.join(REPO_ROOT, 'build', 'baretrace.iso')
@@ -39,6 +40,8 @@ def add_arguments(parser):
     g.add_argument('--media', choices=qemu.MEDIA, help='boot medium (default cd)')
     g.add_argument('--smp', type=_smp, help=f'CPU count (default {DEFAULT_SMP})')
     g.add_argument('--topology', help='extra -smp settings, e.g. sockets=2,cores=6')
+    g.add_argument('--machine', help='QEMU machine type, e.g. q35 (default: pc, or q35 where '
+                                     'the CPUs need x2APIC: more than 255, or APIC ids past 254)')
     g.add_argument('--cmdline', help='kernel command line, e.g. "maxcpus=4"')
     g.add_argument('--iso', help='image to boot (default build/baretrace.iso)')
     g.add_argument('--mem', help='guest memory (default 512M)')
@@ -58,7 +61,7 @@ def reject_qemu_options(parser, args):
 def _options(args, serial, nic=None, cmdline=None, mac=None):
     return qemu.Options(
         iso=args.iso or DEFAULT_ISO, fw=args.fw or 'bios', media=args.media or 'cd',
-        smp=args.smp or DEFAULT_SMP, topology=args.topology or '',
+        smp=args.smp or DEFAULT_SMP, topology=args.topology or '', machine=args.machine,
         mem=args.mem or '512M', accel=args.accel or 'auto',
         cmdline=args.cmdline if cmdline is None else cmdline, serial=serial, nic=nic,
         mac=mac, netboot=args.netboot)

@@ -7,6 +7,7 @@ every make) can import it at once; btlib.qemu.launch re-exports it for the tests
     x2apic_missing()   None when x2APIC runs under TCG, else why not (words a
                        skipped test prints)
 """
+import functools
 import re
 import subprocess
 
@@ -16,6 +17,7 @@ QEMU_BIN = "qemu-system-x86_64"
 X2APIC_TCG_QEMU = (8, 1)
 
 
+@functools.lru_cache(maxsize=None)      # one `qemu --version` per program run
 def version(qemu=QEMU_BIN):
     """(major, minor, "X.Y.Z") of the QEMU on PATH, or None when there is
     none or it does not say."""
