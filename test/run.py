@@ -1,24 +1,32 @@
 #!/usr/bin/env python3
 """Run every baretrace test and print one closing line "N passed, N failed".
 
-    test/run.py                 unit binaries, then test/host, then test/boot
+    test/run.py                 unit binaries, then test/boot and test/host
     test/run.py --boot -j 2     only the QEMU boot tests, two at a time
     test/run.py -k maxcpus      only tests whose name contains "maxcpus"
 
 Order: the host unit test binaries build/unit/test_* (built by `make
 unit`; each prints "name: N passed, N failed" and exits non-zero on
-failure), then Python unittest discovery in test/host, then test/boot.
+failure), then the Python tests in one queue: test/boot's (the long ones
+first), then test/host's, which fill the slots the boots leave.
+A test id collected twice (a TestCase class imported by name into a
+second module is collected there too) is refused: it fails, naming both
+modules, and runs once. The ten slowest tests are listed at the end, just
+before the closing line.
 
-Python tests run in worker processes (this script with --worker): host
-tests one module per worker, one worker at a time; boot tests one test per
-worker, -j at a time. A worker that hangs is killed at its deadline and its
+Each phase runs -j things at once (default 2, the cores CI has): unit
+binaries, then Python tests in worker processes (this script with
+--worker), host tests one module per worker, boot tests one test per
+worker. A worker that hangs is killed at its deadline and its
 tests count as failed, so the runner itself never hangs. Output a test
 prints is shown only when it fails. Exit status is non-zero iff anything
 failed.
 """
 import argparse
+import concurrent.futures
 import fnmatch
 import glob
+import inspect
 import json
 import os
 import selectors
@@ -35,6 +43,8 @@ UNIT_SRC_DIR = os.path.join(REPO, "test", "unit")
 HOST_DIR = os.path.join(REPO, "test", "host")
 BOOT_DIR = os.path.join(REPO, "test", "boot")
 SCRIPTS_DIR = os.path.join(REPO, "scripts")
+PYCACHE_DIR = os.path.join(REPO, "build", "pycache")
+TIMES_FILE = os.path.join(REPO, "build", "test-logs", "times.json")
 
 # Boot tests are TCG guests: on 2 host cores two at a time finished the
 # matrix fastest (see docs/running.md); more only adds contention.
@@ -44,6 +54,7 @@ HOST_MODULE_TIMEOUT_S = 900
 BOOT_TEST_TIMEOUT_S = 600
 REAP_TIMEOUT_S = 30
 DETAIL_TAIL_CHARS = 4000
+SLOWEST_SHOWN = 10
 RESULT_FD_ENV = "BT_RESULT_FD"
 
 
@@ -53,15 +64,26 @@ class Tally:
 
     def __init__(self):
         self.counts = {"pass": 0, "fail": 0, "skip": 0}
+        self.times = []             # (seconds, name) of every timed result
 
     def record(self, status, name, seconds=None, detail=""):
         self.counts[status] += 1
+        if seconds is not None:
+            self.times.append((seconds, name))
         label = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP"}[status]
         took = f" ({seconds:.1f} s)" if seconds is not None else ""
         print(f"{label} {name}{took}", flush=True)
         if detail and status != "pass":
             text = detail.rstrip()[-DETAIL_TAIL_CHARS:]
             print("    " + text.replace("\n", "\n    "), flush=True)
+
+    def slowest(self, n=SLOWEST_SHOWN):
+        """The n slowest results, slowest first, as printable lines."""
+        worst = sorted(self.times, key=lambda t: -t[0])[:n]
+        if not worst:
+            return []
+        return [f"the {len(worst)} slowest tests:"] + [
+            f"  {seconds:7.1f} s  {name}" for seconds, name in worst]
 
     def summary(self):
         c = self.counts
@@ -82,15 +104,16 @@ def selected(name, patterns):
 
 
 # ----------------------------------------------------------- unit binaries
-def run_units(tally, patterns):
-    """Run build/unit/test_*; a test/unit/test_X.c without its binary is a
-    failure (never silently skipped)."""
+def run_units(tally, patterns, jobs):
+    """Run build/unit/test_*, jobs at once; a test/unit/test_X.c without
+    its binary is a failure (never silently skipped)."""
     sources = sorted(glob.glob(os.path.join(UNIT_SRC_DIR, "test_*.c")))
     names = [os.path.basename(s)[:-2] for s in sources]
     for path in sorted(glob.glob(os.path.join(UNIT_BIN_DIR, "test_*"))):
         name = os.path.basename(path)
         if os.access(path, os.X_OK) and "." not in name and name not in names:
             names.append(name)
+    runnable = []
     for name in names:
         if not selected(f"unit.{name}", patterns):
             continue
@@ -99,10 +122,14 @@ def run_units(tally, patterns):
             tally.record("fail", f"unit.{name}", None,
                          f"{path} not built (run `make unit`)")
             continue
-        run_unit(tally, name, path)
+        runnable.append((name, path))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        for result in pool.map(lambda np: run_unit(*np), runnable):
+            tally.record(*result)
 
 
-def run_unit(tally, name, path):
+def run_unit(name, path):
+    """One unit binary: (status, label, seconds, detail) for the tally."""
     start = time.monotonic()
     try:
         res = subprocess.run([path], stdin=subprocess.DEVNULL,
@@ -116,26 +143,49 @@ def run_unit(tally, name, path):
     lines = out.strip().splitlines()
     counts = lines[-1] if lines and "passed" in lines[-1] else ""
     label = f"unit.{name}" + (f" [{counts}]" if counts else "")
-    tally.record("pass" if code == 0 else "fail", label,
-                 time.monotonic() - start,
-                 out if code != 0 else "")
+    return ("pass" if code == 0 else "fail", label,
+            time.monotonic() - start, out if code != 0 else "")
 
 
 # ------------------------------------------------------------ python tests
 def discover(directory, patterns):
-    """(ids, broken): test ids under directory matching patterns, and
-    (name, message) for modules that failed to import."""
+    """(ids, broken): test ids under directory matching patterns, each
+    once, and (name, message) for modules that failed to import and for
+    test ids collected more than once."""
     loader = unittest.TestLoader()
     suite = loader.discover(directory, pattern="test_*.py",
                             top_level_dir=directory)
-    ids, broken = [], []
+    ids, broken, seen = [], [], {}
     for test in iterate(suite):
         tid = test.id()
         if tid.startswith("unittest.loader._FailedTest."):
             broken.append((tid.rsplit(".", 1)[-1], failed_test_text(test)))
+        elif tid in seen:
+            if seen[tid] == 1:
+                broken.append((tid, collected_twice(test)))
+            seen[tid] += 1
         elif selected(tid, patterns):
+            seen[tid] = 1
             ids.append(tid)
+        else:
+            seen[tid] = 1
     return ids, broken
+
+
+def collected_twice(test):
+    """Why a test id came twice: the modules that hold its class. The
+    class's own module defines it; any other imported it by name, and
+    unittest collects a TestCase class from every module that holds it."""
+    cls = type(test)
+    holders = sorted(name for name, mod in list(sys.modules.items())
+                     if getattr(mod, cls.__name__, None) is cls)
+    others = [name for name in holders if name != cls.__module__]
+    return (f"test id collected twice: class {cls.__name__} is defined in "
+            f"{cls.__module__} ({os.path.relpath(inspect.getsourcefile(cls), REPO)}) "
+            "and imported "
+            f"by name into {', '.join(others) or 'another module'}, which "
+            "unittest collects again; import the module there and use "
+            f"module.{cls.__name__} instead (the test runs once)")
 
 
 def iterate(suite):
@@ -158,7 +208,11 @@ def python_env(directory):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in (directory, SCRIPTS_DIR, env.get("PYTHONPATH")) if p)
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    # Bytecode cached under build/, not beside the sources: the tests start
+    # the tools a few thousand times, and each start compiled btlib anew
+    # when nothing was cached (about 0.5 s of CPU each).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = PYCACHE_DIR
     return env
 
 
@@ -207,11 +261,11 @@ class Worker:
         self.out.close()
 
 
-def run_python(tally, directory, patterns, per_test, jobs, timeout):
-    """Discover and run the tests in directory: one worker per test
-    (per_test) or per module, at most jobs workers at once."""
+def python_units(tally, directory, patterns, per_test, timeout):
+    """Discover the tests in directory: [(directory, ids, timeout)], a
+    unit per test (per_test) or per module, each run by one worker."""
     if not os.path.isdir(directory):
-        return
+        return []
     sys.path.insert(0, directory)
     sys.path.insert(1, SCRIPTS_DIR)
     try:
@@ -219,29 +273,55 @@ def run_python(tally, directory, patterns, per_test, jobs, timeout):
     finally:
         del sys.path[:2]
     rel = os.path.relpath(directory, REPO)
-    for module, text in broken:
-        tally.record("fail", f"{rel}/{module}", None, text)
+    for name, text in broken:
+        tally.record("fail", f"{rel}/{name}", None, text)
+    took = last_times()
     if per_test:
-        # Slowest first (OVMF boots take several times longer than
-        # SeaBIOS), so the last worker is not left running alone.
-        ids.sort(key=lambda tid: "uefi" not in tid.lower())
+        # Slowest first, so the last worker is not left running alone: by
+        # the last run's times where there are some, else OVMF boots
+        # (several times longer than SeaBIOS's) first.
+        ids.sort(key=lambda tid: (-took.get(tid, 0.0), "uefi" not in tid.lower()))
         units = [[tid] for tid in ids]
     else:
         modules = {}
         for tid in ids:
             modules.setdefault(tid.split(".", 1)[0], []).append(tid)
-        units = list(modules.values())
-    schedule(tally, directory, units, jobs, timeout)
+        units = sorted(modules.values(),
+                       key=lambda m: -sum(took.get(tid, 0.0) for tid in m))
+    return [(directory, ids, timeout) for ids in units]
 
 
-def schedule(tally, directory, units, jobs, timeout):
-    """Run units on up to jobs workers, printing results as they come."""
+def last_times():
+    """{test id: seconds} of the runs before this one (TIMES_FILE)."""
+    try:
+        with open(TIMES_FILE) as f:
+            return {k: float(v) for k, v in json.load(f).items()}
+    except (OSError, ValueError, AttributeError):
+        return {}
+
+
+def keep_times(tally):
+    """This run's times added to TIMES_FILE, for the next run's order."""
+    took = last_times()
+    took.update({name: round(seconds, 1) for seconds, name in tally.times})
+    try:
+        os.makedirs(os.path.dirname(TIMES_FILE), exist_ok=True)
+        with open(TIMES_FILE + ".new", "w") as f:
+            json.dump(took, f, indent=0, sort_keys=True)
+        os.replace(TIMES_FILE + ".new", TIMES_FILE)
+    except OSError as e:
+        print(f"test/run.py: {TIMES_FILE} not written: {e}", file=sys.stderr)
+
+
+def schedule(tally, units, jobs):
+    """Run units on up to jobs workers, in order, printing results as
+    they come."""
     sel = selectors.DefaultSelector()
     pending, running = list(units), []
     try:
         while pending or running:
             while pending and len(running) < jobs:
-                w = Worker(directory, pending.pop(0), timeout)
+                w = Worker(*pending.pop(0))
                 sel.register(w.pipe, selectors.EVENT_READ, w)
                 running.append(w)
             for key, _ in sel.select(timeout=0.5):
@@ -389,7 +469,8 @@ def parse_args(argv):
     ap.add_argument("--host", action="store_true", help="test/host")
     ap.add_argument("--boot", action="store_true", help="test/boot")
     ap.add_argument("-j", "--jobs", type=int, default=DEFAULT_JOBS,
-                    help=f"boot tests at once (default {DEFAULT_JOBS})")
+                    help="unit binaries, host modules or boot tests at "
+                    f"once (default {DEFAULT_JOBS})")
     ap.add_argument("--timeout", type=float, default=None,
                     help="deadline per worker in seconds (default "
                     f"{BOOT_TEST_TIMEOUT_S} per boot test, "
@@ -412,18 +493,26 @@ def main(argv):
     start = time.monotonic()
     try:
         if args.unit:
-            run_units(tally, args.patterns)
-        if args.host:
-            run_python(tally, HOST_DIR, args.patterns, False, 1,
-                       args.timeout or HOST_MODULE_TIMEOUT_S)
+            run_units(tally, args.patterns, args.jobs)
+        units = []
         if args.boot:
             print(qemu_line(), flush=True)
-            run_python(tally, BOOT_DIR, args.patterns, True, args.jobs,
-                       args.timeout or BOOT_TEST_TIMEOUT_S)
+            units += python_units(tally, BOOT_DIR, args.patterns, True,
+                                  args.timeout or BOOT_TEST_TIMEOUT_S)
+        if args.host:
+            # After the boots in one queue: the long boots start first and
+            # the host modules, shorter, fill the slots the boots free, so
+            # neither kind ends with one worker running alone.
+            units += python_units(tally, HOST_DIR, args.patterns, False,
+                                  args.timeout or HOST_MODULE_TIMEOUT_S)
+        schedule(tally, units, args.jobs)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         print(tally.summary())
         return 130
+    keep_times(tally)
+    for line in tally.slowest():
+        print(line)
     print(f"(took {time.monotonic() - start:.0f} s; boot logs in "
           "build/test-logs/)")
     print(tally.summary())

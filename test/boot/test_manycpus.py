@@ -227,12 +227,6 @@ class RingMemory(ManyCpusCase):
         events, asked = self.check_took(m, 8)
         self.assertLess(events * 8 * 32, 128 << 20)
 
-    def test_bad_memory_value_is_ignored(self):
-        m, info = self.boot(smp=2, cmdline="trace.memory=lots")
-        self.assertIn("cmdline: trace.memory=lots: want a size like 64M or 1G", m.text())
-        self.assertRegex(m.text(), r"trace: 2 rings of 4096 events, 256 KiB in all "
-                                   r"\(trace.events=4096\)")
-
 
 if __name__ == "__main__":
     unittest.main()

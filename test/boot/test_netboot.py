@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 import unittest
 
@@ -29,7 +28,6 @@ from btlib.qemu import launch as qemu
 
 REPO = os.path.dirname(os.path.dirname(HERE))
 CAPTURE = os.path.join(REPO, "scripts", "capture")
-RUN_QEMU = os.path.join(REPO, "scripts", "run-qemu")
 REPORT = os.path.join(REPO, "scripts", "report")
 NETBOOT = os.path.join(REPO, "build", "netboot")
 WORKLOAD = "workload=tsc:rounds=4,dump=1"
@@ -173,38 +171,6 @@ class Lab(unittest.TestCase):
         self.assertEqual(len(body), 3)
         self.assertEqual(head[0], "machine")
         self.assertIn("c2c_median_ns", head)
-
-
-class NetbootCommandLines(unittest.TestCase):
-    """run-qemu --netboot: the QEMU command line, and what a bad root says."""
-
-    def run_qemu(self, *args):
-        return subprocess.run([sys.executable, RUN_QEMU, "--accel", "tcg", "--print-argv", *args],
-                              capture_output=True, text=True, timeout=60)
-
-    def test_print_argv_and_bad_roots(self):
-        root = tempfile.mkdtemp(prefix="bt-tftp-")
-        os.makedirs(os.path.join(root, "boot/grub/i386-pc"))
-        open(os.path.join(root, "boot/grub/i386-pc/core.0"), "wb").close()
-        r = self.run_qemu("--netboot", root)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn(f"-netdev user,id=net0,tftp={root},bootfile=boot/grub/i386-pc/core.0",
-                      r.stdout)
-        self.assertRegex(r.stdout, r"-device e1000,netdev=net0,mac=52:54:00(:[0-9a-f]{2}){3},"
-                                   r"bootindex=0")
-        self.assertNotIn("cdrom", r.stdout)
-        self.assertNotIn("usb-storage", r.stdout)
-        self.assertIn("net.to=10.0.2.2:6666", r.stdout)
-        r = self.run_qemu("--netboot", root, "--fw", "uefi")      # no UEFI image in it
-        self.assertNotEqual(r.returncode, 0)
-        self.assertIn("has no boot/grub/x86_64-efi/core.efi for uefi (run make netboot)",
-                      r.stderr)
-        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
-        r = self.run_qemu("--netboot", os.path.join(root, "missing"))
-        self.assertNotEqual(r.returncode, 0)
-        self.assertRegex(r.stderr, r"TFTP root '.*missing' not found \(run make netboot\)")
-        r = self.run_qemu("--netboot", root, "--net", "usb")
-        self.assertIn("not usb", r.stderr)
 
 
 if __name__ == "__main__":

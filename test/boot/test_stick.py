@@ -21,6 +21,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
+import busyhost
 from harness import Machine, ISO, REPO
 from btlib.dump import dumparea
 from btlib.dump import dumplog
@@ -86,12 +87,9 @@ class DumpsOnAStick(StickCase):
 
     def boot_and_dump(self, img, fw, boot):
         """Boot the stick image, press d; the serial dump (bytes)."""
-        m = Machine(f"{self.id()}.boot{boot}", fw=fw, media=self.media, smp=2, iso=img,
-                    stick_writable=True, extra=self.keyboard,
-                    machine="q35,i8042=off" if self.keyboard else None)
-        m.start()
-        self.addCleanup(m.stop)
-        m.ready()
+        m = busyhost.boot(self, f"{self.id()}.boot{boot}", fw=fw, media=self.media, smp=2,
+                          iso=img, stick_writable=True, extra=self.keyboard,
+                          machine="q35,i8042=off" if self.keyboard else None)
         m.wait_for(r"blockdev: \S+ registered", 60, start=0)
         if self.keyboard_line:
             self.assertRegex(m.text(), self.keyboard_line)

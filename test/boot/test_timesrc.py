@@ -3,32 +3,27 @@ HPET").
 
 Each machine without an HPET (q35/pc with hpet=off: the ACPI PM timer) or
 without ACPI at all (pc,acpi=off: the PIT) must find the same TSC rate as
-an HPET-calibrated boot of the same machine (within 0.5 %), print no
-disagreement between its source and the source that checks it, and reach
-READY no later than 1 s after the HPET boot does. Boot time is measured
-by the kernel itself: the TSC of BOOT_PHASE ENTRY to BOOT_PHASE READY in
-a dump, both converted with the HPET boot's rate (the same host TSC).
+an HPET-calibrated SeaBIOS boot of the same machine type (within 0.5 %;
+under TCG the guest's TSC is the host's whatever the firmware) and print no
+disagreement between its source and the source that checks it.
 
 OVMF boots q35,acpi=off (no ACPI tables: the PIT) but not pc,acpi=off
 (no serial output at all in 8 minutes), so UEFI's ACPI-off case is q35. With the
 PIT gone too (pc,acpi=off,pit=off) nothing is left: tsc_src=none, said on
-the console, and the whole calibration still ends within 1 s.
-"""
-import os
-import sys
-import unittest
+the console, and the boot goes on.
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+How long calibration may take is the kernel's bound, not the emulator's
+speed: test/unit/test_tsc.c checks it (a dead or absent clock costs no
+more windows than the bound allows); READY's time with each source is
+make bench's to measure, never a test's to assert.
+"""
+import unittest
 
 from harness import Machine
 from btlib.dump import dumplog
 
 DUMP_TIMEOUT_S = 120
 AGREE = 0.005                  # 0.5 %
-LATER_S = 1.0                  # READY at most this much later than with an HPET
-PHASE_ENTRY, PHASE_LAPIC, PHASE_TSC, PHASE_READY = 0, 4, 5, 9
-CALIBRATION_S = 1.0            # tsc_init, whatever it finds or fails to find
 NO_SOURCE_RE = r"(?m)^tsc: no usable frequency source"
 DISAGREE_RE = r"(?m)^tsc: .* says .* but .* measures"
 # READY's tsc_check: the next clock after the source confirms it; none
@@ -40,53 +35,47 @@ TSC_CHECK = {"pc": "pmtimer", "q35": "pmtimer", "pc,hpet=off": "pit", "q35,hpet=
 
 
 class Boot:
-    """What one boot told us: READY fields, console text, the TSC of each
-    boot phase (BOOT_PHASE a0 -> tsc)."""
+    """What one boot told us: READY fields and console text."""
 
-    def __init__(self, info, text, phases):
+    def __init__(self, info, text):
         self.info = info
         self.text = text
         self.tsc_hz = int(info["tsc_hz"])
-        self.phases = phases
-
-    def between(self, a, b):
-        return self.phases[b] - self.phases[a]
 
 
 class TimeSources(unittest.TestCase):
 
-    def run_boot(self, name, fw, machine):
+    def run_boot(self, name, fw, machine, dump=False):
+        """One boot's READY and text; with dump, also d's dump, whose
+        header must carry READY's tsc_check (one dump per test is enough
+        for that: the rest is READY's)."""
         with Machine(name, fw=fw, smp=2, machine=machine) as m:
             info = m.ready()
-            start = len(m.output())
-            m.send(b"d")
-            m.wait_for(rb"^DUMP END[^\r\n]*\r?\n", DUMP_TIMEOUT_S, start=start)
-            dumps = dumplog.parse_log(m.output()[start:])
-            self.assertTrue(dumps and dumps[-1].complete, f"{name}: no complete dump")
-            self.assertEqual(m.faults(), [], f"{name}: fault text in the log")
             self.assertEqual(info.get("tsc_check"), TSC_CHECK[machine], info)
-            self.assertEqual(dumps[-1].header.get("tsc_check"), TSC_CHECK[machine])
-            return Boot(info, m.text(), self.boot_phases(dumps[-1]))
+            if dump:
+                start = len(m.output())
+                m.send(b"d")
+                m.wait_for(rb"^DUMP END[^\r\n]*\r?\n", DUMP_TIMEOUT_S, start=start)
+                dumps = dumplog.parse_log(m.output()[start:])
+                self.assertTrue(dumps and dumps[-1].complete, f"{name}: no complete dump")
+                self.assertEqual(dumps[-1].header.get("tsc_check"), TSC_CHECK[machine])
+            self.assertEqual(m.faults(), [], f"{name}: fault text in the log")
+            return Boot(info, m.text())
 
-    def boot_phases(self, dump):
-        phases = {}
-        for e in dump.cpu(0).events:
-            t = dump.types.get(e.type)
-            if t and t.name == "BOOT_PHASE":
-                phases.setdefault(e.a0, e.tsc)
-        for p in (PHASE_ENTRY, PHASE_LAPIC, PHASE_TSC, PHASE_READY):
-            self.assertIn(p, phases, f"no BOOT_PHASE {p} in the dump")
-        return phases
-
-    def compare(self, fw, ref_machine, subjects):
-        """Boot ref_machine (with its HPET), then each (machine, expected
-        tsc_src) of subjects, and compare them with it."""
-        ref = self.run_boot(f"{self.id()}.{ref_machine}", fw, ref_machine)
+    def compare(self, ref_machine, subjects):
+        """Boot ref_machine (with its HPET) under SeaBIOS, then each (fw,
+        machine, expected tsc_src) of subjects, and compare them with it.
+        The guest's TSC is the host's whatever the firmware, so one HPET
+        boot is the reference for both firmwares' subjects (OVMF's own
+        HPET boot: test_boot's UEFI boots)."""
+        ref = self.run_boot(f"{self.id()}.{ref_machine}", "bios", ref_machine)
         self.assertEqual(ref.info["tsc_src"], "hpet", "the reference boot has an HPET")
         self.assertNotRegex(ref.text, DISAGREE_RE, "the cross-check disagreed")
-        for machine, want_src in subjects:
-            with self.subTest(machine=machine):
-                self.check(self.run_boot(f"{self.id()}.{machine}", fw, machine), ref, want_src)
+        for i, (fw, machine, want_src) in enumerate(subjects):
+            with self.subTest(fw=fw, machine=machine):
+                got = self.run_boot(f"{self.id()}.{fw}.{machine}", fw, machine,
+                                    dump=i == len(subjects) - 1)
+                self.check(got, ref, want_src)
 
     def check(self, got, ref, want_src):
         self.assertEqual(got.info["tsc_src"], want_src, got.info)
@@ -97,26 +86,17 @@ class TimeSources(unittest.TestCase):
             off = abs(got.tsc_hz - ref.tsc_hz) / ref.tsc_hz
             self.assertLessEqual(off, AGREE, f"tsc_hz {got.tsc_hz} vs HPET {ref.tsc_hz}: "
                                              f"{off * 100:.3f} % apart")
-        # Durations from the kernel's own TSC stamps, at the HPET's rate.
-        cal = got.between(PHASE_LAPIC, PHASE_TSC) / ref.tsc_hz
-        self.assertLessEqual(cal, CALIBRATION_S, f"TSC calibration took {cal:.2f} s")
-        late = (got.between(PHASE_ENTRY, PHASE_READY)
-                - ref.between(PHASE_ENTRY, PHASE_READY)) / ref.tsc_hz
-        self.assertLessEqual(late, LATER_S, f"READY {late:.2f} s later than with the HPET")
 
-    def test_bios_pc(self):
-        self.compare("bios", "pc", [("pc,hpet=off", "pmtimer"), ("pc,acpi=off", "pit"),
-                                    ("pc,acpi=off,pit=off", "none")])
+    def test_pc(self):
+        self.compare("pc", [("bios", "pc,hpet=off", "pmtimer"), ("bios", "pc,acpi=off", "pit"),
+                            ("bios", "pc,acpi=off,pit=off", "none"),
+                            ("uefi", "pc,hpet=off", "pmtimer")])
 
-    def test_bios_q35(self):
+    def test_q35(self):
         # pit=off: the PM timer with nothing to check it against.
-        self.compare("bios", "q35", [("q35,hpet=off", "pmtimer"), ("q35,hpet=off,pit=off", "pmtimer")])
-
-    def test_uefi_pc(self):
-        self.compare("uefi", "pc", [("pc,hpet=off", "pmtimer")])
-
-    def test_uefi_q35(self):
-        self.compare("uefi", "q35", [("q35,hpet=off", "pmtimer"), ("q35,acpi=off", "pit")])
+        self.compare("q35", [("bios", "q35,hpet=off", "pmtimer"),
+                             ("bios", "q35,hpet=off,pit=off", "pmtimer"),
+                             ("uefi", "q35,hpet=off", "pmtimer"), ("uefi", "q35,acpi=off", "pit")])
 
 
 if __name__ == "__main__":

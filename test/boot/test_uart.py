@@ -153,13 +153,6 @@ class ConsoleOptions(unittest.TestCase):
                       "not a UART; using auto", m.text())
         self.assertNotIn("mmio:0x100000", m.text())
 
-    def test_messages_say_what_is_wrong(self):
-        m, info = self.boot(cmdline="console=ttyS0,1 console=mmio,0x0")
-        self.assertIn("cmdline: console=ttyS0,1: baud 1 is below the lowest rate, 2", m.text())
-        self.assertIn("cmdline: console=mmio,0x0: address 0 is refused", m.text())
-        self.assertNotIn("no 16550 answers", m.text())
-        self.assertEqual(info["console"], "ttyS0")
-
 
 class NoUart(unittest.TestCase):
     """No serial port at all: READY on the screen, keys from PS/2."""

@@ -1,13 +1,11 @@
-"""UHCI and OHCI controllers end to end (issue 20): boot the ISO on a PC
+"""UHCI and OHCI controllers on their own end to end: boot the ISO on a PC
 without PS/2 (q35,i8042=off) and no xHCI, with a usb-kbd (full speed) on
-a UHCI or OHCI root port, behind a usb-hub, or on an EHCI whose
-companions get it, press keys through QMP send-key (the USB keyboard is
-the only keyboard) and check what the kernel did with them:
+a UHCI or OHCI root port or behind a usb-hub, press keys through QMP
+send-key (the USB keyboard is the only keyboard) and check what the
+kernel did with them: its keys are hotkeys; d dumps from the keyboard
+and the dump holds the USB_KEY events. The same controllers as an EHCI's
+companions: test_usb_companions.py.
 
-  - ich9-usb-ehci1 with its ich9-usb-uhci1..3 companions: the EHCI
-    driver hands the full-speed keyboard (or a hub with it behind) to a
-    companion (PORT_OWNER) and its keys are hotkeys; d dumps from the
-    keyboard and the dump holds the USB_KEY events;
   - piix3-usb-uhci alone: a keyboard behind a usb-hub and a USB stick on
     a root port (bulk transfers: capacity and block 0 read); the m prompt
     takes letters, comma, Backspace and Enter;
@@ -28,6 +26,7 @@ import sys
 import tempfile
 import unittest
 
+import busyhost
 from harness import ISO, REPO, Machine
 
 NO_PS2 = "q35,i8042=off"
@@ -37,29 +36,18 @@ DECODE = os.path.join(REPO, "scripts", "decode")
 USAGE_D = 0x07
 KBD_LINE = (r"usb: (\S+) port ([\d.]+): keyboard [0-9a-f]{4}:[0-9a-f]{4} \(full speed\), "
             r"keys are hotkeys")
-# QEMU's usb-kbd also speaks high speed, and an EHCI then keeps it: a
-# keyboard for a companion is full speed only, like a real one.
-FULL_SPEED = "usb_version=1"
 STICK = ["-drive", f"if=none,id=stick,format=raw,readonly=on,file={os.path.abspath(ISO)}"]
-ICH9_UHCI = ["-device", "ich9-usb-ehci1,id=ehci,addr=1d.7,multifunction=on",
-             "-device", "ich9-usb-uhci1,masterbus=ehci.0,firstport=0,addr=1d.0,multifunction=on",
-             "-device", "ich9-usb-uhci2,masterbus=ehci.0,firstport=2,addr=1d.1",
-             "-device", "ich9-usb-uhci3,masterbus=ehci.0,firstport=4,addr=1d.2"]
-# Companions come before their EHCI in the slot's functions, as on real
-# chipsets (firmware looks for them there).
-EHCI_OHCI = ["-device", "ich9-usb-ehci1,id=ehci,addr=5.2",
-             "-device", "pci-ohci,masterbus=ehci.0,firstport=0,num-ports=3,addr=5.0,"
-                        "multifunction=on",
-             "-device", "pci-ohci,masterbus=ehci.0,firstport=3,num-ports=3,addr=5.1"]
 
 
-class UhciOhci(unittest.TestCase):
+class UsbKeyboardBoot(unittest.TestCase):
+    """Boot steps for a USB keyboard as the only keyboard (no tests of its
+    own: test_usb_companions borrows it)."""
 
-    def boot(self, extra, fw="bios"):
-        m = Machine(self.id(), smp=2, machine=NO_PS2, fw=fw, extra=extra)
-        m.start()
-        self.addCleanup(m.stop)
-        m.ready()
+    def boot(self, extra, fw="bios", cmdline=""):
+        """Boot with these -device arguments (again if the host was too
+        busy for the EHCI's bound: busyhost)."""
+        m = busyhost.boot(self, self.id(), smp=2, machine=NO_PS2, fw=fw, extra=extra,
+                          cmdline=cmdline)
         self.assertNotRegex(m.text(), r"usb: \S+ xhci")
         return m
 
@@ -88,39 +76,8 @@ class UhciOhci(unittest.TestCase):
         self.assertEqual(keys[-1], (USAGE_D, 0), keys)
         self.assertEqual(m.faults(), [])
 
-    def test_full_speed_keyboard_for_a_skipped_companion_is_named(self):
-        # usb.skip=uhci: the EHCI still hands the full-speed keyboard to its
-        # UHCI companion, which nothing drives; the console says so (issue
-        # 28: it was never named).
-        m = Machine(self.id(), smp=2, machine=NO_PS2, cmdline="usb.skip=uhci",
-                    extra=ICH9_UHCI + ["-device", f"usb-kbd,bus=ehci.0,port=3,{FULL_SPEED}"])
-        m.start()
-        self.addCleanup(m.stop)
-        m.ready()
-        m.wait_for(rb"usb: 00:1d\.7 ehci: port 3: full-speed device handed to the companion "
-                   rb"controller, which is left alone \(usb\.skip=\): it is not seen \(a keyboard "
-                   rb"there gives no keys\)", 30, start=0)
-        self.assertIn("usb: 00:1d.1 uhci: left alone (usb.skip=)", m.text())
 
-    def test_ich9_uhci_companion(self):
-        m = self.boot(ICH9_UHCI + ["-device", f"usb-kbd,bus=ehci.0,port=3,{FULL_SPEED}"])
-        self.assertIn("usb: 00:1d.7 ehci: port 3: full-speed device handed to the companion "
-                      "controller", m.text())
-        for fn in range(3):
-            self.assertIn(f"usb: 00:1d.{fn} uhci: 2 ports", m.text())
-        ctrl, port = self.keyboard(m, r"uhci: 2 ports")
-        self.assertEqual((ctrl, port), ("00:1d.1", "1"), "EHCI port 3 is uhci2's port 1")
-        self.keys_work(m)
-
-    def test_uefi_ich9_uhci_companion_hub(self):
-        """A (full-speed) hub on an EHCI port goes to the companion, with
-        the keyboard behind it."""
-        m = self.boot(ICH9_UHCI + ["-device", "usb-hub,bus=ehci.0,port=6",
-                                   "-device", "usb-kbd,bus=ehci.0,port=6.2"], fw="uefi")
-        ctrl, port = self.keyboard(m, r"uhci: 2 ports")
-        self.assertEqual((ctrl, port), ("00:1d.2", "2.2"), "EHCI port 6 is uhci3's port 2")
-        self.assertIn("usb: 00:1d.2 port 2: hub with 8 ports (full speed)", m.text())
-        self.keys_work(m)
+class UhciOhci(UsbKeyboardBoot):
 
     def test_uhci_hub_and_stick(self):
         m = self.boot(["-device", "piix3-usb-uhci,id=uhci",
@@ -153,14 +110,6 @@ class UhciOhci(unittest.TestCase):
         self.assertEqual(port, "3.1")
         self.assertRegex(m.text(), rf"usb: {ctrl} port 3\.2: mass storage usb0 \"QEMU QEMU "
                                    r"HARDDISK\", \d+ blocks of 512 bytes, MBR signature")
-        self.keys_work(m)
-
-    def test_ehci_with_ohci_companions(self):
-        m = self.boot(EHCI_OHCI + ["-device", f"usb-kbd,bus=ehci.0,port=5,{FULL_SPEED}"])
-        self.assertIn("usb: 00:05.2 ehci: port 5: full-speed device handed to the companion "
-                      "controller", m.text())
-        ctrl, port = self.keyboard(m, r"ohci: 3 ports")
-        self.assertEqual((ctrl, port), ("00:05.1", "2"), "EHCI port 5 is the second OHCI's 2")
         self.keys_work(m)
 
     def test_plugged_after_boot(self):

@@ -221,24 +221,6 @@ class FromCommandLine(WorkloadCase):
                    rb"\| 7 bench", 10, start=start)
         self.no_faults(m)
 
-    def test_value_at_the_documented_limit_and_one_past(self):
-        # docs/workloads.md says how long workload='s value may be: a value
-        # that long runs, one character more is refused and said.
-        with open(os.path.join(REPO, "docs", "workloads.md")) as f:
-            limit = int(re.search(r"The value may be at most (\d+) characters", f.read()).group(1))
-        base = "c2c:samples=2,trips=10,cpus=1"
-        if (limit - len(base)) % 2:
-            base = base.replace("cpus=1", "cpus=01")
-        value = base + ",0" * ((limit - len(base)) // 2)
-        self.assertEqual(len(value), limit)
-        m, _ = self.boot(smp=2, cmdline=f"workload={value}")
-        m.wait_for(rb"^workload: c2c run=1 started on 2 CPUs", 30, start=0)
-        self.assertNotIn(b"cmdline: workload", m.output())
-        m.stop()
-        m, _ = self.boot(smp=2, cmdline=f"workload={value}0")
-        m.wait_for(rb"workload=c2c[^\r\n]*: want 1 to %d characters; ignored" % limit, 30, start=0)
-        self.assertNotIn(b"workload: c2c run=", m.output())
-
     def test_cpu_list_refusal_and_count_say_what_is_so(self):
         # cpus=5-2 is refused for what it is, not "wants CPU numbers below
         # 1024"; the start line counts the CPUs measured (two named twice

@@ -4,7 +4,7 @@ above 254, booted, traced, dumped and decoded. Needs QEMU 8.1 or later
 the version it found (scripts/install-deps --test installs a newer one
 where the distribution has it).
 
-Two boots, each doing several checks, to keep `make test` short:
+Two boots, each doing several checks (the first only in `make test-long`):
 - 288 vCPUs (APIC IDs 0-287): every CPU online in x2APIC mode, the ipi
   workload between CPUs below and above 255, `s`/`p`/`S` at that size, a
   dump over the network and the serial line that decode complete with 288
@@ -89,7 +89,14 @@ class X2apicCase(ManyCpusCase):
         return list(csv.DictReader(io.StringIO(self.decode(data, "-f", "csv"))))
 
 
+@unittest.skipUnless(os.environ.get("BT_LONG") == "1", "make test-long runs it (BT_LONG=1)")
 class TwoEightyEight(X2apicCase):
+    """make test-long: a minute of both cores on an idle CI machine, the
+    longest boot of all. What it checks stays in every make test in
+    another form: x2APIC mode, IDs above 255 and an NMI to one
+    (SparseIds), CPU numbers past 255 in records (test_ring.c,
+    test_many_cpus), rings kept across a warm reset (test_fault.Reset,
+    test_persist.c), a network dump equal to the serial one (test_net)."""
 
     def test_288_cpus_ipi_keys_dumps_and_warm_reset(self):
         port = free_port()

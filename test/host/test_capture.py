@@ -4,7 +4,7 @@ The test opens a pty pair, runs capture on the slave side (as it would
 run on /dev/ttyUSB0), writes a recorded console stream into the master
 side and reads back the hotkeys capture sends.  The stream is a real dump
 made by build/tools/gen_dump, framed by console noise and a READY line.
-A last test boots the real ISO in QEMU when it has been built.
+capture --qemu's boots are test/boot/test_capture_qemu.py's.
 """
 
 import fcntl
@@ -370,33 +370,6 @@ class CaptureKeepsOldLogTest(unittest.TestCase):
         _, err = proc.communicate(timeout=STEP_S * 2)
         self.assertEqual(proc.returncode, 0, err)
         self.assertLogIs(self.OLD + READY)
-
-
-@unittest.skipUnless(os.path.exists(ISO) and shutil.which('qemu-system-x86_64'),
-                     'build/baretrace.iso not built or QEMU missing')
-class CaptureQemuTest(unittest.TestCase):
-    def test_boot_key_dump_decode(self):
-        tmp = tempfile.mkdtemp(prefix='bt-capture-')
-        self.addCleanup(shutil.rmtree, tmp, True)
-        log = os.path.join(tmp, 'run.log')
-        r = run_capture('--qemu', '--smp', '2', '--accel', 'tcg', '-o', log,
-                        '--key', 'd', '--until-dump', '--timeout', '240', timeout=300)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        with open(log, 'rb') as f:
-            self.assertIn(b'READY ', f.read())
-        d = subprocess.run([sys.executable, DECODE, log, '-f', 'csv'], capture_output=True,
-                           text=True, timeout=60)
-        self.assertEqual(d.returncode, 0, d.stderr)
-        self.assertIn(',HOTKEY,', d.stdout)
-
-    def test_qemu_refusing_its_options_is_an_error(self):
-        tmp = tempfile.mkdtemp(prefix='bt-capture-')
-        self.addCleanup(shutil.rmtree, tmp, True)
-        r = run_capture('--qemu', '--smp', '2', '--accel', 'tcg', '--topology', 'bogus=1',
-                        '-o', os.path.join(tmp, 'run.log'), '--timeout', '60')
-        self.assertEqual(r.returncode, 1, r.stderr)
-        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
-        self.assertIn('QEMU failed', r.stderr)
 
 
 def run_capture(*args, timeout=60):

@@ -414,6 +414,41 @@ static void test_net(void)
     CHECK(warned(&c, "using DHCP"));
 }
 
+/* workload='s value at the limit docs/workloads.md states, and one past
+ * it (the runner starts unit tests in the repository's root). */
+static void test_workload_value_limit(void)
+{
+    static char doc[1 << 16];
+    FILE *f = fopen("docs/workloads.md", "r");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    size_t n = fread(doc, 1, sizeof doc - 1, f);
+    fclose(f);
+    doc[n] = 0;
+    const char *said = strstr(doc, "The value may be at most ");
+    unsigned limit = 0;
+    CHECK(said && sscanf(said, "The value may be at most %u characters", &limit) == 1);
+    CHECK(limit > 10 && limit < 1000);
+    if (!limit || limit >= 1000)
+        return;
+    char line[1100] = "workload=";
+    memset(line + strlen(line), 'x', limit);
+    line[9 + limit] = 0;
+    struct boot_config c;
+    cmdline_defaults(&c);
+    cmdline_parse(line, &c);
+    CHECK_EQ(c.warning_count, 0);
+    CHECK_EQ(strlen(c.workload), limit);
+    strcat(line, "x");
+    cmdline_defaults(&c);
+    cmdline_parse(line, &c);
+    char said_limit[64];
+    snprintf(said_limit, sizeof said_limit, "want 1 to %u characters; ignored", limit);
+    CHECK(warned(&c, said_limit));
+    CHECK_EQ(c.workload[0], 0);
+}
+
 /* Row o's field in c, as a number. */
 static uint64_t field(const struct boot_config *c, const struct cmdline_option *o)
 {
@@ -679,6 +714,7 @@ static void test_table_words(void)
 
 int main(void)
 {
+    test_workload_value_limit();
     test_every_range();
     test_every_word();
     test_messages_fit();

@@ -17,6 +17,9 @@ UNIT_SRCS_format := src/lib/format.c
 UNIT_SRCS_kassert := src/lib/kassert.c src/lib/format.c
 UNIT_SRCS_tscmath := src/time/tscmath.c
 UNIT_SRCS_deadline := src/time/deadline.c
+# tsc.c is #included by its test (its CPUID made the test's), not linked
+UNIT_SRCS_tsc := src/time/tscmath.c src/lib/median.c
+$(BUILD)/unit/test_tsc: src/time/tsc.c
 UNIT_SRCS_scancode := src/dev/scancode.c
 UNIT_SRCS_median := src/lib/median.c
 UNIT_SRCS_cpusum := src/perf/cpusum.c src/lib/median.c src/lib/format.c

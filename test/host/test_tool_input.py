@@ -1,4 +1,5 @@
-"""The host-tool findings of issue 21, each by its shortest repro.
+"""The host tools on input they must not trust (found in issue 21), each
+by its shortest repro.
 
 1. a file that is no log (zeros, a sparse file, /dev/zero) is read in
    bounded memory and refused quickly;
