@@ -33,6 +33,7 @@ def run(*args, stdin=''):
 
 def make_image(path, size=IMAGE_SIZE):
     data = bytearray(os.urandom(size))
+    data[446:510] = bytes(64)            # no partitions: random bytes made a type 0xEE one in 1.6 %
     data[510:512] = b'\x55\xaa'
     with open(path, 'wb') as f:
         f.write(data)
