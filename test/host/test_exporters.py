@@ -121,18 +121,17 @@ class PairsTest(unittest.TestCase):
                           ('WORK', 1, 200), ('IRQ_TIMER', 2, 500), ('WORK', 2, 200)])
         self.assertEqual(unmatched, [])
 
-    def test_orphans_and_crossings_become_unmatched(self):
+    def test_orphans_are_unmatched_and_crossings_pair(self):
         ring = [(0, B['IRQ_TIMER'], 1, 0),      # its END is missing
                 (10, B['WORK'], 5, 0),
-                (20, B['IRQ_TIMER'], 2, 0),     # crosses WORK 5: must not pair
+                (20, B['IRQ_TIMER'], 2, 0),     # crosses WORK 5: still its own pair
                 (30, E['WORK'], 5, 0),
-                (40, E['IRQ_TIMER'], 2, 0),     # BEGIN 2 was cut off by WORK's END
+                (40, E['IRQ_TIMER'], 2, 0),     # BEGIN 2 stayed open above WORK 5
                 (50, E['WORK'], 9, 0)]          # no BEGIN at all
         d = make_dump({0: ring})
         slices, unmatched = pairs.match_cpu(Timeline(d), d.cpus[0].events)
-        self.assertEqual([(s.name, s.begin.a0) for s in slices], [('WORK', 5)])
-        self.assertEqual([(e.tsc, e.a0) for e in unmatched],
-                         [(0, 1), (20, 2), (40, 2), (50, 9)])
+        self.assertEqual([(s.name, s.begin.a0) for s in slices], [('WORK', 5), ('IRQ_TIMER', 2)])
+        self.assertEqual([(e.tsc, e.a0) for e in unmatched], [(0, 1), (50, 9)])
 
     def test_end_before_begin_in_time_is_not_a_slice(self):
         d = make_dump({0: [(100, B['WORK'], 1, 0), (50, E['WORK'], 1, 0)]})
