@@ -304,8 +304,8 @@ def flows(tl):
     for key in sorted(keyed):
         name = names[key[0]]
         causes, effects = keyed[key]
-        hs = holes.get(key[1]) or _no_cpu(by_cpu.get(key[1]))
-        hd = holes.get(key[2]) or _no_cpu(by_cpu.get(key[2]))
+        hs, hd = (holes[c] if c in holes else holes.setdefault(c, _no_cpu(by_cpu.get(c)))
+                  for c in key[1:3])
         drawn, why = _match(causes, effects, hs, hd, window)
         for (kind, r), n in why.items():
             out.why[(name, kind, r)] = out.why.get((name, kind, r), 0) + n
