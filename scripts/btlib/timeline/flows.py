@@ -33,6 +33,7 @@ CPU once before an exporter streams them: it keeps only the flow events
 (with the compiled core, picked out in C), never a CPU's records.
 """
 
+import gc
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
@@ -124,17 +125,15 @@ class _Holes:
         self._at = {(c, t): sorted((counted if c else set()) | start | ({self.n} if t else set()))
                     for c in (True, False) for t in (True, False)}
 
-    def between(self, after, upto, counted, tail):
-        """(a, b): the TSC bounds of the losses at positions after < h <=
-        upto (lost events there lie between a and b), or None. counted:
-        with the holes losses.py counts (else only the dump's edges);
-        tail: with the events after the CPU's last (its receives still
-        pending when the dump paused tracing)."""
-        hs = self._at[(counted, tail)]
-        lo, hi = bisect_right(hs, after), bisect_right(hs, upto)
-        if lo == hi:
-            return None
-        first, last = hs[lo], hs[hi - 1]
+    def positions(self, counted, tail):
+        """The positions h (before event h) where events may be lost.
+        counted: with the holes losses.py counts (else only the dump's
+        edges); tail: with the events after the CPU's last (its receives
+        still pending when the dump froze the rings)."""
+        return self._at[(counted, tail)]
+
+    def bounds(self, first, last):
+        """(a, b): the TSC bounds of losses at positions first..last."""
         return (self._tsc(first - 1) if first else -INF,
                 self._tsc(last) if last < self.n else INF)
 
@@ -144,14 +143,14 @@ def _sequence(visible, holes, counted, tail):
     end None for a wildcard (any number of lost ones with TSC in [lo,
     hi], which consecutive groups may share), else the visible end (cpu,
     index, event) at lo == hi."""
-    out, prev = [], -1
-    for cpu, i, ev in visible + [(None, holes.n, None)]:
-        gap = holes.between(prev, i, counted, tail)
-        if gap is not None:
-            out.append((gap[0], gap[1], None))
-        if ev is not None:
-            out.append((ev.tsc, ev.tsc, (cpu, i, ev)))
-        prev = i
+    out, hs, k = [], holes.positions(counted, tail), 0
+    for x in visible + [(None, holes.n, None)]:
+        if k < len(hs) and hs[k] <= x[1]:          # losses before this one
+            first = hs[k]
+            k = bisect_right(hs, x[1], k)
+            out.append(holes.bounds(first, hs[k - 1]) + (None,))
+        if x[2] is not None:
+            out.append((x[2].tsc, x[2].tsc, x))
     return out
 
 
@@ -202,8 +201,8 @@ class _Key:
         """[(lo, hi)] of the states after each effect (index 0: before
         the first), or None when no assignment fits."""
         fwd, cur = [(0, 0)], (0, 0)
-        for lo, hi, end in self.e:
-            old, cap = self.bounds(lo, hi)
+        bounds = [self.bounds(lo, hi) for lo, hi, _ in self.e]
+        for (lo, hi, end), (old, cap) in zip(self.e, bounds):
             start = max(cur[0], old)
             if start > cur[1]:
                 return None
@@ -219,7 +218,7 @@ class _Key:
         back[-1] = cur
         for k in range(len(self.e) - 1, -1, -1):
             lo, hi, end = self.e[k]
-            old, cap = self.bounds(lo, hi)
+            old, cap = bounds[k]
             if end is None:
                 cur = (max(old, 0 if cur[0] <= cap else cur[0]), cur[1])
             else:
@@ -264,7 +263,9 @@ def _match(key_causes, key_effects, holes_s, holes_d, window):
         why[('cause', 'disorder')] = len(key_causes)
         why[('effect', 'disorder')] = len(key_effects)
         return [], why
-    ideal = attempt(False)
+    lossless = all(h.positions(True, t) == h.positions(False, t)
+                   for h, t in ((holes_s, False), (holes_d, True)))
+    ideal = drawn if lossless else attempt(False)
     if ideal is None:                # the losses are all that makes it fit
         ideal = [(x, x) for x in key_causes + key_effects]
     done = {(x[0], x[1]) for pair in drawn for x in pair}
@@ -279,6 +280,19 @@ def _match(key_causes, key_effects, holes_s, holes_d, window):
 
 def flows(tl):
     """The dump's proven flows (a Flows)."""
+    # A few tuples per flow event, kept and without reference cycles: the
+    # collector's passes over them would cost most of the time (as in
+    # dumplog.parse_batches).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _flows(tl)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _flows(tl):
     out = Flows()
     pairs = declared(tl)
     if not pairs:
