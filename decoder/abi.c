@@ -66,6 +66,7 @@ static const struct bt_abi_field bt_ctf_seg_fields[] = {
 /* clang-format off */
 static const struct bt_abi_field bt_ctf_stream_fields[] = {
     F(bt_ctf_stream, header), F(bt_ctf_stream, discarded), F(bt_ctf_stream, packets),
+    F(bt_ctf_stream, shared),
 };
 /* clang-format on */
 /* clang-format off */

@@ -29,7 +29,7 @@ size_t bt_ctf_stream_bound(const struct bt_ctf_seg *segs, size_t nsegs)
 {
     size_t bytes = PACKET_OVERHEAD;                  /* the empty first packet */
     for (size_t k = 0; k < nsegs; k++)               /* a packet per event at worst */
-        bytes += (size_t)segs[k].n * (BT_CTF_EVENT_SIZE + PACKET_OVERHEAD) + PACKET_OVERHEAD;
+        bytes += (size_t)segs[k].n * (BT_CTF_SHARED_EVENT_SIZE + PACKET_OVERHEAD) + PACKET_OVERHEAD;
     return bytes;
 }
 
@@ -122,6 +122,96 @@ static uint8_t *run_packets(struct bt_ctf_stream *st, struct bt_ctf_seg *s, uint
     return p;
 }
 
+#define SHARED_OVERHEAD (BT_CTF_HEADER_SIZE + BT_CTF_SHARED_CONTEXT_SIZE)
+
+/* A shared file's packet header, for n events from t0 to t1, at p. */
+static uint8_t *shared_head(struct bt_ctf_stream *st, uint64_t t0, uint64_t t1, uint64_t n,
+                            uint8_t *p)
+{
+    uint64_t bits = (SHARED_OVERHEAD + n * BT_CTF_SHARED_EVENT_SIZE) * 8;
+    memcpy(p, st->header, BT_CTF_HEADER_SIZE);
+    p = put_le(p + BT_CTF_HEADER_SIZE, t0, 8);
+    p = put_le(p, t1, 8);
+    p = put_le(p, bits, 8);
+    p = put_le(p, bits, 8);
+    st->packets++;
+    return put_le(p, st->discarded, 8);
+}
+
+/* The open packet of a shared file: its header's place, events, times. */
+struct shared_pkt {
+    uint8_t *at;
+    uint64_t n, t0, t1;
+};
+
+static void shared_close(struct bt_ctf_stream *st, struct shared_pkt *k)
+{
+    if (k->n)
+        shared_head(st, k->t0, k->t1, k->n, k->at);
+    k->n = 0;
+}
+
+/* Event i of s into the open packet (opening one). */
+static uint8_t *shared_event(struct bt_ctf_stream *st, struct shared_pkt *k,
+                             struct bt_ctf_seg *s, uint64_t i, uint8_t *p)
+{
+    const struct trace_event *ev = &s->ev[i];
+    if (k->n == BT_CTF_EVENTS_PER_PACKET)
+        shared_close(st, k);
+    st->discarded += i == 0 ? s->lead : hole_at(s, i);
+    if (!k->n) {
+        k->at = p;
+        p += SHARED_OVERHEAD;
+        k->t0 = ev->tsc;
+    }
+    k->t1 = ev->tsc;
+    k->n++;
+    p = put_le(p, ev->tsc, 8);
+    p = put_le(p, ev->type, 2);
+    p = put_le(p, s->cpu, 4);
+    p = put_le(p, ev->seq, 4);
+    p = put_le(p, ev->flags, 1);
+    p = put_le(p, ev->a0, 8);
+    return put_le(p, ev->a1, 8);
+}
+
+/* The next run of the heap's segments: its segment (popped), its end in *j. */
+static struct bt_ctf_seg *next_run(struct bt_ctf_seg *segs, uint64_t *heap, size_t *nheap,
+                                   uint64_t *j)
+{
+    struct bt_ctf_seg *s = &segs[heap_pop(segs, heap, nheap)];
+    *j = s->n;
+    if (*nheap) {                          /* up to the next head's TSC */
+        uint64_t limit = segs[heap[0]].ev[segs[heap[0]].at].tsc;
+        for (*j = s->at + 1; *j < s->n && s->ev[*j].tsc <= limit; ++*j);
+    }
+    return s;
+}
+
+static size_t shared_stream(struct bt_ctf_stream *st, struct bt_ctf_seg *segs, size_t nheap,
+                            uint64_t *heap, uint8_t *out)
+{
+    uint8_t *p = out;
+    struct shared_pkt k = { out, 0, 0, 0 };
+    uint64_t pending = 0, j;
+    while (nheap) {
+        struct bt_ctf_seg *s = next_run(segs, heap, &nheap, &j);
+        for (uint64_t i = s->at; i < j; i++)
+            p = shared_event(st, &k, s, i, p);
+        s->at = j;
+        if (j < s->n)
+            heap_push(segs, heap, &nheap, (uint64_t)(s - segs));
+        else
+            pending += s->tail;
+    }
+    shared_close(st, &k);
+    if (pending) {
+        st->discarded += pending;
+        p = shared_head(st, k.t1, k.t1, 0, p);
+    }
+    return (size_t)(p - out);
+}
+
 size_t bt_ctf_stream(struct bt_ctf_stream *st, struct bt_ctf_seg *segs, size_t nsegs,
                      uint64_t *heap, uint8_t *out)
 {
@@ -131,14 +221,12 @@ size_t bt_ctf_stream(struct bt_ctf_stream *st, struct bt_ctf_seg *segs, size_t n
         segs[k].at = segs[k].cut = 0;
         heap_push(segs, heap, &nheap, k);
     }
+    if (st->shared)
+        return shared_stream(st, segs, nheap, heap, out);
     while (nheap) {
-        struct bt_ctf_seg *s = &segs[heap_pop(segs, heap, &nheap)];
-        uint64_t i = s->at, j = s->n;
-        if (nheap) {                       /* up to the next head's TSC */
-            uint64_t limit = segs[heap[0]].ev[segs[heap[0]].at].tsc;
-            for (j = i + 1; j < s->n && s->ev[j].tsc <= limit; j++);
-        }
-        p = run_packets(st, s, i, j, p);
+        uint64_t j;
+        struct bt_ctf_seg *s = next_run(segs, heap, &nheap, &j);
+        p = run_packets(st, s, s->at, j, p);
         s->at = j;
         if (j < s->n) {
             heap_push(segs, heap, &nheap, (uint64_t)(s - segs));

@@ -15,17 +15,25 @@
  * _stream_packets does (which stays the reference): a min-heap of the
  * segments' next TSCs (ties: the segment given first); each run takes
  * its segment's events up to the next head's TSC; a packet ends at the
- * run's end, at a hole, or after BT_CTF_EVENTS_PER_PACKET events. */
+ * run's end, at a hole, or after BT_CTF_EVENTS_PER_PACKET events.
+ * With `shared` set (a file several CPUs share: stream class 1, as
+ * _shared_packets writes it) the events are those of the same runs, each
+ * with its cpu_id in the event context (BT_CTF_SHARED_EVENT_SIZE), in
+ * packets without cpu_id (BT_CTF_SHARED_CONTEXT_SIZE) of up to
+ * BT_CTF_EVENTS_PER_PACKET events of any of the CPUs, each also ended by
+ * a loss. */
 #ifndef DECODER_CTFOUT_H
 #define DECODER_CTFOUT_H
 #include <stddef.h>
 #include <stdint.h>
 #include "trace/event.h"
 
-#define BT_CTF_EVENT_SIZE        31
-#define BT_CTF_HEADER_SIZE       24   /* u32 magic, u8 uuid[16], u32 stream_id */
-#define BT_CTF_CONTEXT_SIZE      44   /* 5 x u64 (timestamps, sizes, discarded), u32 cpu_id */
-#define BT_CTF_EVENTS_PER_PACKET 4096
+#define BT_CTF_EVENT_SIZE          31
+#define BT_CTF_HEADER_SIZE         24   /* u32 magic, u8 uuid[16], u32 stream_id */
+#define BT_CTF_CONTEXT_SIZE        44   /* 5 x u64 (timestamps, sizes, discarded), u32 cpu_id */
+#define BT_CTF_EVENTS_PER_PACKET   4096
+#define BT_CTF_SHARED_EVENT_SIZE   35   /* u32 cpu_id after the event header */
+#define BT_CTF_SHARED_CONTEXT_SIZE 40   /* 5 x u64, no cpu_id */
 
 /* Writes n * BT_CTF_EVENT_SIZE bytes to out. */
 void bt_ctf_events(const struct trace_event *ev, size_t n, uint8_t *out);
@@ -47,6 +55,7 @@ struct bt_ctf_seg {
 struct bt_ctf_stream {
     uint8_t header[BT_CTF_HEADER_SIZE];
     uint64_t discarded, packets;
+    uint64_t shared;             /* nonzero: stream class 1's packets */
 };
 
 /* The most bytes bt_ctf_stream() writes for these segments. */

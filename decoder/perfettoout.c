@@ -272,13 +272,15 @@ static int span_order(const void *x, const void *y)
     return key_before(a->b_ns, a->b, b->b_ns, b->b) ? -1 : key_before(b->b_ns, b->b, a->b_ns, a->b);
 }
 
-/* The slices of r that cannot nest on one track in time order (a
- * non-monotonic TSC: B1 < B2 < E1 < E2, or an END before its BEGIN):
- * taken in BEGIN order, a slice that would outlast the innermost one
- * still open is marked KIND_CROSSING (both halves), as export_perfetto.py
- * crossing() does; the trace processor would re-pair them. Returns how
- * many, or -1 when memory runs out. */
-static long mark_crossing(const struct bt_pf *pf, struct bt_pf_cpu *c, const struct bt_pairing *r)
+/* The slices of r not yet KIND_CROSSING that cannot nest on one track in
+ * time order (pairs that cross, B1 < B2 < E1 < E2, or an END before its
+ * BEGIN), or with by_position in ring order (pairs that cross there,
+ * whatever their TSCs): taken in BEGIN order, a slice that would outlast
+ * the innermost one still open is marked KIND_CROSSING (both halves), as
+ * perfettoout.py crossing() does; the trace processor would re-pair
+ * them. Returns how many, or -1 when memory runs out. */
+static long mark_crossing(const struct bt_pf *pf, struct bt_pf_cpu *c, const struct bt_pairing *r,
+                          bool by_position)
 {
     size_t n = r->nslices, depth = 0;
     long crossing = 0;
@@ -291,11 +293,13 @@ static long mark_crossing(const struct bt_pf *pf, struct bt_pf_cpu *c, const str
     for (size_t k = 0; k < n; k++) {
         s[k].b = r->begins[k];
         s[k].e = r->ends[k];
-        s[k].b_ns = clamp_ns(bt_ns_of(c->ev[s[k].b].tsc, pf->t0, pf->hz));
-        s[k].e_ns = clamp_ns(bt_ns_of(c->ev[s[k].e].tsc, pf->t0, pf->hz));
+        s[k].b_ns = by_position ? 0 : clamp_ns(bt_ns_of(c->ev[s[k].b].tsc, pf->t0, pf->hz));
+        s[k].e_ns = by_position ? 0 : clamp_ns(bt_ns_of(c->ev[s[k].e].tsc, pf->t0, pf->hz));
     }
     qsort(s, n, sizeof *s, span_order);
     for (size_t k = 0; k < n; k++) {
+        if (c->kind[s[k].b] == KIND_CROSSING)
+            continue;
         while (depth && key_before(open[depth - 1]->e_ns, open[depth - 1]->e, s[k].b_ns, s[k].b))
             depth--;
         if (key_before(s[k].e_ns, s[k].e, s[k].b_ns, s[k].b) ||
@@ -332,7 +336,7 @@ long bt_pf_pair(const struct bt_pf *pf, struct bt_pf_cpu *c, const struct pairin
     }
     for (size_t k = 0; k < r.nunmatched; k++)
         c->kind[r.unmatched[k]] = KIND_UNMATCHED;
-    if (out >= 0 && mark_crossing(pf, c, &r) < 0)
+    if (out >= 0 && (mark_crossing(pf, c, &r, false) < 0 || mark_crossing(pf, c, &r, true) < 0))
         out = -1;
     bt_pair_free(&r);
     return out;

@@ -17,15 +17,20 @@ static void give_up(struct pairing *p, uint32_t index)
         p->given_up(p->ctx, index);
 }
 
-/* Gives up open[from..depth), the top of the stack. */
-static void give_up_above(struct pairing *p, unsigned from)
+void pairing_reset(struct pairing *p)
 {
-    for (unsigned k = from; k < p->depth; k++)
+    for (unsigned k = 0; k < p->depth; k++)
         give_up(p, p->open[k].index);
-    p->depth = from;
+    p->depth = 0;
 }
 
-void pairing_reset(struct pairing *p) { give_up_above(p, 0); }
+/* Takes open[k] off the stack; the BEGINs above it stay open, in order. */
+static void take(struct pairing *p, unsigned k)
+{
+    for (unsigned j = k + 1; j < p->depth; j++)
+        p->open[j - 1] = p->open[j];
+    p->depth--;
+}
 
 static void push(struct pairing *p, const struct trace_event *ev, uint32_t index, uint32_t key)
 {
@@ -54,14 +59,14 @@ bool pairing_feed(struct pairing *p, const struct trace_event *ev, uint32_t inde
     for (unsigned k = p->depth; k-- > 0;) {    /* innermost first */
         if (p->open[k].key != role.key || p->open[k].a0 != ev->a0)
             continue;
-        give_up_above(p, k + 1);               /* the BEGINs above it */
-        p->depth = k;
-        if (ev->tsc < p->open[k].tsc) {        /* an END before its BEGIN */
-            give_up(p, p->open[k].index);
+        struct pairing_open found = p->open[k];
+        take(p, k);                            /* the BEGINs above it may cross it */
+        if (ev->tsc < found.tsc) {             /* an END before its BEGIN */
+            give_up(p, found.index);
             give_up(p, index);
             return false;
         }
-        *begin = p->open[k];
+        *begin = found;
         return true;
     }
     give_up(p, index);

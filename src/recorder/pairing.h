@@ -3,8 +3,9 @@
  * `s` summary and the host's decoder (decoder/pairs.c, built into
  * libbtdecode.so for scripts/btlib/pairs.py) both run this file:
  *   a stack of open BEGINs, fed in ring order; an END closes the innermost
- *   open BEGIN of its pair with the same a0, the BEGINs above that one are
- *   given up, and an END with no such BEGIN is given up; a closed pair
+ *   open BEGIN of its pair with the same a0, the BEGINs above that one stay
+ *   open (their pairs cross it: B1 B2 E1 E2), and an END with no such
+ *   BEGIN is given up; a closed pair
  *   whose END's TSC is before its BEGIN's is no duration (both are given
  *   up); past PAIRING_DEPTH open BEGINs the oldest is given up.
  *

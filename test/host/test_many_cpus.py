@@ -19,6 +19,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'scripts'))
 import oracle
 from test_decode_support import (BABELTRACE, RECORD, decode, generate,
                                  require_compiled_core)
@@ -53,6 +54,31 @@ def setUpModule():
         if not EXPECTED.get(cpu) or fields[1] <= RECORD.unpack(EXPECTED[cpu][-1])[1]:
             cpu += 1             # a CPU's seqs rise: a fall starts the next CPU
         EXPECTED.setdefault(cpu, []).append(rec)
+
+
+def ctf_packets(out, streams):
+    """(events, packets) of a CTF directory's stream files, read by each
+    packet's own header and context (packet_size, the stream class's
+    event size)."""
+    from btlib.export import ctfout
+    events = packets = 0
+    for name in streams:
+        with open(os.path.join(out, name), 'rb') as f:
+            data = f.read()
+        at = 0
+        while at < len(data):
+            magic, _, stream = ctfout.HEADER.unpack_from(data, at)
+            assert magic == ctfout.CTF_MAGIC, name
+            shared = stream == ctfout.SHARED_ID
+            ctx = (ctfout.SHARED_CONTEXT if shared else ctfout.CONTEXT).unpack_from(
+                data, at + ctfout.HEADER.size)
+            size = ctx[2] // 8
+            body = size - ctfout.HEADER.size - (ctfout.SHARED_CONTEXT if shared
+                                                else ctfout.CONTEXT).size
+            events += body // (ctfout.SHARED_EVENT_SIZE if shared else ctfout.EVENT.size)
+            packets += 1
+            at += size
+    return events, packets
 
 
 def tearDownModule():
@@ -133,10 +159,14 @@ class Decode(unittest.TestCase):
         r = decode('-f', 'ctf', '-o', out, LOG)
         self.assertEqual(r.returncode, 0, r.stderr)
         streams = sorted(n for n in os.listdir(out) if n.startswith('stream_'))
-        self.assertEqual(len(streams), 256)
-        self.assertIn('stream_1020-1023', streams)
+        self.assertEqual(len(streams), 16)
+        self.assertIn('stream_960-1023', streams)
         with open(os.path.join(out, 'metadata')) as f:
             self.assertIn('cpu_id', f.read())
+        # issue 34: CPUs sharing a file no longer cut it into a packet per
+        # run of one CPU's events (2.7 events a packet): whole packets
+        events, packets = ctf_packets(out, streams)
+        self.assertGreaterEqual(events / packets, 100, f'{events} events in {packets} packets')
         if BABELTRACE is None:
             self.skipTest('no babeltrace2')
         b = subprocess.run([BABELTRACE, '--clock-cycles', '--fields=all', out],

@@ -80,9 +80,24 @@ class Pairs(unittest.TestCase):
         self.assertEqual(durations(tl), ([('IRQ_TIMER', 1), ('WORKLOAD', 10),
                                           ('WORKLOAD', 40)], []))
 
-    def test_an_end_gives_up_the_begins_above_its_own(self):
+    def test_pairs_that_cross_are_both_durations(self):
+        """B1 B2 E1 E2 with a steady TSC: two durations that cross (issue
+        34: the old rule gave up B2 when E1 closed B1, then E2 found
+        nothing, and the exports called them halves without a partner)."""
         tl = timeline([(10, WB, 5), (20, TB, 1), (30, WE, 5), (40, TE, 1)])
-        self.assertEqual(durations(tl), ([('WORKLOAD', 20)], [(20, TB), (40, TE)]))
+        self.assertEqual(durations(tl), ([('IRQ_TIMER', 20), ('WORKLOAD', 20)], []))
+
+    def test_pairs_that_cross_are_exported_as_crossing(self):
+        import io
+        from btlib.export import perfettoout
+        tl = timeline([(10, WB, 5), (20, TB, 1), (30, WE, 5), (40, TE, 1)])
+        summary = perfettoout.write_perfetto(tl, io.BytesIO())
+        # the one that cannot nest on the CPU's track: two instants, crossing=
+        self.assertEqual((summary.crossing_slices, summary.unmatched_halves), (1, 0))
+
+    def test_a_begin_whose_end_never_came_is_unmatched_at_the_end(self):
+        tl = timeline([(10, WB, 5), (20, TB, 1), (30, WE, 5)])
+        self.assertEqual(durations(tl), ([('WORKLOAD', 20)], [(20, TB)]))
 
     def test_partners_come_from_pair_not_from_names(self):
         tl = timeline([(10, ODD_B, 0), (15, ODD_E, 0)])

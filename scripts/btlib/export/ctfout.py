@@ -2,11 +2,16 @@
 
 The directory holds `metadata` (TSDL text) and one binary stream file per
 CPU, `stream_NN`, up to MAX_STREAMS CPUs; above, runs of consecutive CPUs
-share a file, `stream_NN-MM`, MAX_STREAMS files in all: babeltrace2 keeps
-every stream file open, and 1024 of them fail under the common
-`ulimit -n 1024`.  Each packet holds one CPU's events (cpu_id in its
-context, as LTTng's per-CPU packets); a shared file's packets follow each
-other in time order.  Everything is little-endian and byte-aligned:
+share a file, `stream_NN-MM`, SHARED_FILES files in all: babeltrace2 keeps
+every stream file open (1024 of them fail under the common `ulimit -n
+1024`) and reads many streams slowly.  A file of one CPU is of stream class 0: each packet
+holds that CPU's events (cpu_id in its context, as LTTng's per-CPU
+packets). A file that CPUs share is of stream class 1 (SHARED_ID): its
+events, in time order as a stream's must be, carry their cpu_id in the
+event context, so its packets are as big as one CPU's (per-CPU packets
+there would end wherever another CPU of the file has an earlier event:
+2.7 events a packet at 1024 CPUs).  Everything is little-endian and
+byte-aligned:
 
   packet header   u32 magic 0xC1FC1FC1, u8 uuid[16], u32 stream_id (= 0)
   packet context  tsc timestamp_begin, tsc timestamp_end, u64 packet_size,
@@ -14,6 +19,8 @@ other in time order.  Everything is little-endian and byte-aligned:
                   u64 events_discarded, u32 cpu_id
   event header    tsc timestamp, u16 id
   event context   u32 seq, u8 flags
+  (class 1: packet context without cpu_id; event context u32 cpu_id,
+  u32 seq, u8 flags)
   event fields    two 64-bit integers, named from the dump's event table
                   (a0/a1 where it leaves an argument unnamed): int64_t for
                   the arguments the table declares signed, else uint64_t
@@ -54,12 +61,19 @@ from ..timeline.timeline import PHASE_ARG, identifier
 
 CTF_MAGIC = 0xC1FC1FC1
 STREAM_ID = 0
+SHARED_ID = 1            # the stream class of files several CPUs share
 EVENTS_PER_PACKET = 4096
 MAX_STREAMS = 256        # stream files: babeltrace2 keeps each open (ulimit -n 1024)
+# Above MAX_STREAMS CPUs, the files they share (babeltrace2 reads many
+# streams slowly: 256 took it 5x the time of 16 on the same events).
+SHARED_FILES = 16
 HEADER = struct.Struct('<I16sI')
 CONTEXT = struct.Struct('<QQQQQI')
 EVENT = struct.Struct('<QHIBQQ')
 PACKET_OVERHEAD = HEADER.size + CONTEXT.size
+SHARED_CONTEXT = struct.Struct('<QQQQQ')
+SHARED_EVENT_SIZE = EVENT.size + 4          # u32 cpu_id after the event header
+SHARED_OVERHEAD = HEADER.size + SHARED_CONTEXT.size
 TSDL_KEYWORDS = {
     'align', 'callsite', 'const', 'char', 'clock', 'double', 'enum', 'env',
     'event', 'floating_point', 'float', 'integer', 'int', 'long', 'short',
@@ -116,7 +130,7 @@ trace {
 };
 """
 
-_CLOCK_AND_STREAM = """
+_CLOCK = """
 clock {
 	name = tsc;
 	uuid = "%(uuid)s";
@@ -127,27 +141,34 @@ clock {
 	offset = 0;
 	absolute = false;
 };
+"""
 
-stream {
-	id = %(stream)d;
-	packet.context := struct {
+
+def _stream_decl(stream):
+    """A stream class: the per-CPU one (cpu_id in the packet context) or
+    the shared one (SHARED_ID: cpu_id in the event context)."""
+    cpu = '\t\tuint32_t cpu_id;\n'
+    return f"""
+stream {{
+	id = {stream};
+	packet.context := struct {{
 		tsc_t timestamp_begin;
 		tsc_t timestamp_end;
 		uint64_t packet_size;
 		uint64_t content_size;
 		uint64_t events_discarded;
-		uint32_t cpu_id;
-	};
-	event.header := struct {
+{'' if stream == SHARED_ID else cpu}\t}};
+	event.header := struct {{
 		tsc_t timestamp;
 		uint16_t id;
-	};
-	event.context := struct {
-		uint32_t seq;
+	}};
+	event.context := struct {{
+{cpu if stream == SHARED_ID else ''}\t\tuint32_t seq;
 		uint8_t flags;
-	};
-};
+	}};
+}};
 """
+
 
 PHASE_TYPE = 'phase_t'
 
@@ -173,13 +194,13 @@ def _phase_enum(dump):
     return lines + [f'}} := {PHASE_TYPE};']
 
 
-def _event_decl(tl, type_id):
+def _event_decl(tl, type_id, stream=STREAM_ID):
     t = tl.dump.types.get(type_id)
     args = (tuple(t.args)[:2] if t is not None else ()) + ('', '')
     lines = ['', 'event {',
              f'\tname = {_quote(tl.name(type_id))};',
              f'\tid = {type_id};',
-             f'\tstream_id = {STREAM_ID};',
+             f'\tstream_id = {stream};',
              '\tfields := struct {']
     signed = signed_args(t)
     for i, (arg, field) in enumerate(zip(args, _field_names(t))):
@@ -189,15 +210,19 @@ def _event_decl(tl, type_id):
     return lines + ['\t};', '};']
 
 
-def metadata_text(tl, uid):
-    """The TSDL metadata for timeline `tl`, trace and clock UUID `uid`."""
+def metadata_text(tl, uid, shared=False):
+    """The TSDL metadata for timeline `tl`, trace and clock UUID `uid`;
+    with stream class 1 when some file is shared."""
     dump = tl.dump
     lines = [_PREAMBLE % {'uuid': uid}]
     lines += _env(dump)
-    lines.append(_CLOCK_AND_STREAM % {'uuid': uid, 'freq': tl.hz, 'stream': STREAM_ID})
+    lines.append(_CLOCK % {'uuid': uid, 'freq': tl.hz} + _stream_decl(STREAM_ID))
+    if shared:
+        lines.append(_stream_decl(SHARED_ID))
     lines += _phase_enum(dump)
-    for type_id in sorted(set(dump.types) | set(tl.unknown_types)):
-        lines += _event_decl(tl, type_id)
+    for stream in (STREAM_ID, SHARED_ID) if shared else (STREAM_ID,):
+        for type_id in sorted(set(dump.types) | set(tl.unknown_types)):
+            lines += _event_decl(tl, type_id, stream)
     return '\n'.join(lines) + '\n'
 
 
@@ -334,11 +359,78 @@ def _stream_packets(uid_bytes, empties, segments):
     return out
 
 
+def _runs(segments):
+    """(segment index, i, j): the segments' events in TSC order, as runs of
+    one segment's events i..j-1 (each up to the next head of another;
+    ties: the segment given first), as _stream_packets takes them."""
+    heap = [(s.tscs[s.first], k, s.first) for k, s in enumerate(segments)]
+    heapq.heapify(heap)
+    while heap:
+        _, k, i = heapq.heappop(heap)
+        tscs, end = segments[k].tscs, segments[k].end
+        j = bisect.bisect_right(tscs, heap[0][0], i + 1, end) if heap else end
+        if j < end:
+            heapq.heappush(heap, (tscs[j], k, j))
+        yield k, i, j
+
+
+def _shared_packets(uid_bytes, empties, segments):
+    """The packets of a file several CPUs share (stream class 1), as a list
+    of byte strings: every segment's events in TSC order (_runs), their
+    cpu_id in the event context, in packets of EVENTS_PER_PACKET events.
+    events_discarded is the file's running count at each packet's end: a
+    CPU's losses before one of its events count in the packet of that
+    event (those of CPUs without events in the first), the ones after its
+    last event in an empty packet closing the file; a file with losses
+    starts with an empty packet with 0, so readers see every step."""
+    head, size = HEADER.pack(CTF_MAGIC, uid_bytes, SHARED_ID), EVENT.size
+    out, cur, state = [], [], {'discarded': 0, 't0': 0, 't1': 0}
+
+    def put(count, t0, t1, events):
+        bits = (SHARED_OVERHEAD + len(events) * SHARED_EVENT_SIZE) * 8
+        out.extend((head, SHARED_CONTEXT.pack(t0, t1, bits, bits, count), *events))
+
+    def close():
+        if cur:
+            put(state['discarded'], state['t0'], state['t1'], cur)
+            cur.clear()
+
+    if empties or any(s.lead or s.cuts or s.tail for s in segments):
+        put(0, 0, 0, ())
+    state['discarded'] = sum(lost for _, lost in empties)
+    if len(segments) > 1 and all(s.records is not None for s in segments):
+        out.append(cwriters.ctf_stream(   # the same bytes, in C
+            head, state['discarded'], len(out) // 2,
+            [(s.records, s.first, s.end, s.cuts, s.lead, s.tail, s.cpu) for s in segments],
+            shared=True)[0])
+        return out
+    datas, pending = _packed_events(segments), 0
+    for k, i, j in _runs(segments):
+        s, data = segments[k], datas[k]
+        cpu = struct.pack('<I', s.cpu)
+        for x in range(i, j):
+            if len(cur) == EVENTS_PER_PACKET:
+                close()
+            state['discarded'] += s.lead if x == s.first else s.cuts.get(x, 0)
+            if not cur:
+                state['t0'] = s.tscs[x]
+            state['t1'] = s.tscs[x]
+            cur.append(data[x * size:x * size + 10].tobytes() + cpu
+                       + data[x * size + 10:(x + 1) * size].tobytes())
+        if j == s.end:
+            pending += s.tail
+    close()
+    if pending or (state['discarded'] and not segments):
+        state['discarded'] += pending
+        put(state['discarded'], state['t1'], state['t1'], ())
+    return out
+
+
 def _blocks(cpus):
-    """The CPUs in at most MAX_STREAMS runs of consecutive CPUs, one stream
-    file each: one CPU per file up to MAX_STREAMS CPUs; above, the sizes
+    """The CPUs in runs of consecutive CPUs, one stream file each: one CPU
+    per file up to MAX_STREAMS CPUs; above, SHARED_FILES runs whose sizes
     differ by one at most."""
-    count = min(len(cpus), MAX_STREAMS)
+    count = len(cpus) if len(cpus) <= MAX_STREAMS else SHARED_FILES
     size, bigger = divmod(len(cpus), count) if count else (0, 0)
     blocks, start = [], 0
     for k in range(count):
@@ -358,10 +450,12 @@ def write_ctf(tl, outdir):
     """Write the trace into existing directory `outdir`; returns the stream
     files written."""
     uid = trace_uuid(tl)
+    blocks = _blocks(list(tl.dump.cpus))
+    shared = any(len(b) > 1 for b in blocks)
     with open(os.path.join(outdir, 'metadata'), 'w', encoding='utf-8') as f:
-        f.write(metadata_text(tl, uid))
+        f.write(metadata_text(tl, uid, shared))
     written = []
-    for block in _blocks(list(tl.dump.cpus)):
+    for block in blocks:
         segments, empties = [], []
         for c in block:
             found, lost = _cpu_segments(c)
@@ -369,7 +463,8 @@ def write_ctf(tl, outdir):
             if lost:
                 empties.append((c.cpu, lost))
         path = os.path.join(outdir, stream_name(block))
+        packets = _shared_packets if len(block) > 1 else _stream_packets
         with open(path, 'wb') as f:
-            f.write(b''.join(_stream_packets(uid.bytes, empties, segments)))
+            f.write(b''.join(packets(uid.bytes, empties, segments)))
         written.append(path)
     return written

@@ -137,12 +137,13 @@ def ctf_events(records: bytes) -> bytes:
 _CtfSeg, _CtfStream = native.S['bt_ctf_seg'], native.S['bt_ctf_stream']
 
 
-def ctf_stream(header: bytes, discarded: int, packets: int, segments) -> tuple[bytes, int]:
+def ctf_stream(header: bytes, discarded: int, packets: int, segments,
+               shared=False) -> tuple[bytes, int]:
     """(the packets, the running events_discarded after them) of
     `segments` (records, first, end, {i: lost} holes, lead, tail, cpu),
     records[first:end] of each in TSC order, as ctfout._stream_packets
-    writes them, for a stream file that already has `packets` packets
-    and `discarded` losses."""
+    (shared: ctfout._shared_packets) writes them, for a stream file that
+    already has `packets` packets and `discarded` losses."""
     segs = (_CtfSeg * len(segments))()
     keep = []
     for seg, (records, first, end, cuts, lead, tail, cpu) in zip(segs, segments):
@@ -153,7 +154,7 @@ def ctf_stream(header: bytes, discarded: int, packets: int, segments) -> tuple[b
         seg.ev, seg.cut_at, seg.cut_n = native.addr_of(records) + first * RECORD_SIZE, \
             ctypes.addressof(cut_at), ctypes.addressof(cut_n)
         seg.n, seg.ncuts, seg.lead, seg.tail, seg.cpu = end - first, len(at), lead, tail, cpu
-    st = _CtfStream(discarded=discarded, packets=packets)
+    st = _CtfStream(discarded=discarded, packets=packets, shared=shared)
     ctypes.memmove(st.header, header, len(header))
     lib = native.lib()
     out = ctypes.create_string_buffer(max(1, lib.bt_ctf_stream_bound(segs, len(segments))))

@@ -112,13 +112,13 @@ def perfetto_note(s, path):
     """The line about a Perfetto export (an perfettoout.Summary)."""
     where = f'{path}: open it at ui.perfetto.dev' if path and path != '-' else 'stdout'
     flows = f'{s.flows} flows'
-    if s.unmatched_flow_causes or s.unmatched_flow_effects:
-        flows += (f' ({s.unmatched_flow_causes} causes and {s.unmatched_flow_effects} '
-                  'effects without a partner, not drawn)')
+    if s.flows_note:
+        flows += f' ({s.flows_note})'
     halves = (f', {s.unmatched_halves} BEGIN/END halves without a partner (instants, '
               'unmatched=true)' if s.unmatched_halves else '')
-    halves += (f', {s.crossing_slices} slices that cross others in time on their CPU (a '
-               'non-monotonic TSC) as two instants each (crossing=the partner\'s seq)'
+    halves += (f', {s.crossing_slices} slices that cross others in time on their CPU (pairs '
+               'that cross, or a non-monotonic TSC) as two instants each (crossing=the '
+               'partner\'s seq)'
                if s.crossing_slices else '')
     halves += (', times past 2^63-1 ns (292 years) written as that (Perfetto reads them '
                'signed)' if s.times_clamped else '')

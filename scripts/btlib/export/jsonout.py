@@ -33,7 +33,7 @@ from . import cwriters
 from ..native import choice
 from ..timeline import merge
 from ..timeline.argfmt import JS_EXACT, make_formatter
-from ..timeline.flows import flows as find_flows
+from ..timeline.flows import flows as find_flows, unpaired_fields
 from ..timeline.losses import hole_causes
 from ..dump.model import RECORD_SIZE, Event, seqs_of
 from ..timeline.pairs import match_cpu, role_table, roles
@@ -245,6 +245,7 @@ def write_json(tl, out):
              'unmatched_halves': unmatched_total, 'flows': found.matched,
              'unmatched_flow_causes': found.unmatched_causes,
              'unmatched_flow_effects': found.unmatched_effects,
+             **dict(unpaired_fields(found)),
              'missing_events': {str(k): v for k, v in dump.missing_events().items()}}
     out.write('\n],"otherData":' + json.dumps(other, sort_keys=True) + '}\n')
     return unmatched_total

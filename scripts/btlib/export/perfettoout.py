@@ -19,9 +19,10 @@ docs/export-formats.md):
   the END's others (end_NAME when the BEGIN has NAME too) on the end;
 - INSTANT events and halves without a partner are TYPE_INSTANT, the
   latter with the annotation unmatched = true;
-- a slice that cannot nest in time on its CPU's track (a non-monotonic
-  TSC: B1 < B2 < E1 < E2, or an END before its BEGIN; crossing()) would
-  be re-paired by Perfetto's trace processor, which pairs each END with
+- a slice that cannot nest on its CPU's track, in time (pairs that
+  cross, B1 < B2 < E1 < E2, or an END before its BEGIN; crossing()) or
+  in ring order (pairs that cross there, whatever their TSCs), would be
+  re-paired by Perfetto's trace processor, which pairs each END with
   the innermost open slice: its halves are TYPE_INSTANT instead, each
   with the annotation crossing = its partner's seq, and counted;
 - flows (flows.py: IPI_SEND -> IPI_RECV) are flow_ids on the cause and
@@ -46,7 +47,7 @@ from dataclasses import dataclass
 from . import cwriters
 from ..native import choice
 from ..timeline import merge
-from ..timeline.flows import flows as find_flows
+from ..timeline.flows import flows as find_flows, unpaired_fields, unpaired_note
 from ..timeline.losses import hole_causes
 from ..dump.model import RECORD_SIZE, Event, as_signed, events_of, seqs_of
 from ..util.outsink import byte_sink, is_binary
@@ -267,6 +268,8 @@ def _cpu_packets(sch, cpu_params, events, marks, flow_ends, timer_id):
         kind[pos[id(ev)]] = UNMATCHED
     crossed = crossing([((clamp(tl.ns(events[b].tsc)), b), (clamp(tl.ns(events[e].tsc)), e))
                         for b, e in ends])
+    rest = [k for k in range(len(ends)) if k not in crossed]     # and in ring order
+    crossed |= {rest[j] for j in crossing([((0, ends[k][0]), (0, ends[k][1])) for k in rest])}
     for k in crossed:
         kind[ends[k][0]] = kind[ends[k][1]] = CROSSING
     mark_at = dict(marks)
@@ -397,6 +400,7 @@ def _metadata(tl, found, unmatched, crossed, late):
             ann('flows', f_varint(3, found.matched)),
             ann('unmatched_flow_causes', f_varint(3, found.unmatched_causes)),
             ann('unmatched_flow_effects', f_varint(3, found.unmatched_effects))]
+    anns += [ann(name, f_varint(3, n)) for name, n in unpaired_fields(found)]
     anns += [ann(f'header.{k}', f_str(6, str(v))) for k, v in sorted(d.header.items())]
     anns += [ann(f'machine.{k}', f_str(6, v)) for k, v in sorted(d.identity.items())]
     for cpu, m in sorted(d.missing_events().items()):
@@ -430,6 +434,7 @@ class Summary:
     bytes: int
     crossing_slices: int = 0   # slices written as two instants (crossing=)
     times_clamped: bool = False   # some time was past 2^63-1 ns: written as that
+    flows_note: str = ''       # flows.unpaired_note: the ends not drawn, and why
 
 
 def write_perfetto(tl, out):
@@ -475,7 +480,7 @@ def write_perfetto(tl, out):
     late = _times_past_the_range(tl)
     put(_metadata(tl, found, unmatched, crossed, late))
     return Summary(len(dump.cpus), unmatched, found.matched, found.unmatched_causes,
-                   found.unmatched_effects, written, crossed, late)
+                   found.unmatched_effects, written, crossed, late, unpaired_note(found))
 
 
 def _times_past_the_range(tl):

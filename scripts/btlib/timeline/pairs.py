@@ -5,11 +5,12 @@ A BEGIN and an END pair up when they are on the same CPU, are partners
 dumps older than pair= pair by base name, IRQ_TIMER_BEGIN / IRQ_TIMER_END
 -> IRQ_TIMER) and have the same first argument (a0: the tick number, the
 work item...).  Matching walks each CPU's ring in sequence order with a
-stack, so the slices it returns always nest properly on their CPU: an END
-closes the innermost open BEGIN of its pair with its a0, and the BEGINs
-above that one (whose ENDs never arrived: overwritten, damaged or still
-running at dump time) are reported as unmatched rather than drawn as
-overlapping slices.  This is the kernel's rule too (the `s` summary,
+stack: an END closes the innermost open BEGIN of its pair with its a0,
+and the BEGINs above that one stay open, so pairs that cross (B1 B2 E1
+E2, with a steady TSC) are both slices (they cross: the Perfetto export
+shows them as crossing instants), and a BEGIN whose END never arrived
+(overwritten, damaged or still running at dump time) is unmatched at the
+end.  This is the kernel's rule too (the `s` summary,
 src/recorder/pairing.c; docs/dump-format.md, "BEGIN/END pairs"), so both
 count the same pairs in the same rings.
 
@@ -75,10 +76,7 @@ def match_cpu(tl, events, cpu=None):
                 if at is None:
                     unmatched.append((i, ev))
                     continue
-                for _, _, j, orphan in stack[at + 1:]:
-                    unmatched.append((j, orphan))
-            _, _, j, begin = stack[at]
-            del stack[at:]
+            _, _, j, begin = stack.pop(at)      # the BEGINs above it stay open
             if ev.tsc >= begin.tsc:
                 slices.append(Slice(ev.cpu, tl.views[begin.type].base, begin, ev, j))
             else:            # an END before its BEGIN cannot be a slice

@@ -6,7 +6,9 @@ What `decode --stats` prints:
   refused: docs/dump-format.md);
 - per event type: count and events/s over the whole dump's span;
 - the duration of every matched BEGIN/END pair (pairs.py), per base name;
-- the period between successive IRQ_TIMER_BEGIN events, per CPU.
+- the period between successive IRQ_TIMER_BEGIN events, per CPU;
+- the flows (IPI arrows) drawn, and the ends left unpaired with why
+  (flows.py: the same in both paths, as the exporters use it).
 Distributions give count, min, median, p99 and max, in TSC ticks and in
 nanoseconds.  Percentiles use the nearest-rank method on the sorted
 values (the median of an even count is the lower middle value), so every
@@ -27,6 +29,7 @@ from itertools import compress, repeat
 from ..native import library as native
 from .losses import LOSS_KINDS
 from ..dump.model import DEPRECATED_KINDS, RECORD
+from . import flows
 from .pairs import compiled, match_cpu, role_table, roles
 from ..util.tables import format_table
 from .timeline import TIMER_EVENT
@@ -248,7 +251,7 @@ def report_lines(tl):
     lines += ['', f'timer period ({TIMER_EVENT} to the next, per CPU)']
     rows = [[cpu] + _dist_row(tl, d) for cpu, d in sorted(periods.items()) if d]
     lines += format_table(['CPU'] + DIST_HEADERS, rows) if rows else ['  (no timer ticks)']
-    return lines
+    return lines + flows.report_lines(tl)
 
 
 def write_stats(tl, out):
