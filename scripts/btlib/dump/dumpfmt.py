@@ -52,6 +52,11 @@ class Marker:
         at = line.find(self.word)
         if at >= 0:
             return at
+        # Every marker line ends in ' *' and 8 characters and holds 'dump=':
+        # checked first, the costly search is spared the console's (and
+        # random bytes') lines, nearly all of which fail them.
+        if line[-10:-8] != b' *' or b'dump=' not in line:
+            return -1
         m = self.damaged.search(line)
         return m.start() if m and self.rest.match(line, m.end()) else -1
 
@@ -59,6 +64,7 @@ class Marker:
 BEGIN_MARK = Marker(b'DUMP BEGIN ', rb' ?v=\d+ dump=\d+ .* \*\S{8}\Z')
 END_MARK = Marker(b'DUMP END ', rb' ?dump=\d+ .*events=\d+ .* \*\S{8}\Z')
 READY = re.compile(rb'(?:^|\s)READY cpus=')       # a (re)booted kernel's READY line
+READY_WORD = b'READY cpus='                       # in every line READY matches: a quick test
 
 # event header byte (docs/dump-format.md, "Event lines"; recorder/predict.h, the
 # encoder's, and test_wire_constants keep them equal)
