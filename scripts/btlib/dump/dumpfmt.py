@@ -119,6 +119,15 @@ def dump_seed(nonce: int, dump_no: int) -> int:
     return zlib.crc32(nonce.to_bytes(8, 'little') + dump_no.to_bytes(4, 'little'))
 
 
+def empty_dump(nonce: int, dump_no: int = 1) -> bytes:
+    """The smallest complete v2 dump, its DUMP BEGIN and DUMP END lines (0
+    CPUs, 0 events): logs of many dumps made for tests and make bench."""
+    begin = f'DUMP BEGIN v=2 dump={dump_no} nonce={nonce:016X} cpus=0 events=0'.encode()
+    end = f'DUMP END dump={dump_no} nonce={nonce:016X} events=0 lines=1'.encode()
+    crcs = zlib.crc32(begin), zlib.crc32(end, dump_seed(nonce, dump_no))
+    return b'%s *%08X\n%s *%08X\n' % (begin, crcs[0], end, crcs[1])
+
+
 def id_seed(fields: dict[str, str]) -> int | None:
     """The seed of the id a line states (dump=, nonce=), or None."""
     nonce, dump_no = fields.get('nonce', ''), int_field(fields.get('dump'))
