@@ -247,20 +247,24 @@ class LogParser:
         return self.held
 
     def feed(self, raw: bytes):
-        line = clean(raw)
+        line = clean(raw) if b'\x1b' in raw or b'\x00' in raw else raw.strip(b' \t')
         if line.startswith(b'%'):
             if self.cur is None:
                 self.cur = DumpBuilder(None, 'lost', decoder=self.decoder)
             self.cur.add(line)
             return
-        at = BEGIN_MARK.find(line)
-        if at >= 0:
-            self._begin(line[at:])
-            return
-        at = END_MARK.find(line)
-        if at >= 0:
-            self._end(line[at:])
-            return
+        # A marker holds its word, or (damaged) ends in ' *' and 8 characters
+        # (Marker.find): other lines, most of the console's and all of
+        # random bytes', skip both searches.
+        if b'DUMP' in line or line[-10:-8] == b' *':
+            at = BEGIN_MARK.find(line)
+            if at >= 0:
+                self._begin(line[at:])
+                return
+            at = END_MARK.find(line)
+            if at >= 0:
+                self._end(line[at:])
+                return
         if READY_WORD in line and READY.search(line):
             self._close()
             self.last_end = None
