@@ -39,6 +39,7 @@ class LiveExport:
         self.fmt, self.path = fmt, path
         self.decoder = linedecode.line_decoder()
         self.parser = dumplog.LogParser(self.decoder)
+        self.kept = dumplog.Pick()          # the parse keeps no dump: this keeps two
         self.partial = b''
         self.seed = 0
         self.keys_at: float | None = None     # when the keys went out (monotonic)
@@ -54,6 +55,8 @@ class LiveExport:
             with self.decoder.batch(lines, self.seed) as seed:
                 for raw in lines:
                     self.parser.feed(raw)
+                    for d in self.parser.take():
+                        self.kept.add(d)
             self.seed = seed
 
     def write(self) -> str:
@@ -64,7 +67,9 @@ class LiveExport:
             # (a lone CR ends a line) may have seen DUMP END in it already.
             line, self.partial = self.partial[:-1], b''
             self.feed(line + b'\n')
-        return _export(self.parser.dumps, self.fmt, self.path, self.keys_at)
+        newest = self.parser.newest()           # held by the parse until the next dump
+        d = newest if newest is not None and newest.complete else self.kept.complete
+        return _export(d or newest or self.kept.last, self.fmt, self.path, self.keys_at)
 
 
 def check(fmt: str, path: str, log: str, log_is_folder: bool) -> None:
@@ -88,24 +93,23 @@ def export_log(log: str | None, fmt: str, path: str, keys_at: float | None = Non
     `want` (nonce text, dump number), that dump's newest copy."""
     if log is None:
         raise Error(f'no log to export to {path}')
+    kept = dumplog.Pick()                    # one dump at a time, never the log's all
     try:
         with open(log, 'rb') as f:
-            dumps = dumplog.parse_batches(dumplog.LogReader(f))
+            for d in dumplog.iter_dumps(dumplog.LogReader(f)):
+                if want is None or (d.header.get('nonce'), str(d.header.get('dump'))) == \
+                        (want[0], str(want[1])):
+                    kept.add(d)
     except OSError as e:
         raise Error(f'cannot read {log}: {e.strerror}') from None
-    if want is not None:
-        dumps = [d for d in dumps if (d.header.get('nonce'), str(d.header.get('dump'))) ==
-                 (want[0], str(want[1]))]
-        if not dumps:
-            raise Error(f'dump {want[0]}.{want[1]} is not in {log}')
-    return _export(dumps, fmt, path, keys_at)
+    if want is not None and not kept.count:
+        raise Error(f'dump {want[0]}.{want[1]} is not in {log}')
+    return _export(kept.pick(), fmt, path, keys_at)
 
 
-def _export(dumps, fmt: str, path: str, keys_at: float | None) -> str:
-    if not dumps:
+def _export(d, fmt: str, path: str, keys_at: float | None) -> str:
+    if d is None:
         raise Error(f'no dump to export to {path}')
-    complete = [d for d in dumps if d.complete]
-    d = complete[-1] if complete else dumps[-1]
     try:
         note = exportfile.write(Timeline(d), fmt, path, f'capture: writing {fmt} to {path}')
     except exportfile.Error as e:

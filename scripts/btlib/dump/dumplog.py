@@ -20,7 +20,9 @@ failed the open dump's checks but pass its own.
 
 from __future__ import annotations
 
+import collections
 import gc
+from typing import Iterator
 
 from . import linedecode, ready
 from .dumpbuild import DumpBuilder
@@ -48,24 +50,87 @@ def parse_log(data: bytes) -> list[Dump]:
 def parse_batches(batches) -> list[Dump]:
     """parse_log() of a log given as batches of its lines (LogReader): only
     the dumps' lines are kept, so memory follows the dumps, not the log."""
+    return list(iter_dumps(batches))
+
+
+def iter_dumps(batches) -> Iterator[Dump]:
+    """parse_batches() a dump at a time: each Dump is yielded as soon as
+    nothing later in the log can change it (when the next one is found, or
+    at the end), and the parse keeps none, so a caller that keeps only what
+    it needs of each holds one dump at a time, however many the log has."""
     decoder = linedecode.line_decoder()      # chosen once: every line goes to it
     log = LogParser(decoder)
     seed = 0
-    # The parse builds a few objects per line and keeps them all: it makes
-    # no reference cycles, and the collector's passes over them would cost
-    # a quarter of its time.
+    # The parse builds a few objects per line: it makes no reference
+    # cycles, and the collector's passes over a large dump's would cost a
+    # quarter of its time. The caller's code runs with it on.
     collecting = gc.isenabled()
-    gc.disable()
     try:
         for raws in batches:
+            gc.disable()
             with decoder.batch(raws, seed) as seed:
                 for raw in raws:
                     log.feed(raw)
+                    if log.ready:
+                        if collecting:
+                            gc.enable()
+                        yield from log.take()
+                        gc.disable()
             del raws                 # before the next batch is read: one batch at a time
-        return log.finish()
+        log.finish()
+        if collecting:
+            gc.enable()
+        yield from log.take()
     finally:
         if collecting:
             gc.enable()
+
+
+class Pick:
+    """The dump a tool reports on, chosen as dumps stream by (iter_dumps):
+    by default the newest complete one, else the newest; with `wanted`
+    (--dump N) dump N, or for N < 0 the Nth from the end. Holds at most
+    two dumps (the last -N for N < 0). `count`: the dumps seen."""
+
+    def __init__(self, wanted: int | None = None):
+        self.wanted = wanted
+        self.count = 0
+        self.complete: Dump | None = None
+        self.last: Dump | None = None
+        self.held: Dump | None = None
+        self.tail = collections.deque(maxlen=-wanted) if wanted is not None and wanted < 0 \
+            else None
+        self.incomplete: tuple[int, str] | None = None   # the newest not complete: index, state
+
+    def add(self, d: Dump) -> None:
+        self.count += 1
+        self.last = d
+        if d.complete:
+            self.complete = d
+        else:
+            self.incomplete = (d.index, 'truncated' if d.truncated else 'damaged')
+        if self.tail is not None:
+            self.tail.append(d)
+        elif d.index == self.wanted:
+            self.held = d
+
+    def in_range(self) -> bool:
+        return self.wanted is None or -self.count <= self.wanted < self.count
+
+    def pick(self) -> Dump | None:
+        """The chosen dump; None when there is none or --dump is out of range."""
+        if self.wanted is None:
+            return self.complete or self.last
+        if not self.in_range():
+            return None
+        return self.tail[0] if self.tail is not None else self.held
+
+    def after(self) -> tuple[int, str] | None:
+        """(index, state) of the newest incomplete dump after pick(), or None."""
+        chosen = self.pick()
+        if chosen is None or self.incomplete is None or self.incomplete[0] <= chosen.index:
+            return None
+        return self.incomplete
 
 
 class LogReader:
@@ -151,7 +216,9 @@ class LogParser:
 
     def __init__(self, decoder=None):
         self.decoder = decoder or linedecode.line_decoder()   # its event lines' decoder
-        self.dumps: list[Dump] = []
+        self.count = 0                         # dumps found so far
+        self.ready: list[Dump] = []            # built, not yet taken
+        self.held: Dump | None = None          # the newest: a repeated DUMP END may add to it
         self.cur: DumpBuilder | None = None
         self.last_end: bytes | None = None     # the DUMP END that closed the last dump
         self.trust: str | None = None          # capture --net's last trust marker
@@ -165,27 +232,47 @@ class LogParser:
 
     def _report(self, builder):
         if builder.worth_reporting():
-            d = builder.build(len(self.dumps))
+            d = builder.build(self.count)
             d.trust = self.cur_trust
-            self.dumps.append(d)
+            self._add(d)
+
+    def _add(self, dump: Dump):
+        """A finished dump: the one before it can no longer change."""
+        if self.held is not None:
+            self.ready.append(self.held)
+        self.held = dump
+        self.count += 1
+
+    def take(self) -> list[Dump]:
+        """The dumps finished since the last take(), in log order."""
+        out, self.ready = self.ready, []
+        return out
+
+    def newest(self) -> Dump | None:
+        """The newest dump found, whether taken or still held."""
+        return self.held
 
     def feed(self, raw: bytes):
-        line = clean(raw)
+        line = clean(raw) if b'\x1b' in raw or b'\x00' in raw else raw.strip(b' \t')
         if line.startswith(b'%'):
             if self.cur is None:
                 self.cur = DumpBuilder(None, 'lost', decoder=self.decoder)
                 self.cur_trust = self.trust
             self.cur.add(line)
             return
-        at = BEGIN_MARK.find(line)
-        if at >= 0:
-            self._begin(line[at:])
-            return
-        at = END_MARK.find(line)
-        if at >= 0:
-            self._end(line[at:])
-            return
-        if ready.BOOT.search(line):
+        # A marker holds its word, or (damaged) ends in ' *' and 8 characters
+        # (Marker.find): other lines, most of the console's and all of
+        # random bytes', skip both searches.
+        if b'DUMP' in line or line[-10:-8] == b' *':
+            at = BEGIN_MARK.find(line)
+            if at >= 0:
+                self._begin(line[at:])
+                return
+            at = END_MARK.find(line)
+            if at >= 0:
+                self._end(line[at:])
+                return
+        if ready.BOOT_WORD in line and ready.BOOT.search(line):
             self._close()
             self.last_end = None
         elif line.startswith(TRUST_MARK):
@@ -230,18 +317,18 @@ class LogParser:
         except Damaged:
             if self.cur is None:
                 if TEXT_LINE.match(text):      # shaped like one: say it was seen
-                    self.dumps.append(_orphan_end(len(self.dumps), None, True))
+                    self._add(_orphan_end(self.count, None, True))
             else:
                 self._close(None, True)
             return
         cur = self.cur
         if cur is None:
             if text == self.last_end:          # the same line again: a duplicate, no dump
-                if self.dumps:
-                    self.dumps[-1].warnings.append('DUMP END arrived twice; the copy was '
-                                                   'ignored')
+                if self.held is not None:
+                    self.held.warnings.append('DUMP END arrived twice; the copy was '
+                                              'ignored')
                 return
-            self.dumps.append(_orphan_end(len(self.dumps), fields, False))
+            self._add(_orphan_end(self.count, fields, False))
             return
         if cur.seed is None and cur.supported:
             cur.set_seed(seed)
@@ -257,9 +344,12 @@ class LogParser:
         self._close(fields)
         self.last_end = text
 
-    def finish(self) -> list[Dump]:
+    def finish(self) -> None:
+        """The log ended: the open dump closes, and every dump is ready."""
         self._close()
-        return self.dumps
+        if self.held is not None:
+            self.ready.append(self.held)
+            self.held = None
 
 
 def _orphan_end(index: int, fields, damaged: bool) -> Dump:

@@ -38,6 +38,7 @@ LINE = re.compile(_LINE_START + WORD + rb'([^\r\n]*)\r?\n')
 STARTS = re.compile(_LINE_START + WORD)
 IN_LINE = re.compile(rb'(?<![A-Za-z0-9_])' + WORD)
 BOOT = re.compile(rb'(?:^|\s)' + WORD + rb'cpus=')
+BOOT_WORD = WORD + b'cpus='          # in every line BOOT matches: a quick test first
 
 
 def parse(fields):

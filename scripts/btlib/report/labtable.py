@@ -9,12 +9,15 @@ run of each): worst hwlat gap and SMI count, IPI and c2c median and worst
 pair, the TSC offsets' bound and warp, timer lateness p99, stress events
 checked and refused. As a table, JSON (rows as objects) or CSV."""
 import csv
-import io
+import errno
+import json
 import os
+import stat
+import tempfile
 
 from ..dump import dumplog
 from . import workloads
-from ..util.tables import format_table
+from ..util.tables import stream_table
 
 COLUMNS = ('machine', 'log', 'system', 'cpu', 'firmware', 'memory_mb', 'boot', 'cpus',
            'tsc_ghz', 'tsc_warp_ticks', 'dumps', 'complete_dumps', 'events', 'missing_events',
@@ -26,7 +29,7 @@ class LabError(Exception):
 
 
 def logs_in(directory):
-    """The capture logs of a directory, sorted by name."""
+    """The capture logs of a directory (*.log), sorted by name."""
     try:
         names = sorted(n for n in os.listdir(directory) if n.endswith('.log'))
     except OSError as e:
@@ -71,18 +74,60 @@ def headline(run, dump):
     return {f'{run.name}_result_events': sum(len(v) for v in run.events.values())}
 
 
-def machine_row(path):
-    """The row of one capture log (a dict of COLUMNS, 'figures' the workloads')."""
-    with open(path, 'rb') as f:
-        dumps = dumplog.parse_log(f.read())
+class Unreadable(Exception):
+    """A *.log entry that is no readable capture; str() says why."""
+
+
+KINDS = ((stat.S_ISDIR, 'a directory'), (stat.S_ISFIFO, 'a FIFO'),
+         (stat.S_ISCHR, 'a character device'), (stat.S_ISBLK, 'a block device'),
+         (stat.S_ISSOCK, 'a socket'))
+
+
+def open_log(path):
+    """A capture log open for reading, or Unreadable: a regular file only
+    (opened without blocking, so a FIFO cannot hang the table, and checked
+    once open, so no entry can change kind between look and read)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as e:
+        if e.errno == errno.ENOENT and os.path.islink(path):
+            raise Unreadable(f'a dangling link (to {os.readlink(path)})') from None
+        if e.errno == errno.ELOOP:
+            raise Unreadable('a symlink loop') from None
+        raise Unreadable(e.strerror) from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = next((what for test, what in KINDS if test(mode)), 'no regular file')
+        raise Unreadable(f'{kind}, not a capture log')
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, 'rb')
+
+
+def machine_row(path, warn=None):
+    """The row of one capture log (a dict of COLUMNS, 'figures' the
+    workloads'), read a dump at a time (dumplog.iter_dumps, dumplog.Pick):
+    memory follows the dump reported on, not the log. Raises Unreadable;
+    warn(text) hears why reading stopped early, if it did."""
+    pick, complete = dumplog.Pick(), 0
+    with open_log(path) as f:
+        reader = dumplog.LogReader(f)
+        try:
+            for one in dumplog.iter_dumps(reader):
+                pick.add(one)
+                complete += one.complete
+        except OSError as e:
+            raise Unreadable(e.strerror) from None
+    for note in ([reader.stopped] if reader.stopped else []) + reader.notes():
+        if warn:
+            warn(note)
     row = dict.fromkeys(COLUMNS)
-    row.update(machine=os.path.basename(path)[:-len('.log')], log=path, dumps=len(dumps),
-               complete_dumps=sum(d.complete for d in dumps), figures={})
-    if not dumps:
+    row.update(machine=os.path.basename(path)[:-len('.log')], log=path, dumps=pick.count,
+               complete_dumps=complete, figures={})
+    d = pick.pick()
+    if d is None:
         row['workloads'] = 'no dump'
         return row
-    complete = [d for d in dumps if d.complete]
-    d = (complete or dumps)[-1]
     ident, h = d.identity, d.header
     row.update(system=_join(ident, 'system.vendor', 'system.product')
                or _join(ident, 'board.vendor', 'board.product') or None,
@@ -119,15 +164,44 @@ def _int(text):
         return None
 
 
-def rows(directory):
-    return [machine_row(p) for p in logs_in(directory)]
+class Rows:
+    """The rows of a directory's logs, kept in an unnamed temporary file
+    (a JSON line each), not in memory, and read again for each output:
+    memory does not follow the number of logs. `figures`: the workloads'
+    figure names in order of appearance; `skipped`: [(path, why)]."""
+
+    def __init__(self):
+        self.spool = tempfile.TemporaryFile('w+')
+        self.figures: list[str] = []
+        self.skipped: list[tuple[str, str]] = []
+
+    def add(self, row: dict) -> None:
+        self.figures += [k for k in row['figures'] if k not in self.figures]
+        self.spool.write(json.dumps(row) + '\n')
+
+    def __iter__(self):
+        self.spool.seek(0)
+        for line in self.spool:
+            yield json.loads(line)
+
+    def close(self) -> None:
+        self.spool.close()
 
 
-def figure_names(all_rows):
-    names = []
-    for r in all_rows:
-        names += [k for k in r['figures'] if k not in names]
-    return names
+def rows(directory, warn=None) -> Rows:
+    """The rows of the directory's logs (Rows), a log read at a time; an
+    entry that cannot be read is skipped (Rows.skipped) and warn(path,
+    text) hears of it, and of logs read only in part."""
+    out = Rows()
+    for p in logs_in(directory):
+        said = (lambda text, p=p: warn(p, text)) if warn else None
+        try:
+            out.add(machine_row(p, said))
+        except Unreadable as e:
+            out.skipped.append((p, str(e)))
+            if warn:
+                warn(p, f'skipped: {e}')
+    return out
 
 
 def _cell(v):
@@ -138,29 +212,34 @@ def _cell(v):
     return str(v)
 
 
-def text(all_rows):
-    """The table: a row per machine, the figures after the fixed columns."""
-    figs = figure_names(all_rows)
+def text(all_rows: Rows):
+    """The table's lines: a row per machine, the figures after the fixed
+    columns (stream_table: the rows are not all held)."""
+    figs = all_rows.figures
     head = ['MACHINE', 'SYSTEM', 'CPU', 'CPUS', 'TSC_GHZ', 'WARP', 'DUMPS', 'EVENTS', 'MISSING',
             'BOOT'] + [f.upper() for f in figs]
-    body = [[r['machine'], _cell(r['system']), _cell(r['cpu']), _cell(r['cpus']),
+    body = ([r['machine'], _cell(r['system']), _cell(r['cpu']), _cell(r['cpus']),
              _cell(r['tsc_ghz']), _cell(r['tsc_warp_ticks']),
              f'{r["complete_dumps"]}/{r["dumps"]}', _cell(r['events']),
              _cell(r['missing_events']), _cell(r['boot'])]
-            + [_cell(r['figures'].get(f)) for f in figs] for r in all_rows]
-    return format_table(head, body, indent='')
+            + [_cell(r['figures'].get(f)) for f in figs] for r in all_rows)
+    return stream_table(head, body, indent='')
 
 
-def as_json(all_rows):
-    return [{**{k: r[k] for k in COLUMNS}, **r['figures']} for r in all_rows]
+def write_json(all_rows: Rows, f) -> None:
+    """The rows as a JSON array of objects, a row at a time."""
+    f.write('[')
+    for i, r in enumerate(all_rows):
+        text = json.dumps({**{k: r[k] for k in COLUMNS}, **r['figures']}, indent=1)
+        f.write((',\n' if i else '\n') + '\n'.join(' ' + x for x in text.splitlines()))
+    f.write('\n]\n')
 
 
-def as_csv(all_rows):
-    figs = figure_names(all_rows)
-    out = io.StringIO()
-    w = csv.writer(out, lineterminator='\n')
+def write_csv(all_rows: Rows, f) -> None:
+    """The rows as CSV: COLUMNS, then the figures."""
+    figs = all_rows.figures
+    w = csv.writer(f, lineterminator='\n')
     w.writerow(list(COLUMNS) + figs)
     for r in all_rows:
         w.writerow(['' if r[k] is None else r[k] for k in COLUMNS]
                    + ['' if r['figures'].get(f) is None else r['figures'][f] for f in figs])
-    return out.getvalue()

@@ -77,35 +77,45 @@ def verify_stress(dumps: list[Dump], judged: Dump | None = None) -> StressCheck:
       (the other dumps of the log serve only for this comparison when one
       dump is judged).
     """
+    if judged is not None:
+        return verify_judged(judged, (d for d in dumps if d is not judged))
     out = StressCheck()
     seen: dict[tuple[int, int], tuple] = {}
     for di, dump in enumerate(dumps):
-        ids = {t.name: i for i, t in dump.types.items()}
-        sources = {ids[n] for n in ('STRESS', 'STRESS_IRQ') if n in ids}
-        if not sources:
-            continue
-        if judged is not None and dump is not judged:
-            _remember(dump, seen)
-            continue
-        out.dumps += 1
-        for c in dump.cpus:
-            _check_cpu(out, di, dump, c, sources, seen)
-    if judged is not None:
-        for dump in dumps:
-            if dump is not judged and {t.name for t in dump.types.values()} & {'STRESS', 'STRESS_IRQ'}:
-                _compare(out, dump, seen)
+        sources = _sources(dump)
+        if sources:
+            out.dumps += 1
+            for c in dump.cpus:
+                _check_cpu(out, di, dump, c, sources, seen)
     return out
 
 
-def _remember(dump: Dump, seen: dict):
-    """Keep a dump's records by (cpu, seq), first seen wins, for _compare."""
-    for c in dump.cpus:
-        for e in c.events:
-            seen.setdefault((c.cpu, e.seq), e.raw())
+def verify_judged(judged: Dump, others) -> StressCheck:
+    """verify_stress() of one dump, its events compared with those of
+    `others` (any iterable of dumps: a log's other dumps as they stream
+    by, none kept), so memory follows the judged dump, not the log."""
+    out = StressCheck()
+    seen: dict[tuple[int, int], tuple] = {}
+    sources = _sources(judged)
+    if not sources:
+        return out
+    out.dumps += 1
+    for c in judged.cpus:
+        _check_cpu(out, judged.index, judged, c, sources, seen)
+    for dump in others:
+        if _sources(dump):
+            _compare(out, dump, seen)
+    return out
+
+
+def _sources(dump: Dump) -> set[int]:
+    """The type ids of the dump's stress events (none: not a stress dump)."""
+    ids = {t.name: i for i, t in dump.types.items()}
+    return {ids[n] for n in ('STRESS', 'STRESS_IRQ') if n in ids}
 
 
 def _compare(out: StressCheck, dump: Dump, seen: dict):
-    """A judged dump's records against another dump's (seen holds both)."""
+    """Another dump's records against the judged dump's (seen)."""
     for c in dump.cpus:
         for e in c.events:
             rec = seen.get((c.cpu, e.seq))

@@ -43,16 +43,49 @@ def _identity(path: str):
 
 def refuse_input(out: str, inputs) -> None:
     """Raise Error when out names the same file as one of inputs ('-':
-    stdin), through any link (coreutils' cp: "are the same file")."""
+    stdin), through any link (coreutils' cp: "are the same file"), or is
+    a folder holding one of them (a folder output replaces the folder
+    whole: ctf, raw)."""
     if out in (None, '-'):
         return
     mine = _identity(out)
     if mine is None:
         return
-    for src in inputs:
-        if _identity(src) == mine:
-            raise Error(f'{out} is the input {"stdin" if src == "-" else src} itself (the same file): refusing to '
-                        f'overwrite it; give another output name')
+    ids = {_identity(src): src for src in inputs}
+    ids.pop(None, None)
+    src = ids.get(mine)
+    if src is not None:
+        raise Error(f'{out} is the input {"stdin" if src == "-" else src} itself (the same '
+                    f'file): refusing to overwrite it; give another output name')
+    for name in _entries(out):
+        src = ids.get(_identity(os.path.join(out, name)))
+        if src is not None:
+            raise Error(f'{out} holds the input {"stdin" if src == "-" else src} (as {name}): '
+                        f'writing the folder would delete it; give another output folder')
+
+
+def _entries(path: str) -> list[str]:
+    """The names in path when it is a folder (else none)."""
+    if not os.path.isdir(path):
+        return []
+    try:
+        return os.listdir(path)
+    except OSError:
+        return []
+
+
+def refuse_same(outputs) -> None:
+    """Raise Error when two of one run's outputs (None and '-' aside)
+    name the same file, through any link, or the same new name."""
+    seen = {}
+    for out in outputs:
+        if out in (None, '-'):
+            continue
+        key = _identity(out) or os.path.realpath(out)
+        if key in seen:
+            raise Error(f'{out} and {seen[key]} are the same file: one output would '
+                        f'replace the other; give two names')
+        seen[key] = out
 
 
 def _in_place(path: str) -> bool:

@@ -1,5 +1,9 @@
 """Plain-text tables with aligned columns (numbers right, text left)."""
 
+import itertools
+
+SAMPLE_ROWS = 1000            # stream_table: the rows that set the columns' widths
+
 
 def _is_number(text):
     return text.replace('.', '', 1).replace('-', '', 1).isdigit()
@@ -7,7 +11,15 @@ def _is_number(text):
 
 def format_table(headers, rows, indent='  '):
     """Lines of a table; every cell is converted with str()."""
-    cells = [[str(c) for c in row] for row in rows]
+    return list(stream_table(headers, rows, indent, sample=None))
+
+
+def stream_table(headers, rows, indent='  ', sample=SAMPLE_ROWS):
+    """format_table()'s lines, one at a time, holding at most `sample`
+    rows (None: all): their widths and kinds (numbers right) set the
+    columns', and a later row's wider cell widens only its own line."""
+    rows = iter(rows)
+    cells = [[str(c) for c in row] for row in itertools.islice(rows, sample)]
     widths = [len(h) for h in headers]
     for row in cells:
         for i, c in enumerate(row):
@@ -19,7 +31,12 @@ def format_table(headers, rows, indent='  '):
         parts = [c.rjust(w) if num else c.ljust(w)
                  for c, w, num in zip(row, widths, numeric)]
         return (indent + '  '.join(parts)).rstrip()
-    return [line(headers)] + [line(r) for r in cells]
+    yield line(headers)
+    for row in cells:
+        yield line(row)
+    del cells
+    for row in rows:
+        yield line([str(c) for c in row])
 
 
 def cpu_ranges(cpus):
