@@ -156,7 +156,7 @@ class BochsMachine(Machine):
         with open(cont, "w") as f:
             f.write("c\n")              # past the debugger prompt at t=0
         self.log = open(self.log_path, "wb")
-        self.qemu_err = open(os.path.join(self.tmp, "bochs.err"), "w+b")
+        self.messages = open(os.path.join(self.tmp, "bochs.err"), "w+b")   # Session's qemu_messages()
         self.started = time.monotonic()
         try:
             self.xvfb, display = start_xvfb(self.tmp)
@@ -165,13 +165,12 @@ class BochsMachine(Machine):
             self.proc = subprocess.Popen(
                 ["bochs", "-q", "-f", rc, "-rc", cont],
                 env=dict(os.environ, DISPLAY=display), cwd=self.tmp,
-                stdin=subprocess.DEVNULL, stdout=self.qemu_err,
-                stderr=self.qemu_err)
-            self.sock = self._connect(port)
+                stdin=subprocess.DEVNULL, stdout=self.messages,
+                stderr=self.messages)
+            self.follow(self._connect(port))      # Session's reader: COM1 into the buffer
         except BaseException:
             self.stop()                 # no Bochs or Xvfb left behind
             raise
-        self.reader = self._start_reader()
 
     def _connect(self, port):
         """Bochs listens on COM1's port once its devices are set up."""
@@ -188,16 +187,10 @@ class BochsMachine(Machine):
                               f"{scaled(CONNECT_TIMEOUT_S):.0f} s")
                 time.sleep(0.2)
 
-    def _start_reader(self):
-        import threading
-        self.sock.settimeout(None)
-        t = threading.Thread(target=self._read_serial,
-                             name=f"serial-{self.name}", daemon=True)
-        t.start()
-        return t
-
     def stop(self):
         super().stop()
+        if self.rc_text:
+            self._write_info()          # the bochsrc in place of QEMU's argv
         if self.xvfb is not None:
             if self.xvfb.poll() is None:
                 self.xvfb.kill()
