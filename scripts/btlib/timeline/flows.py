@@ -117,13 +117,22 @@ class _Holes:
         records = cpu.packed() if cpu.compiled() else None
         seqs = cpu.seqs()
         self.n = len(seqs)
-        self._tsc = ((lambda i: int.from_bytes(records[i * RECORD_SIZE:i * RECORD_SIZE + 8],
-                                               'little'))
-                     if records is not None else (lambda i: cpu.events[i].tsc))
         counted = {h for h, _, _ in losses.holes(cpu, seqs)}
         start = {0} if not seqs or seqs[0] != 0 or cpu.refused else set()
         self._at = {(c, t): sorted((counted if c else set()) | start | ({self.n} if t else set()))
                     for c in (True, False) for t in (True, False)}
+        # Only the TSCs beside a position are ever asked for (bounds()):
+        # kept alone, so no CPU's records outlive this (the merge's
+        # memory bound holds for every export that draws flows).
+        near = {i for h in self._at[(True, True)] for i in (h - 1, h) if 0 <= i < self.n}
+        if records is not None:
+            self._tscs = {i: int.from_bytes(records[i * RECORD_SIZE:i * RECORD_SIZE + 8], 'little')
+                          for i in near}
+        else:
+            self._tscs = {i: cpu.events[i].tsc for i in near}
+
+    def _tsc(self, i):
+        return self._tscs[i]
 
     def positions(self, counted, tail):
         """The positions h (before event h) where events may be lost.
