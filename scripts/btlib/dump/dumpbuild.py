@@ -383,6 +383,7 @@ class DumpBuilder:
         c.overwritten, c.excluded, c.refused = get('overwritten'), get('excluded'), get('refused')
         c.sent, c.pinned, c.results = get('sent'), get('pinned'), get('results')
         head = int_field(s.get('head'))
+        c.base, c.head = int_field(s.get('base')), head
         if head is not None and c.capacity:
             # ring.c's window_start: below it only the boot and results logs
             # can still hold events.

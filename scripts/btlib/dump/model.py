@@ -134,6 +134,11 @@ class CpuInfo:
     results: int = 0           # results-log entries this CPU filled (RESULT events)
     window_seq: int | None = None  # u32 seq of the oldest event the ring itself held
     summary_seen: bool = False  # its counters line arrived intact
+    base: int | None = None    # %C base and head: the seqs [base, head) this dump covers
+    head: int | None = None    # (a stream's parts tile them: docs/streaming.md)
+    # A stream's holes, placed by its join (btlib.dump.stream): [(index,
+    # first seq, count, cause)]; None: found from the counters (losses.py).
+    holes: list | None = field(default=None, repr=False, compare=False)
     # The same events as packed 32-byte records (RECORD), when the compiled
     # decoder (btlib.dump.linedecode) made them: CpuInfo(events=None, records=...)
     # builds `events` only on first use. Assigning `events` drops them.
@@ -253,6 +258,22 @@ class Dump:
     workloads: dict[int, Workload] = field(default_factory=dict)  # id -> %W; {} before %W
     identity: dict[str, str] = field(default_factory=dict)  # %I key -> value; {} before %I
 
+    @property
+    def stream(self) -> int | None:
+        """The stream this dump is a part of (DUMP BEGIN's stream=), or None:
+        a dump of its own (docs/streaming.md)."""
+        return _number(self.header.get('stream'))
+
+    @property
+    def part(self) -> int | None:
+        """Its part number in the stream (part=), or None."""
+        return _number(self.header.get('part'))
+
+    @property
+    def final(self) -> bool:
+        """The stream's last part (final=1)."""
+        return self.header.get('final') == '1'
+
     def machine_name(self) -> str:
         """What the machine is, in one line, from the dump's %I items
         (system, CPU, firmware, memory); '' when the dump has none."""
@@ -302,6 +323,10 @@ def machine_name(identity: dict[str, str]) -> str:
     mem = identity.get('memory_mb', '')
     parts = [system, cpu, fw, f'{mem} MiB' if mem not in ('', '0') else '']
     return '; '.join(p for p in parts if p)
+
+
+def _number(text: str | None) -> int | None:
+    return int(text) if text is not None and text.isdigit() else None
 
 
 def _merge_key(e: Event):

@@ -36,11 +36,13 @@ def csv_field(text):
     return text
 
 
-def write_csv(tl, out):
+def write_csv(tl, out, head=True):
     """Write the timeline `tl` to `out`: a text stream opened with
-    newline='', or a binary stream (outsink: the same bytes)."""
+    newline='', or a binary stream (outsink: the same bytes); the header
+    row unless head is False (a stream's windows after the first)."""
     write = text_sink(out)
-    write(','.join(COLUMNS) + '\n')
+    if head:
+        write(','.join(COLUMNS) + '\n')
     names = {t: csv_field(v.name) for t, v in tl.views.items()}
     if tl.merge is not None:
         rows = cwriters.csv_writer(tl.views, tl.phases, tl.t0, tl.hz, names)

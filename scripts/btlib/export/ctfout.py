@@ -302,7 +302,7 @@ def _packed_events(segments):
     return [s.data if s.data is not None else made[id(s.records)] for s in segments]
 
 
-def _stream_packets(uid_bytes, empties, segments):
+def _stream_packets(uid_bytes, empties, segments, carry=None):
     """The packets of one stream file, as a list of byte strings: `empties`
     [(cpu, lost)] of CPUs with losses and no events first, then the
     segments' events in TSC order, in runs of one segment's consecutive
@@ -311,9 +311,13 @@ def _stream_packets(uid_bytes, empties, segments):
     run's end, a hole, or EVENTS_PER_PACKET events; events_discarded is
     the stream's running count, raised in the packet of the CPU that lost
     them, where it lost them (a first packet with a loss follows an empty
-    one with 0, so readers see the step)."""
+    one with 0, so readers see the step). carry: a stream's window goes on
+    from the file's packets so far ({'discarded': n, 'started': bool},
+    updated)."""
     head, context, size = HEADER.pack(CTF_MAGIC, uid_bytes, STREAM_ID), CONTEXT.pack, EVENT.size
-    out, discarded = [], 0
+    carry = carry if carry is not None else {'discarded': 0, 'started': False}
+    out, discarded, started = [], carry['discarded'], carry['started']
+    out = _Carried(out, carry, started)
 
     def empty(cpu, count, tsc):
         bits = PACKET_OVERHEAD * 8
@@ -325,10 +329,11 @@ def _stream_packets(uid_bytes, empties, segments):
         discarded += lost
         empty(cpu, discarded, 0)
     if len(segments) > 1 and all(s.records is not None for s in segments):
-        out.append(cwriters.ctf_stream(   # the same bytes, in C: many short runs
-            head, discarded, len(out) // 2,
-            [(s.records, s.first, s.end, s.cuts, s.lead, s.tail, s.cpu) for s in segments])[0])
-        return out
+        data, carry['discarded'] = cwriters.ctf_stream(   # the same bytes, in C: many short runs
+            head, discarded, len(out) // 2 + started,
+            [(s.records, s.first, s.end, s.cuts, s.lead, s.tail, s.cpu) for s in segments])
+        out.append(data)
+        return out.done(None)
     datas = _packed_events(segments)
     heap = [(s.tscs[s.first], k, s.first) for k, s in enumerate(segments)]
     heapq.heapify(heap)
@@ -356,7 +361,25 @@ def _stream_packets(uid_bytes, empties, segments):
         if j == end and tail:
             discarded += tail
             empty(cpu, discarded, tscs[end - 1])
-    return out
+    return out.done(discarded)
+
+
+class _Carried(list):
+    """A stream file's packets, made in one window of a stream: empty
+    (`not out`) only while the file has no packet at all."""
+
+    def __init__(self, items, carry, started):
+        super().__init__(items)
+        self.carry, self.started = carry, started
+
+    def __bool__(self):
+        return self.started or len(self) > 0
+
+    def done(self, discarded):
+        if discarded is not None:
+            self.carry['discarded'] = discarded
+        self.carry['started'] = bool(self)
+        return list(self)
 
 
 def _runs(segments):
@@ -374,7 +397,7 @@ def _runs(segments):
         yield k, i, j
 
 
-def _shared_packets(uid_bytes, empties, segments):
+def _shared_packets(uid_bytes, empties, segments, carry=None):
     """The packets of a file several CPUs share (stream class 1), as a list
     of byte strings: every segment's events in TSC order (_runs), their
     cpu_id in the event context, in packets of EVENTS_PER_PACKET events.
@@ -384,7 +407,9 @@ def _shared_packets(uid_bytes, empties, segments):
     last event in an empty packet closing the file; a file with losses
     starts with an empty packet with 0, so readers see every step."""
     head, size = HEADER.pack(CTF_MAGIC, uid_bytes, SHARED_ID), EVENT.size
-    out, cur, state = [], [], {'discarded': 0, 't0': 0, 't1': 0}
+    carry = carry if carry is not None else {'discarded': 0, 'started': False}
+    out, cur, state = [], [], {'discarded': carry['discarded'], 't0': 0, 't1': 0}
+    out = _Carried(out, carry, carry['started'])
 
     def put(count, t0, t1, events):
         bits = (SHARED_OVERHEAD + len(events) * SHARED_EVENT_SIZE) * 8
@@ -395,15 +420,16 @@ def _shared_packets(uid_bytes, empties, segments):
             put(state['discarded'], state['t0'], state['t1'], cur)
             cur.clear()
 
-    if empties or any(s.lead or s.cuts or s.tail for s in segments):
+    if not out and (empties or any(s.lead or s.cuts or s.tail for s in segments)):
         put(0, 0, 0, ())
-    state['discarded'] = sum(lost for _, lost in empties)
+    state['discarded'] += sum(lost for _, lost in empties)
     if len(segments) > 1 and all(s.records is not None for s in segments):
-        out.append(cwriters.ctf_stream(   # the same bytes, in C
+        data, carry['discarded'] = cwriters.ctf_stream(   # the same bytes, in C
             head, state['discarded'], len(out) // 2,
             [(s.records, s.first, s.end, s.cuts, s.lead, s.tail, s.cpu) for s in segments],
-            shared=True)[0])
-        return out
+            shared=True)
+        out.append(data)
+        return out.done(None)
     datas, pending = _packed_events(segments), 0
     for k, i, j in _runs(segments):
         s, data = segments[k], datas[k]
@@ -423,7 +449,7 @@ def _shared_packets(uid_bytes, empties, segments):
     if pending or (state['discarded'] and not segments):
         state['discarded'] += pending
         put(state['discarded'], state['t1'], state['t1'], ())
-    return out
+    return out.done(state['discarded'])
 
 
 def _blocks(cpus):
@@ -446,25 +472,40 @@ def stream_name(block):
     return f'stream_{first:02d}' if len(block) == 1 else f'stream_{first:02d}-{last:02d}'
 
 
-def write_ctf(tl, outdir):
+def write_ctf(tl, outdir, carry=None):
     """Write the trace into existing directory `outdir`; returns the stream
-    files written."""
-    uid = trace_uuid(tl)
-    blocks = _blocks(list(tl.dump.cpus))
-    shared = any(len(b) > 1 for b in blocks)
-    with open(os.path.join(outdir, 'metadata'), 'w', encoding='utf-8') as f:
-        f.write(metadata_text(tl, uid, shared))
+    files written. carry: a stream's windows, written one after another
+    into the same files ({} before the first: it keeps the trace's uuid,
+    the first window's files and where each stopped)."""
+    first = carry is None or 'uid' not in carry
+    if first:
+        uid, blocks = trace_uuid(tl), _blocks(list(tl.dump.cpus))
+        files = [(stream_name(b), [c.cpu for c in b]) for b in blocks]
+        shared = any(len(b) > 1 for b in blocks)
+        with open(os.path.join(outdir, 'metadata'), 'w', encoding='utf-8') as f:
+            f.write(metadata_text(tl, uid, shared))
+        if carry is not None:
+            carry.update(uid=uid, files=files, state={})
+    else:
+        uid, files = carry['uid'], carry['files']
+    mine = {c.cpu: c for c in tl.dump.cpus}
+    stray = set(mine) - {n for _, numbers in files for n in numbers}
+    if stray:
+        raise ValueError(f'CPUs {sorted(stray)} first appear after the stream\'s first window: '
+                         f'not in its CTF files')
     written = []
-    for block in blocks:
+    for name, numbers in files:
         segments, empties = [], []
-        for c in block:
+        for c in (mine[n] for n in numbers if n in mine):
             found, lost = _cpu_segments(c)
             segments += found
             if lost:
                 empties.append((c.cpu, lost))
-        path = os.path.join(outdir, stream_name(block))
-        packets = _shared_packets if len(block) > 1 else _stream_packets
-        with open(path, 'wb') as f:
-            f.write(b''.join(packets(uid.bytes, empties, segments)))
+        path = os.path.join(outdir, name)
+        packets = _shared_packets if len(numbers) > 1 else _stream_packets
+        state = None if carry is None else carry['state'].setdefault(
+            name, {'discarded': 0, 'started': False})
+        with open(path, 'ab' if state is not None and state['started'] else 'wb') as f:
+            f.write(b''.join(packets(uid.bytes, empties, segments, state)))
         written.append(path)
     return written

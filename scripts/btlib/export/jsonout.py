@@ -216,7 +216,7 @@ def _native_cpu(w, tl, write, cpu, out, ends):
     return write(records, cpu.cpu, _marks(w, cpu, records, ends), out)
 
 
-def write_json(tl, out):
+def write_json(tl, out, head=True, tail=True):
     """Write the trace to text stream `out`, one CPU at a time (memory stays
     proportional to one CPU's ring); returns the unmatched-half count.
     With the compiled core the records are written in C (jsonout.c), with
@@ -226,8 +226,9 @@ def write_json(tl, out):
     timer_id = next((t.id for t in dump.types.values() if t.name == TIMER_EVENT), None)
     write = _native_writer(w, tl, timer_id)
     found = find_flows(tl)
-    out.write('{"displayTimeUnit":"ns","traceEvents":[\n')
-    out.write(w.metadata('process_name', 0, 'name', PROCESS_NAME))
+    if head:
+        out.write('{"displayTimeUnit":"ns","traceEvents":[\n')
+        out.write(w.metadata('process_name', 0, 'name', PROCESS_NAME))
     unmatched_total = 0
     for cpu in dump.cpus:
         apic = cpu.apic_id if cpu.apic_id >= 0 else '?'
@@ -240,6 +241,8 @@ def write_json(tl, out):
         records, unmatched = _cpu_records(w, tl, cpu, timer_id, found.at(cpu.cpu))
         out.write(',\n' + ',\n'.join(meta + records))
         unmatched_total += unmatched
+    if not tail:                 # a stream's window: json_tail() closes it
+        return unmatched_total
     other = {'dump_index': dump.index, 'tsc_hz': dump.tsc_hz,
              'complete': dump.complete, 'header': dump.header,
              'unmatched_halves': unmatched_total, 'flows': found.matched,
@@ -247,5 +250,10 @@ def write_json(tl, out):
              'unmatched_flow_effects': found.unmatched_effects,
              **dict(unpaired_fields(found)),
              'missing_events': {str(k): v for k, v in dump.missing_events().items()}}
-    out.write('\n],"otherData":' + json.dumps(other, sort_keys=True) + '}\n')
+    json_tail(out, other)
     return unmatched_total
+
+
+def json_tail(out, other):
+    """The end of the trace: traceEvents closed, then otherData."""
+    out.write('\n],"otherData":' + json.dumps(other, sort_keys=True) + '}\n')

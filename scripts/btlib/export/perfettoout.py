@@ -437,9 +437,11 @@ class Summary:
     flows_note: str = ''       # flows.unpaired_note: the ends not drawn, and why
 
 
-def write_perfetto(tl, out):
+def write_perfetto(tl, out, meta=True):
     """Write the trace to binary stream `out`, one CPU at a time; returns
-    a Summary."""
+    a Summary. A stream's windows are written one after another, each
+    with its descriptors and cleared sequences, the "dump N" instant
+    only with the last (meta)."""
     if not is_binary(out):
         raise TypeError('the Perfetto trace is binary: give a binary stream')
     write = byte_sink(out)
@@ -478,7 +480,8 @@ def write_perfetto(tl, out):
             put(b''.join(packets))
         unmatched, crossed = unmatched + n, crossed + x
     late = _times_past_the_range(tl)
-    put(_metadata(tl, found, unmatched, crossed, late))
+    if meta:
+        put(_metadata(tl, found, unmatched, crossed, late))
     return Summary(len(dump.cpus), unmatched, found.matched, found.unmatched_causes,
                    found.unmatched_effects, written, crossed, late, unpaired_note(found))
 

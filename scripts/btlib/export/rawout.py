@@ -18,12 +18,13 @@ def raw_name(cpu):
     return f'cpu{cpu:02d}.bin'
 
 
-def write_raw(tl, outdir):
-    """Write one cpuNN.bin per CPU into existing directory `outdir`."""
+def write_raw(tl, outdir, append=False):
+    """Write one cpuNN.bin per CPU into existing directory `outdir` (append:
+    after what a stream's earlier windows wrote)."""
     written = []
     for cpu in tl.dump.cpus:
         path = os.path.join(outdir, raw_name(cpu.cpu))
-        with open(path, 'wb') as f:
+        with open(path, 'ab' if append else 'wb') as f:
             packed = cpu.packed()             # the compiled decoder's records, as they are
             f.write(packed if packed is not None else b''.join(ev.raw() for ev in cpu.events))
         written.append(path)

@@ -27,24 +27,28 @@ CPU_WIDTH = 3               # the CPU column's least width: 4 digits from CPU 10
 WRITE_BATCH = 4096          # lines joined per write()
 
 
-def write_text(tl, out):
+def write_text(tl, out, head=True, time_w=None):
     """Write the timeline `tl` (a timeline.Timeline) to `out`: a text
-    stream, or a binary one (outsink: the same bytes)."""
+    stream, or a binary one (outsink: the same bytes). A stream's windows
+    after the first go without the heading (head=False), all with the
+    TIME_US width time_w."""
     dump = tl.dump
     write = text_sink(out)
     before, after = _markers(dump)
 
     name_w = max([len(v.name) for v in tl.views.values()] + [len(LOST_NAME), len('EVENT')])
     last_ns = tl.ns(_last_tsc(tl))
-    time_w = max(len(us_text(last_ns)), MIN_TIME_WIDTH)
+    time_w = time_w or max(len(us_text(last_ns)), MIN_TIME_WIDTH)
     unit = 'us' if tl.clock_known else 'us at an assumed 1 GHz (tsc_hz unknown)'
 
-    write(f'# baretrace dump {dump.index}: {len(dump.cpus)} CPUs, '
-          f'{tl.count} events, tsc_hz={dump.tsc_hz}, '
-          f'times in {unit} since the first event\n')
     cpu_w = max([CPU_WIDTH] + [len(str(c.cpu)) for c in dump.cpus])
-    write(f'{"TIME_US":>{time_w}}  {"CPU":>{cpu_w}}  '
-          f'{"EVENT":<{name_w}}  ARGS\n')
+    if head:
+        what = head if isinstance(head, str) else f'dump {dump.index}: {len(dump.cpus)} CPUs, ' \
+            f'{tl.count} events'
+        write(f'# baretrace {what}, tsc_hz={dump.tsc_hz}, '
+              f'times in {unit} since the first event\n')
+        write(f'{"TIME_US":>{time_w}}  {"CPU":>{cpu_w}}  '
+              f'{"EVENT":<{name_w}}  ARGS\n')
 
     t0, hz, int_w = tl.t0, tl.hz, time_w - 4
     # Per type: the name column, padded only when arguments follow it.

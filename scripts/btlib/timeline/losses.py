@@ -86,6 +86,8 @@ def hole_causes(c, seqs=None):
     lines or unexplained gaps; refused events never took a sequence
     number. A hole gets a cause when the counters leave only one
     explanation for it, else 'lost'."""
+    if c.holes is not None:          # a stream's, placed by its join
+        return list(c.holes)
     found = holes(c, seqs)
     wrapped = [_wrapped_hole(c, i, first, n) for i, first, n in found]
     others = [k for k, n in (('overwritten', 0 if any(wrapped) else c.overwritten),
@@ -108,6 +110,8 @@ def holes(c, seqs=None):
     comes before (len(c.events) for a hole after the last event); holes at
     the ends come from the summary's first/last sequence numbers.  `seqs`:
     c.seqs(), when the caller has it."""
+    if c.holes is not None:          # a stream's, placed by its join
+        return [(i, first, n) for i, first, n, _ in c.holes]
     seqs = c.seqs() if seqs is None else seqs
     if not seqs:
         return []

@@ -182,7 +182,7 @@ def may_have_holes(c) -> bool:
     """False when CPU c's records show it lacks nothing that has a place
     in its sequence (consecutive seqs, matching the summary's first and
     last): then btlib.timeline.losses.holes(c) is [] without building its events."""
-    if not c.compiled():
+    if not c.compiled() or c.holes:
         return True
     if not c.count:
         return False

@@ -82,7 +82,9 @@ def merged_events(dump, merge=None):
 class Timeline:
     """One dump's events merged by TSC, with time and naming helpers."""
 
-    def __init__(self, dump):
+    def __init__(self, dump, t0=None):
+        """t0: the TSC times count from (default: the first event's); a
+        stream's windows (btlib.timeline.streamwin) share the stream's."""
         self.dump = dump
         # From the compiled decoder: the CPUs' records, merged into timeline
         # order a chunk at a time (`merge`, a merge.Merge); Event
@@ -102,6 +104,8 @@ class Timeline:
             self.count = len(self._events)
             self.t0 = self._events[0].tsc if self._events else 0
             present = {e.type for e in self._events}
+        if t0 is not None:
+            self.t0 = t0
         self.types = dump.types
         self.phases = dump.phases
         self.unknown_types = sorted(present - set(self.types))
