@@ -22,6 +22,7 @@ from __future__ import annotations
 import bisect
 from collections import Counter
 
+from ..dump import builtin
 from ..dump.model import RECORD_SIZE, CpuInfo, Dump
 from ..util.tables import format_table
 from .timeline import NOMINAL_HZ, unknown_name
@@ -74,8 +75,15 @@ class Windows:
         self.begins: set[int] = set()
         self.ends: set[int] = set()
 
-    def tables(self) -> Dump | None:
-        return self.join.part0
+        self.builtin: builtin.Table | None = None    # used: part 0 is missing
+
+    def tables(self):
+        """Part 0 (its tables), else the built-in table (builtin.py), else None."""
+        if self.join.part0 is not None:
+            return self.join.part0
+        if self.builtin is None:
+            self.builtin = builtin.table()
+        return self.builtin
 
     def _kinds(self):
         t = self.tables()
@@ -150,21 +158,21 @@ class Windows:
         return c
 
     def window_dump(self, cpus: list[CpuInfo]) -> Dump:
-        """A Dump of these CPUs with the stream's tables (part 0's)."""
+        """A Dump of these CPUs with the stream's tables (part 0's, or the
+        built-in ones) and part 0's header (else the newest part's)."""
         t = self.tables()
-        last = self.join.last
-        header = dict(t.header if t is not None else last.header if last else {})
+        first = self.join.part0 or self.join.last
+        header = dict(first.header if first is not None else {})
         header.pop('final', None)
         header['window'] = str(self.count - 1)
-        return Dump(index=t.index if t is not None else (last.index if last else 0),
-                    header=header, version=2,
-                    tsc_hz=(t.tsc_hz if t is not None else 0) or (last.tsc_hz if last else 0),
+        return Dump(index=first.index if first is not None else 0, header=header, version=2,
+                    tsc_hz=first.tsc_hz if first is not None else 0,
                     cpus=cpus, types=t.types if t is not None else {},
                     phases=t.phases if t is not None else {}, complete=True,
                     end_events=None, damaged_lines=0, missing_lines=0, warnings=[],
                     categories=t.categories if t is not None else {},
-                    workloads=t.workloads if t is not None else {},
-                    identity=t.identity if t is not None else {})
+                    workloads=getattr(t, 'workloads', {}),
+                    identity=getattr(t, 'identity', {}))
 
 
 class WindowStats:
