@@ -147,11 +147,12 @@ def part_text(stream, part, cpus, ranges, dump_no, final=False, overwritten=None
     return b'\n'.join(lines) + b'\n'
 
 
-def stream_log(cpus=2, parts=4, per_part=40, stream=1, drop_parts=(), overwrite=None,
-               final=True, first_dump=1, nonce=NONCE, order=None):
+def stream_log(cpus=2, parts=4, per_part=30, stream=1, drop_parts=(), overwrite=None,
+               final=True, first_dump=1, nonce=NONCE, order=None, noise=1):
     """A log of one stream's parts: per part and CPU per_part seqs; parts
     in drop_parts never arrive; overwrite {part: n}: every CPU's first n
-    seqs of that part overwritten; order: the parts' order in the log."""
+    seqs of that part overwritten; order: the parts' order in the log;
+    noise: console lines before each part."""
     overwrite = overwrite or {}
     texts = {}
     for k in range(parts):
@@ -162,4 +163,6 @@ def stream_log(cpus=2, parts=4, per_part=40, stream=1, drop_parts=(), overwrite=
                              overwritten={c: n for c in range(cpus)} if n else None,
                              nonce=nonce)
     keep = [k for k in (order or range(parts)) if k not in drop_parts]
-    return b'READY boot\n' + b''.join(b'console noise\n' + texts[k] for k in keep)
+    chatter = b''.join(b'console noise: a kernel line of %d between two parts\n' % i
+                       for i in range(noise))
+    return b'READY boot\n' + b''.join(chatter + texts[k] for k in keep)

@@ -15,7 +15,11 @@ robustness): through the command lines, as a user runs them.
 4. write errors are one line: report DIR onto /dev/full, capture --port
    onto a full disk (a 64 KiB tmpfs; it gave a chained traceback);
 5. random bytes around a dump: the dump is found, decoded as without them
-   (the speed is in make bench).
+   (the speed is in make bench);
+6. a stream (issue 35, docs/streaming.md): the peak RSS of decode --stream
+   -f csv / -f ctf, decode --list and report --window is flat between a
+   stream of N and of 3 N parts: memory follows a window of parts, not
+   the run (the code before had no --stream).
 
 Each failed on the code before the change. The large inputs are made
 here, never committed.
@@ -35,6 +39,7 @@ from test_decode_support import DECODE, FIXTURES, REPO, TempDirTest, decode
 from test_tool_bounds import small_disk
 import test_capture
 from test_capture import READY
+from streamparts import stream_log
 
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
 from btlib.dump.dumpfmt import empty_dump
@@ -45,6 +50,8 @@ FEW, MANY = 1000, 10000          # dumps: memory must not follow them
 FLAT_MB = 7                      # allowed growth from FEW to MANY (was 13-20 MB; now 0-3: one batch)
 MEMORY_CAP = 400 << 20           # address space for report DIR over odd entries
 WORKLOADS = os.path.join(FIXTURES, 'workloads-4cpu.log')
+STREAM_FEW, STREAM_MANY = 4000, 12000   # stream parts of 60 events (2.4 KB with console lines)
+STREAM_FLAT_MB = 10          # allowed growth from FEW to MANY parts (measured 0-6; all held: 25+)
 
 
 def minimal_dumps(n, first_nonce=0x1000):
@@ -135,6 +142,38 @@ class MemoryFollowsOneDump(Tmp):
         self.assertRegex(rows[-1], r'of 0\s+-$')         # REPEATS, then NETWORK: no capture marker
         self.assertEqual({x.index('STATE') for x in rows[:1]} | {x.index('complete')
                                                                  for x in rows[1:]}, {7})
+
+
+class MemoryFollowsAWindowOfParts(Tmp):
+    """Item 6: a stream of STREAM_MANY parts takes what one of STREAM_FEW
+    does. The few are past the parse's own ramp (two 4 MiB batches of the
+    log: console lines between the parts make them that large)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.data = {n: stream_log(cpus=2, parts=n, per_part=30, noise=80)
+                    for n in (STREAM_FEW, STREAM_MANY)}
+
+    def flat(self, make_args, ok=(0,)):
+        peaks = {}
+        for n in (STREAM_FEW, STREAM_MANY):
+            args = make_args(self.write(f'{n}.log', self.data[n]), n)
+            rc, err, peaks[n] = peak_mb([PYTHON, *args], timeout=600)
+            self.assertIn(rc, ok, err)
+            self.assertNotIn('Traceback', err)
+        self.assertLess(peaks[STREAM_MANY] - peaks[STREAM_FEW], STREAM_FLAT_MB,
+                        f'memory follows the parts: {peaks[STREAM_FEW]:.0f} MB for {STREAM_FEW}, '
+                        f'{peaks[STREAM_MANY]:.0f} MB for {STREAM_MANY}')
+
+    def test_decode_stream_csv_and_ctf(self):
+        self.flat(lambda log, n: [DECODE, log, '--stream', '1', '-f', 'csv',
+                                  '-o', self.path(f'{n}.csv')])
+        self.flat(lambda log, n: [DECODE, log, '--stream', '1', '-f', 'ctf',
+                                  '-o', self.path(f'{n}.ctf')])
+
+    def test_list_and_report(self):
+        self.flat(lambda log, n: [DECODE, log, '--list'])
+        self.flat(lambda log, n: [REPORT, log, '--window', '1s'])
 
 
 class OddEntries(Tmp):

@@ -113,10 +113,18 @@ class Windows:
         return [w] if w is not None else []
 
     def _open(self, mark: int) -> int:
-        """The watermark lowered to the oldest BEGIN still open below it."""
+        """The watermark lowered to the oldest BEGIN still open below it, on
+        any CPU (again until none is: a lower mark may open another's)."""
         self._kinds()
         if not self.begins:
             return mark
+        while True:
+            lower = self._open_once(mark)
+            if lower == mark:
+                return mark
+            mark = lower
+
+    def _open_once(self, mark: int) -> int:
         for h in self.held.values():
             tscs = h.tscs()
             n = bisect.bisect_left(tscs, mark)
