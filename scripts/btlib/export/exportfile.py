@@ -25,6 +25,7 @@ DIRECTORY_FORMATS = ('ctf', 'raw')
 BINARY_WRITERS = ('text', 'csv', 'perfetto')   # write bytes to a binary stream (btlib.util.outsink)
 WRITERS = {'text': ('btlib.export.textout', 'write_text'), 'csv': ('btlib.export.csvout', 'write_csv'),
            'json': ('btlib.export.jsonout', 'write_json'),
+           'json_tail': ('btlib.export.jsonout', 'json_tail'),   # a stream's (streamout)
            'perfetto': ('btlib.export.perfettoout', 'write_perfetto'),
            'ctf': ('btlib.export.ctfout', 'write_ctf'), 'raw': ('btlib.export.rawout', 'write_raw'),
            'stats': ('btlib.timeline.stats', 'write_stats')}

@@ -102,8 +102,7 @@ def _file(windows, fmt, out, output, about):
             s = put(tl, out, meta=last)
             total = s if total is None else _add(total, s)
     if fmt == 'json':
-        from .jsonout import json_tail
-        json_tail(out, {**about.other(), 'unmatched_halves': unmatched})
+        exportfile.writer('json_tail')(out, {**about.other(), 'unmatched_halves': unmatched})
         return (f'{unmatched} BEGIN/END halves had no partner: shown as instants '
                 f'(args.unmatched)') if unmatched else None
     if fmt == 'perfetto' and total is not None:
