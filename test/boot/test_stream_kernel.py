@@ -114,6 +114,30 @@ class StreamKernel(NetCase):
         for cpu, n in decoded.items():
             self.assertGreater(n, 4 * RING, f"CPU {cpu}: the stream holds far more than a ring")
 
+    def test_a_faults_dump_ends_the_stream(self):
+        """debug.fault_after: CPU 1 faults mid-stream; its dump arrives,
+        then the stream's final part, taken after it."""
+        port = free_port()
+        cap = Capture(self.id(), port)
+        try:
+            m, info = self.net_boot(port, smp=2, cmdline="trace.stream=net trace.events=256 "
+                                    "debug.fault=1 debug.fault_after=8")
+            m.wait_for(STARTED, 60, start=0)
+            m.wait_for(CONFIRMED, 120, start=0)
+            m.wait_for(rb"stream: stream 1 ended by a fault's dump: (\d+) parts", 120, start=0)
+            time.sleep(1)
+        finally:
+            cap.stop()
+        with open(cap.log(), "rb") as f:
+            dumps = dumplog.parse_log(f.read())
+        fault = [d for d in dumps if d.header.get("trigger") == "fault"]
+        parts = [d for d in dumps if d.header.get("stream") == "1"]
+        self.assertEqual(len(fault), 1)
+        self.assertEqual(parts[-1].header.get("final"), "1")
+        self.assertGreater(int(parts[-1].header["dump"]), int(fault[0].header["dump"]),
+                           "the final part comes after the fault's dump")
+        self.assertTrue(all(d.complete for d in parts + fault))
+
 
 if __name__ == "__main__":
     unittest.main()
