@@ -7,7 +7,6 @@ lapped is counted overwritten, never lost silently. These are the logs
 the decode side of streams is tested with."""
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import unittest
