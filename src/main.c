@@ -30,6 +30,7 @@
 #include "perf/workload.h"
 #include "recorder/autodump.h"
 #include "recorder/dump.h"
+#include "recorder/dumpfacts.h"
 #include "recorder/dumpid.h"
 #include "recorder/dumpnet.h"
 #include "recorder/dumpstick.h"

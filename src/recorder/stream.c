@@ -9,7 +9,7 @@
 #include "lib/kstring.h"
 #include "mm/mem.h"
 #include "net/net.h"
-#include "recorder/dump.h"
+#include "recorder/dumpfacts.h"
 #include "recorder/dumpid.h"
 #include "recorder/machine.h"
 #include "recorder/streamnet.h"
