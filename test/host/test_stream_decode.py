@@ -15,8 +15,10 @@ a stream's parts, each a small v2 dump, joined into one trace.
    missing events.
 
 The parts come from streamparts.py (the kernel's encoder mirrored, so a
-test can drop, reorder and overwrite exactly what it wants). Every test
-failed on the code before: it had no stream, no --stream, no --window.
+test can drop, reorder and overwrite exactly what it wants) and, in
+RealEncoder, from gen_dump's stream parts (the kernel's ring and encoder:
+test_genstream). Every test failed on the code before: it had no stream,
+no --stream, no --window.
 """
 
 import csv
@@ -31,6 +33,8 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from test_decode_support import BABELTRACE, REPO, TempDirTest, decode
+from test_genstream import stream as gen_stream
+from test_perfetto import check_trace
 import streamparts
 from streamparts import stream_log
 
@@ -247,6 +251,46 @@ class Windows(unittest.TestCase):
         self.assertEqual(len(rows), 300)
         tscs = [int(x['tsc']) for x in rows]
         self.assertEqual(tscs, sorted(tscs))
+
+
+class RealEncoder(TempDirTest):
+    """Item 2 on gen_dump's parts: the kernel's rings and encoder."""
+
+    def test_many_windows_are_the_rings(self):
+        log, want = gen_stream('stream=1', 'parts=100', 'cpus=4', 'events=40000', 'cap=4096')
+        path = self.write('g.log', log)
+        r = decode(path, '-f', 'csv')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stderr, r'160000 events decoded in \d\d windows')
+        got = [(int(x['tsc']), int(x['cpu']), int(x['seq']), int(x['type']), int(x['a0']),
+                int(x['a1'])) for x in csv.DictReader(io.StringIO(r.stdout.decode()))]
+        self.assertEqual(got, sorted((e[1], cpu, e[0], e[2], e[3], e[4])
+                                     for cpu, evs in want.items() for e in evs))
+        r = decode(path, '-f', 'perfetto', '-o', os.path.join(self.tmp, 'g.pftrace'))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.tmp, 'g.pftrace'), 'rb') as f:
+            check_trace(self, f.read())
+
+    def test_a_lapped_consumer_is_counted_exactly(self):
+        log, want = gen_stream('stream=1', 'cpus=4', 'cap=256', 'chunks=100,600,100,300,50,90')
+        path = self.write('g.log', log)
+        r = decode(path, '-f', 'json')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        trace = json.loads(r.stdout)
+        rows = decode(path, '-f', 'csv').stdout
+        seqs, causes = accounted(trace['traceEvents'], rows)
+        self.assertEqual(causes, {'overwritten before it was streamed'})
+        over = {}
+        for d in dumplog.parse_log(log):
+            for c in d.cpus:
+                over[c.cpu] = over.get(c.cpu, 0) + c.overwritten
+        for cpu in range(4):
+            self.assertEqual(sorted(seqs[cpu]), list(range(1240)), f'CPU {cpu}')
+            self.assertEqual(trace['otherData']['missing_events'][str(cpu)],
+                             {'overwritten before it was streamed': over[cpu]})
+            self.assertEqual(len(seqs[cpu]) - over[cpu], len(want[cpu]))
+        (row,) = rows_of(decode(path, '--list').stdout)
+        self.assertEqual((row['STATE'], int(row['OVERWRITTEN'])), ('complete', sum(over.values())))
 
 
 class ReportWindows(TempDirTest):
