@@ -133,6 +133,18 @@ class Trace(TempDirTest):
             'never arrived': 2 * PER, 'overwritten before it was streamed': 11})
         self.assertIn('parts 2, 4 never arrived', r.stderr)
 
+    def test_a_damaged_line_costs_only_its_events(self):
+        data = stream_log(parts=4)
+        at = data.index(b'\n%E', data.index(b'dump=3 ')) + 5     # part 2's first event line
+        data = data[:at] + bytes([data[at] ^ 1]) + data[at + 1:]
+        r, trace = self.json_trace(data)
+        self.assertEqual(r.returncode, 3, r.stderr)
+        lost = [e['args'] for e in trace['traceEvents'] if e.get('name') == '*LOST*']
+        self.assertEqual(lost, [{'events': 16, 'first_seq': 2 * PER, 'cause': 'damaged'}])
+        self.assertIn('part 2: 1 damaged and 0 missing lines', r.stderr)
+        r = decode(self.write('s.log', data), '--list')
+        self.assertIn('incomplete: parts 2 damaged or truncated', r.stderr)
+
     def test_csv_is_every_event_in_time_order(self):
         parts, cpus = 5, 3
         r = decode(self.write('s.log', stream_log(cpus=cpus, parts=parts)), '-f', 'csv')
