@@ -34,9 +34,12 @@ LIST_MAX = 6                 # part numbers named one by one in a state, then co
 
 
 def stream_key(d: Dump) -> tuple[str, int] | None:
-    """(nonce, stream number) of a part, or None for a dump of its own."""
-    s = d.stream
-    return None if s is None else (d.header.get('nonce', '-'), s)
+    """(nonce, stream number) of a part, or None for a dump of its own
+    (the header read once: a dump's row of decode --list reads it so)."""
+    s = d.header.get('stream')
+    if s is None or not s.isdigit():
+        return None
+    return (d.header.get('nonce', '-'), int(s))
 
 
 class Ranges:

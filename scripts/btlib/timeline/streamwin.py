@@ -28,7 +28,7 @@ from ..util.tables import format_table
 from .timeline import NOMINAL_HZ, unknown_name
 
 WINDOW_EVENTS = 1 << 16      # events held before a window is written
-FORCE_EVENTS = 16 * WINDOW_EVENTS   # held beyond this: written even past the watermark
+FORCE_EVENTS = 16 * WINDOW_EVENTS   # held beyond this: written even through an open slice
 HOLD = 4096                  # events looked back for a BEGIN still open
 TSC_STRIDE = RECORD_SIZE // 8        # a record's tsc: its first u64
 TYPE_AT, TYPE_STRIDE = 6, RECORD_SIZE // 2   # its type: its 7th u16
@@ -103,7 +103,9 @@ class Windows:
         held = sum(h.count for h in self.held.values())
         if held < self.window or not firsts:
             return []
-        mark = None if held > FORCE_EVENTS else self._open(min(firsts))
+        # Past FORCE_EVENTS (a BEGIN open for long: a CPU hung inside a
+        # slice) the window goes at the watermark, that slice cut in two.
+        mark = min(firsts) if held > FORCE_EVENTS else self._open(min(firsts))
         w = self._take(mark)
         return [w] if w is not None else []
 
