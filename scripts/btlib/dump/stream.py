@@ -79,9 +79,6 @@ class Ranges:
             out.append((at, end))
         return out
 
-    def __contains__(self, n: int) -> bool:
-        return any(a <= n < b for a, b in self.spans)
-
     @property
     def top(self) -> int:
         return self.spans[-1][1] if self.spans else 0
@@ -178,9 +175,6 @@ class Summary:
         if self.t_first is None or not self.tsc_hz:
             return None
         return (self.t_last - self.t_first) / self.tsc_hz
-
-    def name(self) -> str:
-        return f'{self.key[1]}'
 
 
 class Summaries:
