@@ -32,7 +32,8 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from test_decode_support import BABELTRACE, REPO, TempDirTest, decode
+from test_decode_support import BABELTRACE, DECODE, REPO, TempDirTest, decode
+from test_decode_support import require_compiled_core
 from test_genstream import stream as gen_stream
 from test_perfetto import check_trace
 import streamparts
@@ -269,6 +270,7 @@ class RealEncoder(TempDirTest):
     """Item 2 on gen_dump's parts: the kernel's rings and encoder."""
 
     def test_many_windows_are_the_rings(self):
+        require_compiled_core('the stream written by the compiled writers')
         log, want = gen_stream('stream=1', 'parts=100', 'cpus=4', 'events=40000', 'cap=4096')
         path = self.write('g.log', log)
         r = decode(path, '-f', 'csv')
@@ -282,6 +284,12 @@ class RealEncoder(TempDirTest):
         self.assertEqual(r.returncode, 0, r.stderr)
         with open(os.path.join(self.tmp, 'g.pftrace'), 'rb') as f:
             check_trace(self, f.read())
+        for fmt in ('text', 'perfetto'):     # the pure-Python reference writes the same bytes
+            runs = [subprocess.run([sys.executable, DECODE, path, '-f', fmt],
+                                   capture_output=True, timeout=300,
+                                   env={**os.environ, 'BT_PURE_PYTHON': flag})
+                    for flag in ('0', '1')]
+            self.assertEqual(runs[0].stdout, runs[1].stdout, fmt)
 
     def test_a_lapped_consumer_is_counted_exactly(self):
         log, want = gen_stream('stream=1', 'cpus=4', 'cap=256', 'chunks=100,600,100,300,50,90')
