@@ -135,14 +135,18 @@ class Trace(TempDirTest):
         self.assertIn('parts 2, 4 never arrived', r.stderr)
 
     def test_a_damaged_line_costs_only_its_events(self):
-        data = stream_log(parts=4)
-        at = data.index(b'\n%E', data.index(b'dump=3 ')) + 5     # part 2's first event line
-        data = data[:at] + bytes([data[at] ^ 1]) + data[at + 1:]
-        r, trace = self.json_trace(data)
-        self.assertEqual(r.returncode, 3, r.stderr)
-        lost = [e['args'] for e in trace['traceEvents'] if e.get('name') == '*LOST*']
-        self.assertEqual(lost, [{'events': 16, 'first_seq': 2 * PER, 'cause': 'damaged'}])
-        self.assertIn('part 2: 1 damaged and 0 missing lines', r.stderr)
+        per = 45                     # a CPU's part in three lines: 16, 16, 13 events
+        clean = stream_log(parts=4, per_part=per)
+        lines = [clean.index(b'\n%E', clean.index(b'dump=3 ')) + 5]    # part 2's event lines
+        for _ in range(2):
+            lines.append(clean.index(b'\n%E', lines[-1]) + 5)
+        for at, seq, n in zip(lines, (2 * per, 2 * per + 16, 2 * per + 32), (16, 16, 13)):
+            data = clean[:at] + bytes([clean[at] ^ 1]) + clean[at + 1:]
+            r, trace = self.json_trace(data)
+            self.assertEqual(r.returncode, 3, r.stderr)
+            lost = [e['args'] for e in trace['traceEvents'] if e.get('name') == '*LOST*']
+            self.assertEqual(lost, [{'events': n, 'first_seq': seq, 'cause': 'damaged'}])
+            self.assertIn('part 2: 1 damaged and 0 missing lines', r.stderr)
         r = decode(self.write('s.log', data), '--list')
         self.assertIn('incomplete: parts 2 damaged or truncated', r.stderr)
 

@@ -23,6 +23,7 @@ Only a window of parts is held: memory follows the parts, not the run.
 from __future__ import annotations
 
 import re
+from operator import sub
 
 from .model import RECORD_SIZE, SEQ_MASK, CpuInfo, Dump, seqs_of
 
@@ -253,18 +254,22 @@ class CpuJoin:
         if base is not None and self.next is not None and base < self.next:
             base = self.next             # an overlap (a repeated part): ignore its seqs again
         causes = _part_causes(c)
-        holes = []
-        at = base
-        for i, seq in enumerate(seqs):
-            if at is not None and seq != at & SEQ_MASK:
-                gap = (seq - at) & SEQ_MASK
-                if gap < 1 << 31:
-                    self.hole(at, gap, causes[0] if i == 0 else causes[1])
-                    at += gap
-            if self.pending:
-                holes.append(_joined(i, self.pending))
-                self.pending = []
-            at = (at if at is not None else seq) + 1
+        holes, at = [], base
+        if seqs:
+            at = seqs[0] if at is None else at
+            lead = (seqs[0] - at) & SEQ_MASK
+            self.hole(at, lead if lead < 1 << 31 else 0, causes[0])
+            first = at + (lead if lead < 1 << 31 else 0)   # the full seq of its first event
+            self._attach(holes, 0)
+            steps = list(map(sub, seqs[1:], seqs))         # in C: a part without holes costs
+            if steps.count(1) != len(steps):               # no Python step per event
+                for i, step in enumerate(steps, 1):
+                    step &= SEQ_MASK
+                    if 1 < step < 1 << 31:
+                        self.hole(first + ((seqs[i - 1] - seqs[0]) & SEQ_MASK) + 1, step - 1,
+                                  causes[1])
+                        self._attach(holes, i)
+            at = first + ((seqs[-1] - seqs[0]) & SEQ_MASK) + 1
         if head is None:
             head = at
         if at is not None and head is not None and head > at:
@@ -272,6 +277,12 @@ class CpuJoin:
         self.next = head if head is not None else self.next
         self.skipped = False
         return records, holes
+
+    def _attach(self, holes: list, index: int) -> None:
+        """The holes pending, as one marker before event `index` of the part."""
+        if self.pending:
+            holes.append(_joined(index, self.pending))
+            self.pending = []
 
 
 def _joined(index: int, pending: list) -> tuple:
