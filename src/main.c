@@ -30,6 +30,7 @@
 #include "perf/workload.h"
 #include "recorder/autodump.h"
 #include "recorder/dump.h"
+#include "recorder/dumpfacts.h"
 #include "recorder/dumpid.h"
 #include "recorder/dumpnet.h"
 #include "recorder/dumpstick.h"
@@ -37,6 +38,8 @@
 #include "recorder/machine.h"
 #include "recorder/prevboot.h"
 #include "recorder/snapshot.h"
+#include "recorder/stream.h"
+#include "time/deadline.h"
 #include "time/timer.h"
 #include "time/tsc.h"
 #include "time/uptime.h"
@@ -60,6 +63,8 @@ static __attribute__((noreturn)) void ap_online(uint32_t index);
 static void trace_setup(void);
 static void serial_irq_setup(void);
 static void check_cpu_options(void);
+static void debug_fault(uint32_t after_s);
+static void keys_poll(void);
 static void print_ready(void);
 static __attribute__((noreturn)) void idle(void);
 
@@ -111,9 +116,10 @@ void kmain(uint32_t magic, const void *info)
     boot_phase(TRACE_PHASE_TIMER_START, timer_hz());
     rings_keep_facts(tsc_hz());             /* TSC rate, APIC ids for the next boot */
     hotkey_init(cfg.keyboard);              /* PS/2 keyboard, if any (keyboard=) */
-    inputpoll_set(hotkey_poll);             /* keys read inside long workloads */
+    inputpoll_set(keys_poll);               /* keys (and a stream) inside long workloads */
     dumpstick_init(cfg.dump_to);            /* trace.dump_to=: dumps to the boot stick too */
     dumpnet_init(cfg.dump_to);              /* and over the network */
+    stream_init(cfg.stream);                /* trace.stream=: from idle(), once the net is up */
     serial_irq_setup();                     /* ISA UART input by interrupt, else polled */
     print_ready();                          /* the one READY line */
     hotkey_help();
@@ -132,7 +138,7 @@ static __attribute__((noreturn)) void ap_online(uint32_t index)
     tsc_sync_run(smp.online, tsc_from_us(WARP_CHECK_US));
     timer_start_cpu();
     if (cfg.fault_cpu == (int32_t)index)
-        __asm__ volatile("ud2");            /* debug.fault=: exercise the report */
+        debug_fault(cfg.fault_after_s);     /* debug.fault=: exercise the report */
     if (cfg.hang_cpu == (int32_t)index)
         cpuwatch_hang();                    /* debug.hang=: a CPU that never answers */
     idle();
@@ -235,6 +241,26 @@ static void serial_irq_setup(void)
     serial_irq_enable(VEC_SERIAL);
 }
 
+/* What the keys CPU polls inside a long workload (stress): the keys, and
+ * a stream's parts, so that a stream goes on under fire. */
+static void keys_poll(void)
+{
+    hotkey_poll();
+    stream_poll();
+}
+
+/* debug.fault=: ud2 now, or after_s seconds from now (ticks wake the
+ * wait; the CPU runs no workload job meanwhile). */
+static void debug_fault(uint32_t after_s)
+{
+    struct deadline end = deadline_in_us(after_s * 1000000ull);
+    if (after_s)
+        irq_enable();                       /* its ticks wake the halts below */
+    while (after_s && !deadline_passed(end))
+        cpu_halt();
+    __asm__ volatile("ud2");
+}
+
 static void check_cpu_options(void)
 {
     if (cfg.fault_cpu < 0)
@@ -275,6 +301,7 @@ static __attribute__((noreturn)) void idle(void)
         if (keys) {
             hotkey_poll();                  /* serial, PS/2 and USB keys */
             autodump_poll();                /* trace.dump_after= */
+            stream_poll();                  /* a stream's parts: taken, sent, confirmed */
             status_poll();                  /* redraw the screen, a few times a second */
         }
         irq_disable();                      /* a wake-up IPI now ends the hlt below */

@@ -44,8 +44,10 @@ struct boot_config {
     unsigned dump_to;                  /* DUMP_TO_* bits; 0 = the default */
     char workload[96];             /* NAME[:KEY=VALUE,...] */
     int32_t fault_cpu;                /* -1 = none */
+    uint32_t fault_after_s;            /* debug.fault_after=: 0 = at once */
     int32_t hang_cpu;                 /* -1 = none */
     uint8_t on_fault;                 /* CMDLINE_ON_FAULT_* */
+    uint8_t stream;                   /* CMDLINE_STREAM_*: trace.stream= */
     uint32_t dump_after_s;             /* 0 = never */
     bool usb_off;                  /* usb=off: touch no USB controller */
     unsigned usb_skip_kinds;           /* usb.skip=ehci,...: CMDLINE_USB_* bits */
@@ -92,6 +94,9 @@ struct boot_config {
 #define CMDLINE_ON_FAULT_FREEZE 1
 #define CMDLINE_ON_FAULT_OFF    2
 #define MAX_DUMP_AFTER_S        604800      /* a week */
+/* trace.stream values, in the order of cmdline.def's names. */
+#define CMDLINE_STREAM_OFF      0
+#define CMDLINE_STREAM_NET      1
 
 #define DEFAULT_TIMER_HZ        100
 #define DEFAULT_TRACE_EVENTS    4096

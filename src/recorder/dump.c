@@ -1,29 +1,22 @@
 /* dump.c — encode a snapshot of every ring over the network first
  * (dumpnet.h), then to the console port and the stick. */
 #include "recorder/dump.h"
-#include "arch/cpu.h"
-#include "arch/extable.h"
 #include "arch/percpu.h"
-#include "console/serial.h"
 #include "console/status.h"
 #include "lib/kprintf.h"
 #include "lib/kstring.h"
+#include "recorder/dumpfacts.h"
 #include "recorder/dumpid.h"
 #include "recorder/dumpnet.h"
 #include "recorder/dumpstick.h"
 #include "recorder/encode.h"
 #include "recorder/machine.h"
 #include "recorder/snapshot.h"
+#include "recorder/stream.h"
 #include "time/tsc.h"
-#include "time/uptime.h"
-#include "trace/rings.h"
 #include "trace/trace.h"
 
-static struct dump_facts facts;
-static uint32_t dumps;
 static uint32_t nowhere;                /* dumps asked for with no way out */
-
-void dump_set_facts(const struct dump_facts *f) { facts = *f; }
 
 static void to_console(void *ctx, const char *s, size_t n)
 {
@@ -110,41 +103,44 @@ uint64_t dump_run(const struct dump_request *rq)
 {
     if (!way_out(stick_ok(rq), rq->trigger))
         return 0;
-    uint32_t no = ++dumps;
+    uint32_t no = dump_id_next();
     if (!rq->quiet)
         trace(DUMP_BEGIN, no, 0);
+    bool fault = rq->fault_cpu >= 0;
+    bool ends_stream = fault && strcmp(rq->trigger, "nmi");
     struct snapshot f;
-    if (!snapshot_take(&f))
+    stream_dump_started();                /* a stream pauses meanwhile */
+    if (!snapshot_take(&f)) {
+        stream_dump_ended(ends_stream);
         return 0;
+    }
     static uint32_t apic[MAX_CPUS];   /* not on the stack: 4 KiB at 1024 CPUs */
     for (unsigned i = 0; i < f.n; i++)
         apic[i] = cpus[i].apic_id;
-    bool fault = rq->fault_cpu >= 0;
+    struct dump_extra extras[DUMP_FACT_EXTRAS + 8];
+    dump_fact_extras(extras);
     /* clang-format off */
-    const struct dump_extra extras[] = {
-        { "fw", facts.fw, 0 },            { "found", NULL, facts.found },
-        { "parked", NULL, facts.parked }, { "failed", NULL, facts.failed },
-        { "online", NULL, cpus_online },  { "tsc_src", facts.tsc_src, 0 },
-        { "tsc_check", facts.tsc_check, 0 }, { "msr_faults", NULL, extable_fixups_taken() },
-        { "invariant_tsc", NULL, (uint64_t)facts.invariant_tsc },
-        { "tsc_warp", NULL, facts.tsc_warp }, { "timer_hz", NULL, facts.timer_hz },
-        { "uptime_tsc", NULL, rdtsc() - uptime_boot_tsc() }, { "capacity", NULL, rings_capacity() },
-        { "serial_overruns", NULL, serial_overruns() },
-        { "serial_tx_dropped", NULL, serial_tx_dropped() },
-        { "no_ring_events", NULL, trace_no_ring_count() },
+    const struct dump_extra run[] = {
         { "snapshot", f.copied ? "copy" : "paused", 0 },
+        { f.copied ? "pause_us" : NULL, NULL, tsc_to_us(f.pause_tsc) },
         { "trigger", rq->trigger, 0 },
         { fault ? "fault_cpu" : NULL, NULL, (uint64_t)rq->fault_cpu },
         { fault ? "fault_vector" : NULL, NULL, rq->fault_vector },
         { f.silent[0] ? "silent_cpus" : NULL, f.silent, 0 },
         { f.busy[0] ? "busy_cpus" : NULL, f.busy, 0 },
-        { "events_asked", NULL, rings_asked() }, { "ring_bytes", NULL, rings_bytes() },
     };
     /* clang-format on */
+    _Static_assert(sizeof run / sizeof run[0] <= 8, "extras[] holds them");
+    memcpy(extras + DUMP_FACT_EXTRAS, run, sizeof run);
     unsigned nid;
     const struct dump_extra *id = machine_items(&nid);
-    const struct dump_meta meta = { no, tsc_hz(), apic, extras, sizeof extras / sizeof extras[0],
-                                    boot_nonce(), false, id, nid };
+    /* clang-format off */
+    const struct dump_meta meta = {
+        .dump_no = no, .tsc_hz = tsc_hz(), .apic_ids = apic, .extras = extras,
+        .nextras = DUMP_FACT_EXTRAS + sizeof run / sizeof run[0], .nonce = boot_nonce(),
+        .identity = id, .nidentity = nid,
+    };
+    /* clang-format on */
     enum dumpnet_cause cause = !fault                        ? DUMPNET_KEY
                                : !strcmp(rq->trigger, "nmi") ? DUMPNET_NMI
                                                              : DUMPNET_FAULT;
@@ -158,6 +154,7 @@ uint64_t dump_run(const struct dump_request *rq)
     if (!rq->quiet)
         trace(DUMP_END, no, events);
     snapshot_unclaim();
+    stream_dump_ended(ends_stream);       /* a fault's ends the stream */
     return events;
 }
 
@@ -175,14 +172,20 @@ uint64_t dump_rings_of_previous_boot(struct ring *const rings[], unsigned n, uin
         return 0;
     if (!snapshot_claim(SNAPSHOT_CLAIM_US))
         return 0;
-    uint32_t no = ++dumps;
+    uint32_t no = dump_id_next();
     trace(DUMP_BEGIN, no, 0);
+    stream_dump_started();
     unsigned nid;
     const struct dump_extra *id = machine_items(&nid);   /* the same machine, booted again */
-    const struct dump_meta meta = { no, hz, apic_ids, extras, nextras, boot_nonce(), true, id,
-                                    nid };
+    /* clang-format off */
+    const struct dump_meta meta = {
+        .dump_no = no, .tsc_hz = hz, .apic_ids = apic_ids, .extras = extras, .nextras = nextras,
+        .nonce = boot_nonce(), .previous_boot = true, .identity = id, .nidentity = nid,
+    };
+    /* clang-format on */
     uint64_t events = encode(&meta, rings, n, this_cpu_index() == 0, DUMPNET_KEY);
     trace(DUMP_END, no, events);        /* before the rings are handed over */
     snapshot_unclaim();
+    stream_dump_ended(false);
     return events;
 }

@@ -19,19 +19,6 @@
 #include "recorder/encode.h"
 #include "trace/ring.h"
 
-/* Facts from boot that every dump carries in its metadata. */
-struct dump_facts {
-    const char *fw;               /* "bios" | "uefi" */
-    uint32_t found, parked, failed;
-    uint64_t tsc_warp;
-    int invariant_tsc;
-    const char *tsc_src;
-    uint32_t timer_hz;
-    const char *tsc_check;        /* the clock that confirmed tsc_hz, or "none" */
-};
-
-void dump_set_facts(const struct dump_facts *f);
-
 /* Why a dump is written, and by whom (the %M line says trigger=...). */
 struct dump_request {
     const char *trigger;          /* "key", "fault", "nmi", "timer", "workload" */
