@@ -17,6 +17,8 @@ temporary name and renamed when complete (btlib.export.exportfile, btlib.util.ou
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 
 from ..dump import dumplog
@@ -120,3 +122,23 @@ def _export(d, fmt: str, path: str, keys_at: float | None) -> str:
     lossy = '' if d.complete else ' (decode the log with --dump to see what it lacks)'
     return (f'exported dump {d.index} ({state}{lossy}, {events} events) as {fmt}'
             f'{waited}: {note or path}')
+
+
+def export_stream(log: str, fmt: str, path: str, stream: tuple[str, int]) -> str:
+    """capture --until-stream --export: stream (nonce text, number) of the
+    log, written as `decode LOG --stream N -f FMT -o PATH` writes it (its
+    memory bounded by a window of parts, whatever the stream's length).
+    decode is run as its own program: the stream's reader is decode's."""
+    decode = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.realpath(__file__)))), 'decode')
+    argv = [sys.executable, decode, log, '--stream', str(stream[1]), '-f', fmt, '-o', path]
+    try:
+        r = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    except OSError as e:
+        raise Error(f'cannot run {decode}: {e.strerror}') from None
+    said = (r.stderr.strip().splitlines() or [''])[-1]
+    if r.returncode != 0 or not os.path.exists(path):
+        raise Error(f'stream {stream[1]} (boot {stream[0]}) of {log}: decode --stream said: '
+                    f'{said or f"exit status {r.returncode}"}')
+    return f'exported stream {stream[1]} (boot {stream[0]}) as {fmt}: {path}' + \
+        (f' ({said})' if said else '')
