@@ -130,6 +130,27 @@ class Parts(unittest.TestCase):
         self.rx.close()
         self.assertEqual(len([s for s in self.said if 'ended' in s]), 1, 'said once')
 
+    def test_the_encoders_parts_said_as_their_counters_say(self):
+        # gen_dump writes parts with the kernel's encoder; the 40-event
+        # chunk laps a 16-slot ring: overwritten before streamed.
+        out = nc.gen_dump('cpus=4', 'events=400', 'cap=16', 'noise=0', 'stream=1', 'parts=5',
+                          'chunks=10,30,10,5,40', f'nonce=0x{NONCE}')
+        lines = [x.replace(b'\r\n', b'\n') for x in out.splitlines(keepends=True)]
+        begins = [i for i, x in enumerate(lines) if x.startswith(b'DUMP BEGIN')] + [len(lines)]
+        sent = overwritten = 0
+        for n, (a, b) in enumerate(zip(begins, begins[1:]), 1):
+            self.send(n, lines[a:b])
+            self.assertTrue(self.confirmed(n))
+            for x in lines[a:b]:
+                if x.startswith(b'%C '):
+                    sent += int(re.search(rb' sent=(\d+)', x).group(1))
+                    overwritten += int(re.search(rb' overwritten=(\d+)', x).group(1))
+        self.assertGreater(overwritten, 0)
+        ended = [s for s in self.said if 'ended' in s]
+        self.assertRegex(ended[0], rf'ended, complete: {sent} events from 4 CPUs .* in 5 parts '
+                                   rf'.*; {overwritten} overwritten before they were streamed')
+        self.assertIn(b''.join(lines[begins[0]:]), self.text())
+
     def test_missing_and_incomplete_parts_counted(self):
         self.send(1, part_lines(1, 2, 0))
         self.send(2, part_lines(2, 2, 1), skip=(3,))     # line 3 never comes ...

@@ -126,19 +126,31 @@ def _export(d, fmt: str, path: str, keys_at: float | None) -> str:
 
 def export_stream(log: str, fmt: str, path: str, stream: tuple[str, int]) -> str:
     """capture --until-stream --export: stream (nonce text, number) of the
-    log, written as `decode LOG --stream N -f FMT -o PATH` writes it (its
-    memory bounded by a window of parts, whatever the stream's length).
-    decode is run as its own program: the stream's reader is decode's."""
+    log, written as `decode LOG --stream NONCE.S -f FMT -o PATH` writes it
+    (its memory bounded by a window of parts, whatever the stream's
+    length). decode is run as its own program: the stream's reader is
+    decode's. A stream with losses or missing parts is still written
+    (decode's last line says what it lacks)."""
     decode = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.realpath(__file__)))), 'decode')
-    argv = [sys.executable, decode, log, '--stream', str(stream[1]), '-f', fmt, '-o', path]
+    ident = f'{stream[0]}.{stream[1]}'
+    argv = [sys.executable, decode, log, '--stream', ident, '-f', fmt, '-o', path]
+    before = _mtime_ns(path)
     try:
         r = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True)
     except OSError as e:
         raise Error(f'cannot run {decode}: {e.strerror}') from None
-    said = (r.stderr.strip().splitlines() or [''])[-1]
-    if r.returncode != 0 or not os.path.exists(path):
-        raise Error(f'stream {stream[1]} (boot {stream[0]}) of {log}: decode --stream said: '
-                    f'{said or f"exit status {r.returncode}"}')
-    return f'exported stream {stream[1]} (boot {stream[0]}) as {fmt}: {path}' + \
-        (f' ({said})' if said else '')
+    said = [x for x in r.stderr.strip().splitlines() if x]
+    after = _mtime_ns(path)
+    if after is None or after == before:
+        raise Error(f'stream {ident} of {log} not written: decode --stream said: '
+                    + (said[-1] if said else f'exit status {r.returncode}'))
+    state = said[0] if r.returncode and said else ''
+    return f'exported stream {ident} as {fmt}: {path}' + (f' ({state})' if state else '')
+
+
+def _mtime_ns(path: str) -> int | None:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return None
