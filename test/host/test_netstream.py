@@ -14,6 +14,7 @@ import random
 import re
 import select
 import socket
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -28,6 +29,7 @@ from btlib.capture import netstream
 import test_netcapture as nc
 
 MAC, NONCE, CODE, ADDR = nc.MAC, nc.NONCE, nc.CODE, nc.ADDR
+DECODE = os.path.join(REPO, 'scripts', 'decode')
 CAP = 256
 
 
@@ -347,6 +349,30 @@ class CaptureStream(unittest.TestCase):
         self.assertEqual(sorted(m.ws_at_a), [0, 1, 2, 3])
         self.assertTrue(all(w >= 4 for w in m.ws_at_a.values()), m.ws_at_a)
         self.assertRegex(said, r'ended, complete: ')
+
+    def test_export_of_the_stream(self):
+        help_text = subprocess.run([sys.executable, DECODE, '--help'], capture_output=True,
+                                   text=True, timeout=60).stdout
+        if '--stream' not in help_text:
+            self.skipTest('decode has no --stream here (docs/streaming.md: decode\'s side)')
+        out = nc.gen_dump('cpus=2', 'events=600', 'cap=64', 'noise=0', 'stream=1', 'parts=6',
+                          'chunks=40,100,40,40,40,40', f'nonce=0x{NONCE}')
+        lines = [x.replace(b'\r\n', b'\n') for x in out.splitlines(keepends=True)]
+        begins = [i for i, x in enumerate(lines) if x.startswith(b'DUMP BEGIN')] + [len(lines)]
+        items = [(n, lines[a:b]) for n, (a, b) in enumerate(zip(begins, begins[1:]), 1)]
+        path = os.path.join(tempfile.mkdtemp(prefix='bt-netstream-export-'), 'stream.txt')
+        m, cap, said, text = self.run_capture(items, '--until-stream', '--export', 'text', path)
+        self.assertEqual(cap.returncode, 0, said[-3000:])
+        self.assertRegex(said, rf'exported stream {NONCE}\.1 as text: {re.escape(path)}')
+        with open(path) as f:
+            exported = f.read()
+        log = os.path.join(os.path.dirname(path), 'log')
+        with open(log, 'wb') as f:
+            f.write(text)
+        r = subprocess.run([sys.executable, DECODE, log, '--stream', '1'], capture_output=True,
+                           text=True, timeout=120)
+        self.assertEqual(exported, r.stdout, 'the export is decode --stream\'s trace')
+        self.assertIn('overwritten before it was streamed', exported)
 
     def test_until_stream_times_out_without_a_stream(self):
         m, cap, said, _ = self.run_capture([(1, hotkey_lines(1))], '--until-stream',
