@@ -171,22 +171,30 @@ class StreamCase(test_net.NetCase):
             self.assertIsNotNone(j.final, "the final part")
             self.assertEqual(sorted(j.parts), list(range(j.final + 1)),
                              "every part from 0 to the final one")
+        self.tile(j, counters, path)
         return j
+
+    def tile(self, j, counters, path):
+        """Per CPU, in part order (parts land in the log as each became
+        whole, so one may follow the next), part k+1's base is part k's
+        head: the parts cover the run's seqs with no gap and no overlap."""
+        nonce = next(k[0] for k in counters if k[1] in j.parts.values())
+        for k in sorted(j.parts):
+            for cpu, cc in counters[(nonce, j.parts[k])]["cpus"].items():
+                if k == min(j.parts):
+                    j.base[cpu] = cc["base"]
+                else:
+                    self.assertEqual(cc["base"], j.head.get(cpu), f"part {k} CPU {cpu}: its "
+                                     f"base is part {k - 1}'s head (log order {j.order})")
+                j.head[cpu] = cc["head"]
 
     def join_part(self, j, d, info):
         """One part: per CPU its events are the seqs [base, head) of its %C
-        line, each decoded or counted missing, and base is where the
-        previous part of the stream (in part order) stopped."""
+        line, each decoded or counted missing."""
         for c in d.cpus:
             cc = info["cpus"][c.cpu]
             base, head = cc["base"], cc["head"]
             where = f"stream {info['stream']} part {info['part']} CPU {c.cpu}"
-            if info["part"] == 0:
-                j.base[c.cpu] = base
-            else:
-                self.assertEqual(base, j.head.get(c.cpu), f"{where}: base is the previous "
-                                 f"part's head (parts in log order {j.order[-4:]})")
-            j.head[c.cpu] = head
             self.assertEqual(head - base, cc["recorded"], where)
             self.assertEqual(cc["recorded"], cc["sent"] + cc["overwritten"] + cc["excluded"],
                              where)
