@@ -181,6 +181,15 @@ class Parts(unittest.TestCase):
                                    r'arrived: 32 events .* in 2 parts .* 1 incomplete')
         self.assertEqual(self.kinds('stream_end'), [('stream_end', 1)])
 
+    def test_a_new_boot_ends_the_old_boots_stream(self):
+        self.send(1, part_lines(1, 1, 0))
+        self.rx.feed(f'BT1 I {MAC} FEDCBA9876543210 0\nREADY cpus=2\n'.encode(), ADDR)
+        ended = [s for s in self.said if 'ended' in s]
+        self.assertEqual(len(ended), 1, self.said)
+        self.assertRegex(ended[0], rf'stream 1 \(boot {NONCE}\) ended, NOT complete: the '
+                                   r'machine booted again before its final part came: 22 '
+                                   r'events')
+
     def test_progress_at_most_every_five_seconds(self):
         for k in range(41):                      # a part a quarter second, 10 s
             self.send(k + 1, part_lines(k + 1, 1, k), now=100.0 + k / 4)

@@ -401,6 +401,9 @@ class Receiver:
                      f'was {m.nonce})\n'.encode())
         self.say(f'{m.mac}: booted again (boot {nonce}, was {m.nonce}); same log')
         self.events.append(('boot', m.mac, nonce))
+        for s in [s for s in m.streams.values() if s.nonce != nonce and not s.open]:
+            self._end_stream(m, s, time.monotonic(), 'the machine booted again before '
+                             'its final part came')
 
     def _log(self, m, data):
         """Write to the machine's log; say once why not, and return False."""
@@ -519,17 +522,18 @@ class Receiver:
         s = m.streams.get(key)
         if s is None:
             if len(m.streams) >= netstream.STREAMS_OPEN_MAX:
-                self._end_stream(m, next(iter(m.streams.values())), now)
+                self._end_stream(m, next(iter(m.streams.values())), now,
+                                 f'{netstream.STREAMS_OPEN_MAX} newer streams began')
             s = m.streams[key] = netstream.Stream(d.id[0], d.stream, now)
             self.say(f'{m.mac}: {s.name} (boot {s.nonce}) began arriving (part {d.part})')
         return s
 
-    def _end_stream(self, m, s, now, at_exit=False):
+    def _end_stream(self, m, s, now, why=None):
         m.streams.pop((s.nonce, s.number), None)
         m.ended[(s.nonce, s.number)] = True
         while len(m.ended) > netstream.STREAMS_OPEN_MAX:
             m.ended.pop(next(iter(m.ended)))
-        self.say(f'{m.mac}: {s.closing(now, at_exit)}')
+        self.say(f'{m.mac}: {s.closing(now, why)}')
         self.events.append(('stream_end', m.mac, s))
 
     def _status(self, m, kind, d, total, now):
@@ -700,4 +704,4 @@ class Receiver:
                     self.say(f'{m.mac}: {d.name}: {count} lines arrived but could not be '
                              f'written to {m.path}')
             for s in list(m.streams.values()):
-                self._end_stream(m, s, now, at_exit=True)
+                self._end_stream(m, s, now, 'capture stopped before its final part arrived')

@@ -134,14 +134,14 @@ class Stream:
         self.said_at = now
         return f'{self.name} (boot {self.nonce}) going on: {self.summary(now)}'
 
-    def closing(self, now, at_exit=False):
-        """Its closing line (once)."""
+    def closing(self, now, why=None):
+        """Its closing line (once); why: what ended it before its final
+        part came (capture stopped, the machine booted again)."""
         self.ended = True
         if self.complete():
             state = 'complete'
         elif self.final is None:
-            state = ('NOT complete: capture stopped before its final part arrived' if at_exit
-                     else 'NOT complete: its final part never arrived')
+            state = f'NOT complete: {why or "its final part never arrived"}'
         else:
             state = 'NOT complete: parts are missing or incomplete'
         return f'{self.name} (boot {self.nonce}) ended, {state}: {self.summary(now)}'
