@@ -57,6 +57,8 @@ RTO_FIRST_S = 1.0                # a re-ask before the first round trip is measu
 RTO_MIN_S = 0.05
 REPLAY_WINDOW = 4096             # counters remembered below the highest (reordering)
 SAY_EVERY_S = 1.0                # a repeated refusal is said at most this often
+QUIET_S = 6.0                    # a dump not heard of this long is no longer arriving
+#                                  (the machine sends W every 0.2 s, gives up after 5 s)
 MAC_RE = re.compile(rb'\A[0-9a-f]{12}\Z')
 NONCE_RE = re.compile(rb'\A[0-9A-F]{16}\Z')
 TAG_RE = re.compile(rb'\A[0-9a-f]{16}\Z')
@@ -472,6 +474,7 @@ class Receiver:
     def _lines(self, m, d, first, body, now):
         if d is None or d.written or not body.endswith(b'\n'):
             return
+        d.last = now
         for i, line in enumerate(body[:-1].split(b'\n')):
             no = first + i
             if self.held + len(line) + LINE_COST > HELD_MAX:
@@ -494,25 +497,26 @@ class Receiver:
             self._finish(m, d, now)
 
     def _part_heard(self, m, d, now):
-        if (d.id[0], d.stream) in m.ended:
-            return                         # a late copy of an ended stream's part
         """A part's DUMP BEGIN arrived. The machine keeps at most 2 parts of
         a stream unconfirmed, so an earlier part 2 or more behind this one
         is over for it (confirmed, or given up with an X that was lost):
         what arrived of it is written now, which also frees its place."""
+        if (d.id[0], d.stream) in m.ended:
+            return                         # a late copy of an ended stream's part
         s = self._stream(m, d, now)
         s.heard(d.part)
         for old in list(m.dumps.values()):
             if old is not d and old.stream == d.stream and old.id[0] == d.id[0] and \
                     old.part <= d.part - 2:
                 old.gave_up = True
+                arrived = len(old.lines)
                 if self._write(m, old, now):
                     self.say(f'{m.mac}: {old.name} incomplete: the machine went on to part '
-                             f'{d.part} without it; {old.missing_count()} of '
-                             f'{old.total if old.total is not None else "?"} lines never '
-                             f'arrived intact')
+                             f'{d.part} without it; {arrived} of '
+                             f'{old.total if old.total is not None else "?"} lines arrived '
+                             f'intact')
                     self.events.append(('part_given_up', m.mac, old))
-                    self._stream_over(m, old, now)
+                    self._streams_over(m, now)
 
     def _stream(self, m, d, now):
         """The account of the stream a part belongs to (a new one when it
@@ -539,6 +543,7 @@ class Receiver:
     def _status(self, m, kind, d, total, now):
         if d is None:
             return
+        d.last = now
         if d.written:
             self._confirm(m, d)
             return
@@ -564,7 +569,7 @@ class Receiver:
                      f'(asked again for {d.asked} lines)')
             self.events.append(('part_given_up' if d.stream is not None else 'dump_given_up',
                                 m.mac, d))
-            self._stream_over(m, d, now)
+            self._streams_over(m, now)
             return
         self._ask(m, d, now)
 
@@ -591,7 +596,7 @@ class Receiver:
         self._confirm(m, d)
         if d.stream is not None:           # a stream's parts are said per stream
             self.events.append(('part_done', m.mac, d))
-            self._stream_over(m, d, now)
+            self._streams_over(m, now)
             return
         secs = max(d.finished - d.started, 1e-6)
         why = 'no key proves the machine' if not m.verified else 'not this boot\'s'
@@ -601,6 +606,7 @@ class Receiver:
                  + ('' if d.confirmed else f'; NOT confirmed to the machine ({why})')
                  + ('' if d.verified else '; UNVERIFIED'))
         self.events.append(('dump_done', m.mac, d))
+        self._streams_over(m, now)             # it may have held a stream's end
 
     def _write(self, m, d, now):
         """Write what arrived of the dump once; False while the log refuses it."""
@@ -625,12 +631,16 @@ class Receiver:
         if (d.id[0], d.stream) not in m.ended:
             self._stream(m, d, now).wrote(d, now)
 
-    def _stream_over(self, m, d, now):
-        """After a part is written and said: its stream ends when its final
-        part is written and no earlier one is still arriving."""
-        s = m.streams.get((d.id[0], d.stream))
-        if s is not None and s.done():
-            self._end_stream(m, s, now)
+    def _streams_over(self, m, now):
+        """A stream ends when its final part is written and no earlier part
+        is still arriving: neither one known to be its part, nor a dump of
+        its boot numbered before the final part whose DUMP BEGIN has not
+        arrived yet (it may be a part), unless that one went quiet."""
+        for s in list(m.streams.values()):
+            if s.done() and not any(
+                    x.stream is None and x.id[0] == s.nonce and x.id[1] < s.final_dump and
+                    now - x.last < QUIET_S for x in m.dumps.values()):
+                self._end_stream(m, s, now)
 
     def _confirm(self, m, d):
         """A for a dump written whole, signed with the machine's key; none
@@ -684,6 +694,8 @@ class Receiver:
         """The streams' progress lines due now (each at most every
         netstream.PROGRESS_EVERY_S)."""
         now = time.monotonic() if now is None else now
+        for m in self.machines.values():
+            self._streams_over(m, now)         # a dump that kept one open went quiet
         return [f'{m.mac}: {line}' for m in self.machines.values()
                 for line in (s.progress(now) for s in m.streams.values()) if line]
 
@@ -699,7 +711,7 @@ class Receiver:
                 if self._write(m, d, now):
                     self.say(f'{m.mac}: {d.name} incomplete at exit: {count} lines '
                              f'arrived' + (f' of {total}' if total is not None else ''))
-                    self._stream_over(m, d, now)
+                    self._streams_over(m, now)
                 else:
                     self.say(f'{m.mac}: {d.name}: {count} lines arrived but could not be '
                              f'written to {m.path}')

@@ -33,6 +33,7 @@ class Dump:
         self.total = None                  # from W/X or DUMP END's lines=
         self.bound = LINE_NO_MAX + 1       # lines it can have (DUMP BEGIN narrows it)
         self.started = now
+        self.last = now                    # when a datagram of it last came
         self.finished = None
         self.bytes = 0
         self.damaged = 0                   # lines that failed their checks

@@ -51,6 +51,7 @@ class Stream:
         self.open = set()              # parts arriving now (a line of them is here)
         self.top = -1                  # the highest part number heard of
         self.final = None              # the final part's number, once written
+        self.final_dump = None         # and its dump number
         self.events = 0
         self.per_cpu = {}              # cpu -> events sent
         self.overwritten = 0
@@ -100,7 +101,7 @@ class Stream:
             self.overwritten += overwritten
             self.excluded += excluded
         if d.final:
-            self.final = d.part
+            self.final, self.final_dump = d.part, d.id[1]
         return True
 
     def done(self):
