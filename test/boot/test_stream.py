@@ -351,7 +351,8 @@ def ud2_address():
                        text=True, timeout=120)
     found = re.search(r"^\s*([0-9a-f]+):\s+0f 0b\s+ud2", r.stdout, re.M)
     if not found:
-        raise unittest.SkipTest(f"no ud2 in ap_online of {ELF}: {r.stderr[-300:]}")
+        raise AssertionError(f"no ud2 in ap_online of {ELF} (debug.fault='s): "
+                             f"{r.stderr[-300:]}")
     return int(found.group(1), 16)
 
 
