@@ -39,6 +39,22 @@
  *   noise=0|1     console text (GRUB, ANSI escapes, NULs, kernel lines)
  *                 before and after the dump                        default 1
  *   crlf=0|1      end lines with CR LF                             default 0
+ * A stream's parts instead of one dump (docs/streaming.md):
+ *   stream=S      write parts of stream S (1..), not a dump        default 0
+ *   parts=K       how many parts, dump numbers dump=, dump+1, ... default 1
+ *   part=K        the first part's number (its tables: part 0 only) default 0
+ *   tables=0|1    force the tables into every part (1) or none (0)  default part 0
+ *   final=0|1     the last part written says final=1               default 1
+ *   from=N        the first part starts at seq N on every CPU (as if the
+ *                 parts before it had taken the seqs below)  default the base
+ *   chunks=A,B,..  events written into each ring before each part (one
+ *                 number a part, so parts= follows; a chunk above cap laps
+ *                 the consumer: overwritten before streamed)
+ *                                       default events= split evenly over parts
+ *   The events are those of the workload, written into the rings chunk by
+ *   chunk between parts; raw= then holds what all the parts together must
+ *   decode to (per CPU, oldest to newest). excluded= and clear_at= are for
+ *   dumps only; refused=N refuses N before each part.
  * A summary (events, bytes, bytes/event) goes to stderr. Exit status 2 on
  * a bad argument. */
 #include <stdio.h>
@@ -50,10 +66,16 @@
 #define MAX_EVENTS   (1ULL << 26)     /* per CPU: keeps the shadow copy in memory */
 #define GEN_MAX_CPUS 1024             /* the kernel's CPU ceiling (docs/dump-format.md) */
 
+#define MAX_PARTS    4096
+
 struct opts {
     unsigned cpus, cap, dump, excluded, refused, noise, crlf, previous, sparse;
     uint64_t events, seed, tsc_hz, clear_at, nonce;
     const char *workload, *raw;
+    /* a stream's parts (stream != 0) */
+    unsigned stream, parts, part, final;
+    int tables;                 /* -1: part 0 only */
+    uint64_t from, nchunks, chunks[MAX_PARTS];
 };
 
 /* What one CPU's generator wrote, to derive the expected dump. */
@@ -277,6 +299,60 @@ static bool opt_u64(const char *arg, const char *key, uint64_t *v)
     return true;
 }
 
+/* chunks=A,B,...: events per part. */
+static void parse_chunks(const char *p, struct opts *o)
+{
+    for (o->nchunks = 0;; p++) {
+        char *end;
+        uint64_t v = strtoull(p, &end, 0);
+        if (*p < '0' || *p > '9' || (*end && *end != ',') || o->nchunks == MAX_PARTS) {
+            fprintf(stderr, "gen_dump: chunks= takes up to %u numbers, commas between\n",
+                    MAX_PARTS);
+            exit(2);
+        }
+        o->chunks[o->nchunks++] = v;
+        if (!*end)
+            return;
+        p = end;
+    }
+}
+
+/* The stream's options; false when arg is none of them. */
+static bool parse_stream(const char *a, struct opts *o)
+{
+    uint64_t v;
+    if (opt_u64(a, "stream", &v))
+        o->stream = (unsigned)v;
+    else if (opt_u64(a, "parts", &v))
+        o->parts = (unsigned)(v > MAX_PARTS ? MAX_PARTS + 1 : v);
+    else if (opt_u64(a, "part", &v))
+        o->part = (unsigned)v;
+    else if (opt_u64(a, "final", &v))
+        o->final = v != 0;
+    else if (opt_u64(a, "tables", &v))
+        o->tables = v != 0;
+    else if (!opt_u64(a, "from", &o->from) && strncmp(a, "chunks=", 7))
+        return false;
+    if (!strncmp(a, "chunks=", 7))
+        parse_chunks(a + 7, o);
+    return true;
+}
+
+/* A stream's options that cannot go together. */
+static void check_stream(struct opts *o)
+{
+    if (!o->stream)
+        return;
+    if (o->nchunks)
+        o->parts = (unsigned)o->nchunks;
+    if (!o->parts || o->parts > MAX_PARTS || o->excluded || o->clear_at || o->previous) {
+        fprintf(stderr, "gen_dump: a stream takes 1..%u parts, and no excluded=, clear_at= or "
+                        "previous=\n",
+                MAX_PARTS);
+        exit(2);
+    }
+}
+
 static void parse(int argc, char **argv, struct opts *o)
 {
     uint64_t cpus = 16, cap = 4096, dump = 1, excl = 0, refused = 0, noise = 1, crlf = 0;
@@ -284,6 +360,7 @@ static void parse(int argc, char **argv, struct opts *o)
     o->events = 4096, o->seed = 1, o->tsc_hz = 2400000000ULL, o->clear_at = 0;
     o->nonce = 0x0123456789ABCDEFULL;
     o->workload = "timer", o->raw = NULL, o->sparse = 0;
+    o->stream = o->part = o->nchunks = 0, o->parts = o->final = 1, o->tables = -1, o->from = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (opt_u64(a, "cpus", &cpus) || opt_u64(a, "events", &o->events) ||
@@ -292,7 +369,7 @@ static void parse(int argc, char **argv, struct opts *o)
             opt_u64(a, "excluded", &excl) || opt_u64(a, "refused", &refused) ||
             opt_u64(a, "clear_at", &o->clear_at) || opt_u64(a, "noise", &noise) ||
             opt_u64(a, "crlf", &crlf) || opt_u64(a, "nonce", &o->nonce) ||
-            opt_u64(a, "previous", &previous))
+            opt_u64(a, "previous", &previous) || parse_stream(a, o))
             continue;
         if (!strncmp(a, "workload=", 9))
             o->workload = a + 9;
@@ -322,6 +399,7 @@ static void parse(int argc, char **argv, struct opts *o)
     o->cpus = (unsigned)cpus, o->cap = (unsigned)cap, o->dump = (unsigned)dump;
     o->excluded = (unsigned)excl, o->refused = (unsigned)refused;
     o->noise = (unsigned)noise, o->crlf = (unsigned)crlf, o->previous = previous != 0;
+    check_stream(o);
     rng_state = o->seed * 0x9E3779B97F4A7C15ULL + 1;
 }
 
@@ -329,6 +407,87 @@ struct out {
     bool crlf;
     uint64_t bytes, lines;
 };
+
+/* A stream's part i: the seqs written into each ring once its chunk is in
+ * (chunks=, else events= split evenly). */
+static uint64_t written_by(const struct opts *o, const struct shadow *sh, unsigned i)
+{
+    uint64_t n = 0;
+    if (!o->nchunks)
+        return sh->n * (i + 1) / o->parts;
+    for (unsigned k = 0; k <= i; k++)
+        n += o->chunks[k];
+    return n < sh->n ? n : sh->n;
+}
+
+/* Replays the generated events [from, to) of one CPU into its ring. */
+static void replay(struct ring *r, const struct shadow *sh, uint64_t from, uint64_t to)
+{
+    for (uint64_t s = from; s < to; s++) {
+        const struct trace_event *e = &sh->ev[s];
+        if (sh->pinned[s])
+            ring_write_pinned(r, e->tsc, e->type, e->flags, e->a0, e->a1);
+        else
+            ring_write(r, e->tsc, e->type, e->flags, e->a0, e->a1);
+    }
+}
+
+/* The records a stream's parts must hold for one CPU: per part [f, h),
+ * the seqs the ring still held when the part was taken (the last `cap`),
+ * and below them the pinned events the boot log kept (the first
+ * RING_PINNED_SLOTS ever written); derived from the contract, not the
+ * ring. */
+static void write_expected_stream(FILE *f, const struct opts *o, const struct shadow *sh)
+{
+    uint64_t from = o->from;
+    for (unsigned i = 0; i < o->parts; i++) {
+        uint64_t head = written_by(o, sh, i);
+        if (from > head)
+            continue;                   /* from= beyond what was written: nothing yet */
+        uint64_t window = head - from > o->cap ? head - o->cap : from;
+        unsigned pinned_seen = 0;
+        for (uint64_t s = 0; s < head; s++) {
+            bool boot_log = sh->pinned[s] && pinned_seen++ < RING_PINNED_SLOTS;
+            if (s >= from && (s >= window || boot_log))
+                fwrite(&sh->ev[s], sizeof sh->ev[s], 1, f);
+        }
+        from = head;
+    }
+}
+
+/* The stream's parts, rings written chunk by chunk between them; returns
+ * the events all parts held. */
+static uint64_t write_stream(const struct opts *o, struct ring **rings, const struct shadow *sh,
+                             const uint32_t *apic, const struct dump_sink *sink)
+{
+    struct ring_mark *marks = calloc(o->cpus, sizeof *marks), *from = calloc(o->cpus, sizeof *from);
+    uint64_t events = 0;
+    for (unsigned c = 0; c < o->cpus; c++) {
+        ring_init(rings[c], rings[c]->slots, o->cap, c);
+        marks[c] = (struct ring_mark){ o->from, 0, false };
+    }
+    for (unsigned i = 0; i < o->parts && marks && from; i++) {
+        for (unsigned c = 0; c < o->cpus; c++) {
+            replay(rings[c], &sh[c], rings[c]->head, written_by(o, &sh[c], i));
+            for (unsigned k = 0; k < o->refused; k++)
+                ring_refuse(rings[c]);
+        }
+        memcpy(from, marks, o->cpus * sizeof *from);
+        unsigned part = o->part + i;
+        /* clang-format off */
+        struct dump_extra extras[] = {
+            { "uptime_tsc", NULL, 123456789012ULL + part * 240000000ULL }, { "capacity", NULL, o->cap },
+            { "invariant_tsc", NULL, 1 }, { "tsc_warp", NULL, 37 }, { "source", "gen_dump", 0 },
+            { "workload", o->workload, 0 },
+        };
+        /* clang-format on */
+        bool tables = o->tables < 0 ? part == 0 : o->tables;
+        struct dump_meta meta = { .dump_no = o->dump + i, .tsc_hz = o->tsc_hz, .apic_ids = apic, .extras = extras, .nextras = tables ? 6 : 2, .nonce = o->nonce, .stream = o->stream, .part = part, .final = o->final && i + 1 == o->parts, .tables = tables, .from = i || o->from ? from : NULL, .to = marks };
+        events += dump_encode(sink, &meta, rings, o->cpus);
+    }
+    free(marks), free(from);
+    return events;
+}
 
 static void sink_write(void *ctx, const char *s, size_t n)
 {
@@ -416,9 +575,9 @@ int main(int argc, char **argv)
         { "workload", o.workload, 0 },
     };
     /* clang-format on */
-    struct dump_meta meta = { o.dump, o.tsc_hz, apic, extras, 5, o.nonce, o.previous != 0,
-                              NULL, 0 };
-    uint64_t events = dump_encode(&sink, &meta, rings, o.cpus);
+    struct dump_meta meta = { .dump_no = o.dump, .tsc_hz = o.tsc_hz, .apic_ids = apic, .extras = extras, .nextras = 5, .nonce = o.nonce, .previous_boot = o.previous != 0 };
+    uint64_t events = o.stream ? write_stream(&o, rings, sh, apic, &sink)
+                               : dump_encode(&sink, &meta, rings, o.cpus);
     if (o.noise)
         fputs("\x1b[0mbaretrace: dump done, tracing resumed\r\n", stdout);
     fflush(stdout);
@@ -430,7 +589,10 @@ int main(int argc, char **argv)
             return 1;
         }
         for (unsigned c = 0; c < o.cpus; c++)
-            write_expected(f, rings[c], &sh[c]);
+            if (o.stream)
+                write_expected_stream(f, &o, &sh[c]);
+            else
+                write_expected(f, rings[c], &sh[c]);
         fclose(f);
     }
     fprintf(stderr, "gen_dump: %llu events, %llu bytes in %llu lines, %.2f bytes/event\n",

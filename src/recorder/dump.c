@@ -143,8 +143,7 @@ uint64_t dump_run(const struct dump_request *rq)
     /* clang-format on */
     unsigned nid;
     const struct dump_extra *id = machine_items(&nid);
-    const struct dump_meta meta = { no, tsc_hz(), apic, extras, sizeof extras / sizeof extras[0],
-                                    boot_nonce(), false, id, nid };
+    const struct dump_meta meta = { .dump_no = no, .tsc_hz = tsc_hz(), .apic_ids = apic, .extras = extras, .nextras = sizeof extras / sizeof extras[0], .nonce = boot_nonce(), .identity = id, .nidentity = nid };
     enum dumpnet_cause cause = !fault                        ? DUMPNET_KEY
                                : !strcmp(rq->trigger, "nmi") ? DUMPNET_NMI
                                                              : DUMPNET_FAULT;
@@ -179,8 +178,7 @@ uint64_t dump_rings_of_previous_boot(struct ring *const rings[], unsigned n, uin
     trace(DUMP_BEGIN, no, 0);
     unsigned nid;
     const struct dump_extra *id = machine_items(&nid);   /* the same machine, booted again */
-    const struct dump_meta meta = { no, hz, apic_ids, extras, nextras, boot_nonce(), true, id,
-                                    nid };
+    const struct dump_meta meta = { .dump_no = no, .tsc_hz = hz, .apic_ids = apic_ids, .extras = extras, .nextras = nextras, .nonce = boot_nonce(), .previous_boot = true, .identity = id, .nidentity = nid };
     uint64_t events = encode(&meta, rings, n, this_cpu_index() == 0, DUMPNET_KEY);
     trace(DUMP_END, no, events);        /* before the rings are handed over */
     snapshot_unclaim();

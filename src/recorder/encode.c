@@ -26,6 +26,8 @@
 #define TAG_IDENTITY  "%I"
 #define TAG_EVENTS    "%E"
 #define CRC_SUFFIX    10          /* " *" + 8 hex digits */
+#define LINE_BYTES    (DUMP_LINE_MAX + 1)   /* a line and its "\n" at most */
+#define CPU_RESERVE   (2 * LINE_BYTES)      /* a %C line and a continuation */
 
 /* Event line: payload + CRC <= EV_LINE_BYTES, whose base64 (198 chars)
  * plus the tag is DUMP_LINE_MAX. */
@@ -40,6 +42,8 @@ struct enc {
     uint32_t seed;               /* CRC start of every line: 0 for DUMP BEGIN */
     uint32_t line_no;            /* of the line being built */
     uint64_t events;             /* in the lines sent, and in the one being built */
+    uint64_t bytes;              /* in the lines sent */
+    uint64_t room;               /* bytes the lines may take, 0: no bound */
     struct dump_progress done;   /* what the sink has been told */
     char text[DUMP_LINE_MAX + 2];
     unsigned len;
@@ -79,6 +83,7 @@ static char clean_val(char c, bool spaces)
 static void emit(struct enc *e, const char *s, unsigned n)
 {
     e->sink->write(e->sink->ctx, s, n);
+    e->bytes += n;
     e->line_no++;
     e->done.lines = e->line_no;
     e->done.events_sent = e->events;   /* a line is sent before the next one's first event */
@@ -252,13 +257,16 @@ static bool ev_append(struct enc *e, const struct trace_event *ev)
 
 /* ---- dump sections ---------------------------------------------------- */
 
-static void put_header(struct enc *e, const struct dump_meta *m,
-                       struct ring *const rings[], unsigned ncpus)
+/* A stream's part without tables (docs/streaming.md, Tables only in part 0). */
+static bool short_part(const struct dump_meta *m) { return m->stream && !m->tables; }
+
+static void put_begin(struct enc *e, const struct dump_meta *m,
+                      struct ring *const rings[], unsigned ncpus)
 {
     uint64_t held = 0;
     for (unsigned i = 0; i < ncpus; i++)
         if (rings[i])
-            held += ring_held(rings[i]);
+            held += ring_held_from(rings[i], m->from ? m->from[i].seq : 0);
     e->done = (struct dump_progress){ m->dump_no, 0, 0, held, false };
     tl_begin(e, NULL, "DUMP BEGIN");
     tl_put_u64(e, "v", DUMP_FORMAT_VERSION);
@@ -266,16 +274,33 @@ static void put_header(struct enc *e, const struct dump_meta *m,
     tl_put_num(e, "nonce", m->nonce, true);
     tl_put_u64(e, "cpus", ncpus);
     tl_put_u64(e, "events", held);
+    if (m->stream) {
+        tl_put_u64(e, "stream", m->stream);
+        tl_put_u64(e, "part", m->part);
+        if (m->final)
+            tl_put_u64(e, "final", 1);
+    }
     if (m->previous_boot)
         tl_put(e, "boot", "previous", false);
     e->seed = 0;                  /* the one line checkable without the id */
     tl_end(e);
     e->seed = dump_id_seed(m->nonce, m->dump_no);
+}
 
+static void put_header(struct enc *e, const struct dump_meta *m,
+                       struct ring *const rings[], unsigned ncpus)
+{
+    put_begin(e, m, rings, ncpus);
     tl_begin(e, TAG_META, NULL);
     tl_put_u64(e, "tsc_hz", m->tsc_hz);
-    tl_put_u64(e, "pinned_slots", RING_PINNED_SLOTS);
-    tl_put_u64(e, "result_slots", RING_RESULT_SLOTS);
+    if (m->stream) {
+        tl_put_u64(e, "stream", m->stream);
+        tl_put_u64(e, "part", m->part);
+    }
+    if (!short_part(m)) {
+        tl_put_u64(e, "pinned_slots", RING_PINNED_SLOTS);
+        tl_put_u64(e, "result_slots", RING_RESULT_SLOTS);
+    }
     for (unsigned i = 0; i < m->nextras && m->extras; i++) {
         const struct dump_extra *x = &m->extras[i];
         if (!x->key)
@@ -394,35 +419,63 @@ static void put_cpu_summary(struct enc *e, unsigned cpu, const uint32_t *apic,
     tl_end(e);
 }
 
-static void put_cpu(struct enc *e, unsigned index, const uint32_t *apic,
+/* The bytes of event lines the CPU about to be written may take: an
+ * equal share, among the `left` CPUs still to come (itself included), of
+ * what room leaves after their %C lines and DUMP END. */
+static uint64_t cpu_budget(const struct enc *e, unsigned left)
+{
+    if (!e->room)
+        return UINT64_MAX;
+    uint64_t fixed = (uint64_t)left * CPU_RESERVE + LINE_BYTES;
+    return e->bytes + fixed >= e->room ? 0 : (e->room - e->bytes - fixed) / left;
+}
+
+/* A CPU's events, in lines; the snapshot stops early (ring_snap_cut)
+ * when the next line would pass budget. */
+static void put_events(struct enc *e, unsigned cpu, struct ring_snap *s, uint64_t budget)
+{
+    struct trace_event ev;
+    uint64_t seq, start = e->bytes;
+    bool open = false;
+    while (ring_snap_next(s, &ev, &seq)) {
+        /* A new line at every gap in seq, so each line covers one
+         * contiguous run and says what the gap before it was. */
+        bool gap = s->gap_overwritten || s->gap_excluded;
+        if (open && !gap && ev_append(e, &ev)) {
+            e->events++;
+            continue;
+        }
+        if (open)
+            ev_line_end(e);
+        open = false;
+        if (e->bytes - start + LINE_BYTES > budget) {
+            ring_snap_cut(s, seq);      /* out of room: the next part starts here */
+            break;
+        }
+        ev_line_start(e, cpu, seq, s, ev.tsc);
+        ev_append(e, &ev);      /* always fits an empty line */
+        open = true;
+        e->events++;
+    }
+    if (open)
+        ev_line_end(e);
+}
+
+static void put_cpu(struct enc *e, const struct dump_meta *m, unsigned index, unsigned ncpus,
                     struct ring *r)
 {
     struct ring_snap s = { 0 };
     unsigned cpu = r ? r->cpu : index;
     if (r) {
-        struct trace_event ev;
-        uint64_t seq;
-        bool open = false;
-        ring_snap_begin(&s, r);
-        while (ring_snap_next(&s, &ev, &seq)) {
-            /* A new line at every gap in seq, so each line covers one
-             * contiguous run and says what the gap before it was. */
-            bool gap = s.gap_overwritten || s.gap_excluded;
-            if (open && !gap && ev_append(e, &ev)) {
-                e->events++;
-                continue;
-            }
-            if (open)
-                ev_line_end(e);
-            ev_line_start(e, cpu, seq, &s, ev.tsc);
-            ev_append(e, &ev);      /* always fits an empty line */
-            open = true;
-            e->events++;
-        }
-        if (open)
-            ev_line_end(e);
+        if (m->stream || m->from)
+            ring_snap_begin_from(&s, r, m->from ? &m->from[index] : NULL);
+        else
+            ring_snap_begin(&s, r);
+        put_events(e, cpu, &s, cpu_budget(e, ncpus - index));
+        if (m->to)
+            ring_snap_mark(&s, &m->to[index]);
     }
-    put_cpu_summary(e, cpu, apic ? &apic[index] : NULL, r, &s);
+    put_cpu_summary(e, cpu, m->apic_ids ? &m->apic_ids[index] : NULL, r, &s);
 }
 
 uint64_t dump_encode(const struct dump_sink *sink, const struct dump_meta *meta,
@@ -433,16 +486,20 @@ uint64_t dump_encode(const struct dump_sink *sink, const struct dump_meta *meta,
     e.seed = 0;
     e.line_no = 0;
     e.events = 0;
+    e.bytes = 0;
+    e.room = meta->room;
     e.bin_len = 0;
 
     put_header(&e, meta, rings, ncpus);
-    put_identity(&e, meta);
-    put_names(&e, TAG_CATEGORY, trace_category_name, 30);
-    put_names(&e, TAG_PHASE, trace_phase_name, trace_phase_limit);
-    put_types(&e);
-    put_workloads(&e);
+    if (!short_part(meta)) {
+        put_identity(&e, meta);
+        put_names(&e, TAG_CATEGORY, trace_category_name, 30);
+        put_names(&e, TAG_PHASE, trace_phase_name, trace_phase_limit);
+        put_types(&e);
+        put_workloads(&e);
+    }
     for (unsigned i = 0; i < ncpus; i++)
-        put_cpu(&e, i, meta->apic_ids, rings[i]);
+        put_cpu(&e, meta, i, ncpus, rings[i]);
 
     tl_begin(&e, NULL, "DUMP END");
     tl_put_u64(&e, "dump", meta->dump_no);

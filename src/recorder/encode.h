@@ -17,7 +17,9 @@
  *
  * Call it on rings that hold still: shadow copies (snapshot_take), or the
  * live rings with tracing paused (trace_pause + trace_quiesce); events
- * still in flight are excluded and counted, never garbled. */
+ * still in flight are excluded and counted, never garbled. A stream's
+ * part (meta->stream) reads the running rings behind their writers
+ * instead, from where the previous part stopped (docs/streaming.md). */
 #ifndef RECORDER_ENCODE_H
 #define RECORDER_ENCODE_H
 #include <stdbool.h>
@@ -64,11 +66,27 @@ struct dump_meta {
     bool previous_boot;  /* rings kept from the previous boot: boot=previous */
     const struct dump_extra *identity;  /* [nidentity] or NULL: the %I lines (what the */
     unsigned nidentity; /* machine is), one item each, value in desc= */
+    /* A stream's part (docs/streaming.md); stream 0: an ordinary dump,
+     * and the fields below stay 0. */
+    uint32_t stream;    /* 1, 2, ... since boot: DUMP BEGIN's stream= */
+    uint32_t part;      /* 0, 1, ... within the stream: part= */
+    bool final;         /* the stream's last part: final=1 */
+    bool tables;        /* the part carries the tables (part 0); false: the
+                  * short %M (tsc_hz, stream, part, the extras) and
+                  * no %I, %K, %P, %T, %W lines. Ignored for a dump */
+    /* The rings are read live, behind their writers (ring_snap_begin_from),
+     * when stream != 0 or from != NULL. */
+    const struct ring_mark *from;   /* [ncpus]: each CPU's first seq; NULL: the ring's base */
+    struct ring_mark *to;           /* [ncpus] or NULL: where each CPU's events stopped */
+    size_t room;        /* the most bytes the lines may take (0: no bound): a CPU's
+                  * events stop early, and its mark says where, so that
+                  * the part fits; room must leave each CPU a line */
 };
 
 /* Writes one complete dump of rings[0..ncpus) (index = dense CPU number;
  * a NULL ring is reported as a CPU without a ring). Returns the number of
- * events written, i.e. the events= of the DUMP END line. */
+ * events written, i.e. the events= of the DUMP END line. With room, each
+ * CPU gets an equal share of what the lines before it left. */
 uint64_t dump_encode(const struct dump_sink *sink, const struct dump_meta *meta,
                      struct ring *const rings[], unsigned ncpus);
 

@@ -173,10 +173,14 @@ static bool logged_find(const struct ring *r, uint64_t from, uint64_t below,
     return true;
 }
 
-uint64_t ring_held(const struct ring *r)
+uint64_t ring_held(const struct ring *r) { return ring_held_from(r, 0); }
+
+uint64_t ring_held_from(const struct ring *r, uint64_t from)
 {
     uint64_t head = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
     uint64_t base = __atomic_load_n(&r->base, __ATOMIC_RELAXED);
+    if (from > base)
+        base = from < head ? from : head;
     uint64_t win = window_start(base, head, r->capacity);
     uint64_t n = head - win, seq;
     const struct trace_event *ev;
@@ -196,7 +200,42 @@ void ring_snap_begin(struct ring_snap *s, struct ring *r)
     s->pinned = __atomic_load_n(&r->pinned_next, __ATOMIC_RELAXED);
     s->results = __atomic_load_n(&r->result_next, __ATOMIC_RELAXED);
     s->sent = s->overwritten = s->excluded = 0;
-    s->first = s->last = 0;
+    s->first = s->last = s->prev_last = 0;
+    s->gap_overwritten = s->gap_excluded = 0;
+    s->live = s->stopped = false;
+    s->held = RING_NO_SEQ;
+    s->refused_now = s->refused + r->refused_base;
+}
+
+void ring_snap_begin_from(struct ring_snap *s, struct ring *r, const struct ring_mark *from)
+{
+    ring_snap_begin(s, r);
+    s->live = true;
+    if (!from)
+        return;
+    /* Never below the last clear (those seqs are not recorded), never
+     * above head (a mark from the future: nothing to take). */
+    uint64_t seq = from->seq > s->base ? from->seq : s->base;
+    s->base = s->next = seq < s->head ? seq : s->head;
+    s->window = window_start(s->base, s->head, r->capacity);
+    s->refused = s->refused_now - from->refused;
+    s->held = from->held ? from->seq : RING_NO_SEQ;
+}
+
+void ring_snap_mark(const struct ring_snap *s, struct ring_mark *next)
+{
+    next->seq = s->head;
+    next->refused = s->refused_now;
+    next->held = s->stopped;
+}
+
+void ring_snap_cut(struct ring_snap *s, uint64_t seq)
+{
+    if (seq < s->base || seq >= s->head || !s->sent || seq != s->last)
+        return;                          /* not the event just returned */
+    s->sent--;
+    s->last = s->prev_last;
+    s->head = s->next = seq;
     s->gap_overwritten = s->gap_excluded = 0;
 }
 
@@ -239,9 +278,22 @@ static bool snap_emit(struct ring_snap *s, uint64_t seq, uint64_t *seq_out)
 {
     if (s->sent++ == 0)
         s->first = seq;
+    s->prev_last = s->last;
     s->last = seq;
     *seq_out = seq;
     return true;
+}
+
+/* A results-log entry is reused by its writer (ring_write_result marks
+ * its seq unusable before the payload changes): after copying one behind
+ * a live writer, its seq must still be the one found. Boot-log entries
+ * are written once. */
+static bool log_entry_kept(const struct ring *r, const struct trace_event *p, uint64_t seq)
+{
+    if (p < r->result || p >= r->result + RING_RESULT_SLOTS)
+        return true;
+    __asm__ volatile("" : : : "memory");
+    return *(const volatile uint64_t *)&r->result_seq[p - r->result] == seq;
 }
 
 /* Below the window only the boot log and the results log can still have
@@ -262,7 +314,23 @@ static bool snap_logged(struct ring_snap *s, struct trace_event *ev,
     ev->a0 = p->a0;
     ev->a1 = p->a1;
     s->next = to + 1;
+    if (!log_entry_kept(s->r, p, to)) {  /* reused while we copied (live ring) */
+        snap_skip(s, 1, SLOT_OVERWRITTEN);
+        return false;
+    }
     return snap_emit(s, to, seq);
+}
+
+/* A live snapshot meets unfinished slot n: a write in flight near head
+ * ends the snapshot there, once (the next part takes the slot, or
+ * excludes it if it is still unfinished then). True when it ended. */
+static bool in_flight_stop(struct ring_snap *s, uint64_t n)
+{
+    if (!s->live || n == s->held || n + RING_INFLIGHT_NEAR < s->head)
+        return false;
+    s->head = s->next = n;
+    s->stopped = true;
+    return true;
 }
 
 bool ring_snap_next(struct ring_snap *s, struct trace_event *ev, uint64_t *seq)
@@ -278,6 +346,8 @@ bool ring_snap_next(struct ring_snap *s, struct trace_event *ev, uint64_t *seq)
         enum slot_state st = read_slot(s->r, n, ev);
         if (st == SLOT_VALID)
             return snap_emit(s, n, seq);
+        if (st == SLOT_EXCLUDED && in_flight_stop(s, n))
+            return false;
         snap_skip(s, 1, st);
     }
     return false;

@@ -6,9 +6,11 @@
  * only concurrency a writer sees, so every step that must not be split by
  * a nested trace() is one instruction (a non-locked xadd/inc is atomic
  * with respect to interrupts on the CPU executing it). Other CPUs only
- * read, and only while tracing is paused (trace.h): for the moment it
- * takes to copy every ring into its shadow (trace/rings.h), which the dump
- * then reads at leisure, or, without shadow memory, for a whole dump.
+ * read: a dump while tracing is paused (trace.h), for the moment it takes
+ * to copy every ring into its shadow (trace/rings.h), which the dump then
+ * reads at leisure, or, without shadow memory, for a whole dump; a
+ * stream's consumer behind the running writer (ring_snap_begin_from),
+ * with the read protocol below, which needs no pause.
  *
  * Sequence numbers: the reserve counter `head` hands out 0, 1, 2, ... and
  * never goes back (ring_clear moves `base` instead), so seq n lives in
@@ -200,6 +202,8 @@ void ring_clear(struct ring *r);
 /* How many events a dump of r would hold now (ring + rescued boot-log
  * entries), without validating slots: an estimate for DUMP BEGIN. */
 uint64_t ring_held(const struct ring *r);
+/* The same for the seqs from `from` on (a stream's part). */
+uint64_t ring_held_from(const struct ring *r, uint64_t from);
 
 /* Snapshot of a ring that holds still (a shadow copy, or a live ring with
  * tracing paused): enumerates the events recorded since the last
@@ -215,6 +219,22 @@ uint64_t ring_held(const struct ring *r);
  *     ring_snap_begin(&s, r);
  *     while (ring_snap_next(&s, &ev, &seq)) use(ev, seq, s.gap_overwritten, s.gap_excluded);
  *     then s.sent, s.overwritten, s.excluded, s.first, s.last are final. */
+/* A stream's place in one CPU's ring, from one part to the next
+ * (docs/streaming.md): where the next part starts, the ring's refusals
+ * counted up to there, and whether that first seq's slot was in flight
+ * when the previous part stopped at it. */
+struct ring_mark {
+    uint64_t seq;               /* the next part's first seq */
+    uint64_t refused;           /* r->refused when the previous part began */
+    bool held;                  /* seq was left in flight by the previous part */
+};
+
+/* An unfinished slot this close to head is a write in flight (the writer,
+ * or writers nested in it, are between reserve and publish): a live
+ * snapshot stops there once and leaves it for the next one. Further back
+ * it can only be a write that never finished: excluded at once. */
+#define RING_INFLIGHT_NEAR 64
+
 struct ring_snap {
     struct ring *r;
     uint64_t base;          /* first seq since the last clear */
@@ -228,9 +248,33 @@ struct ring_snap {
     uint64_t first, last;   /* seqs of the first/last sent event */
     uint64_t gap_overwritten;  /* seqs skipped right before the event just */
     uint64_t gap_excluded;     /* returned (or after the last, at the end) */
+    /* Live snapshots (ring_snap_begin_from) only: */
+    bool live;
+    bool stopped;           /* head is a slot left in flight for the next part */
+    uint64_t held;          /* a seq the previous part left in flight, or RING_NO_SEQ */
+    uint64_t refused_now;   /* r->refused at begin */
+    uint64_t prev_last;     /* last before the event just returned (ring_snap_cut) */
 };
 
 void ring_snap_begin(struct ring_snap *s, struct ring *r);
+
+/* A snapshot of a live ring, read behind its writer without pausing it
+ * (a stream's part): the seqs [from->seq, head) with head read now
+ * (from == NULL: the ring's base, as ring_snap_begin). Each slot is read
+ * with the read protocol above, so a slot the writer laps meanwhile is
+ * counted overwritten, never torn. An unfinished slot within
+ * RING_INFLIGHT_NEAR of head ends the snapshot there (head becomes its
+ * seq, stopped is set) unless from->held says the previous part already
+ * stopped at it: then it is excluded. refused counts the refusals since
+ * from->refused. from->seq below the ring's base (a clear) starts at base. */
+void ring_snap_begin_from(struct ring_snap *s, struct ring *r, const struct ring_mark *from);
+/* After the last ring_snap_next (or ring_snap_cut): where the next part
+ * starts. */
+void ring_snap_mark(const struct ring_snap *s, struct ring_mark *next);
+/* Ends the snapshot before `seq`, the event ring_snap_next just returned,
+ * which is not taken (the part is out of room): head becomes seq, and
+ * that event counts in no total; the next part starts with it. */
+void ring_snap_cut(struct ring_snap *s, uint64_t seq);
 
 /* Next valid event (and its full seq); false when done. */
 bool ring_snap_next(struct ring_snap *s, struct trace_event *ev, uint64_t *seq);

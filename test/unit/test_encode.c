@@ -130,6 +130,8 @@ struct summary {
     bool begin_first, end_last;
 };
 
+static uint32_t walk_dump = DUMP_NO;   /* the dump number walk() checks the CRCs with */
+
 /* Walks a captured dump and checks every line. */
 static struct summary walk(const struct capture *c)
 {
@@ -152,7 +154,7 @@ static struct summary walk(const struct capture *c)
             s.end_events = field(p, n, "events");
             s.end_lines = field(p, n, "lines");
         }
-        uint32_t seed = no == 0 ? 0 : expected_seed(NONCE, DUMP_NO);
+        uint32_t seed = no == 0 ? 0 : expected_seed(NONCE, walk_dump);
         if (n > 2 && !memcmp(p, "%E", 2)) {
             uint8_t bin[200];
             int len = unbase64(p + 2, n - 2, bin);
@@ -263,8 +265,7 @@ static uint64_t encode_meta(struct capture *cap, const struct dump_meta *meta,
 static uint64_t encode(struct capture *cap, struct ring *const *r, unsigned n,
                        const struct dump_extra *extras, unsigned nextras)
 {
-    struct dump_meta meta = { DUMP_NO, 2400000000ULL, apic_ids, extras, nextras, NONCE, false,
-                              NULL, 0 };
+    struct dump_meta meta = { .dump_no = DUMP_NO, .tsc_hz = 2400000000ULL, .apic_ids = apic_ids, .extras = extras, .nextras = nextras, .nonce = NONCE };
     return encode_meta(cap, &meta, r, n);
 }
 
@@ -385,7 +386,7 @@ static void test_previous_boot(void)
     CHECK_EQ(ring_init(&rings[0], slots[0], CAP, 0), 0);
     struct ring *r[1] = { &rings[0] };
     struct capture cap;
-    struct dump_meta meta = { DUMP_NO, 0, NULL, NULL, 0, NONCE, true, NULL, 0 };
+    struct dump_meta meta = { .dump_no = DUMP_NO, .nonce = NONCE, .previous_boot = true };
     encode_meta(&cap, &meta, r, 1);
     check_structure(&cap, 0);
     CHECK(strstr(cap.buf, " events=0 boot=previous *") != NULL);
@@ -409,7 +410,7 @@ static void test_identity(void)
     };
     struct ring *r[1] = { &rings[0] };
     struct capture cap;
-    struct dump_meta meta = { DUMP_NO, 1, NULL, NULL, 0, NONCE, false, id, 5 };
+    struct dump_meta meta = { .dump_no = DUMP_NO, .tsc_hz = 1, .nonce = NONCE, .identity = id, .nidentity = 5 };
     encode_meta(&cap, &meta, r, 1);
     check_structure(&cap, 0);
     CHECK(strstr(cap.buf, "\n%I 2 key=system.product desc=Standard PC (i440FX + PIIX, 1996) *") != NULL);
@@ -422,6 +423,111 @@ static void test_identity(void)
     free(cap.buf);
 }
 
+/* ---- a stream's parts (docs/streaming.md) ------------------------------- */
+
+#define STREAM_CPUS 4
+#define STREAM_ROOM 12000           /* bytes a short part may take: several parts */
+
+/* Counts of each tag's lines in a capture. */
+static unsigned tag_lines(const struct capture *c, const char *tag)
+{
+    unsigned n = 0;
+    for (const char *p = c->buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        n += !memcmp(p, tag, 2);
+    return n;
+}
+
+/* A %C line's field for `cpu`, summed over its continuation lines. */
+static long long cpu_field(const struct capture *c, unsigned cpu, const char *key)
+{
+    for (const char *p = c->buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        if (!memcmp(p, "%C", 2) && field(p, n, "cpu") == cpu && field(p, n, key) >= 0)
+            return field(p, n, key);
+    }
+    return -1;
+}
+
+/* One part: encoded from marks, marks moved on; returns its events. */
+static uint64_t stream_part(struct capture *cap, uint32_t part, bool final, struct ring_mark *marks,
+                            size_t room)
+{
+    const struct dump_extra extras[] = { { "uptime_tsc", NULL, 99 }, { "capacity", NULL, CAP } };
+    struct ring_mark from[STREAM_CPUS];
+    memcpy(from, marks, sizeof from);
+    walk_dump = DUMP_NO + part;
+    struct dump_meta meta = { .dump_no = DUMP_NO + part, .tsc_hz = 2400000000ULL, .apic_ids = apic_ids, .extras = extras, .nextras = 2, .nonce = NONCE, .stream = 3, .part = part, .final = final, .tables = part == 0, .from = part ? from : NULL, .to = marks, .room = room };
+    uint64_t events = encode_meta(cap, &meta, ring_ptrs, STREAM_CPUS);
+    printf("part %u: %zu bytes, %llu events\n", part, cap->len, (unsigned long long)events);
+    struct summary s = walk(cap);
+    CHECK_EQ(s.bad_crc + s.bad_number + s.too_long + s.not_clean, 0);
+    CHECK(s.begin_first && s.end_last);
+    CHECK_EQ(s.sent_total, events);
+    CHECK(!room || cap->len <= room);
+    char begin[96];
+    snprintf(begin, sizeof begin, " events=%llu stream=3 part=%u%s *", (unsigned long long)prog.last.events_total,
+             part, final ? " final=1" : "");
+    CHECK(strstr(cap->buf, begin) != NULL);
+    bool tables = part == 0;
+    CHECK_EQ(tag_lines(cap, "%T") > 0, tables);
+    CHECK_EQ(tag_lines(cap, "%K") + tag_lines(cap, "%P") + tag_lines(cap, "%W") > 0, tables);
+    CHECK(strstr(cap->buf, "\n%M 1 tsc_hz=2400000000 stream=3 ") != NULL);
+    CHECK_EQ(strstr(cap->buf, "pinned_slots=") != NULL, tables);
+    CHECK(strstr(cap->buf, " uptime_tsc=99 capacity=4096 ") != NULL);
+    return events;
+}
+
+/* A stream of parts out of rings that are written between parts, each
+ * part bounded by room: the parts tile every CPU's seqs, and every event
+ * goes out exactly once. */
+static void test_stream_parts(void)
+{
+    fill_timer(3000);
+    struct ring_mark marks[STREAM_CPUS];
+    uint64_t base[STREAM_CPUS] = { 0 }, total = 0;
+    struct capture cap;
+    uint32_t part = 0;
+    for (bool more = true; more; part++) {
+        if (part == 3)                      /* the rings go on meanwhile: 600 more each */
+            for (unsigned c = 0; c < STREAM_CPUS; c++)
+                for (unsigned i = 0; i < 600; i++)
+                    ring_write(&rings[c], 9000000000ULL + i, TRACE_EV_IPI_RECV, 0, i, 0);
+        total += stream_part(&cap, part, false, marks, part == 0 ? 3 * STREAM_ROOM : STREAM_ROOM);
+        more = false;
+        for (unsigned c = 0; c < STREAM_CPUS; c++) {
+            CHECK_EQ(cpu_field(&cap, c, "base"), base[c]);       /* part k+1 base == part k head */
+            CHECK_EQ(cpu_field(&cap, c, "head"), marks[c].seq);
+            CHECK_EQ(cpu_field(&cap, c, "overwritten") + cpu_field(&cap, c, "excluded"), 0);
+            base[c] = marks[c].seq;
+            more |= marks[c].seq < rings[c].head;
+        }
+        free(cap.buf);
+        CHECK(part < 100);
+        if (part >= 100)
+            break;
+    }
+    CHECK(part > 3);                        /* room made it take several */
+    total += stream_part(&cap, part, true, marks, STREAM_ROOM);   /* the final, empty part */
+    CHECK_EQ(prog.last.events_sent, 0);
+    free(cap.buf);
+    uint64_t written = 0;
+    for (unsigned c = 0; c < STREAM_CPUS; c++)
+        written += rings[c].head;
+    CHECK_EQ(total, written);
+}
+
+/* An ordinary dump is unchanged by the stream fields it leaves 0. */
+static void test_dump_not_a_part(void)
+{
+    fill_timer(100);
+    struct capture cap;
+    encode(&cap, ring_ptrs, 2, NULL, 0);
+    CHECK(strstr(cap.buf, " stream=") == NULL);
+    CHECK(tag_lines(&cap, "%T") > 0);
+    free(cap.buf);
+}
+
 int main(void)
 {
     test_crc32();
@@ -431,5 +537,7 @@ int main(void)
     test_extras_cleaned_and_wrapped();
     test_previous_boot();
     test_identity();
+    test_stream_parts();
+    test_dump_not_a_part();
     return check_summary("test_encode");
 }

@@ -518,6 +518,286 @@ static void test_concurrent_reader(void)
            snaps, events, lost);
 }
 
+/* ---- live snapshots: a stream's parts (docs/streaming.md) ----------------- */
+
+/* One part from *m (NULL: the ring's base) into out, m moved on. */
+static void take_part(struct ring *r, struct ring_mark *m, bool first, struct snap_result *out)
+{
+    out->n = 0;
+    ring_snap_begin_from(&out->s, r, first ? NULL : m);
+    struct trace_event ev;
+    uint64_t seq;
+    while (ring_snap_next(&out->s, &ev, &seq)) {
+        if (out->n < SNAP_KEEP) {
+            out->ev[out->n] = ev;
+            out->seq[out->n] = seq;
+            out->gap_over[out->n] = out->s.gap_overwritten;
+            out->gap_excl[out->n] = out->s.gap_excluded;
+        }
+        out->n++;
+    }
+    ring_snap_mark(&out->s, m);
+}
+
+static bool part_adds_up(const struct ring_snap *s)
+{
+    return s->sent + s->overwritten + s->excluded == s->head - s->base;
+}
+
+/* The writer laps the consumer: exactly the seqs it reused are counted
+ * overwritten, in the gap before the first event the ring still holds. */
+static void test_part_lapped(void)
+{
+    fresh(&ring_a, CAP);
+    struct ring_mark m;
+    struct snap_result res;
+    for (uint64_t n = 0; n < 5; n++)
+        write_n(&ring_a, n);
+    take_part(&ring_a, &m, true, &res);
+    CHECK_EQ(res.n, 5);
+    CHECK_EQ(m.seq, 5);
+    CHECK(!m.held);
+    for (uint64_t n = 5; n < 25; n++)         /* 20 more: the ring holds 17..24 */
+        write_n(&ring_a, n);
+    CHECK_EQ(ring_held_from(&ring_a, m.seq), CAP);
+    take_part(&ring_a, &m, false, &res);
+    CHECK_EQ(res.s.base, 5);
+    CHECK_EQ(res.s.head, 25);
+    CHECK_EQ(res.s.overwritten, 12);          /* seqs 5..16 */
+    CHECK_EQ(res.gap_over[0], 12);
+    CHECK_EQ(res.s.first, 17);
+    CHECK_EQ(res.s.last, 24);
+    CHECK_EQ(res.n, CAP);
+    for (unsigned i = 0; i < res.n; i++)
+        CHECK(event_is_n(&res.ev[i], 17 + i, 5));
+    CHECK(part_adds_up(&res.s));
+    take_part(&ring_a, &m, false, &res);      /* nothing new: an empty part */
+    CHECK_EQ(res.s.base, 25);
+    CHECK_EQ(res.s.head, 25);
+    CHECK_EQ(res.n + res.s.overwritten + res.s.excluded, 0);
+}
+
+/* The writer laps the consumer while it reads a part. */
+static void test_part_lapped_during_read(void)
+{
+    fresh(&ring_a, CAP);
+    struct ring_mark m = { 2, 0, false };
+    for (uint64_t n = 0; n < CAP + 2; n++)
+        write_n(&ring_a, n);
+    struct ring_snap s;
+    ring_snap_begin_from(&s, &ring_a, &m);    /* seqs 2..9 */
+    struct trace_event ev;
+    uint64_t seq;
+    CHECK(ring_snap_next(&s, &ev, &seq));
+    CHECK_EQ(seq, 2);
+    for (uint64_t n = CAP + 2; n < CAP + 6; n++)   /* 4 more: seqs 3..5 reused */
+        write_n(&ring_a, n);
+    while (ring_snap_next(&s, &ev, &seq))
+        CHECK(event_is_n(&ev, seq, 5) && seq >= 6 && seq < CAP + 2);
+    CHECK_EQ(s.overwritten, 3);
+    CHECK_EQ(s.sent, 5);                      /* 2, 6, 7, 8, 9 */
+    CHECK(part_adds_up(&s));
+    ring_snap_mark(&s, &m);
+    CHECK_EQ(m.seq, CAP + 2);                 /* the next part: the 4 new ones */
+}
+
+static struct ring_mark flight_mark;
+static struct snap_result flight_parts[2];
+static unsigned flight_inner_parts;
+
+/* The "interrupt": an event of its own, then 1 or 2 parts taken while the
+ * outer write is still in flight. */
+static void flight_hook(struct ring *r, int stage)
+{
+    if (stage != nest_stage || nest_fired)
+        return;
+    nest_fired = true;
+    write_n(r, 1);
+    for (unsigned i = 0; i < flight_inner_parts; i++)
+        take_part(r, &flight_mark, false, &flight_parts[i]);
+}
+
+/* An in-flight slot near head: the part stops there and leaves it for the
+ * next part, which takes it once written, or excludes it when it is
+ * still in flight then (once: the part after goes on past it). */
+static void test_part_in_flight(int stage, unsigned inner_parts)
+{
+    fresh(&ring_a, CAP);
+    flight_mark = (struct ring_mark){ 0, 0, false };
+    nest_stage = stage, nest_fired = false, flight_inner_parts = inner_parts;
+    ring_test_hook = flight_hook;
+    write_n(&ring_a, 0);                      /* outer: seq 0, the hook's event seq 1 */
+    ring_test_hook = NULL;
+    CHECK(nest_fired);
+    const struct snap_result *p0 = &flight_parts[0];
+    CHECK(p0->s.stopped);                     /* stopped at seq 0, taking nothing */
+    CHECK_EQ(p0->s.head, 0);
+    CHECK_EQ(p0->n + p0->s.excluded + p0->s.overwritten, 0);
+    struct snap_result res;
+    take_part(&ring_a, &flight_mark, false, &res);
+    if (inner_parts == 1) {                   /* written since: taken, nothing lost */
+        CHECK_EQ(res.s.base, 0);
+        CHECK_EQ(res.n, 2);
+        CHECK(event_is_n(&res.ev[0], 0, 5) && event_is_n(&res.ev[1], 1, 5));
+        CHECK_EQ(res.s.excluded, 0);
+    } else {                                  /* still in flight at the 2nd part: excluded */
+        const struct snap_result *p1 = &flight_parts[1];
+        CHECK(!p1->s.stopped);
+        CHECK_EQ(p1->s.excluded, 1);
+        CHECK_EQ(p1->n, 1);
+        CHECK(event_is_n(&p1->ev[0], 1, 5));
+        CHECK_EQ(p1->gap_excl[0], 1);
+        CHECK_EQ(res.s.base, 2);              /* and never taken again */
+        CHECK_EQ(res.n + res.s.excluded, 0);
+    }
+    CHECK(part_adds_up(&res.s));
+}
+
+/* An unfinished slot far behind head is no write in flight: excluded at
+ * once, the part goes on. */
+static void test_part_stale_far(void)
+{
+    CHECK_EQ(ring_init(&ring_a, slots_a, 256, 5), 0);
+    for (uint64_t n = 0; n < 200; n++)
+        write_n(&ring_a, n);
+    slots_a[10].seq = (uint32_t)(10 - 256);
+    slots_a[190].seq = (uint32_t)(190 - 256);  /* near head: in flight */
+    struct ring_mark m = { 0, 0, false };
+    struct snap_result res;
+    take_part(&ring_a, &m, false, &res);
+    CHECK_EQ(res.s.excluded, 1);
+    CHECK(res.s.stopped);
+    CHECK_EQ(res.s.head, 190);
+    CHECK_EQ(res.n, 189);
+    CHECK(m.held && m.seq == 190);
+    take_part(&ring_a, &m, false, &res);       /* still unfinished: excluded now */
+    CHECK_EQ(res.s.excluded, 1);
+    CHECK_EQ(res.n, 9);
+    CHECK(!m.held && m.seq == 200);
+}
+
+/* A part out of room gives back the event it just read. */
+static void test_part_cut(void)
+{
+    fresh(&ring_a, CAP);
+    for (uint64_t n = 0; n < 6; n++)
+        write_n(&ring_a, n);
+    struct ring_mark m = { 1, 0, false };
+    struct ring_snap s;
+    struct trace_event ev;
+    uint64_t seq;
+    ring_snap_begin_from(&s, &ring_a, &m);
+    for (int i = 0; i < 3; i++)
+        CHECK(ring_snap_next(&s, &ev, &seq));
+    CHECK_EQ(seq, 3);
+    ring_snap_cut(&s, seq);
+    CHECK(!ring_snap_next(&s, &ev, &seq));
+    CHECK_EQ(s.sent, 2);
+    CHECK_EQ(s.last, 2);
+    CHECK_EQ(s.head, 3);
+    CHECK(part_adds_up(&s));
+    ring_snap_mark(&s, &m);
+    CHECK_EQ(m.seq, 3);
+}
+
+/* Refusals per part; a mark from before a clear starts at the clear. */
+static void test_part_refused_clear(void)
+{
+    fresh(&ring_a, CAP);
+    struct ring_mark m;
+    struct snap_result res;
+    ring_refuse(&ring_a);
+    take_part(&ring_a, &m, true, &res);
+    CHECK_EQ(res.s.refused, 1);
+    ring_refuse(&ring_a);
+    ring_refuse(&ring_a);
+    write_n(&ring_a, 0);
+    take_part(&ring_a, &m, false, &res);
+    CHECK_EQ(res.s.refused, 2);
+    CHECK_EQ(res.n, 1);
+    write_n(&ring_a, 1);
+    write_n(&ring_a, 2);
+    ring_clear(&ring_a);                      /* base 3 */
+    write_n(&ring_a, 3);
+    take_part(&ring_a, &m, false, &res);
+    CHECK_EQ(res.s.base, 3);
+    CHECK_EQ(res.n, 1);
+    CHECK(event_is_n(&res.ev[0], 3, 5));
+}
+
+/* Writes and parts in random turns: the parts tile the seq line, the
+ * overwritten seqs are exactly those the writer reused before the part
+ * began, every event is itself. */
+static void test_parts_tile(void)
+{
+    CHECK_EQ(ring_init(&ring_a, slots_a, 64, 5), 0);
+    uint64_t x = 12345, written = 0, covered = 0, head_before = 0;
+    struct ring_mark m;
+    struct snap_result res;
+    bool first = true;
+    for (int turn = 0; turn < 400; turn++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        uint64_t burst = (x >> 33) % (turn % 7 == 0 ? 200 : 40);
+        for (uint64_t i = 0; i < burst; i++)
+            write_n(&ring_a, written++);
+        take_part(&ring_a, &m, first, &res);
+        CHECK_EQ(res.s.base, head_before);    /* part k+1 base == part k head */
+        uint64_t lapped = written > 64 && written - 64 > res.s.base ? written - 64 - res.s.base : 0;
+        CHECK_EQ(res.s.overwritten, lapped);
+        CHECK_EQ(res.s.excluded, 0);
+        CHECK(part_adds_up(&res.s));
+        for (unsigned i = 0; i < res.n && i < SNAP_KEEP; i++)
+            CHECK(event_is_n(&res.ev[i], res.seq[i], 5));
+        covered += res.s.head - res.s.base;
+        head_before = res.s.head;
+        first = false;
+    }
+    CHECK_EQ(covered, written);
+}
+
+static struct ring_mark conc_mark;
+
+/* A real writer thread against a consumer taking parts back to back. */
+static void test_concurrent_parts(void)
+{
+    CHECK_EQ(ring_init(&ring_b, slots_b, 64, 2), 0);
+    pthread_t t;
+    stress_stop = 0;
+    CHECK_EQ(pthread_create(&t, NULL, stress_writer, &ring_b), 0);
+    unsigned long parts = 0, events = 0, bad = 0, lost = 0, held = 0;
+    uint64_t covered = 0, base = 0;
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    bool stop = false;
+    for (bool first = true; !stop; first = false) {
+        stop = stress_stop;
+        struct ring_snap s;
+        struct trace_event ev;
+        uint64_t seq;
+        ring_snap_begin_from(&s, &ring_b, first ? NULL : &conc_mark);
+        while (ring_snap_next(&s, &ev, &seq)) {
+            events++;
+            bad += !event_is_n(&ev, seq, 2);      /* a torn or stale copy got through */
+        }
+        bad += !part_adds_up(&s) + (s.base != base);
+        ring_snap_mark(&s, &conc_mark);
+        lost += s.overwritten + s.excluded, held += s.stopped;
+        covered += s.head - s.base, base = s.head;
+        parts++;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (!stress_stop && (now.tv_sec - t0.tv_sec) * 1000000000L + (now.tv_nsec - t0.tv_nsec) >= 300000000L) {
+            stress_stop = 1;
+            pthread_join(t, NULL);                /* one last part after the writer ended */
+        }
+    }
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(covered, ring_b.head);               /* every seq in exactly one part */
+    CHECK(events > 0);
+    printf("concurrent parts: %lu parts, %lu events checked, %lu overwritten or excluded, "
+           "%lu stopped at a write in flight\n",
+           parts, events, lost, held);
+}
+
 static void report_cost(void)
 {
     fresh(&ring_a, 1 << 12);
@@ -554,6 +834,17 @@ int main(void)
     test_mask();
     test_parse_mask();
     test_concurrent_reader();
+    test_part_lapped();
+    test_part_lapped_during_read();
+    test_part_in_flight(1, 1);
+    test_part_in_flight(2, 1);
+    test_part_in_flight(1, 2);
+    test_part_in_flight(2, 2);
+    test_part_stale_far();
+    test_part_cut();
+    test_part_refused_clear();
+    test_parts_tile();
+    test_concurrent_parts();
     report_cost();
     return check_summary("test_ring");
 }
