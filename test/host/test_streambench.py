@@ -6,7 +6,8 @@ A stream's parts are dumps whose DUMP BEGIN says stream= part= [final=1]
 back before the stream began), every overwritten or missing part must
 make a step lossy, and the wire's bytes must be those of the stream's own
 dump ids. No timing is asserted: the figures are computed from given
-counters.
+counters. `EncodedParts` reads parts the real encoder wrote (gen_dump
+stream=), parsed as bench parses the captured log.
 
 Run from the repository root:
     /usr/bin/python3 -m unittest discover -s test/host -t . -p 'test_streambench.py'
@@ -18,10 +19,13 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, 'scripts'))
+sys.path.insert(0, os.path.join(ROOT, 'test', 'host'))
 
+from btlib.dump.dumplog import parse_log
 from btlib.dump.model import CpuInfo, Dump
 from btlib.report import benchlines
 from btlib.report import streambench as sb
+from test_decode_support import generate
 
 NONCE = '0123456789ABCDEF'
 HZ = 1000000
@@ -99,6 +103,33 @@ class Figures(unittest.TestCase):
         got = sb.streams(sb.part_of(d) for d in (p1, p0, p1, other))
         self.assertEqual([p['part'] for p in got[(NONCE, 1)]], [0, 1])
         self.assertEqual(len(got[(NONCE, 2)]), 1)
+
+
+class EncodedParts(unittest.TestCase):
+    """gen_dump's parts: 2 CPUs, 64-event rings, four parts of 10, 30, 100
+    (laps the consumer by 36) and 20 events per CPU, 0.1 s apart."""
+
+    def test_parsed_parts_give_the_encoders_counts(self):
+        log, records = generate('cpus=2', 'cap=64', 'stream=1', 'parts=4',
+                                'chunks=10,30,100,20', 'noise=0')
+        parts = sb.streams(sb.part_of(d) for d in parse_log(log))
+        self.assertEqual(list(parts), [('0123456789ABCDEF', 1)])
+        f = sb.figures(parts[('0123456789ABCDEF', 1)])
+        self.assertEqual((f['parts'], f['parts_missing'], f['final']), (4, 0, True))
+        self.assertAlmostEqual(f['window_s'], 0.3)
+        self.assertEqual((f['recorded'], f['streamed'], f['overwritten'], f['lost']),
+                         (300, 228, 72, 72))
+        self.assertEqual(f['events_streamed_all_parts'], len(records))
+        self.assertAlmostEqual(f['offered_per_s'], 1000)
+        self.assertAlmostEqual(f['per_cpu'][1]['streamed_per_s'], 380)
+        self.assertFalse(f['lossless'])
+
+    def test_a_clean_stream_is_lossless(self):
+        log, _ = generate('cpus=3', 'cap=64', 'stream=2', 'parts=3', 'chunks=5,40,40',
+                          'noise=0')
+        f = sb.figures(sb.streams(sb.part_of(d) for d in parse_log(log))[('0123456789ABCDEF', 2)])
+        self.assertTrue(f['lossless'])
+        self.assertEqual((f['recorded'], f['streamed']), (240, 240))
 
 
 class Wire(unittest.TestCase):
