@@ -13,6 +13,7 @@
 #include "recorder/control.h"
 #include "recorder/dump.h"
 #include "recorder/prevboot.h"
+#include "recorder/stream.h"
 #include "recorder/table.h"
 #include "time/deadline.h"
 #include "time/stats.h"
@@ -40,7 +41,16 @@ void hotkey_init(unsigned keyboard)
 static void key_dump(void) { dump_all(); }
 static void key_print(void) { table_print_newest(false); }
 static void key_toggle(void) { control_toggle(); }
-static void key_clear(void) { control_clear(stats_clear); }   /* the timer statistics too */
+/* The timer statistics too. Not while a stream runs: its parts tile each
+ * CPU's seqs from the stream's start, which a clear would cut. */
+static void key_clear(void)
+{
+    if (stream_running()) {
+        kprintf("trace: clear refused: a stream is running (n stops it)\n");
+        return;
+    }
+    control_clear(stats_clear);
+}
 static void key_stats(void) { summary_print(ignored, usb_keys_dropped(), false); }
 /* S: the per-CPU tables of s and p, however many CPUs. */
 static void key_full(void)
@@ -50,6 +60,7 @@ static void key_full(void)
 }
 static void key_mask(void) { maskprompt_open(); }
 static void key_previous(void) { prevboot_dump(); }
+static void key_stream(void) { stream_toggle(); }
 
 static const struct hotkey {
     char key, also;                   /* also: a second key, or 0 */

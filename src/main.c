@@ -37,6 +37,7 @@
 #include "recorder/machine.h"
 #include "recorder/prevboot.h"
 #include "recorder/snapshot.h"
+#include "recorder/stream.h"
 #include "time/timer.h"
 #include "time/tsc.h"
 #include "time/uptime.h"
@@ -114,6 +115,7 @@ void kmain(uint32_t magic, const void *info)
     inputpoll_set(hotkey_poll);             /* keys read inside long workloads */
     dumpstick_init(cfg.dump_to);            /* trace.dump_to=: dumps to the boot stick too */
     dumpnet_init(cfg.dump_to);              /* and over the network */
+    stream_init(cfg.stream);                /* trace.stream=: from idle(), once the net is up */
     serial_irq_setup();                     /* ISA UART input by interrupt, else polled */
     print_ready();                          /* the one READY line */
     hotkey_help();
@@ -275,6 +277,7 @@ static __attribute__((noreturn)) void idle(void)
         if (keys) {
             hotkey_poll();                  /* serial, PS/2 and USB keys */
             autodump_poll();                /* trace.dump_after= */
+            stream_poll();                  /* a stream's parts: taken, sent, confirmed */
             status_poll();                  /* redraw the screen, a few times a second */
         }
         irq_disable();                      /* a wake-up IPI now ends the hlt below */

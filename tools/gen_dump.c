@@ -464,7 +464,7 @@ static uint64_t write_stream(const struct opts *o, struct ring **rings, const st
     uint64_t events = 0;
     for (unsigned c = 0; c < o->cpus; c++) {
         ring_init(rings[c], rings[c]->slots, o->cap, c);
-        marks[c] = (struct ring_mark){ o->from, 0, false };
+        marks[c] = (struct ring_mark){ .seq = o->from };
     }
     for (unsigned i = 0; i < o->parts && marks && from; i++) {
         for (unsigned c = 0; c < o->cpus; c++) {

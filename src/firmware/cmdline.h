@@ -46,6 +46,7 @@ struct boot_config {
     int32_t fault_cpu;                /* -1 = none */
     int32_t hang_cpu;                 /* -1 = none */
     uint8_t on_fault;                 /* CMDLINE_ON_FAULT_* */
+    uint8_t stream;                   /* CMDLINE_STREAM_*: trace.stream= */
     uint32_t dump_after_s;             /* 0 = never */
     bool usb_off;                  /* usb=off: touch no USB controller */
     unsigned usb_skip_kinds;           /* usb.skip=ehci,...: CMDLINE_USB_* bits */
@@ -92,6 +93,9 @@ struct boot_config {
 #define CMDLINE_ON_FAULT_FREEZE 1
 #define CMDLINE_ON_FAULT_OFF    2
 #define MAX_DUMP_AFTER_S        604800      /* a week */
+/* trace.stream values, in the order of cmdline.def's names. */
+#define CMDLINE_STREAM_OFF      0
+#define CMDLINE_STREAM_NET      1
 
 #define DEFAULT_TIMER_HZ        100
 #define DEFAULT_TRACE_EVENTS    4096

@@ -52,6 +52,7 @@ static bool announced, who_pending;
 static uint32_t who_ip;
 static uint16_t who_port;
 static void (*dump_handler)(const struct netmsg *m);
+static void (*stream_handler)(const struct netmsg *m);
 static uint8_t out[NET_PAYLOAD_MAX];
 /* Console text from before the network was up (no link or address yet),
  * sent when it is; beyond BACKLOG bytes, counted instead. */
@@ -60,6 +61,7 @@ static unsigned backlog_len;
 static uint64_t backlog_cut;
 
 void netcon_set_dump_handler(void (*fn)(const struct netmsg *m)) { dump_handler = fn; }
+void netcon_set_stream_handler(void (*fn)(const struct netmsg *m)) { stream_handler = fn; }
 bool netcon_host_seen(void) { return host_seen; }
 uint64_t netcon_done_refused(void) { return done_refused.count; }
 
@@ -146,8 +148,12 @@ static void receive(uint32_t ip, uint16_t port, const uint8_t *p, unsigned len)
         break;
     }
     host_seen = true;
-    if (dump_handler && (m.kind == NETMSG_DONE || m.kind == NETMSG_RESEND))
+    if (m.kind != NETMSG_DONE && m.kind != NETMSG_RESEND)
+        return;
+    if (dump_handler)                   /* each takes only its own dumps' ids */
         dump_handler(&m);
+    if (stream_handler)
+        stream_handler(&m);
 }
 
 /* Bytes as "BT1 T" datagrams, cut to fit; with the lock held and the

@@ -9,8 +9,8 @@
  * net.key's, else the session code's, which shows on the machine's
  * screen and serial console and never goes over the network;
  * net.keys=off refuses every key. The dump protocol's datagrams ("BT1
- * R", and "A" with a valid tag) go to the handler recorder/dumpnet.c
- * sets; "A" without one is refused and counted. */
+ * R", and "A" with a valid tag) go to the handlers recorder/dumpnet.c
+ * and recorder/streamnet.c set; "A" without one is refused and counted. */
 #ifndef NET_NETCON_H
 #define NET_NETCON_H
 #include <stdbool.h>
@@ -44,6 +44,10 @@ int netcon_getc(void);
  * valid) or (signed, valid) DONE datagram. Set while a dump is in progress, NULL otherwise: no
  * announcements meanwhile. */
 void netcon_set_dump_handler(void (*fn)(const struct netmsg *m));
+/* The same for a stream's parts (recorder/streamnet.c), set while a
+ * stream runs; announcements go on meanwhile. Both handlers see every
+ * RESEND and DONE and take those of their own dump ids. */
+void netcon_set_stream_handler(void (*fn)(const struct netmsg *m));
 /* With the net lock held: the console text kept from before the network
  * was up, sent now (a dump sends it first, so the host has the text
  * before the dump). */

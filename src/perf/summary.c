@@ -12,6 +12,7 @@
 #include "recorder/pairing.h"
 #include "recorder/schema.h"
 #include "recorder/snapshot.h"
+#include "recorder/stream.h"
 #include "time/stats.h"
 #include "time/tsc.h"
 #include "time/uptime.h"
@@ -88,6 +89,7 @@ void summary_print(uint64_t ignored_keys, uint64_t usb_keys_dropped, bool full)
             trace_get_mask() & (TRACE_ENABLE | TRACE_PAUSED) ? "on" : "off", ignored_keys,
             serial_overruns(), serial_tx_dropped(), serial_irqs(), usb_keys_dropped);
     netcon_print_stats();                   /* the network, when there is one */
+    stream_print_stats();
     if (dump_nowhere_count())
         kprintf("stats: %u dumps asked for had nowhere to go (no UART answered, no stick with "
                 "a dump area): nothing was sent\n",

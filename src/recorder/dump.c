@@ -14,13 +14,13 @@
 #include "recorder/encode.h"
 #include "recorder/machine.h"
 #include "recorder/snapshot.h"
+#include "recorder/stream.h"
 #include "time/tsc.h"
 #include "time/uptime.h"
 #include "trace/rings.h"
 #include "trace/trace.h"
 
 static struct dump_facts facts;
-static uint32_t dumps;
 static uint32_t nowhere;                /* dumps asked for with no way out */
 
 void dump_set_facts(const struct dump_facts *f) { facts = *f; }
@@ -106,22 +106,10 @@ static bool way_out(bool stick_allowed, const char *trigger)
 
 uint32_t dump_nowhere_count(void) { return nowhere; }
 
-uint64_t dump_run(const struct dump_request *rq)
+void dump_fact_extras(struct dump_extra x[DUMP_FACT_EXTRAS])
 {
-    if (!way_out(stick_ok(rq), rq->trigger))
-        return 0;
-    uint32_t no = ++dumps;
-    if (!rq->quiet)
-        trace(DUMP_BEGIN, no, 0);
-    struct snapshot f;
-    if (!snapshot_take(&f))
-        return 0;
-    static uint32_t apic[MAX_CPUS];   /* not on the stack: 4 KiB at 1024 CPUs */
-    for (unsigned i = 0; i < f.n; i++)
-        apic[i] = cpus[i].apic_id;
-    bool fault = rq->fault_cpu >= 0;
     /* clang-format off */
-    const struct dump_extra extras[] = {
+    const struct dump_extra facts_now[DUMP_FACT_EXTRAS] = {
         { "fw", facts.fw, 0 },            { "found", NULL, facts.found },
         { "parked", NULL, facts.parked }, { "failed", NULL, facts.failed },
         { "online", NULL, cpus_online },  { "tsc_src", facts.tsc_src, 0 },
@@ -132,18 +120,48 @@ uint64_t dump_run(const struct dump_request *rq)
         { "serial_overruns", NULL, serial_overruns() },
         { "serial_tx_dropped", NULL, serial_tx_dropped() },
         { "no_ring_events", NULL, trace_no_ring_count() },
+        { "events_asked", NULL, rings_asked() }, { "ring_bytes", NULL, rings_bytes() },
+    };
+    /* clang-format on */
+    memcpy(x, facts_now, sizeof facts_now);
+}
+
+uint64_t dump_run(const struct dump_request *rq)
+{
+    if (!way_out(stick_ok(rq), rq->trigger))
+        return 0;
+    uint32_t no = dump_id_next();
+    if (!rq->quiet)
+        trace(DUMP_BEGIN, no, 0);
+    bool fault = rq->fault_cpu >= 0;
+    bool ends_stream = fault && strcmp(rq->trigger, "nmi");
+    struct snapshot f;
+    stream_dump_started();                /* a stream pauses meanwhile */
+    if (!snapshot_take(&f)) {
+        stream_dump_ended(ends_stream);
+        return 0;
+    }
+    static uint32_t apic[MAX_CPUS];   /* not on the stack: 4 KiB at 1024 CPUs */
+    for (unsigned i = 0; i < f.n; i++)
+        apic[i] = cpus[i].apic_id;
+    struct dump_extra extras[DUMP_FACT_EXTRAS + 8];
+    dump_fact_extras(extras);
+    /* clang-format off */
+    const struct dump_extra run[] = {
         { "snapshot", f.copied ? "copy" : "paused", 0 },
+        { f.copied ? "pause_us" : NULL, NULL, tsc_to_us(f.pause_tsc) },
         { "trigger", rq->trigger, 0 },
         { fault ? "fault_cpu" : NULL, NULL, (uint64_t)rq->fault_cpu },
         { fault ? "fault_vector" : NULL, NULL, rq->fault_vector },
         { f.silent[0] ? "silent_cpus" : NULL, f.silent, 0 },
         { f.busy[0] ? "busy_cpus" : NULL, f.busy, 0 },
-        { "events_asked", NULL, rings_asked() }, { "ring_bytes", NULL, rings_bytes() },
     };
     /* clang-format on */
+    _Static_assert(sizeof run / sizeof run[0] <= 8, "extras[] holds them");
+    memcpy(extras + DUMP_FACT_EXTRAS, run, sizeof run);
     unsigned nid;
     const struct dump_extra *id = machine_items(&nid);
-    const struct dump_meta meta = { .dump_no = no, .tsc_hz = tsc_hz(), .apic_ids = apic, .extras = extras, .nextras = sizeof extras / sizeof extras[0], .nonce = boot_nonce(), .identity = id, .nidentity = nid };
+    const struct dump_meta meta = { .dump_no = no, .tsc_hz = tsc_hz(), .apic_ids = apic, .extras = extras, .nextras = DUMP_FACT_EXTRAS + sizeof run / sizeof run[0], .nonce = boot_nonce(), .identity = id, .nidentity = nid };
     enum dumpnet_cause cause = !fault                        ? DUMPNET_KEY
                                : !strcmp(rq->trigger, "nmi") ? DUMPNET_NMI
                                                              : DUMPNET_FAULT;
@@ -157,6 +175,7 @@ uint64_t dump_run(const struct dump_request *rq)
     if (!rq->quiet)
         trace(DUMP_END, no, events);
     snapshot_unclaim();
+    stream_dump_ended(ends_stream);       /* a fault's ends the stream */
     return events;
 }
 
@@ -174,7 +193,7 @@ uint64_t dump_rings_of_previous_boot(struct ring *const rings[], unsigned n, uin
         return 0;
     if (!snapshot_claim(SNAPSHOT_CLAIM_US))
         return 0;
-    uint32_t no = ++dumps;
+    uint32_t no = dump_id_next();
     trace(DUMP_BEGIN, no, 0);
     unsigned nid;
     const struct dump_extra *id = machine_items(&nid);   /* the same machine, booted again */

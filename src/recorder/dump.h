@@ -31,6 +31,10 @@ struct dump_facts {
 };
 
 void dump_set_facts(const struct dump_facts *f);
+/* The %M items every dump carries, and a stream's part 0: the boot's
+ * facts and the counters of the moment (uptime_tsc, capacity, ...). */
+#define DUMP_FACT_EXTRAS 18
+void dump_fact_extras(struct dump_extra x[DUMP_FACT_EXTRAS]);
 
 /* Why a dump is written, and by whom (the %M line says trigger=...). */
 struct dump_request {

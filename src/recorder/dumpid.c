@@ -10,6 +10,7 @@
 
 static uint64_t nonce;
 static int made;
+static uint32_t numbers;                  /* dump numbers handed out */
 
 /* splitmix64's finaliser: every input bit reaches every output bit. */
 static uint64_t mix(uint64_t x)
@@ -78,3 +79,5 @@ uint64_t boot_random(void)
     uint64_t r;
     return try_rdrand(&r) ? r ^ mix(rdtsc()) : from_tsc();
 }
+
+uint32_t dump_id_next(void) { return __atomic_add_fetch(&numbers, 1, __ATOMIC_RELAXED); }

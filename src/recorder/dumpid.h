@@ -26,4 +26,8 @@ uint64_t boot_random(void);
  * 01 00 00 00. */
 uint32_t dump_id_seed(uint64_t nonce, uint32_t dump_no);
 
+/* The next dump number of this boot: 1, 2, ... shared by dumps and a
+ * stream's parts, so that every id of a boot is unique (any CPU). */
+uint32_t dump_id_next(void);
+
 #endif

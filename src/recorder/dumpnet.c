@@ -4,36 +4,28 @@
 #include "firmware/cmdline.h"
 #include "lib/format.h"
 #include "lib/kprintf.h"
-#include "lib/kstring.h"
 #include "net/net.h"
-#include "net/netauth.h"
 #include "net/netcon.h"
 #include "net/netproto.h"
+#include "recorder/netpack.h"
 #include "time/deadline.h"
 #include "time/tsc.h"
 
-#define WANT_LINES       (1u << 20)        /* lines the resend bitmap covers */
-#define WAIT_PERIOD_US   200000ull         /* "BT1 W" this often while waiting */
-#define SEND_POLL_EVERY  16               /* datagrams between two receive polls */
-#define POLL_BUDGET      64
-#define HEADER_MAX       (64 + NETAUTH_SEAL_MAX)
-#define UNPROVEN_RESENDS 3               /* unsigned requests: each line about this often */
-#define TAKE_US          100000ull         /* a key's dump waits this long for the stack */
+#define WANT_LINES     (1u << 20)        /* lines the resend bitmap covers */
+#define WAIT_PERIOD_US 200000ull         /* "BT1 W" this often while waiting */
+#define POLL_BUDGET    64
+#define TAKE_US        100000ull         /* a key's dump waits this long for the stack */
 
 static unsigned dump_to;
 static bool active, fault_dump;
 static uint64_t nonce;
-static uint32_t dump_no, line_no, sent_since_poll;
-static uint8_t pkt[NET_PAYLOAD_MAX];
-static unsigned pkt_len, pkt_head;       /* bytes in pkt; its header's length */
-static uint32_t pkt_next;                /* the line that may follow in pkt */
+static uint32_t dump_no, line_no;
+static struct netpack pack;
 /* Set by the host's datagrams (under the net lock, from net_poll_locked). */
-static uint8_t want[WANT_LINES / 8];
-static volatile uint32_t wanted;         /* bits set in want */
-static volatile bool want_beyond;        /* asked for lines past WANT_LINES */
+static uint8_t want_bits[WANT_LINES / 8];
+static struct netwant want = { want_bits, WANT_LINES, 0, false, 0 };
 static volatile bool confirmed;
 static volatile uint32_t replies;        /* R or A datagrams for this dump */
-static uint64_t unproven_lines;          /* lines unsigned requests asked for (bounded) */
 static uint64_t refused_before;          /* wrong-tag confirmations before this dump */
 
 void dumpnet_init(unsigned to) { dump_to = to; }
@@ -43,81 +35,21 @@ bool dumpnet_would_take(void)
     return (!dump_to || (dump_to & DUMP_TO_NET)) && net_active() && net_link_now();
 }
 
-static void flush(void)
-{
-    if (pkt_len > pkt_head)
-        netcon_send(pkt, pkt_len, pkt_head);
-    pkt_len = 0;
-    if (++sent_since_poll >= SEND_POLL_EVERY) {   /* ARP questions, early R */
-        sent_since_poll = 0;
-        net_poll_locked(POLL_BUDGET);
-    }
-}
-
-/* Put line `no` (n bytes, "\n" included) into the datagram being filled. */
-static void put_line(uint32_t no, const char *s, size_t n)
-{
-    if (pkt_len && (no != pkt_next || pkt_len + n > NET_PAYLOAD_MAX))
-        flush();
-    if (!pkt_len) {
-        pkt_head = (unsigned)ksnprintf((char *)pkt, HEADER_MAX, "BT1 D %s %016lX.%u %u",
-                                       net_mac_text(), nonce, dump_no, no);
-        pkt_head += netcon_seal_words((char *)pkt + pkt_head);
-        pkt_len = pkt_head;
-    }
-    if (pkt_len + n > NET_PAYLOAD_MAX)
-        return;                          /* longer than DUMP_LINE_MAX: never */
-    memcpy(pkt + pkt_len, s, n);
-    pkt_len += (unsigned)n;
-    pkt_next = no + 1;
-}
-
 static void to_net(void *ctx, const char *s, size_t n)
 {
     (void)ctx;
-    put_line(line_no++, s, n);
-}
-
-/* Ask for line l again; an unsigned request's lines are charged to its budget. */
-static void want_line(uint32_t l, bool proven)
-{
-    if (!(want[l / 8] & 1u << (l % 8))) {
-        want[l / 8] |= (uint8_t)(1u << (l % 8));
-        wanted++;
-        unproven_lines += !proven;
-    }
-}
-
-/* Unsigned requests may have each line sent about UNPROVEN_RESENDS times:
- * beyond that only a signed one is heard (a forged R flood cannot make
- * the machine an amplifier, nor hold its wait). */
-static bool unproven_budget_left(void)
-{
-    return unproven_lines < (uint64_t)UNPROVEN_RESENDS * (line_no ? line_no : 1);
+    netpack_line(&pack, line_no++, s, n);
 }
 
 static void handler(const struct netmsg *m)
 {
     if (!active || m->nonce != nonce || m->dump != dump_no)
         return;
-    if (m->kind == NETMSG_RESEND && !m->tagged && !unproven_budget_left())
+    if (m->kind == NETMSG_RESEND && !netwant_request(&want, m, line_no))
         return;
     replies++;
-    if (m->kind == NETMSG_DONE) {
+    if (m->kind == NETMSG_DONE)
         confirmed = true;
-        return;
-    }
-    if (m->kind != NETMSG_RESEND)
-        return;
-    for (unsigned i = 0; i < m->nranges; i++)
-        for (uint64_t l = m->range[i].first; l <= m->range[i].last && l < line_no; l++) {
-            if (l >= WANT_LINES) {
-                unproven_lines += !m->tagged && !want_beyond ? line_no - WANT_LINES : 0;
-                want_beyond = true;
-                break;
-            }
-            want_line((uint32_t)l, m->tagged);
-        }
 }
 
 /* A link but no address yet (DHCP under way, or its link-local fallback
@@ -161,10 +93,10 @@ bool dumpnet_open(const struct dump_meta *meta, enum dumpnet_cause cause)
     active = true;
     fault_dump = fault;
     nonce = meta->nonce, dump_no = meta->dump_no;
-    line_no = 0, pkt_len = 0, sent_since_poll = 0;
-    memset(want, 0, sizeof want);
-    wanted = 0, want_beyond = false, confirmed = false, replies = 0;
-    unproven_lines = 0;
+    line_no = 0;
+    netpack_start(&pack, nonce, dump_no);
+    netwant_reset(&want);
+    confirmed = false, replies = 0;
     refused_before = netcon_done_refused();
     return true;
 }
@@ -174,7 +106,7 @@ uint64_t dumpnet_send(const struct dump_meta *meta, struct ring *const rings[], 
 {
     const struct dump_sink sink = { to_net, NULL, progress };
     uint64_t events = dump_encode(&sink, meta, rings, n);
-    flush();
+    netpack_flush(&pack);
     return events;
 }
 
@@ -186,34 +118,24 @@ static void filter(void *ctx, const char *s, size_t n)
 {
     (void)ctx;
     uint32_t l = resend_line++;
-    bool again = l < WANT_LINES ? (want[l / 8] >> (l % 8)) & 1 : want_beyond;
-    if (!again)
+    if (!netwant_take(&want, l))
         return;
-    if (l < WANT_LINES)
-        want[l / 8] &= (uint8_t)~(1u << (l % 8));
     resent++;
-    put_line(l, s, n);
+    netpack_line(&pack, l, s, n);
 }
 
 static void resend(const struct dump_meta *meta, struct ring *const rings[], unsigned n)
 {
-    last_asked = wanted;
-    wanted = 0;                          /* the bits themselves clear as lines go */
+    last_asked = want.wanted;
+    want.wanted = 0;                     /* the bits themselves clear as lines go */
     resend_line = 0;
     const struct dump_sink s = { filter, NULL, NULL };
     dump_encode(&s, meta, rings, n);
-    want_beyond = false;
-    flush();
+    want.beyond = false;
+    netpack_flush(&pack);
 }
 
-static void status(char kind, uint64_t arg)
-{
-    unsigned len = (unsigned)ksnprintf((char *)pkt, HEADER_MAX, "BT1 %c %s %016lX.%u %u %lu",
-                                       kind, net_mac_text(), nonce, dump_no, line_no, arg);
-    len += netcon_seal_words((char *)pkt + len);
-    netcon_send(pkt, len, len);
-    pkt_len = 0;
-}
+static void status(char kind, uint64_t arg) { netpack_status(&pack, kind, line_no, arg); }
 
 /* Why a dump's wait ended (said on the console). */
 enum wait_end { WAIT_CONFIRMED,
@@ -227,7 +149,7 @@ enum wait_end { WAIT_CONFIRMED,
 static void listen_a_while(void)
 {
     struct deadline end = deadline_in_us(WAIT_PERIOD_US);
-    while (!deadline_passed(end) && !confirmed && !wanted && !want_beyond) {
+    while (!deadline_passed(end) && !confirmed && !want.wanted && !want.beyond) {
         if (net_take(0, false)) {
             net_poll_locked(POLL_BUDGET);
             net_give();
@@ -308,7 +230,7 @@ static void say_end(enum wait_end why, uint32_t lines, uint64_t down_ms)
                 dump_no,
                 lines, why == WAIT_HOST_QUIET ? "the host stopped answering" : why == WAIT_BOUND ? "the 60 s bound ended"
                                                                                                  : "the network stack stayed busy",
-                resent, last_asked, want_beyond ? " and more" : "", down);
+                resent, last_asked, want.beyond ? " and more" : "", down);
 }
 
 void dumpnet_close(const struct dump_meta *meta, struct ring *const rings[], unsigned n)
@@ -339,7 +261,7 @@ void dumpnet_close(const struct dump_meta *meta, struct ring *const rings[], uns
             seen = replies, w.quiet_us = DUMPNET_QUIET_US;
             w.quiet = deadline_in_us(w.quiet_us);
         }
-        if (!confirmed && (wanted || want_beyond))
+        if (!confirmed && (want.wanted || want.beyond))
             resend(meta, rings, n);
     }
     active = false;

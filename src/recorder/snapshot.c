@@ -246,6 +246,7 @@ bool snapshot_take(struct snapshot *f)
         return false;
     }
     uint64_t irq = irq_save();
+    uint64_t t0 = rdtsc();
     pause_all(f->rings, f->n, f->busy, f->silent, sizeof f->silent);
     /* All or nothing: every ring has a shadow (shadow_copy cannot fail
      * then) or the live rings stay paused. */
@@ -260,6 +261,7 @@ bool snapshot_take(struct snapshot *f)
             f->rings[i] = f->rings[i] ? shadow_copy(i) : NULL;
         resume();
     }
+    f->pause_tsc = rdtsc() - t0;
     irq_restore(irq);
     return true;
 }

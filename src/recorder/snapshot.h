@@ -41,6 +41,7 @@ struct snapshot {
     bool copied;            /* shadows (tracing runs on), else paused */
     char silent[64];        /* CPUs that do not answer, "1,3" (cpuwatch.h) */
     char busy[64];          /* CPUs still inside a trace point after the wait */
+    uint64_t pause_tsc;     /* copied: how long tracing was paused (TSC ticks) */
 };
 
 /* From the memory map, for ncpus CPUs: the readers' ring lists, and

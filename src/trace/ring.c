@@ -227,6 +227,8 @@ void ring_snap_mark(const struct ring_snap *s, struct ring_mark *next)
     next->seq = s->head;
     next->refused = s->refused_now;
     next->held = s->stopped;
+    next->overwritten = s->overwritten;
+    next->excluded = s->excluded;
 }
 
 void ring_snap_cut(struct ring_snap *s, uint64_t seq)

@@ -227,6 +227,8 @@ struct ring_mark {
     uint64_t seq;               /* the next part's first seq */
     uint64_t refused;           /* r->refused when the previous part began */
     bool held;                  /* seq was left in flight by the previous part */
+    /* What the previous part lost (ring_snap_mark; not read back): */
+    uint64_t overwritten, excluded;
 };
 
 /* An unfinished slot this close to head is a write in flight (the writer,

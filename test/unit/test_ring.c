@@ -565,6 +565,8 @@ static void test_part_lapped(void)
     CHECK_EQ(res.s.head, 25);
     CHECK_EQ(res.s.overwritten, 12);          /* seqs 5..16 */
     CHECK_EQ(res.gap_over[0], 12);
+    CHECK_EQ(m.overwritten, 12);              /* and the mark says so */
+    CHECK_EQ(m.excluded, 0);
     CHECK_EQ(res.s.first, 17);
     CHECK_EQ(res.s.last, 24);
     CHECK_EQ(res.n, CAP);
@@ -581,7 +583,7 @@ static void test_part_lapped(void)
 static void test_part_lapped_during_read(void)
 {
     fresh(&ring_a, CAP);
-    struct ring_mark m = { 2, 0, false };
+    struct ring_mark m = { .seq = 2 };
     for (uint64_t n = 0; n < CAP + 2; n++)
         write_n(&ring_a, n);
     struct ring_snap s;
@@ -623,7 +625,7 @@ static void flight_hook(struct ring *r, int stage)
 static void test_part_in_flight(int stage, unsigned inner_parts)
 {
     fresh(&ring_a, CAP);
-    flight_mark = (struct ring_mark){ 0, 0, false };
+    flight_mark = (struct ring_mark){ .seq = 0 };
     nest_stage = stage, nest_fired = false, flight_inner_parts = inner_parts;
     ring_test_hook = flight_hook;
     write_n(&ring_a, 0);                      /* outer: seq 0, the hook's event seq 1 */
@@ -662,7 +664,7 @@ static void test_part_stale_far(void)
         write_n(&ring_a, n);
     slots_a[10].seq = (uint32_t)(10 - 256);
     slots_a[190].seq = (uint32_t)(190 - 256);  /* near head: in flight */
-    struct ring_mark m = { 0, 0, false };
+    struct ring_mark m = { .seq = 0 };
     struct snap_result res;
     take_part(&ring_a, &m, false, &res);
     CHECK_EQ(res.s.excluded, 1);
@@ -682,7 +684,7 @@ static void test_part_cut(void)
     fresh(&ring_a, CAP);
     for (uint64_t n = 0; n < 6; n++)
         write_n(&ring_a, n);
-    struct ring_mark m = { 1, 0, false };
+    struct ring_mark m = { .seq = 1 };
     struct ring_snap s;
     struct trace_event ev;
     uint64_t seq;
