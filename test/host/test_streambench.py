@@ -165,11 +165,21 @@ class Summary(unittest.TestCase):
         self.assertEqual(sb.sustained([step('c', 300, False)]).get('lossless'), None)
 
     def test_counters_line(self):
-        got = sb.stream_counters(b'stream: running stream=1 part=3 events=10\r\n'
-                                 b'stream: stopped stream=1 part=9 events=42 bytes=777\r\n')
-        self.assertEqual((got['part'], got['events'], got['bytes']), (9, 42, 777))
-        self.assertTrue(got['line'].startswith('stream: stopped'))
-        self.assertEqual(sb.stream_counters(b'no such line\n'), {})
+        got = sb.stream_counters(
+            b'stream: on, stream 1 part 3, 10 events streamed, 0 overwritten before they were '
+            b'streamed, 0 excluded, 2 parts unconfirmed, 900 bytes sent (0 lines again), '
+            b'1 parts confirmed, 0 given up\r\n'
+            b'stream: stream 1 ending: its final part follows\r\n'
+            b'stream: off, stream 1 part 9, 42 events streamed, 5 overwritten before they were '
+            b'streamed, 1 excluded, 0 parts unconfirmed, 777 bytes sent (3 lines again), '
+            b'10 parts confirmed, 0 given up\r\n'
+            b'stream: stream 1 ended: 10 parts, 42 events\n')
+        self.assertEqual((got['state'], got['stream'], got['part']), ('off', 1, 9))
+        self.assertEqual((got['events streamed'], got['overwritten before they were streamed'],
+                          got['bytes sent'], got['lines again'], got['given up']),
+                         (42, 5, 777, 3, 0))
+        self.assertTrue(got['line'].startswith('stream: off'))
+        self.assertEqual(sb.stream_counters(b'stream: off (n starts one)\n'), {})
 
     def test_trace_cost_ratio(self):
         def table(on1, on4):

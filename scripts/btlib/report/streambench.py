@@ -34,7 +34,9 @@ FRAME_OVERHEAD = 8 + 14 + 20 + 8 + 4 + 12
 TARGET_COST_X = 1.1
 MISSING = ('overwritten', 'excluded', 'damaged', 'unexplained')
 ID_KINDS = (b'D', b'W', b'X')            # datagrams that name a dump (a part) by id
-STREAM_LINE = re.compile(rb'^stream:[^\r\n]*', re.M)
+# `s`'s line (not the stream's other `stream:` lines), whole
+STREAM_LINE = re.compile(rb'^stream: ([a-z]+), stream (\d+) part (\d+)([^\r\n]*)\r?\n', re.M)
+COUNTER = re.compile(r'(\d+) ([a-z][a-z ]*[a-z])')
 
 
 class WireCount:
@@ -179,15 +181,19 @@ def sustained(steps) -> dict:
 
 
 def stream_counters(text: bytes) -> dict:
-    """The last `stream:` line of the console (key `s`): its words
-    `name=value` as numbers where they are, and the line itself."""
-    lines = STREAM_LINE.findall(text)
-    if not lines:
+    """The last `stream:` counters line of the console (key `s`: `stream:
+    off, stream 1 part 9, 1234 events streamed, 0 overwritten before they
+    were streamed, ...`): the line, its state, stream and part, and each
+    `<number> <words>` as {words: number}; {} without one."""
+    m = None
+    for m in STREAM_LINE.finditer(text):
+        pass
+    if m is None:
         return {}
-    line = lines[-1].decode('ascii', 'replace').strip()
-    out = {'line': line}
-    for k, v in re.findall(r'(\w+)=(\S+)', line):
-        out[k] = int(v) if v.isdigit() else v
+    out = {'line': m.group(0).decode('ascii', 'replace').strip(),
+           'state': m.group(1).decode(), 'stream': int(m.group(2)), 'part': int(m.group(3))}
+    out.update((words, int(n)) for n, words in COUNTER.findall(m.group(4).decode('ascii',
+                                                                                 'replace')))
     return out
 
 
