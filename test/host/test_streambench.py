@@ -14,6 +14,7 @@ Run from the repository root:
 """
 
 import os
+import subprocess
 import sys
 import unittest
 
@@ -196,13 +197,40 @@ class Summary(unittest.TestCase):
         self.assertAlmostEqual(got[4]['ratio'], 1.25)
         self.assertFalse(got[4]['met'])
 
+    def test_host_cost_from_hostbench_rows(self):
+        table = benchlines.bench_lines(
+            b'BENCH BEGIN where=host cpus=2 n=1000 rounds=1\n'
+            b'BENCH variant=trace_on scope=1 ticks=30.0\n'
+            b'BENCH variant=trace_on_alone scope=1 ticks=20.0 x_rdtsc=1.00\n'
+            b'BENCH variant=trace_streamed scope=1 ticks=21.0 x_rdtsc=1.05 read=77\n'
+            b'BENCH variant=trace_on scope=2 ticks=30.0\n'
+            b'BENCH END\n')[-1]
+        got = sb.host_cost(table)
+        self.assertAlmostEqual(got['ratio'], 1.05)
+        self.assertEqual((got['read'], got['met']), (77, True))
+        self.assertEqual(sb.host_cost(None), {})
+
+    def test_hostbench_prints_the_consumer_rows(self):
+        exe = os.path.join(ROOT, 'build', 'bench', 'hostbench')
+        subprocess.run(['make', '-s', '-C', ROOT, 'build/bench/hostbench'], capture_output=True,
+                       timeout=300)
+        if not os.access(exe, os.X_OK) or (os.cpu_count() or 1) < 2:
+            self.skipTest('no build/bench/hostbench, or one CPU (the consumer needs a second)')
+        out = subprocess.run([exe, 'n=2000', 'rounds=1', 'threads=2'], capture_output=True,
+                             timeout=120, check=True).stdout
+        got = sb.host_cost(benchlines.bench_lines(out)[-1])
+        self.assertGreater(got['alone_ticks'], 0)
+        self.assertGreater(got['streamed_ticks'], 0)
+
     def test_printing_every_kind_of_row(self):
         parts = stream_of(part(0, 0, {0: (10, 10, 0)}), part(1, HZ, {0: (15, 12, 3)}))
         steps = [{'step': 'timer 1 kHz', 'figures': sb.figures(parts)},
                  {'step': 'stress', 'error': 'QEMU did not start'}]
         doc = {'cpus': 4, 'events': 4096, 'seconds': 10,
                'nics': {'e1000': {'steps': steps, 'sustained': sb.sustained(steps)}},
-               'trace_cost': {'error': 'no part arrived'}}
+               'trace_cost': {'error': 'no part arrived'},
+               'host_cost': {'alone_ticks': 20.0, 'streamed_ticks': 30.0, 'read': 5,
+                             'ratio': 1.5, 'target': '<= 1.1', 'met': False}}
         lines = []
         sb.print_stream(doc, lines.append)
         text = '\n'.join(lines)
@@ -210,6 +238,7 @@ class Summary(unittest.TestCase):
         self.assertIn('QEMU did not start', text)
         self.assertIn('no lossless step', text)
         self.assertIn('no part arrived', text)
+        self.assertIn('1.50x (must stay within today\'s figure, <= 1.1: NOT met)', text)
 
 
 if __name__ == '__main__':
