@@ -38,6 +38,7 @@
 #include "recorder/prevboot.h"
 #include "recorder/snapshot.h"
 #include "recorder/stream.h"
+#include "time/deadline.h"
 #include "time/timer.h"
 #include "time/tsc.h"
 #include "time/uptime.h"
@@ -61,6 +62,7 @@ static __attribute__((noreturn)) void ap_online(uint32_t index);
 static void trace_setup(void);
 static void serial_irq_setup(void);
 static void check_cpu_options(void);
+static void debug_fault(uint32_t after_s);
 static void print_ready(void);
 static __attribute__((noreturn)) void idle(void);
 
@@ -134,7 +136,7 @@ static __attribute__((noreturn)) void ap_online(uint32_t index)
     tsc_sync_run(smp.online, tsc_from_us(WARP_CHECK_US));
     timer_start_cpu();
     if (cfg.fault_cpu == (int32_t)index)
-        __asm__ volatile("ud2");            /* debug.fault=: exercise the report */
+        debug_fault(cfg.fault_after_s);     /* debug.fault=: exercise the report */
     if (cfg.hang_cpu == (int32_t)index)
         cpuwatch_hang();                    /* debug.hang=: a CPU that never answers */
     idle();
@@ -235,6 +237,18 @@ static void serial_irq_setup(void)
         return;
     }
     serial_irq_enable(VEC_SERIAL);
+}
+
+/* debug.fault=: ud2 now, or after_s seconds from now (ticks wake the
+ * wait; the CPU runs no workload job meanwhile). */
+static void debug_fault(uint32_t after_s)
+{
+    struct deadline end = deadline_in_us(after_s * 1000000ull);
+    if (after_s)
+        irq_enable();                       /* its ticks wake the halts below */
+    while (after_s && !deadline_passed(end))
+        cpu_halt();
+    __asm__ volatile("ud2");
 }
 
 static void check_cpu_options(void)

@@ -44,6 +44,7 @@ struct boot_config {
     unsigned dump_to;                  /* DUMP_TO_* bits; 0 = the default */
     char workload[96];             /* NAME[:KEY=VALUE,...] */
     int32_t fault_cpu;                /* -1 = none */
+    uint32_t fault_after_s;            /* debug.fault_after=: 0 = at once */
     int32_t hang_cpu;                 /* -1 = none */
     uint8_t on_fault;                 /* CMDLINE_ON_FAULT_* */
     uint8_t stream;                   /* CMDLINE_STREAM_*: trace.stream= */

@@ -195,11 +195,13 @@ uint64_t dump_rings_of_previous_boot(struct ring *const rings[], unsigned n, uin
         return 0;
     uint32_t no = dump_id_next();
     trace(DUMP_BEGIN, no, 0);
+    stream_dump_started();
     unsigned nid;
     const struct dump_extra *id = machine_items(&nid);   /* the same machine, booted again */
     const struct dump_meta meta = { .dump_no = no, .tsc_hz = hz, .apic_ids = apic_ids, .extras = extras, .nextras = nextras, .nonce = boot_nonce(), .previous_boot = true, .identity = id, .nidentity = nid };
     uint64_t events = encode(&meta, rings, n, this_cpu_index() == 0, DUMPNET_KEY);
     trace(DUMP_END, no, events);        /* before the rings are handed over */
     snapshot_unclaim();
+    stream_dump_ended(false);
     return events;
 }

@@ -34,6 +34,7 @@ static struct ring **rings;
 static uint32_t *apic;
 static uint64_t last_part;             /* TSC */
 static volatile uint32_t dumping;      /* dumps under way, on any CPU */
+static volatile uint32_t dumps_done, dumps_seen;   /* dumps ended; as the poll saw them */
 static volatile bool fault_ends;       /* a fault's dump ended the stream */
 static struct {
     uint64_t events, overwritten, excluded;
@@ -159,7 +160,12 @@ void stream_poll(void)
         return;
     if (fault_ends && state == RUNNING)
         state = ENDING;
-    bool paused = __atomic_load_n(&dumping, __ATOMIC_ACQUIRE) != 0;
+    /* A dump under way, or one that ended since the last poll (it ran on
+     * this CPU, which polled nothing meanwhile): the host's quiet time
+     * does not run. */
+    uint32_t done = __atomic_load_n(&dumps_done, __ATOMIC_ACQUIRE);
+    bool paused = __atomic_load_n(&dumping, __ATOMIC_ACQUIRE) != 0 || done != dumps_seen;
+    dumps_seen = done;
     streamnet_poll(paused);
     uint64_t now = rdtsc();
     if (!paused && part_due(now))
@@ -174,6 +180,7 @@ void stream_dump_ended(bool fault)
 {
     if (fault && state == RUNNING)
         fault_ends = true;                /* the keys CPU takes the final part next */
+    __atomic_add_fetch(&dumps_done, 1, __ATOMIC_ACQ_REL);
     __atomic_sub_fetch(&dumping, 1, __ATOMIC_ACQ_REL);
 }
 

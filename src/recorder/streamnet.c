@@ -14,6 +14,7 @@
 #define SEND_BYTES     (32 * NET_PAYLOAD_MAX)   /* of lines, per poll */
 #define WAIT_PERIOD_US 200000ull          /* "BT1 W" this often while waiting */
 #define POLL_BUDGET    64
+#define SAY_EVERY_US   60000000ull        /* a give-up on the console at most this often */
 
 enum slot_state { SLOT_FREE,
                   SLOT_FILLING,
@@ -210,6 +211,20 @@ static bool slot_turn(struct slot *p, uint64_t now, bool can_send, size_t *budge
     return false;
 }
 
+/* A part given up, said at most every SAY_EVERY_US (no host at all
+ * gives one up every few seconds); `s` has the count. */
+static void say_given_up(uint32_t dump_no, uint64_t now)
+{
+    static uint64_t said_at, said;
+    if (said_at && now - said_at < tsc_from_us(SAY_EVERY_US))
+        return;
+    kprintf("stream: part (dump %u) given up: the host was quiet for %lu s (%lu parts given "
+            "up in all, %lu not said)\n",
+            dump_no, (uint64_t)(STREAMNET_QUIET_US / 1000000), counts.given_up,
+            counts.given_up - said - 1);
+    said_at = now, said = counts.given_up;
+}
+
 void streamnet_poll(bool paused)
 {
     uint64_t now = rdtsc();
@@ -235,6 +250,5 @@ void streamnet_poll(bool paused)
     }
     net_give();
     for (unsigned i = 0; i < n_gave; i++)   /* never print with the lock held */
-        kprintf("stream: part (dump %u) given up: the host was quiet for %lu s\n", gave_up[i],
-                (uint64_t)(STREAMNET_QUIET_US / 1000000));
+        say_given_up(gave_up[i], now);
 }

@@ -7,7 +7,9 @@ scripts/capture --net on 127.0.0.1 (QEMU user network, as test_net), the
 log read with the existing decoder, which sees each part as a dump. Per
 CPU the parts tile the seq line (part k+1's base is part k's head), the
 events decoded are many times the ring, and every seq of the stream is
-decoded, overwritten or excluded: none is unaccounted for."""
+decoded, overwritten or excluded: none is unaccounted for. A `d` dump
+in the middle pauses the stream, which goes on after it; `c` is refused
+while the stream runs."""
 import os
 import re
 import sys
@@ -19,7 +21,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 sys.path.insert(0, os.path.join(HERE, "..", "host"))
 
-from test_net import NetCase, Capture
+from test_net import NetCase, Capture, CONFIRMED
 from test_netcapture import free_port
 from btlib.dump import dumplog
 
@@ -31,17 +33,21 @@ ENDED = rb"stream: stream 1 ended: (\d+) parts, (\d+) events, (\d+) overwritten"
 
 
 COUNTERS = re.compile(rb"^%C \d+ cpu=(\d+) .*?base=(\d+) head=(\d+) ", re.M)
-BEGIN = re.compile(rb"^DUMP BEGIN [^\r\n]* stream=1 part=(\d+)", re.M)
+BEGIN = re.compile(rb"^DUMP BEGIN ([^\r\n]*)", re.M)
+PART = re.compile(rb" stream=1 part=(\d+)")
 
 
 def seq_spans(log):
     """{part: {cpu: (base, head)}} from the log's counters lines, each
-    under the DUMP BEGIN of its part (capture writes a part whole)."""
+    under the DUMP BEGIN of its part (capture writes a part whole); the
+    counters of dumps that are not parts are skipped."""
     spans, part = {}, None
     for m in re.finditer(BEGIN.pattern + rb"|" + COUNTERS.pattern, log, re.M):
         if m.group(1) is not None:
-            part = int(m.group(1))
-            spans[part] = {}
+            p = PART.search(m.group(1))
+            part = int(p.group(1)) if p else None
+            if part is not None:
+                spans[part] = {}
         elif part is not None:
             spans[part][int(m.group(2))] = (int(m.group(3)), int(m.group(4)))
     return spans
@@ -56,7 +62,12 @@ class StreamKernel(NetCase):
             m, info = self.net_boot(port, smp=CPUS,
                                     cmdline=f"trace.stream=net trace.events={RING} timer_hz=200")
             m.wait_for(STARTED, 60, start=0)
-            time.sleep(RUN_S)
+            time.sleep(RUN_S / 2)
+            start = len(m.output())
+            m.send(b"d")                      # a dump meanwhile: the stream pauses, goes on
+            m.wait_for(CONFIRMED, 120, start=start)
+            m.wait_for(rb"^DUMP END[^\r\n]*\r?\n", 120, start=start)
+            time.sleep(RUN_S / 2)
             start = len(m.output())
             m.send(b"s")
             m.wait_for(rb"stream: on, stream 1 part \d+", 60, start=start)
@@ -72,7 +83,13 @@ class StreamKernel(NetCase):
         nparts, events = int(said.group(1)), int(said.group(2))
         with open(cap.log(), "rb") as f:
             log = f.read()
-        parts = [d for d in dumplog.parse_log(log) if d.header.get("stream") == "1"]
+        dumps = dumplog.parse_log(log)
+        parts = [d for d in dumps if d.header.get("stream") == "1"]
+        keyed = [d for d in dumps if d.header.get("trigger") == "key"]
+        self.assertEqual(len(keyed), 1, "the d key's dump, not a part")
+        self.assertTrue(keyed[0].complete and "stream" not in keyed[0].header, keyed[0].warnings)
+        numbers = [int(d.header["dump"]) for d in dumps]
+        self.assertEqual(len(numbers), len(set(numbers)), "one counter: every dump id unique")
         parts.sort(key=lambda d: int(d.header["part"]))
         self.assertEqual([int(d.header["part"]) for d in parts], list(range(nparts)),
                          "every part 0..N-1 in the log, once")
@@ -96,6 +113,30 @@ class StreamKernel(NetCase):
         self.assertEqual(sum(decoded.values()), events, "the kernel's count of streamed events")
         for cpu, n in decoded.items():
             self.assertGreater(n, 4 * RING, f"CPU {cpu}: the stream holds far more than a ring")
+
+    def test_a_faults_dump_ends_the_stream(self):
+        """debug.fault_after: CPU 1 faults mid-stream; its dump arrives,
+        then the stream's final part, taken after it."""
+        port = free_port()
+        cap = Capture(self.id(), port)
+        try:
+            m, info = self.net_boot(port, smp=2, cmdline="trace.stream=net trace.events=256 "
+                                    "debug.fault=1 debug.fault_after=8")
+            m.wait_for(STARTED, 60, start=0)
+            m.wait_for(CONFIRMED, 120, start=0)
+            m.wait_for(rb"stream: stream 1 ended by a fault's dump: (\d+) parts", 120, start=0)
+            time.sleep(1)
+        finally:
+            cap.stop()
+        with open(cap.log(), "rb") as f:
+            dumps = dumplog.parse_log(f.read())
+        fault = [d for d in dumps if d.header.get("trigger") == "fault"]
+        parts = [d for d in dumps if d.header.get("stream") == "1"]
+        self.assertEqual(len(fault), 1)
+        self.assertEqual(parts[-1].header.get("final"), "1")
+        self.assertGreater(int(parts[-1].header["dump"]), int(fault[0].header["dump"]),
+                           "the final part comes after the fault's dump")
+        self.assertTrue(all(d.complete for d in parts + fault))
 
 
 if __name__ == "__main__":

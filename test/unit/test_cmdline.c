@@ -172,6 +172,28 @@ static void test_fault_options(void)
     CHECK_EQ(c.hang_cpu, -1);
 }
 
+/* Issue 35's options: trace.stream, and debug.fault_after for a fault in
+ * the middle of one. */
+static void test_stream_options(void)
+{
+    struct boot_config c;
+    cmdline_defaults(&c);
+    CHECK_EQ(c.stream, CMDLINE_STREAM_OFF);
+    CHECK_EQ(c.fault_after_s, 0);
+    cmdline_parse("trace.stream=net debug.fault=1 debug.fault_after=30", &c);
+    CHECK_EQ(c.warning_count, 0);
+    CHECK_EQ(c.stream, CMDLINE_STREAM_NET);
+    CHECK_EQ(c.fault_after_s, 30);
+    cmdline_parse("trace.stream=off", &c);
+    CHECK_EQ(c.stream, CMDLINE_STREAM_OFF);
+    cmdline_defaults(&c);
+    cmdline_parse("trace.stream=serial debug.fault_after=0", &c);
+    CHECK(warned(&c, "trace.stream=serial: want off or net; using off"));
+    CHECK(warned(&c, "debug.fault_after=0: want a number from 1 to 604800; using at once"));
+    CHECK_EQ(c.warning_count, 2);
+    CHECK_EQ(c.stream, CMDLINE_STREAM_OFF);
+}
+
 static void test_warnings_cut(void)
 {
     struct boot_config c;
@@ -696,7 +718,7 @@ static void test_table_words(void)
         { "net.ip", "A.B.C.D or A.B.C.D/PREFIX, prefix 1..30", "DHCP" },
         { "net.key", "32 hex digits", "the session code" },
     };
-    CHECK_EQ(cmdline_option_count, 25);
+    CHECK_EQ(cmdline_option_count, 27);
     for (unsigned r = 0; r < sizeof rows / sizeof rows[0]; r++) {
         const struct cmdline_option *o = NULL;
         for (unsigned i = 0; i < cmdline_option_count; i++)
@@ -724,6 +746,7 @@ int main(void)
     test_dump_to();
     test_trace_memory();
     test_fault_options();
+    test_stream_options();
     test_cpu_never_runs();
     test_warnings_cut();
     test_console();
