@@ -244,7 +244,7 @@ def print_stream(doc: dict, out=print) -> None:
         for s in run.get('steps', []):
             f = s.get('figures', {})
             if 'streamed_per_s' not in f:
-                out(f'  {nic:<7}{s["step"]:<16}{s.get("error") or f.get("error", "?")}')
+                out(f'  {nic:<7}{s["step"]:<18}{s.get("error") or f.get("error", "?")}')
                 continue
             per = f['streamed_per_s'] / max(f['cpus'], 1)
             loss = 'lossless' if f['lossless'] else (
@@ -253,7 +253,7 @@ def print_stream(doc: dict, out=print) -> None:
             wire = (f'; {f["bytes_per_event"]:.2f} B/event payload, '
                     f'{f["frame_bytes_per_event"]:.2f} framed'
                     if f.get('bytes_per_event') else '')
-            out(f'  {nic:<7}{s["step"]:<16}offered {_rate(f["offered_per_s"]):>11}, streamed '
+            out(f'  {nic:<7}{s["step"]:<18}offered {_rate(f["offered_per_s"]):>11}, streamed '
                 f'{_rate(f["streamed_per_s"]):>11} ({_rate(per)} per CPU) over '
                 f'{f["window_s"]:.1f} s, {f["parts"]} parts: {loss}{wire}')
         best = run.get('sustained', {})
@@ -269,8 +269,9 @@ def print_stream(doc: dict, out=print) -> None:
     cost = doc.get('trace_cost') or {}
     if cost.get('error'):
         out(f'  trace point with a stream on (kernel): {cost["error"]}')
-    idle = '' if cost.get('parts_during') else (
-        '; the consumer took no part meanwhile: the loops hold every CPU')
+    n = cost.get('parts_during', 0)
+    idle = (f'; the consumer took {n} part{"" if n == 1 else "s"} during the run: the loops hold '
+            f'every CPU with interrupts off')
     for scope, c in sorted((cost.get('scopes') or {}).items()):
         out(f'  trace point, kernel, {scope} CPU{"s" if int(scope) > 1 else ""}: '
             f'{c["without_x_rdtsc"]:.2f}x RDTSC without a stream, {c["with_x_rdtsc"]:.2f}x with '
