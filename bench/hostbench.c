@@ -10,10 +10,18 @@
  * here: each figure is the best of `rounds` rounds, since they only ever
  * add time.
  *
+ * With a second CPU, one more figure (issue 35): the trace point on one
+ * thread while a stream's consumer on another CPU reads that thread's
+ * ring behind it with the live read protocol (ring_snap_begin_from), a
+ * part whenever the kernel's stream would take one (every 100 ms, or once
+ * half the ring has filled: at this rate, back to back). Its rounds alternate with the trace point
+ * alone, and both are printed (trace_on_alone beside trace_streamed).
+ *
  * Usage: build/bench/hostbench [n=EVENTS] [rounds=N] [threads=N]
  * Prints BENCH lines in the kernel's format (perf/bench.c), where=host:
  *   BENCH BEGIN where=host cpus=N n=N rounds=N tsc_hz=N
  *   BENCH variant=NAME scope=CPUS ticks=T.TTT x_rdtsc=R.RR [drops=N]
+ *   BENCH variant=trace_streamed scope=1 ticks=T.TTT x_rdtsc=R.RR read=N
  *   BENCH END
  * Exit status 2 on a bad argument, 1 when threads cannot be started. */
 #define _GNU_SOURCE
@@ -49,6 +57,19 @@ static pthread_barrier_t barrier;
 static uint64_t n_events = 1000000, rounds = 11;
 static unsigned nthreads;
 static uint32_t saved_mask;
+
+#define STREAM_PART_NS 100000000u  /* recorder/stream.c: a part every 100 ms at most */
+
+static uint64_t now_ns(void);
+
+/* A stream's consumer on its own CPU, reading one ring while `active`. */
+struct consumer {
+    pthread_t thread;
+    unsigned cpu;
+    struct ring *ring;
+    int active, stop;           /* __atomic: set by the timing thread */
+    uint64_t read;              /* events read behind the writer */
+};
 
 static void *xalloc(size_t size)
 {
@@ -101,6 +122,63 @@ static int run(unsigned threads)
     pthread_barrier_destroy(&barrier);
     trace_set_mask(saved_mask);
     return 0;
+}
+
+/* Takes a part as recorder/stream.c does: every STREAM_PART_NS, or
+ * sooner once the writer has filled half the ring since the last part. */
+static void *consume(void *arg)
+{
+    struct consumer *c = arg;
+    pin(c->cpu);
+    struct ring_mark mark = { 0 };
+    uint64_t last = 0;
+    while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
+        uint64_t head = __atomic_load_n(&c->ring->head, __ATOMIC_RELAXED), now = now_ns();
+        if (!__atomic_load_n(&c->active, __ATOMIC_ACQUIRE) ||
+            (head - mark.seq < c->ring->capacity / 2 && now - last < STREAM_PART_NS))
+            continue;
+        struct ring_snap s;
+        struct trace_event ev;
+        uint64_t seq;
+        ring_snap_begin_from(&s, c->ring, &mark);
+        while (ring_snap_next(&s, &ev, &seq))
+            c->read++;
+        ring_snap_mark(&s, &mark);
+        last = now;
+    }
+    return NULL;
+}
+
+/* trace_on on worker 0, rounds alternating alone and with a consumer on
+ * `cpu`: prints both figures; nothing without a second CPU. */
+static void streamed(unsigned cpu, uint64_t floor)
+{
+    struct worker *w = &workers[0];
+    struct consumer c = { .cpu = cpu, .ring = &w->ring };
+    uint64_t alone[MAX_ROUNDS], with[MAX_ROUNDS];
+    if (pthread_create(&c.thread, NULL, consume, &c))
+        return;
+    pin(w->cpu);
+    trace_host_ring = &w->ring;
+    trace_set_mask(bench_mask(BV_TRACE_ON, saved_mask));
+    for (uint64_t r = 0; r < rounds; r++) {
+        alone[r] = bench_loop(BV_TRACE_ON, &w->rings, &global, n_events) * 1000 / n_events;
+        __atomic_store_n(&c.active, 1, __ATOMIC_RELEASE);
+        with[r] = bench_loop(BV_TRACE_ON, &w->rings, &global, n_events) * 1000 / n_events;
+        __atomic_store_n(&c.active, 0, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(&c.stop, 1, __ATOMIC_RELEASE);
+    pthread_join(c.thread, NULL);
+    trace_set_mask(saved_mask);
+    uint64_t a = min_u64(alone, (unsigned)rounds), b = min_u64(with, (unsigned)rounds);
+    const char *names[2] = { "trace_on_alone", "trace_streamed" };
+    uint64_t f[2] = { a, b };
+    for (unsigned i = 0; i < 2; i++) {
+        uint64_t x = floor ? f[i] * 100 / floor : 0;
+        printf("BENCH variant=%s scope=1 ticks=%lu.%03lu x_rdtsc=%lu.%02lu", names[i],
+               f[i] / 1000, f[i] % 1000, x / 100, x % 100);
+        printf(i ? " read=%lu\n" : "\n", c.read);
+    }
 }
 
 /* Ticks per event x 1000: per round the mean over threads, then the
@@ -211,6 +289,8 @@ int main(int argc, char **argv)
     printf("BENCH BEGIN where=host cpus=%u n=%lu rounds=%lu tsc_hz=%lu\n", nthreads, n_events,
            rounds, hz);
     print(1);
+    if (nthreads > 1)
+        streamed(workers[1].cpu, figure(BV_RDTSC, 1));
     if (run(nthreads)) {
         fprintf(stderr, "hostbench: cannot start %u threads\n", nthreads);
         return 1;

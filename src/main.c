@@ -64,6 +64,7 @@ static void trace_setup(void);
 static void serial_irq_setup(void);
 static void check_cpu_options(void);
 static void debug_fault(uint32_t after_s);
+static void keys_poll(void);
 static void print_ready(void);
 static __attribute__((noreturn)) void idle(void);
 
@@ -115,7 +116,7 @@ void kmain(uint32_t magic, const void *info)
     boot_phase(TRACE_PHASE_TIMER_START, timer_hz());
     rings_keep_facts(tsc_hz());             /* TSC rate, APIC ids for the next boot */
     hotkey_init(cfg.keyboard);              /* PS/2 keyboard, if any (keyboard=) */
-    inputpoll_set(hotkey_poll);             /* keys read inside long workloads */
+    inputpoll_set(keys_poll);               /* keys (and a stream) inside long workloads */
     dumpstick_init(cfg.dump_to);            /* trace.dump_to=: dumps to the boot stick too */
     dumpnet_init(cfg.dump_to);              /* and over the network */
     stream_init(cfg.stream);                /* trace.stream=: from idle(), once the net is up */
@@ -238,6 +239,14 @@ static void serial_irq_setup(void)
         return;
     }
     serial_irq_enable(VEC_SERIAL);
+}
+
+/* What the keys CPU polls inside a long workload (stress): the keys, and
+ * a stream's parts, so that a stream goes on under fire. */
+static void keys_poll(void)
+{
+    hotkey_poll();
+    stream_poll();
 }
 
 /* debug.fault=: ud2 now, or after_s seconds from now (ticks wake the

@@ -482,7 +482,14 @@ static uint64_t write_stream(const struct opts *o, struct ring **rings, const st
         };
         /* clang-format on */
         bool tables = o->tables < 0 ? part == 0 : o->tables;
-        struct dump_meta meta = { .dump_no = o->dump + i, .tsc_hz = o->tsc_hz, .apic_ids = apic, .extras = extras, .nextras = tables ? 6 : 2, .nonce = o->nonce, .stream = o->stream, .part = part, .final = o->final && i + 1 == o->parts, .tables = tables, .from = i || o->from ? from : NULL, .to = marks };
+        /* clang-format off */
+        struct dump_meta meta = {
+            .dump_no = o->dump + i, .tsc_hz = o->tsc_hz, .apic_ids = apic, .extras = extras,
+            .nextras = tables ? 6 : 2, .nonce = o->nonce, .stream = o->stream, .part = part,
+            .final = o->final && i + 1 == o->parts, .tables = tables,
+            .from = i || o->from ? from : NULL, .to = marks,
+        };
+        /* clang-format on */
         events += dump_encode(sink, &meta, rings, o->cpus);
     }
     free(marks), free(from);
@@ -575,7 +582,12 @@ int main(int argc, char **argv)
         { "workload", o.workload, 0 },
     };
     /* clang-format on */
-    struct dump_meta meta = { .dump_no = o.dump, .tsc_hz = o.tsc_hz, .apic_ids = apic, .extras = extras, .nextras = 5, .nonce = o.nonce, .previous_boot = o.previous != 0 };
+    /* clang-format off */
+    struct dump_meta meta = {
+        .dump_no = o.dump, .tsc_hz = o.tsc_hz, .apic_ids = apic, .extras = extras, .nextras = 5,
+        .nonce = o.nonce, .previous_boot = o.previous != 0,
+    };
+    /* clang-format on */
     uint64_t events = o.stream ? write_stream(&o, rings, sh, apic, &sink)
                                : dump_encode(&sink, &meta, rings, o.cpus);
     if (o.noise)

@@ -85,7 +85,7 @@ static void hammer(uint32_t cpu, void *arg)
          * UART is slow (under QEMU it takes the lock the emulated
          * interrupts need, too). */
         if (cpu == 0 && now - keys >= tsc_from_us(KEYS_EVERY_US)) {
-            inputpoll_run();            /* hotkey_poll */
+            inputpoll_run();            /* hotkey_poll, stream_poll */
             keys = now = rdtsc();
         }
     }

@@ -134,7 +134,13 @@ uint64_t dump_run(const struct dump_request *rq)
     memcpy(extras + DUMP_FACT_EXTRAS, run, sizeof run);
     unsigned nid;
     const struct dump_extra *id = machine_items(&nid);
-    const struct dump_meta meta = { .dump_no = no, .tsc_hz = tsc_hz(), .apic_ids = apic, .extras = extras, .nextras = DUMP_FACT_EXTRAS + sizeof run / sizeof run[0], .nonce = boot_nonce(), .identity = id, .nidentity = nid };
+    /* clang-format off */
+    const struct dump_meta meta = {
+        .dump_no = no, .tsc_hz = tsc_hz(), .apic_ids = apic, .extras = extras,
+        .nextras = DUMP_FACT_EXTRAS + sizeof run / sizeof run[0], .nonce = boot_nonce(),
+        .identity = id, .nidentity = nid,
+    };
+    /* clang-format on */
     enum dumpnet_cause cause = !fault                        ? DUMPNET_KEY
                                : !strcmp(rq->trigger, "nmi") ? DUMPNET_NMI
                                                              : DUMPNET_FAULT;
@@ -171,7 +177,12 @@ uint64_t dump_rings_of_previous_boot(struct ring *const rings[], unsigned n, uin
     stream_dump_started();
     unsigned nid;
     const struct dump_extra *id = machine_items(&nid);   /* the same machine, booted again */
-    const struct dump_meta meta = { .dump_no = no, .tsc_hz = hz, .apic_ids = apic_ids, .extras = extras, .nextras = nextras, .nonce = boot_nonce(), .previous_boot = true, .identity = id, .nidentity = nid };
+    /* clang-format off */
+    const struct dump_meta meta = {
+        .dump_no = no, .tsc_hz = hz, .apic_ids = apic_ids, .extras = extras, .nextras = nextras,
+        .nonce = boot_nonce(), .previous_boot = true, .identity = id, .nidentity = nid,
+    };
+    /* clang-format on */
     uint64_t events = encode(&meta, rings, n, this_cpu_index() == 0, DUMPNET_KEY);
     trace(DUMP_END, no, events);        /* before the rings are handed over */
     snapshot_unclaim();

@@ -137,9 +137,15 @@ static void take_part(uint64_t now)
     };
     unsigned nid;
     const struct dump_extra *id = machine_items(&nid);
+    /* clang-format off */
     const struct dump_meta meta = {
-        .dump_no = no, .tsc_hz = tsc_hz(), .apic_ids = apic, .extras = tables ? extras : brief, .nextras = tables ? DUMP_FACT_EXTRAS : 2, .nonce = boot_nonce(), .identity = tables ? id : NULL, .nidentity = tables ? nid : 0, .stream = stream_no, .part = part_no, .final = final, .tables = tables, .from = tables ? NULL : from, .to = marks, .room = streamnet_room()
+        .dump_no = no, .tsc_hz = tsc_hz(), .apic_ids = apic, .extras = tables ? extras : brief,
+        .nextras = tables ? DUMP_FACT_EXTRAS : 2, .nonce = boot_nonce(),
+        .identity = tables ? id : NULL, .nidentity = tables ? nid : 0, .stream = stream_no,
+        .part = part_no, .final = final, .tables = tables, .from = tables ? NULL : from,
+        .to = marks, .room = streamnet_room(),
     };
+    /* clang-format on */
     sums.events += dump_encode(sink, &meta, rings, ncpus);
     for (unsigned i = 0; i < ncpus; i++)
         if (rings[i])

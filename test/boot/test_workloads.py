@@ -305,18 +305,17 @@ class Stress(WorkloadCase):
                 self.assertLessEqual(skipped, c.overwritten + c.excluded,
                                      f"dump {d.index} CPU {c.cpu}: unexplained seq gap")
         # The dumps really were taken while the CPUs wrote: every ring grew
-        # between the last two dumps of the run, and attempts were refused
-        # while a dump paused tracing (under TCG a vCPU can sleep through a
-        # whole pause, so not necessarily on every CPU). The rings counted
-        # every refusal the workload saw.
+        # between the last two dumps of the run. The rings counted every
+        # refusal the workload saw. Whether any attempt falls inside a
+        # pause at all is the host scheduler's choice (under TCG on a busy
+        # host a vCPU can sleep through every pause: CI saw it), so that a
+        # refusal is counted is proven by test_ring.c, not here.
         first, last = dumps[0], dumps[during - 1]
         for c in first.cpus:
             self.assertGreater(last.cpu(c.cpu).recorded, c.recorded,
                                f"CPU {c.cpu} wrote nothing between two dumps")
         totals = self.stress_totals(final)
         self.assertEqual(sorted(totals), list(range(cpus)))
-        self.assertGreater(sum(refused for _, refused in totals.values()), 0,
-                           "no attempt was refused: no dump paused a writer")
         for cpu, (attempts, refused) in totals.items():
             self.assertLessEqual(refused, final.cpu(cpu).refused, f"CPU {cpu}")
             self.assertGreater(attempts, refused, f"CPU {cpu}")

@@ -397,7 +397,7 @@ class CaptureExport(unittest.TestCase):
         self.check_export('csv')
 
     def test_export_needs_until_dump_and_another_file(self):
-        for args, words in ((('--export', 'perfetto', 't.pf'), 'give --until-dump'),
+        for args, words in ((('--export', 'perfetto', 't.pf'), 'give one of them'),
                             (('--until-dump', '--export', 'svg', 't'), 'FORMAT is one of'),
                             (('--until-dump', '--export', 'csv', self.log), 'where the log')):
             with self.subTest(args=args):

@@ -17,6 +17,8 @@ temporary name and renamed when complete (btlib.export.exportfile, btlib.util.ou
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 
 from ..dump import dumplog
@@ -120,3 +122,35 @@ def _export(d, fmt: str, path: str, keys_at: float | None) -> str:
     lossy = '' if d.complete else ' (decode the log with --dump to see what it lacks)'
     return (f'exported dump {d.index} ({state}{lossy}, {events} events) as {fmt}'
             f'{waited}: {note or path}')
+
+
+def export_stream(log: str, fmt: str, path: str, stream: tuple[str, int]) -> str:
+    """capture --until-stream --export: stream (nonce text, number) of the
+    log, written as `decode LOG --stream NONCE.S -f FMT -o PATH` writes it
+    (its memory bounded by a window of parts, whatever the stream's
+    length). decode is run as its own program: the stream's reader is
+    decode's. A stream with losses or missing parts is still written
+    (decode's last line says what it lacks)."""
+    decode = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.realpath(__file__)))), 'decode')
+    ident = f'{stream[0]}.{stream[1]}'
+    argv = [sys.executable, decode, log, '--stream', ident, '-f', fmt, '-o', path]
+    before = _mtime_ns(path)
+    try:
+        r = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    except OSError as e:
+        raise Error(f'cannot run {decode}: {e.strerror}') from None
+    said = [x for x in r.stderr.strip().splitlines() if x]
+    after = _mtime_ns(path)
+    if after is None or after == before:
+        raise Error(f'stream {ident} of {log} not written: decode --stream said: '
+                    + (said[-1] if said else f'exit status {r.returncode}'))
+    state = said[0] if r.returncode and said else ''
+    return f'exported stream {ident} as {fmt}: {path}' + (f' ({state})' if state else '')
+
+
+def _mtime_ns(path: str) -> int | None:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return None

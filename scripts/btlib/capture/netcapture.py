@@ -42,7 +42,7 @@ import os
 import re
 import time
 
-from . import siphash
+from . import netstream, siphash
 from .netdump import LINE_COST, LINE_NO_MAX, RANGES_PER_REQUEST, Dump, resend_requests, subtract
 
 PROTO = b'BT1'
@@ -57,6 +57,8 @@ RTO_FIRST_S = 1.0                # a re-ask before the first round trip is measu
 RTO_MIN_S = 0.05
 REPLAY_WINDOW = 4096             # counters remembered below the highest (reordering)
 SAY_EVERY_S = 1.0                # a repeated refusal is said at most this often
+QUIET_S = 6.0                    # a dump not heard of this long is no longer arriving
+#                                  (the machine sends W every 0.2 s, gives up after 5 s)
 MAC_RE = re.compile(rb'\A[0-9a-f]{12}\Z')
 NONCE_RE = re.compile(rb'\A[0-9A-F]{16}\Z')
 TAG_RE = re.compile(rb'\A[0-9a-f]{16}\Z')
@@ -118,6 +120,8 @@ class Machine:
         self.text_lost = 0
         self.text_unwritten = 0
         self.dumps = {}                    # id -> Dump, in flight
+        self.streams = {}                  # (nonce, stream) -> netstream.Stream, not ended
+        self.ended = {}                    # (nonce, stream) of the latest streams ended
         self.done = {}                     # id -> Dump, written (lines released)
         self.refused_from = {}             # other address -> datagrams refused
         self.dumps_refused = 0
@@ -215,7 +219,9 @@ class Receiver:
         self.held_refused = 0              # lines refused for HELD_MAX (asked again later)
         self.said_once = set()
         self.said_at = {}                  # key -> (when said, times since)
-        self.events = []                   # ('ready'|'dump_done'|'dump_given_up'|'boot', mac, x)
+        # ('seen'|'ready'|'boot'|'dump_done'|'dump_given_up'|'part_done'|'part_given_up'|
+        #  'stream_end', mac, x)
+        self.events = []
         self.counter = time.time_ns() // 1000      # K's counter: above any earlier capture's
         os.makedirs(outdir, exist_ok=True)
 
@@ -397,6 +403,9 @@ class Receiver:
                      f'was {m.nonce})\n'.encode())
         self.say(f'{m.mac}: booted again (boot {nonce}, was {m.nonce}); same log')
         self.events.append(('boot', m.mac, nonce))
+        for s in [s for s in m.streams.values() if s.nonce != nonce and not s.open]:
+            self._end_stream(m, s, time.monotonic(), 'the machine booted again before '
+                             'its final part came')
 
     def _log(self, m, data):
         """Write to the machine's log; say once why not, and return False."""
@@ -465,6 +474,7 @@ class Receiver:
     def _lines(self, m, d, first, body, now):
         if d is None or d.written or not body.endswith(b'\n'):
             return
+        d.last = now
         for i, line in enumerate(body[:-1].split(b'\n')):
             no = first + i
             if self.held + len(line) + LINE_COST > HELD_MAX:
@@ -480,12 +490,60 @@ class Receiver:
                         m.rtt_sample(now - when)
                         break
             self.held += d.cost - before
+        if d.stream is not None and not d.heard:
+            d.heard = True
+            self._part_heard(m, d, now)
         if d.whole():
             self._finish(m, d, now)
+
+    def _part_heard(self, m, d, now):
+        """A part's DUMP BEGIN arrived. The machine keeps at most 2 parts of
+        a stream unconfirmed, so an earlier part 2 or more behind this one
+        is over for it (confirmed, or given up with an X that was lost):
+        what arrived of it is written now, which also frees its place."""
+        if (d.id[0], d.stream) in m.ended:
+            return                         # a late copy of an ended stream's part
+        s = self._stream(m, d, now)
+        s.heard(d.part)
+        for old in list(m.dumps.values()):
+            if old is not d and old.stream == d.stream and old.id[0] == d.id[0] and \
+                    old.part <= d.part - 2:
+                old.gave_up = True
+                arrived = len(old.lines)
+                if self._write(m, old, now):
+                    self.say(f'{m.mac}: {old.name} incomplete: the machine went on to part '
+                             f'{d.part} without it; {arrived} of '
+                             f'{old.total if old.total is not None else "?"} lines arrived '
+                             f'intact')
+                    self.events.append(('part_given_up', m.mac, old))
+                    self._streams_over(m, now)
+
+    def _stream(self, m, d, now):
+        """The account of the stream a part belongs to (a new one when it
+        is the first heard of; the oldest not ended is closed beyond the
+        bound)."""
+        key = (d.id[0], d.stream)
+        s = m.streams.get(key)
+        if s is None:
+            if len(m.streams) >= netstream.STREAMS_OPEN_MAX:
+                self._end_stream(m, next(iter(m.streams.values())), now,
+                                 f'{netstream.STREAMS_OPEN_MAX} newer streams began')
+            s = m.streams[key] = netstream.Stream(d.id[0], d.stream, now)
+            self.say(f'{m.mac}: {s.name} (boot {s.nonce}) began arriving (part {d.part})')
+        return s
+
+    def _end_stream(self, m, s, now, why=None):
+        m.streams.pop((s.nonce, s.number), None)
+        m.ended[(s.nonce, s.number)] = True
+        while len(m.ended) > netstream.STREAMS_OPEN_MAX:
+            m.ended.pop(next(iter(m.ended)))
+        self.say(f'{m.mac}: {s.closing(now, why)}')
+        self.events.append(('stream_end', m.mac, s))
 
     def _status(self, m, kind, d, total, now):
         if d is None:
             return
+        d.last = now
         if d.written:
             self._confirm(m, d)
             return
@@ -503,12 +561,15 @@ class Receiver:
             return
         if kind == b'X':                   # the machine stopped waiting: keep what came
             d.gave_up = True
+            missing = d.missing_count()
             if not self._write(m, d, now):
                 return
             self.say(f'{m.mac}: {d.name} incomplete: the machine stopped waiting; '
-                     f'{d.missing_count()} of {d.total} lines never arrived intact '
+                     f'{missing} of {d.total} lines never arrived intact '
                      f'(asked again for {d.asked} lines)')
-            self.events.append(('dump_given_up', m.mac, d))
+            self.events.append(('part_given_up' if d.stream is not None else 'dump_given_up',
+                                m.mac, d))
+            self._streams_over(m, now)
             return
         self._ask(m, d, now)
 
@@ -533,6 +594,10 @@ class Receiver:
         if not self._write(m, d, now):
             return
         self._confirm(m, d)
+        if d.stream is not None:           # a stream's parts are said per stream
+            self.events.append(('part_done', m.mac, d))
+            self._streams_over(m, now)
+            return
         secs = max(d.finished - d.started, 1e-6)
         why = 'no key proves the machine' if not m.verified else 'not this boot\'s'
         self.say(f'{m.mac}: {d.name} complete: {d.total} lines, {d.bytes} bytes in '
@@ -541,6 +606,7 @@ class Receiver:
                  + ('' if d.confirmed else f'; NOT confirmed to the machine ({why})')
                  + ('' if d.verified else '; UNVERIFIED'))
         self.events.append(('dump_done', m.mac, d))
+        self._streams_over(m, now)             # it may have held a stream's end
 
     def _write(self, m, d, now):
         """Write what arrived of the dump once; False while the log refuses it."""
@@ -554,8 +620,27 @@ class Receiver:
         m.done[d.id] = d
         while len(m.done) > DUMPS_DONE_KEPT:
             m.done.pop(next(iter(m.done)))
+        if d.stream is not None:
+            d.counts = netstream.part_counts((d.lines[n] for n in d.order), d.seed)
         d.release()
+        if d.stream is not None:
+            self._part_written(m, d, now)
         return True
+
+    def _part_written(self, m, d, now):
+        if (d.id[0], d.stream) not in m.ended:
+            self._stream(m, d, now).wrote(d, now)
+
+    def _streams_over(self, m, now):
+        """A stream ends when its final part is written and no earlier part
+        is still arriving: neither one known to be its part, nor a dump of
+        its boot numbered before the final part whose DUMP BEGIN has not
+        arrived yet (it may be a part), unless that one went quiet."""
+        for s in list(m.streams.values()):
+            if s.done() and not any(
+                    x.stream is None and x.id[0] == s.nonce and x.id[1] < s.final_dump and
+                    now - x.last < QUIET_S for x in m.dumps.values()):
+                self._end_stream(m, s, now)
 
     def _confirm(self, m, d):
         """A for a dump written whole, signed with the machine's key; none
@@ -597,13 +682,22 @@ class Receiver:
         out = []
         for m in self.machines.values():
             for d in m.dumps.values():
-                if not d.lines:
+                if not d.lines or d.stream is not None:
                     continue
                 secs = max(now - d.started, 1e-3)
                 total = d.total if d.total is not None else '?'
                 out.append(f'{m.mac} {d.name}: {len(d.lines)}/{total} lines '
                            f'{d.bytes / secs / 1e6:.2f} MB/s')
         return '  '.join(out[:4])
+
+    def stream_progress(self, now=None):
+        """The streams' progress lines due now (each at most every
+        netstream.PROGRESS_EVERY_S)."""
+        now = time.monotonic() if now is None else now
+        for m in self.machines.values():
+            self._streams_over(m, now)         # a dump that kept one open went quiet
+        return [f'{m.mac}: {line}' for m in self.machines.values()
+                for line in (s.progress(now) for s in m.streams.values()) if line]
 
     def close(self):
         """Write what arrived of unfinished dumps (those with any intact line)."""
@@ -617,6 +711,9 @@ class Receiver:
                 if self._write(m, d, now):
                     self.say(f'{m.mac}: {d.name} incomplete at exit: {count} lines '
                              f'arrived' + (f' of {total}' if total is not None else ''))
+                    self._streams_over(m, now)
                 else:
                     self.say(f'{m.mac}: {d.name}: {count} lines arrived but could not be '
                              f'written to {m.path}')
+            for s in list(m.streams.values()):
+                self._end_stream(m, s, now, 'capture stopped before its final part arrived')

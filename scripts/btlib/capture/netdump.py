@@ -33,6 +33,7 @@ class Dump:
         self.total = None                  # from W/X or DUMP END's lines=
         self.bound = LINE_NO_MAX + 1       # lines it can have (DUMP BEGIN narrows it)
         self.started = now
+        self.last = now                    # when a datagram of it last came
         self.finished = None
         self.bytes = 0
         self.damaged = 0                   # lines that failed their checks
@@ -45,9 +46,16 @@ class Dump:
         self.gave_up = False               # the machine stopped waiting (X) before it was whole
         self.confirmed = False
         self.kept = 0                      # lines written
+        self.stream = None                 # a stream's part (DUMP BEGIN's stream=): its number
+        self.part = None                   # and the part's (docs/streaming.md)
+        self.final = False                 # final=1: the stream's last part
+        self.counts = None                 # a part's %C counters, read when it is written
+        self.heard = False                 # the Receiver noted the part's DUMP BEGIN
 
     @property
     def name(self):
+        if self.stream is not None:
+            return f'stream {self.stream} part {self.part} (dump {self.id[1]})'
         return f'dump {self.id[1]}'
 
     @property
@@ -100,6 +108,7 @@ class Dump:
                         (self.id[0], self.id[1]):
                     raise dumpfmt.Damaged
                 self._bound_by(fields)
+                self._part_of(fields)
         except (dumpfmt.Damaged, ValueError):
             stated = None
         if stated != no:
@@ -132,6 +141,14 @@ class Dump:
             self.cost -= len(line) + LINE_COST
         if self.total is not None and self.total > self.bound:
             self.total = None
+
+    def _part_of(self, begin):
+        """A stream's part says so in its DUMP BEGIN (stream=, part=, final=1)."""
+        stream = dumpfmt.int_field(begin.get('stream'))
+        part = dumpfmt.int_field(begin.get('part'))
+        if stream is not None and part is not None:
+            self.stream, self.part = stream, part
+            self.final = begin.get('final') == '1'
 
     def release(self):
         """The lines are written: keep only what the summary needs."""
