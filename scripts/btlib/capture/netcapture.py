@@ -43,6 +43,7 @@ import re
 import time
 
 from . import netstream, siphash
+from .netstream import StreamParts
 from .netdump import LINE_COST, LINE_NO_MAX, RANGES_PER_REQUEST, Dump, resend_requests, subtract
 
 PROTO = b'BT1'
@@ -57,7 +58,6 @@ RTO_FIRST_S = 1.0                # a re-ask before the first round trip is measu
 RTO_MIN_S = 0.05
 REPLAY_WINDOW = 4096             # counters remembered below the highest (reordering)
 SAY_EVERY_S = 1.0                # a repeated refusal is said at most this often
-QUIET_S = 6.0                    # a dump not heard of this long is no longer arriving
 #                                  (the machine sends W every 0.2 s, gives up after 5 s)
 MAC_RE = re.compile(rb'\A[0-9a-f]{12}\Z')
 NONCE_RE = re.compile(rb'\A[0-9A-F]{16}\Z')
@@ -198,7 +198,7 @@ class Machine:
                      f'is from an earlier one ({size} bytes)\n').encode()
 
 
-class Receiver:
+class Receiver(StreamParts):
     """Feed it datagrams; it writes the logs and answers the machines.
 
     send(data, addr) sends a datagram; say(text) reports to the user;
@@ -496,50 +496,6 @@ class Receiver:
         if d.whole():
             self._finish(m, d, now)
 
-    def _part_heard(self, m, d, now):
-        """A part's DUMP BEGIN arrived. The machine keeps at most 2 parts of
-        a stream unconfirmed, so an earlier part 2 or more behind this one
-        is over for it (confirmed, or given up with an X that was lost):
-        what arrived of it is written now, which also frees its place."""
-        if (d.id[0], d.stream) in m.ended:
-            return                         # a late copy of an ended stream's part
-        s = self._stream(m, d, now)
-        s.heard(d.part)
-        for old in list(m.dumps.values()):
-            if old is not d and old.stream == d.stream and old.id[0] == d.id[0] and \
-                    old.part <= d.part - 2:
-                old.gave_up = True
-                arrived = len(old.lines)
-                if self._write(m, old, now):
-                    self.say(f'{m.mac}: {old.name} incomplete: the machine went on to part '
-                             f'{d.part} without it; {arrived} of '
-                             f'{old.total if old.total is not None else "?"} lines arrived '
-                             f'intact')
-                    self.events.append(('part_given_up', m.mac, old))
-                    self._streams_over(m, now)
-
-    def _stream(self, m, d, now):
-        """The account of the stream a part belongs to (a new one when it
-        is the first heard of; the oldest not ended is closed beyond the
-        bound)."""
-        key = (d.id[0], d.stream)
-        s = m.streams.get(key)
-        if s is None:
-            if len(m.streams) >= netstream.STREAMS_OPEN_MAX:
-                self._end_stream(m, next(iter(m.streams.values())), now,
-                                 f'{netstream.STREAMS_OPEN_MAX} newer streams began')
-            s = m.streams[key] = netstream.Stream(d.id[0], d.stream, now)
-            self.say(f'{m.mac}: {s.name} (boot {s.nonce}) began arriving (part {d.part})')
-        return s
-
-    def _end_stream(self, m, s, now, why=None):
-        m.streams.pop((s.nonce, s.number), None)
-        m.ended[(s.nonce, s.number)] = True
-        while len(m.ended) > netstream.STREAMS_OPEN_MAX:
-            m.ended.pop(next(iter(m.ended)))
-        self.say(f'{m.mac}: {s.closing(now, why)}')
-        self.events.append(('stream_end', m.mac, s))
-
     def _status(self, m, kind, d, total, now):
         if d is None:
             return
@@ -627,21 +583,6 @@ class Receiver:
             self._part_written(m, d, now)
         return True
 
-    def _part_written(self, m, d, now):
-        if (d.id[0], d.stream) not in m.ended:
-            self._stream(m, d, now).wrote(d, now)
-
-    def _streams_over(self, m, now):
-        """A stream ends when its final part is written and no earlier part
-        is still arriving: neither one known to be its part, nor a dump of
-        its boot numbered before the final part whose DUMP BEGIN has not
-        arrived yet (it may be a part), unless that one went quiet."""
-        for s in list(m.streams.values()):
-            if s.done() and not any(
-                    x.stream is None and x.id[0] == s.nonce and x.id[1] < s.final_dump and
-                    now - x.last < QUIET_S for x in m.dumps.values()):
-                self._end_stream(m, s, now)
-
     def _confirm(self, m, d):
         """A for a dump written whole, signed with the machine's key; none
         for a machine no key proves."""
@@ -689,15 +630,6 @@ class Receiver:
                 out.append(f'{m.mac} {d.name}: {len(d.lines)}/{total} lines '
                            f'{d.bytes / secs / 1e6:.2f} MB/s')
         return '  '.join(out[:4])
-
-    def stream_progress(self, now=None):
-        """The streams' progress lines due now (each at most every
-        netstream.PROGRESS_EVERY_S)."""
-        now = time.monotonic() if now is None else now
-        for m in self.machines.values():
-            self._streams_over(m, now)         # a dump that kept one open went quiet
-        return [f'{m.mac}: {line}' for m in self.machines.values()
-                for line in (s.progress(now) for s in m.streams.values()) if line]
 
     def close(self):
         """Write what arrived of unfinished dumps (those with any intact line)."""

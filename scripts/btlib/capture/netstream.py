@@ -13,12 +13,15 @@ parts written are remembered as `low` (every part below it is written or
 given up) and the few above it (at most 2 parts of a stream are
 unconfirmed at a time, so the set stays small; it is bounded all the same)."""
 
+import time
+
 from ..dump import dumpfmt
 
 PROGRESS_EVERY_S = 5.0           # a stream's progress line at most this often
 ABOVE_MAX = 64                   # parts written past a part that never came (then given up)
 STREAMS_OPEN_MAX = 16            # streams of one machine not ended (more: the oldest ends)
 COUNTERS = ('sent', 'overwritten', 'excluded')
+QUIET_S = 6.0                    # a dump not heard of this long is no longer arriving
 
 
 def part_counts(lines, seed):
@@ -146,3 +149,77 @@ class Stream:
         else:
             state = 'NOT complete: parts are missing or incomplete'
         return f'{self.name} (boot {self.nonce}) ended, {state}: {self.summary(now)}'
+
+
+class StreamParts:
+    """The Receiver's stream half (netcapture.Receiver inherits it): parts
+    heard and written, each stream's account kept, ended and said. Uses
+    the Receiver's say, events and _write."""
+
+    def _part_heard(self, m, d, now):
+        """A part's DUMP BEGIN arrived. The machine keeps at most 2 parts of
+        a stream unconfirmed, so an earlier part 2 or more behind this one
+        is over for it (confirmed, or given up with an X that was lost):
+        what arrived of it is written now, which also frees its place."""
+        if (d.id[0], d.stream) in m.ended:
+            return                         # a late copy of an ended stream's part
+        s = self._stream(m, d, now)
+        s.heard(d.part)
+        for old in list(m.dumps.values()):
+            if old is not d and old.stream == d.stream and old.id[0] == d.id[0] and \
+                    old.part <= d.part - 2:
+                old.gave_up = True
+                arrived = len(old.lines)
+                if self._write(m, old, now):
+                    self.say(f'{m.mac}: {old.name} incomplete: the machine went on to part '
+                             f'{d.part} without it; {arrived} of '
+                             f'{old.total if old.total is not None else "?"} lines arrived '
+                             f'intact')
+                    self.events.append(('part_given_up', m.mac, old))
+                    self._streams_over(m, now)
+
+    def _stream(self, m, d, now):
+        """The account of the stream a part belongs to (a new one when it
+        is the first heard of; the oldest not ended is closed beyond the
+        bound)."""
+        key = (d.id[0], d.stream)
+        s = m.streams.get(key)
+        if s is None:
+            if len(m.streams) >= STREAMS_OPEN_MAX:
+                self._end_stream(m, next(iter(m.streams.values())), now,
+                                 f'{STREAMS_OPEN_MAX} newer streams began')
+            s = m.streams[key] = Stream(d.id[0], d.stream, now)
+            self.say(f'{m.mac}: {s.name} (boot {s.nonce}) began arriving (part {d.part})')
+        return s
+
+    def _end_stream(self, m, s, now, why=None):
+        m.streams.pop((s.nonce, s.number), None)
+        m.ended[(s.nonce, s.number)] = True
+        while len(m.ended) > STREAMS_OPEN_MAX:
+            m.ended.pop(next(iter(m.ended)))
+        self.say(f'{m.mac}: {s.closing(now, why)}')
+        self.events.append(('stream_end', m.mac, s))
+
+    def _part_written(self, m, d, now):
+        if (d.id[0], d.stream) not in m.ended:
+            self._stream(m, d, now).wrote(d, now)
+
+    def _streams_over(self, m, now):
+        """A stream ends when its final part is written and no earlier part
+        is still arriving: neither one known to be its part, nor a dump of
+        its boot numbered before the final part whose DUMP BEGIN has not
+        arrived yet (it may be a part), unless that one went quiet."""
+        for s in list(m.streams.values()):
+            if s.done() and not any(
+                    x.stream is None and x.id[0] == s.nonce and x.id[1] < s.final_dump and
+                    now - x.last < QUIET_S for x in m.dumps.values()):
+                self._end_stream(m, s, now)
+
+    def stream_progress(self, now=None):
+        """The streams' progress lines due now (each at most every
+        PROGRESS_EVERY_S)."""
+        now = time.monotonic() if now is None else now
+        for m in self.machines.values():
+            self._streams_over(m, now)         # a dump that kept one open went quiet
+        return [f'{m.mac}: {line}' for m in self.machines.values()
+                for line in (s.progress(now) for s in m.streams.values()) if line]
