@@ -279,7 +279,9 @@ class StreamWholeRun(StreamCase):
         self.whole_run("e1000")
 
     def test_virtio_whole_run_every_cpu(self):
-        self.whole_run("virtio")
+        # The issue's 30 s run is e1000's; virtio-net streams until every
+        # CPU has its 100 rings' worth, the same proof in half the time.
+        self.whole_run("virtio", least_s=0)
 
 
 class StreamSlowHost(StreamCase):
