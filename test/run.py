@@ -158,6 +158,8 @@ def discover(directory, patterns):
     ids, broken, seen = [], [], {}
     for test in iterate(suite):
         tid = test.id()
+        if alone_reason(test):
+            ALONE.add(tid)
         if tid.startswith("unittest.loader._FailedTest."):
             broken.append((tid.rsplit(".", 1)[-1], failed_test_text(test)))
         elif tid in seen:
@@ -170,6 +172,19 @@ def discover(directory, patterns):
         else:
             seen[tid] = 1
     return ids, broken
+
+
+# Test ids marked to run with no other test beside them (alone_reason).
+ALONE = set()
+
+
+def alone_reason(test):
+    """A boot test's `run_alone` mark (harness.run_alone), or None. Such a
+    test boots many vCPUs that wait on each other (pair measurements):
+    beside another boot on a 2-core host each pair waits for the host to
+    run both of its vCPUs, and the test takes several times as long."""
+    method = getattr(test, getattr(test, "_testMethodName", ""), None)
+    return getattr(method, "run_alone", None)
 
 
 def collected_twice(test):
@@ -280,7 +295,10 @@ def python_units(tally, directory, patterns, per_test, timeout):
         # Slowest first, so the last worker is not left running alone: by
         # the last run's times where there are some, else OVMF boots
         # (several times longer than SeaBIOS's) first.
-        ids.sort(key=lambda tid: (-took.get(tid, 0.0), "uefi" not in tid.lower()))
+        # Those that run alone go first, one after the other, then the
+        # rest on every worker.
+        ids.sort(key=lambda tid: (tid not in ALONE, -took.get(tid, 0.0),
+                                  "uefi" not in tid.lower()))
         units = [[tid] for tid in ids]
     else:
         modules = {}
@@ -320,7 +338,8 @@ def schedule(tally, units, jobs):
     pending, running = list(units), []
     try:
         while pending or running:
-            while pending and len(running) < jobs:
+            while pending and len(running) < jobs and not (
+                    running and (alone(pending[0]) or any(alone(w) for w in running))):
                 w = Worker(*pending.pop(0))
                 sel.register(w.pipe, selectors.EVENT_READ, w)
                 running.append(w)
@@ -344,6 +363,12 @@ def schedule(tally, units, jobs):
         for w in running:
             w.kill()
             w.close()
+
+
+def alone(unit):
+    """Whether a unit (or a Worker's) is a test that runs alone."""
+    ids = unit.ids if isinstance(unit, Worker) else unit[1]
+    return any(tid in ALONE for tid in ids)
 
 
 def finish(tally, w, why):

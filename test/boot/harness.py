@@ -54,6 +54,17 @@ def scaled(seconds):
     return seconds * TIMEOUT_SCALE
 
 
+def run_alone(why):
+    """Marks a boot test that test/run.py starts with no other test
+    running (its ALONE): many vCPUs that wait on each other, which a
+    second boot on a 2-core host slows several times over. `why` says
+    so in the test's own words."""
+    def mark(test):
+        test.run_alone = why
+        return test
+    return mark
+
+
 def find_faults(data):
     """Excerpts of serial output (bytes) that look like a fault, a panic
     or a GRUB error; [] for a healthy boot."""

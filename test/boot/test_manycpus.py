@@ -20,7 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 
-from harness import Machine
+from harness import Machine, run_alone
 from btlib.dump import dumplog
 
 PYTHON = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
@@ -87,6 +87,7 @@ class ManyCpusCase(unittest.TestCase):
 
 class SixtyFour(ManyCpusCase):
 
+    @run_alone("64 vCPUs, and c2c pairs that need both vCPUs running")
     def test_64_cpus_dump_summaries_and_c2c_subset(self):
         m, info = self.boot(smp=64, cmdline="workload=c2c:cpus=0-7,samples=4,trips=20")
         for key, want in (("cpus", "64"), ("found", "64"), ("parked", "0"), ("failed", "0")):

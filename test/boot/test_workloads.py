@@ -27,7 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 
-from harness import Machine
+from harness import Machine, run_alone
 from btlib.dump import dumplog
 from btlib.report import workloads
 from btlib.report import stresscheck
@@ -135,6 +135,7 @@ class Matrices(WorkloadCase):
         self.assertTrue(any(c.results for c in d.cpus), "the %C lines count results")
         self.no_faults(m)
 
+    @run_alone("16 CPUs measure every pair: each pair needs both vCPUs running")
     def test_ipi_c2c_tsc_hotkeys_16cpu(self):
         # Default rings: the matrices live in the results log (RESULT
         # events), and a 16 x 4096 dump is a quarter of 16 x 65536's
@@ -204,6 +205,7 @@ class TimerAndHwlat(WorkloadCase):
 class FromCommandLine(WorkloadCase):
     """workload= on the command line, as a GRUB menu entry passes it."""
 
+    @run_alone("a tsc matrix of 16 CPUs: each pair needs both vCPUs running")
     def test_tsc_from_cmdline_with_parameters(self):
         # A run on a loaded host can outlast the default ring: keep every result.
         m, info = self.boot(smp=16, cmdline=f"workload=tsc:rounds=20 {BIG_RINGS}")

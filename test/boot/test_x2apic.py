@@ -32,6 +32,7 @@ sys.path.insert(0, HERE)
 from test_manycpus import ManyCpusCase, SCREEN_ROWS
 from test_net import Capture, HOST, CONFIRMED, ADDRESS, LAB_KEY
 from test_netcapture import free_port
+from harness import run_alone
 from btlib.dump import dumplog
 from btlib.qemu import launch as qemu
 
@@ -178,6 +179,7 @@ class TwoEightyEight(X2apicCase):
 
 class SparseIds(X2apicCase):
 
+    @run_alone("195 vCPUs, and c2c pairs across APIC ID 255")
     def test_sparse_ids_fault_c2c_and_hung_cpu_above_255(self):
         cpus = ",".join(map(str, C2C_CPUS))
         self.m, info = self.boot(
