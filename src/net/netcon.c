@@ -18,6 +18,8 @@
 #define REFUSED_SAY_US      1000000ull       /* refusals are said at most this often */
 #define KEY_COUNTER_STEP    (1ull << 53)   /* a K's counter climbs at most this much at once */
 #define ANNOUNCE_US         5000000ull       /* "BT1 I" this often while idle */
+#define ANNOUNCE_UNHEARD_US 1000000ull       /* ... this often at first, while no host answered */
+#define ANNOUNCE_UNHEARD    30               /* ... for at most this many announcements */
 #define WHO_ANSWER_US       1000000ull       /* answers to "BT1 Q" at most this often, in all */
 #define READY_MAX           320
 #define ANNOUNCE_HEADER_MAX (64 + NETAUTH_SEAL_MAX)   /* "BT1 I <mac> <nonce> <seq> <seal>" */
@@ -29,6 +31,9 @@ static bool lab_key;                    /* net.key gave it */
 static uint64_t nonce;                  /* the boot's, as D datagrams write it */
 static uint64_t sealed;                 /* datagrams sealed so far: the next one's counter */
 static bool keys_off, host_seen, started;
+static uint32_t heard_ip;               /* the first host that spoke the protocol */
+static uint16_t heard_port;
+static bool heard_said;
 static uint32_t proven_ip;              /* the last host that proved it has the key */
 static uint16_t proven_port;
 static bool withhold;                   /* the line being printed is not for the network */
@@ -81,6 +86,14 @@ static void refuse(struct refusals *r, uint32_t ip)
     r->from = ip;
 }
 
+/* A host spoke the protocol: a dump waits for its confirmation now. */
+static void heard(uint32_t ip, uint16_t port)
+{
+    if (!host_seen)
+        heard_ip = ip, heard_port = port;
+    host_seen = true;
+}
+
 /* The sender proved it has this boot's key: dumps go to it from now on. */
 static void proven(uint32_t ip, uint16_t port)
 {
@@ -126,7 +139,8 @@ static void receive(uint32_t ip, uint16_t port, const uint8_t *p, unsigned len)
     switch (m.kind) {
     case NETMSG_KEYS:
     case NETMSG_KEYS_PLAIN:
-        take_keys(ip, port, &m);
+        if (take_keys(ip, port, &m))
+            heard(ip, port);
         return;
     case NETMSG_DONE_PLAIN:
         refuse(&done_refused, ip);
@@ -147,7 +161,7 @@ static void receive(uint32_t ip, uint16_t port, const uint8_t *p, unsigned len)
     default:
         break;
     }
-    host_seen = true;
+    heard(ip, port);
     if (m.kind != NETMSG_DONE && m.kind != NETMSG_RESEND)
         return;
     if (dump_handler)                   /* each takes only its own dumps' ids */
@@ -292,7 +306,8 @@ static bool announce(uint32_t ip, uint16_t port)
 }
 
 /* With the lock held, idle (no dump in progress): the announcement every
- * ANNOUNCE_US (the first as soon as the network is up), the answer to Q. */
+ * ANNOUNCE_US (the first as soon as the network is up, then every
+ * ANNOUNCE_UNHEARD_US until a host answers), the answer to Q. */
 static void announce_poll(void)
 {
     if (!__atomic_load_n(&ready_len, __ATOMIC_ACQUIRE) || dump_handler || !net_ready())
@@ -303,7 +318,13 @@ static void announce_poll(void)
         who_tsc = now;
         announce(who_ip, who_port);
     }
-    if (!announced || now - announce_tsc >= tsc_from_us(ANNOUNCE_US)) {
+    /* Until a host answers (capture --net answers each I with H), more
+     * often for a while: its first H may be lost while the NIC comes up,
+     * and a dump waits for a confirmation only once a host has spoken
+     * (recorder/dumpnet.h). A host that comes later is answered at once. */
+    bool soon = !host_seen && announce_seq < ANNOUNCE_UNHEARD;
+    uint64_t every = tsc_from_us(soon ? ANNOUNCE_UNHEARD_US : ANNOUNCE_US);
+    if (!announced || now - announce_tsc >= every) {
         announced = true;
         announce_tsc = now;
         announce(0, 0);
@@ -338,6 +359,25 @@ static void say_refused(struct refusals *r, const char *what, const char *why)
     r->said = r->count;
 }
 
+/* The first host that spoke the protocol, said once (taken under the
+ * lock, said after it): from now on a dump waits for its confirmation.
+ * Unproven (an H is unsigned): the wait is all it can change. */
+static bool heard_news(uint32_t *ip, uint16_t *port)
+{
+    if (!host_seen || heard_said)
+        return false;
+    heard_said = true;
+    *ip = heard_ip, *port = heard_port;
+    return true;
+}
+
+static void say_heard(uint32_t ip, uint16_t port)
+{
+    char from[16];
+    ipv4_format(ip, from);
+    kprintf("net: a host answers from %s:%u: dumps wait for its confirmation\n", from, port);
+}
+
 int netcon_getc(void)
 {
     if (!net_active() || !net_take(0, false))
@@ -346,10 +386,15 @@ int netcon_getc(void)
     netcon_send_backlog();
     announce_poll();
     int c = key_head != key_tail ? keyq[key_head++ % KEY_QUEUE] : -1;
+    uint32_t heard_from = 0;
+    uint16_t heard_at = 0;
+    bool heard = heard_news(&heard_from, &heard_at);
     net_give();
     net_report();
     say_refused(&keys_refused, "key datagrams",
                 keys_off ? "net.keys=off" : "without this boot's key");
     say_refused(&done_refused, "confirmations or requests", "without this boot's key");
+    if (heard)
+        say_heard(heard_from, heard_at);
     return c;
 }

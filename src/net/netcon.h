@@ -36,7 +36,9 @@ bool netcon_send(uint8_t *pkt, unsigned len, unsigned head);
  * wait names them. */
 uint64_t netcon_done_refused(void);
 /* The READY line (without "\n"): announced as "BT1 I" now, then every
- * 5 s while no dump is in progress, and to whoever asks with "BT1 Q". */
+ * 5 s while no dump is in progress (every second for the first 30 while
+ * no host has answered), and to whoever asks with "BT1 Q". Once a host
+ * first speaks the protocol, the console says so (its address and port). */
 void netcon_set_ready(const char *line);
 /* The next key from the host, or -1; polls the network first (keys CPU). */
 int netcon_getc(void);

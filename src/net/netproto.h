@@ -5,7 +5,8 @@
  * "\n", then (for some kinds) a body. Machine to host (to net.to, from
  * UDP port NETPROTO_PORT; I also to whoever asked with Q), each header
  * ending in " <counter> <tag>" (the seal, net/netauth.h):
- *   BT1 I <mac> <nonce> <seq> ..\n<the READY line>\n  here I am (idle, every 5 s)
+ *   BT1 I <mac> <nonce> <seq> ..\n<the READY line>\n  here I am (idle, every 5 s;
+ *                                      every 1 s at first until a host answers)
  *   BT1 T <mac> <seq> <nonce> ..\n<console text>
  *   BT1 D <mac> <nonce>.<dump> <first line no> ..\n<dump lines, each ending \n>
  *   BT1 W <mac> <nonce>.<dump> <lines> <ms left> ..\n      sent, waiting for A
@@ -15,7 +16,8 @@
  *   BT1 A <tag> <nonce>.<dump>\n       the dump arrived whole, signed
  *   BT1 R [<tag> ]<nonce>.<dump> <ranges>\n  send these line numbers again
  *                                      ("3-9,12"); signed or not
- *   BT1 H\n                            a host listens (wait for its A after a dump)
+ *   BT1 H\n                            a host listens (wait for its A after a
+ *                                      dump); capture --net answers each I with it
  *   BT1 Q\n                            who is there (answered with an I)
  * <tag>: 16 lower-case hex digits. The old unsigned forms "BT1 K
  * <session> <keys>" and "BT1 A <nonce>.<dump>\n" parse as

@@ -257,7 +257,10 @@ void dumpnet_close(const struct dump_meta *meta, struct ring *const rings[], uns
             why = WAIT_BUSY;             /* the stack stayed busy: stop here */
             break;
         }
-        if (replies != seen) {
+        /* An answer to this dump, or the first word of any host (its H
+         * to the dump's first datagram, say): the host's quiet time
+         * starts again, at its full length. */
+        if (replies != seen || (w.quiet_us != DUMPNET_QUIET_US && netcon_host_seen())) {
             seen = replies, w.quiet_us = DUMPNET_QUIET_US;
             w.quiet = deadline_in_us(w.quiet_us);
         }

@@ -11,8 +11,10 @@
  * snapshot still held, says "BT1 W" (sent, waiting) until the host
  * answers "BT1 A" (whole) or asks for lines again ("BT1 R"): those are
  * encoded again and sent. It stops waiting when the host confirms, when
- * no host answers for DUMPNET_QUIET_US (DUMPNET_NO_HOST_US if no host
- * ever spoke), or after DUMPNET_WAIT_MAX_US, and says on the console
+ * no host answers for DUMPNET_QUIET_US (DUMPNET_NO_HOST_US while no host
+ * has ever spoken: any host's first word, such as capture's H to the
+ * dump's first datagram, starts the full wait again), or after
+ * DUMPNET_WAIT_MAX_US, and says on the console
  * what was not confirmed. A fault's or an NMI's dump goes over the
  * network too (net/net.h's lock rules). */
 #ifndef RECORDER_DUMPNET_H

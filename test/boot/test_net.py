@@ -38,6 +38,9 @@ CAPTURE = os.path.join(REPO, "scripts", "capture")
 DECODE = os.path.join(REPO, "scripts", "decode")
 CAPTURE_TIMEOUT_S = 240
 CONFIRMED = rb"dumpnet: dump (\d+): the host confirmed all (\d+) lines"
+# The machine heard a host (capture's H): from then on a dump waits for
+# its confirmation, not only 0.3 s (recorder/dumpnet.h).
+HEARD = rb"net: a host answers from 10\.0\.2\.2:\d+: dumps wait for its confirmation"
 CODE = rb"net: session code ([A-Z2-9]{4}(?:-[A-Z2-9]{4}){3})"
 # The lab key these tests boot with (net.key=) and capture reads
 # (--key-file); capture's own key store is an empty folder of the test's.
@@ -112,6 +115,12 @@ class NetCase(TraceCase):
         self.assertIn(info["ip"], ("10.0.2.15", "pending"), info)
         m.wait_for(ADDRESS, 60, start=0)
         return m, info
+
+    def heard(self, m, timeout=60):
+        """Wait until the machine heard capture (its H to an announcement):
+        a dump the test starts itself (a serial key, an NMI) is then
+        confirmed however slowly this loaded host answers."""
+        m.wait_for(HEARD, timeout, start=0)
 
     def check_net_dump(self, path, index=-1):
         rows = decode_list(path)
@@ -205,7 +214,7 @@ class NetAndSerial(NetCase):
         try:
             m, info = self.net_boot(port, smp=2)
             self.assertEqual(info["net"], "e1000:00:03.0")
-            time.sleep(1)
+            self.heard(m)
             start = len(m.output())
             serial = m.dump()
             m.wait_for(CONFIRMED, 60, start=start)
@@ -233,6 +242,7 @@ class NetAndSerial(NetCase):
         cap = Capture(self.id(), port)
         try:
             m, _ = self.net_boot(port, smp=2)
+            self.heard(m)
             start = len(m.output())
             m.qmp().command("inject-nmi")
             m.wait_for(CONFIRMED, 120, start=start)
@@ -320,6 +330,7 @@ class NetLoss(NetCase):
         try:
             m, _ = self.net_boot(relay.port, smp=2, cmdline="trace.dump_to=net timer_hz=2000 "
                                  "trace.events=8192")
+            self.heard(m)
             time.sleep(4)                         # events to fill some hundred datagrams
             start = len(m.output())
             m.send(b"d")
@@ -419,6 +430,7 @@ class NetHostile(NetCase):
             # drops what its receive ring cannot take: most, not all, arrive.
             self.assertGreater(int(stats.group(1)), 100, "the frames reached it")
             self.assertGreaterEqual(int(stats.group(2)), 1)
+            self.heard(m)
             start = len(m.output())
             serial = m.dump()
             m.wait_for(CONFIRMED, 60, start=start)

@@ -116,6 +116,7 @@ class NetDrivers(test_net.NetCase):
             self.assertTrue(info["net"].startswith("usb:"), info)
             m.wait_for(rb"blockdev: \S+ registered", 60, start=0)
             m.wait_for(test_net.ADDRESS, 60, start=0)
+            m.wait_for(test_net.HEARD, 60, start=0)
             start = len(m.output())
             serial = m.dump()
             m.wait_for(test_net.CONFIRMED, 60, start=start)
@@ -138,6 +139,7 @@ class NetDrivers(test_net.NetCase):
         try:
             m, info = self.net_boot(port, nic=nic, smp=2, cmdline=cmdline)
             m.wait_for(test_net.ADDRESS, 60, start=0)   # READY does not wait for DHCP
+            self.heard(m)
             time.sleep(fill_s)
             start = len(m.output())
             serial = m.dump()

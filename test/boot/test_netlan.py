@@ -119,6 +119,7 @@ class Damage(LanCase):
         cap = Capture(self.id(), cap_port)
         try:
             m, _ = self.net_boot(relay.port, smp=2, cmdline="timer_hz=1000")
+            self.heard(m)
             time.sleep(2)
             start = len(m.output())
             serial = m.dump()
@@ -146,6 +147,7 @@ class Restart(LanCase):
         try:
             m, _ = self.net_boot(relay.port, smp=2, cmdline="trace.dump_to=net timer_hz=2000 "
                                  "trace.events=8192")
+            self.heard(m)                         # the paused wait is then 5 s, not 0.3
             time.sleep(3)
             start = len(m.output())
             m.send(b"d")

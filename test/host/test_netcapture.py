@@ -146,6 +146,9 @@ class Receiver(unittest.TestCase):
         self.assertEqual(self.readies(), [], 'no keys before the boot nonce is known')
         self.announce()
         self.assertEqual(self.readies(), [('ready', MAC, NONCE)])
+        self.assertEqual(self.sent, [(b'BT1 H\n', ADDR)] * 2, 'each announcement answered')
+        self.announce()                    # again while idle: answered again
+        self.assertEqual(self.sent, [(b'BT1 H\n', ADDR)] * 3)
         self.assertTrue(self.rx.send_keys(MAC, b'd' * 70))
         keys = [d for d, _ in self.sent[-2:]]
         counters = [int(k.split(b' ')[3]) for k in keys]
@@ -251,7 +254,9 @@ class Receiver(unittest.TestCase):
                                rb'boot one\ncapture: 5254001234ab booted again '
                                rb'.*\(boot 1111111111111111, was 0123456789ABCDEF\)\nboot two\n\Z')
         self.assertIn(f'{MAC}: booted again', '\n'.join(self.said))
-        self.assertEqual([d for d, _ in self.sent].count(b'BT1 H\n'), 2, 'the new boot hears it')
+        # the first datagram, each of the two announcements, and the new
+        # boot (its first proven datagram) each hear that a host listens
+        self.assertEqual([d for d, _ in self.sent].count(b'BT1 H\n'), 4, 'the new boot hears it')
 
     def test_disk_full_loses_no_other_machine(self):
         os.symlink('/dev/full', os.path.join(self.dir, f'{MAC}.log'))

@@ -16,7 +16,8 @@
  * moves nothing; an explicit unicast net.to is kept. A K's counter may
  * climb at most 2^53 at once: within the step taken, past it refused
  * and counted (10^19-1 cannot end the boot's keys), a replay or a lower
- * counter refused, a following legitimate K still taken. */
+ * counter refused, a following legitimate K still taken. The first host
+ * to speak (an H) is said once; a refused datagram does not count. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,6 +176,24 @@ static bool both_go_to(uint32_t ip, uint16_t port)
 }
 
 /* ---- the tests ---------------------------------------------------------------- */
+/* The first host that speaks the protocol is said once on the console
+ * (a dump waits for its confirmation from then on); a refused datagram
+ * (an unsigned A) is not a host speaking. */
+static void test_host_heard(void)
+{
+    said[0] = 0;
+    from(IP(10, 0, 2, 9), 5555, "BT1 A 0123456789ABCDEF.1\n");
+    CHECK(!netcon_host_seen());
+    CHECK(strstr(said, "a host answers") == NULL);
+    from(HOST, HOST_PORT, "BT1 H\n");
+    CHECK(netcon_host_seen());
+    CHECK(strstr(said, "net: a host answers from 10.0.2.2:40123: dumps wait for its "
+                       "confirmation\n") != NULL);
+    said[0] = 0;
+    from(IP(10, 0, 2, 9), 5555, "BT1 H\n");
+    CHECK(strstr(said, "a host answers") == NULL);            /* once */
+}
+
 /* Item 4: the proven host. The first K is the independent vector: its
  * message "525400123456 0123456789ABCDEF BT1 K 1 ds" (the doc's signed
  * message) tagged by scripts/btlib/capture/siphash.py under LAB_KEY. */
@@ -254,6 +273,7 @@ int main(void)
     netcon_init(&cfg, 1, 2, NONCE);
     CHECK(sink != NULL && receiver != NULL);
     CHECK_EQ(sent_count, 0);                                /* the key line is never sent */
+    test_host_heard();
     test_proven_host();
     test_counter_ceiling();
     return check_summary("test_netcon");

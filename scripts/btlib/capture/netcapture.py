@@ -434,6 +434,10 @@ class Receiver(StreamParts):
 
     def _announce(self, m, nonce, body, now):
         self._boot(m, nonce)
+        # Each announcement is answered: the machine waits for a dump's
+        # confirmation only once it heard a host, and the H sent on its
+        # first datagram may be lost while its NIC comes up.
+        self.send(b'BT1 H\n', m.addr)
         fields = body.split(b'\n')[0].decode('ascii', 'replace')[:400]
         fields = fields[len('READY '):] if fields.startswith('READY ') else fields
         if not m.ready and nonce == m.nonce:
