@@ -12,10 +12,12 @@
  *
  * With a second CPU, one more figure (issue 35): the trace point on one
  * thread while a stream's consumer on another CPU reads that thread's
- * ring behind it with the live read protocol (ring_snap_begin_from), a
- * part whenever the kernel's stream would take one (every 100 ms, or once
- * half the ring has filled: at this rate, back to back). Its rounds alternate with the trace point
- * alone, and both are printed (trace_on_alone beside trace_streamed).
+ * ring behind it with the live read protocol (ring_snap_begin_from),
+ * looking once a tick (1 ms) as the kernel's keys CPU does, and taking a
+ * part whenever the kernel's stream would (every 100 ms, or once half the
+ * ring has filled: at this rate, at every look). Its rounds alternate
+ * with the trace point alone (the consumer asleep, touching nothing), and
+ * both are printed (trace_on_alone beside trace_streamed).
  *
  * Usage: build/bench/hostbench [n=EVENTS] [rounds=N] [threads=N]
  * Prints BENCH lines in the kernel's format (perf/bench.c), where=host:
@@ -59,6 +61,11 @@ static unsigned nthreads;
 static uint32_t saved_mask;
 
 #define STREAM_PART_NS 100000000u  /* recorder/stream.c: a part every 100 ms at most */
+/* The kernel's consumer looks at the rings once per pass of the keys
+ * CPU's loop, which waits for the next tick (main.c's idle, stress's
+ * KEYS_EVERY_US): every 1 ms at timer_hz=1000, ten times less often at
+ * the default 100 Hz. Between two looks it touches no ring. */
+#define STREAM_POLL_NS 1000000u
 
 static uint64_t now_ns(void);
 
@@ -132,10 +139,13 @@ static void *consume(void *arg)
     pin(c->cpu);
     struct ring_mark mark = { 0 };
     uint64_t last = 0;
+    const struct timespec tick = { 0, STREAM_POLL_NS };
     while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
+        nanosleep(&tick, NULL);
+        if (!__atomic_load_n(&c->active, __ATOMIC_ACQUIRE))
+            continue;                   /* the trace point alone: no look at its ring */
         uint64_t head = __atomic_load_n(&c->ring->head, __ATOMIC_RELAXED), now = now_ns();
-        if (!__atomic_load_n(&c->active, __ATOMIC_ACQUIRE) ||
-            (head - mark.seq < c->ring->capacity / 2 && now - last < STREAM_PART_NS))
+        if (head - mark.seq < c->ring->capacity / 2 && now - last < STREAM_PART_NS)
             continue;
         struct ring_snap s;
         struct trace_event ev;
