@@ -7,6 +7,7 @@
 #include "lib/kprintf.h"
 #include "recorder/dump.h"
 #include "recorder/snapshot.h"
+#include "recorder/stream.h"
 #include "time/tsc.h"
 #include "trace/trace.h"
 
@@ -201,6 +202,7 @@ void exception_handle(struct int_frame *f)
                 "console released\n",
                 cpu);
         snapshot_abandon();
+        stream_dump_abandoned();
     } else {
         act(cpu, f->vector, "fault", true);
     }

@@ -190,6 +190,17 @@ void stream_dump_ended(bool fault)
     __atomic_sub_fetch(&dumping, 1, __ATOMIC_ACQ_REL);
 }
 
+void stream_dump_abandoned(void)
+{
+    /* The snapshot claim is exclusive: a dump under way is this CPU's.
+     * Without one (the fault came before it began), the fault alone
+     * ends the stream. */
+    if (__atomic_load_n(&dumping, __ATOMIC_ACQUIRE))
+        stream_dump_ended(true);
+    else if (state == RUNNING)
+        fault_ends = true;
+}
+
 void stream_print_stats(void)
 {
     struct streamnet_counts c;

@@ -37,5 +37,9 @@ void stream_print_stats(void);
 /* dump.c, around every dump, on the dumping CPU. */
 void stream_dump_started(void);
 void stream_dump_ended(bool fault);
+/* exception.c: a CPU faulted inside its own dump, which never ends: as
+ * a fault's dump, it ends the stream (else the stream would stay paused
+ * for a dump that is over). */
+void stream_dump_abandoned(void);
 
 #endif

@@ -17,6 +17,7 @@ Costs (TCG, alone on two host cores): the whole-run tests stream at least
 StreamLong (make test-long, BT_LONG=1) streams 5 minutes."""
 import os
 import re
+import struct
 import subprocess
 import sys
 import time
@@ -347,6 +348,15 @@ class StreamHotkey(StreamCase):
         self.assertIn(f"dump {net[0].header['dump']} complete", said)
 
 
+def symbol(name):
+    """A kernel symbol's address, from the ELF's symbol table."""
+    r = subprocess.run(["nm", ELF], capture_output=True, text=True, timeout=120)
+    found = re.search(rf"^([0-9a-f]+) \w {re.escape(name)}$", r.stdout, re.M)
+    if not found:
+        raise AssertionError(f"no {name} in {ELF}: {r.stderr[-300:]}")
+    return int(found.group(1), 16)
+
+
 def ud2_address():
     """The ud2 debug.fault= runs (ap_online's), from the kernel's ELF."""
     r = subprocess.run(["objdump", "-d", "--disassemble=ap_online", ELF], capture_output=True,
@@ -398,6 +408,40 @@ class StreamFault(StreamCase):
         at = {int(d.header["dump"]): d.index for d in dumps}
         self.assertGreater(at[j.parts[j.final]], faults[0].index,
                            "the final part after the fault's dump")
+
+
+    def test_fault_inside_the_keys_cpus_own_dump_ends_the_stream(self):
+        # The keys CPU's `d` dump faults (#GP) copying CPU 1's ring into its
+        # shadow, whose pointer QEMU's gdbstub made non-canonical: that dump
+        # never ends (abandoned), CPU 1 takes the keys, and the stream, which
+        # the dump had paused, ends as after a fault's dump, whole.
+        slots = symbol("shadow_slots")
+        sock = f"/tmp/bt-gdb-{os.getpid()}"
+        self.addCleanup(lambda: os.path.exists(sock) and os.unlink(sock))
+        port = free_port()
+        cap = self.capture(port)
+        m, _ = self.stream_boot(port, "virtio",
+                                extra=["-gdb", f"unix:{sock},server=on,wait=off"])
+        self.stream_until(cap, 2)
+        m.qmp().command("stop")
+        gdb = test_fault.Gdb(sock)
+        self.addCleanup(gdb.close)
+        array = struct.unpack("<Q", gdb.read(slots, 8))[0]
+        gdb.write(array + 8, struct.pack("<Q", 0x8000000000000000))   # CPU 1's shadow
+        gdb.close()
+        m.qmp().command("cont")
+        start = len(m.output())
+        m.send(b"d")
+        m.wait_for(rb"EXCEPTION cpu=0 hit its own dump: abandoned", 60, start=start)
+        m.wait_for(rb"keys: CPU 1 reads the keys from now on", 60, start=start)
+        m.wait_for(rb"stream: stream 1 ended by a fault's dump: \d+ parts", 120, start=start)
+        try:
+            cap.proc.wait(scaled(120))
+        except subprocess.TimeoutExpired:
+            self.fail(f"the stream did not end with the fault: {cap.said()[-3000:]}")
+        said = cap.said()
+        self.assertEqual(cap.proc.returncode, 0, said[-3000:])
+        self.check_closing(said, self.join(cap.log()))
 
 
 @unittest.skipUnless(os.environ.get("BT_LONG") == "1", "make test-long runs it (BT_LONG=1)")
