@@ -370,20 +370,37 @@ def ud2_address():
 
 class StreamFault(StreamCase):
 
-    def test_fault_during_a_stream_its_dump_arrives(self):
-        # CPU 1 made to run a ud2 mid-stream: QEMU's gdbstub sets its RIP
-        # (the machine stopped meanwhile), as a wild jump would.
-        at = ud2_address()
+    def stopped_mid_stream(self, least_s):
+        """A stream's boot with QEMU's gdbstub, stopped after least_s of
+        streaming: (machine, capture, gdb connection)."""
         sock = f"/tmp/bt-gdb-{os.getpid()}"
         self.addCleanup(lambda: os.path.exists(sock) and os.unlink(sock))
         port = free_port()
         cap = self.capture(port)
         m, _ = self.stream_boot(port, "virtio",
                                 extra=["-gdb", f"unix:{sock},server=on,wait=off"])
-        self.stream_until(cap, 4)
+        self.stream_until(cap, least_s)
         m.qmp().command("stop")
         gdb = test_fault.Gdb(sock)
         self.addCleanup(gdb.close)
+        return m, cap, gdb
+
+    def stream_ended(self, cap):
+        """What capture said once the stream ended it, checked whole."""
+        try:
+            cap.proc.wait(scaled(120))
+        except subprocess.TimeoutExpired:
+            self.fail(f"the stream did not end with the fault: {cap.said()[-3000:]}")
+        said = cap.said()
+        j = self.join(cap.log())
+        self.check_closing(said, j)
+        return j
+
+    def test_fault_during_a_stream_its_dump_arrives(self):
+        # CPU 1 made to run a ud2 mid-stream: QEMU's gdbstub sets its RIP
+        # (the machine stopped meanwhile), as a wild jump would.
+        at = ud2_address()
+        m, cap, gdb = self.stopped_mid_stream(4)
         self.assertEqual(gdb.packet("Hg2"), "OK")              # CPU 1
         self.assertEqual(gdb.packet(f"P10={at.to_bytes(8, 'little').hex()}"), "OK")   # rip
         gdb.close()
@@ -391,11 +408,7 @@ class StreamFault(StreamCase):
         m.qmp().command("cont")
         m.wait_for(rb"EXCEPTION cpu=1", 60, start=start)
         m.wait_for(test_net.CONFIRMED, 120, start=start)       # the fault's dump, over UDP
-        try:                                                   # the fault's dump ends it
-            cap.proc.wait(scaled(120))
-        except subprocess.TimeoutExpired:
-            self.fail(f"the stream did not end with the fault: {cap.said()[-3000:]}")
-        said = cap.said()
+        j = self.stream_ended(cap)                             # the fault's dump ends it
         with open(cap.log(), "rb") as f:
             dumps = dumplog.parse_log(f.read())
         faults = [d for d in dumps if d.header.get("trigger") == "fault"]
@@ -403,12 +416,9 @@ class StreamFault(StreamCase):
         self.assertEqual(faults[0].header.get("fault_cpu"), "1")
         self.check_dump(faults[0], online=CPUS)
         self.assertEqual(event_name(faults[0], faults[0].cpus[1].events[-1]), "EXCEPTION")
-        j = self.join(cap.log())
-        self.check_closing(said, j)
         at = {int(d.header["dump"]): d.index for d in dumps}
         self.assertGreater(at[j.parts[j.final]], faults[0].index,
                            "the final part after the fault's dump")
-
 
     def test_fault_inside_the_keys_cpus_own_dump_ends_the_stream(self):
         # The keys CPU's `d` dump faults (#GP) copying CPU 1's ring into its
@@ -416,16 +426,7 @@ class StreamFault(StreamCase):
         # never ends (abandoned), CPU 1 takes the keys, and the stream, which
         # the dump had paused, ends as after a fault's dump, whole.
         slots = symbol("shadow_slots")
-        sock = f"/tmp/bt-gdb-{os.getpid()}"
-        self.addCleanup(lambda: os.path.exists(sock) and os.unlink(sock))
-        port = free_port()
-        cap = self.capture(port)
-        m, _ = self.stream_boot(port, "virtio",
-                                extra=["-gdb", f"unix:{sock},server=on,wait=off"])
-        self.stream_until(cap, 2)
-        m.qmp().command("stop")
-        gdb = test_fault.Gdb(sock)
-        self.addCleanup(gdb.close)
+        m, cap, gdb = self.stopped_mid_stream(2)
         array = struct.unpack("<Q", gdb.read(slots, 8))[0]
         gdb.write(array + 8, struct.pack("<Q", 0x8000000000000000))   # CPU 1's shadow
         gdb.close()
@@ -435,13 +436,8 @@ class StreamFault(StreamCase):
         m.wait_for(rb"EXCEPTION cpu=0 hit its own dump: abandoned", 60, start=start)
         m.wait_for(rb"keys: CPU 1 reads the keys from now on", 60, start=start)
         m.wait_for(rb"stream: stream 1 ended by a fault's dump: \d+ parts", 120, start=start)
-        try:
-            cap.proc.wait(scaled(120))
-        except subprocess.TimeoutExpired:
-            self.fail(f"the stream did not end with the fault: {cap.said()[-3000:]}")
-        said = cap.said()
-        self.assertEqual(cap.proc.returncode, 0, said[-3000:])
-        self.check_closing(said, self.join(cap.log()))
+        self.stream_ended(cap)
+        self.assertEqual(cap.proc.returncode, 0, cap.said()[-3000:])
 
 
 @unittest.skipUnless(os.environ.get("BT_LONG") == "1", "make test-long runs it (BT_LONG=1)")
