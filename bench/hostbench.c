@@ -13,17 +13,17 @@
  * With a second CPU, one more figure (issue 35): the trace point on one
  * thread while a stream's consumer on another CPU reads that thread's
  * ring behind it with the live read protocol (ring_snap_begin_from),
- * looking once a tick (1 ms) as the kernel's keys CPU does, and taking a
+ * looking once a tick (1 ms; look_us=) as the kernel's keys CPU does, taking a
  * part whenever the kernel's stream would (every 100 ms, or once half the
  * ring has filled: at this rate, at every look). Its rounds alternate
  * with the trace point alone (the consumer asleep, touching nothing), and
  * both are printed (trace_on_alone beside trace_streamed).
  *
- * Usage: build/bench/hostbench [n=EVENTS] [rounds=N] [threads=N]
+ * Usage: build/bench/hostbench [n=EVENTS] [rounds=N] [threads=N] [look_us=N]
  * Prints BENCH lines in the kernel's format (perf/bench.c), where=host:
  *   BENCH BEGIN where=host cpus=N n=N rounds=N tsc_hz=N
  *   BENCH variant=NAME scope=CPUS ticks=T.TTT x_rdtsc=R.RR [drops=N]
- *   BENCH variant=trace_streamed scope=1 ticks=T.TTT x_rdtsc=R.RR read=N
+ *   BENCH variant=trace_streamed scope=1 ticks=T.TTT x_rdtsc=R.RR read=N look_us=N
  *   BENCH END
  * Exit status 2 on a bad argument, 1 when threads cannot be started. */
 #define _GNU_SOURCE
@@ -39,11 +39,18 @@
 #include "trace/ring.h"
 #include "trace/trace.h"
 
-#define MAX_THREADS   256
-#define MAX_ROUNDS    31
-#define RING_EVENTS   4096         /* as the kernel's default ring */
-#define GLOBAL_EVENTS 65536
-#define CALIBRATE_NS  100000000L
+#define MAX_THREADS     256
+#define MAX_ROUNDS      31
+#define RING_EVENTS     4096         /* as the kernel's default ring */
+#define GLOBAL_EVENTS   65536
+#define CALIBRATE_NS    100000000L
+#define STREAM_PART_NS  100000000u  /* recorder/stream.c: a part every 100 ms at most */
+/* The kernel's consumer looks at the rings once per pass of the keys
+ * CPU's loop, which waits for the next tick (main.c's idle, stress's
+ * KEYS_EVERY_US): every 1 ms at timer_hz=1000, ten times less often at
+ * the default 100 Hz. Between two looks it touches no ring. look_us=
+ * looks more often: a consumer that reads nearly every event. */
+#define LOOK_US_DEFAULT 1000u
 
 struct worker {
     pthread_t thread;
@@ -56,16 +63,9 @@ struct worker {
 static struct worker *workers;
 static struct bl_global_ring global;
 static pthread_barrier_t barrier;
-static uint64_t n_events = 1000000, rounds = 11;
+static uint64_t n_events = 1000000, rounds = 11, look_us = LOOK_US_DEFAULT;
 static unsigned nthreads;
 static uint32_t saved_mask;
-
-#define STREAM_PART_NS 100000000u  /* recorder/stream.c: a part every 100 ms at most */
-/* The kernel's consumer looks at the rings once per pass of the keys
- * CPU's loop, which waits for the next tick (main.c's idle, stress's
- * KEYS_EVERY_US): every 1 ms at timer_hz=1000, ten times less often at
- * the default 100 Hz. Between two looks it touches no ring. */
-#define STREAM_POLL_NS 1000000u
 
 static uint64_t now_ns(void);
 
@@ -139,7 +139,7 @@ static void *consume(void *arg)
     pin(c->cpu);
     struct ring_mark mark = { 0 };
     uint64_t last = 0;
-    const struct timespec tick = { 0, STREAM_POLL_NS };
+    const struct timespec tick = { (time_t)(look_us / 1000000), (long)(look_us % 1000000) * 1000 };
     while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
         nanosleep(&tick, NULL);
         if (!__atomic_load_n(&c->active, __ATOMIC_ACQUIRE))
@@ -187,7 +187,9 @@ static void streamed(unsigned cpu, uint64_t floor)
         uint64_t x = floor ? f[i] * 100 / floor : 0;
         printf("BENCH variant=%s scope=1 ticks=%lu.%03lu x_rdtsc=%lu.%02lu", names[i],
                f[i] / 1000, f[i] % 1000, x / 100, x % 100);
-        printf(i ? " read=%lu\n" : "\n", c.read);
+        if (i)
+            printf(" read=%lu look_us=%lu", c.read, look_us);
+        printf("\n");
     }
 }
 
@@ -245,7 +247,8 @@ static int parse(int argc, char **argv)
         char *eq = strchr(argv[i], '='), *end;
         unsigned long long v = eq ? strtoull(eq + 1, &end, 10) : 0;
         if (!eq || end == eq + 1 || *end) {
-            fprintf(stderr, "hostbench: %s: want n=EVENTS, rounds=N or threads=N\n", argv[i]);
+            fprintf(stderr, "hostbench: %s: want n=EVENTS, rounds=N, threads=N or look_us=N\n",
+                    argv[i]);
             return -1;
         }
         size_t k = (size_t)(eq - argv[i]);
@@ -255,9 +258,11 @@ static int parse(int argc, char **argv)
             rounds = v;
         else if (k == 7 && !strncmp(argv[i], "threads", 7) && v >= 1 && v <= MAX_THREADS)
             nthreads = (unsigned)v;
+        else if (k == 7 && !strncmp(argv[i], "look_us", 7) && v >= 1 && v <= 1000000)
+            look_us = v;
         else {
             fprintf(stderr, "hostbench: %s: unknown or out of range (n >= 1000, rounds 1..%d, "
-                            "threads 1..%d)\n",
+                            "threads 1..%d, look_us 1..1000000)\n",
                     argv[i], MAX_ROUNDS, MAX_THREADS);
             return -1;
         }

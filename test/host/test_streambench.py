@@ -221,6 +221,13 @@ class Summary(unittest.TestCase):
         got = sb.host_cost(benchlines.bench_lines(out)[-1])
         self.assertGreater(got['alone_ticks'], 0)
         self.assertGreater(got['streamed_ticks'], 0)
+        self.assertRegex(out, rb'variant=trace_streamed .* look_us=1000\n', 'a tick, by default')
+        out = subprocess.run([exe, 'n=2000', 'rounds=1', 'threads=2', 'look_us=20'],
+                             capture_output=True, timeout=120, check=True).stdout
+        self.assertRegex(out, rb'variant=trace_streamed .* look_us=20\n')
+        bad = subprocess.run([exe, 'look_us=0'], capture_output=True, timeout=60)
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn(b'look_us 1..1000000', bad.stderr)
 
     def test_printing_every_kind_of_row(self):
         parts = stream_of(part(0, 0, {0: (10, 10, 0)}), part(1, HZ, {0: (15, 12, 3)}))
