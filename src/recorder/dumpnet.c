@@ -17,7 +17,7 @@
 #define TAKE_US        100000ull         /* a key's dump waits this long for the stack */
 
 static unsigned dump_to;
-static bool active, fault_dump;
+static bool active, fault_dump, rare_dump;   /* rare: a fault's or an NMI's */
 static uint64_t nonce;
 static uint32_t dump_no, line_no;
 static struct netpack pack;
@@ -92,6 +92,7 @@ bool dumpnet_open(const struct dump_meta *meta, enum dumpnet_cause cause)
     netcon_set_dump_handler(handler);
     active = true;
     fault_dump = fault;
+    rare_dump = cause != DUMPNET_KEY;
     nonce = meta->nonce, dump_no = meta->dump_no;
     line_no = 0;
     netpack_start(&pack, nonce, dump_no);
@@ -235,7 +236,8 @@ static void say_end(enum wait_end why, uint32_t lines, uint64_t down_ms)
 
 void dumpnet_close(const struct dump_meta *meta, struct ring *const rings[], unsigned n)
 {
-    struct wait w = { deadline_in_us(DUMPNET_WAIT_MAX_US), { 0 }, netcon_host_seen() ? DUMPNET_QUIET_US : DUMPNET_NO_HOST_US, 0, 0 };
+    uint64_t no_host_us = rare_dump ? DUMPNET_NO_HOST_RARE_US : DUMPNET_NO_HOST_US;
+    struct wait w = { deadline_in_us(DUMPNET_WAIT_MAX_US), { 0 }, netcon_host_seen() ? DUMPNET_QUIET_US : no_host_us, 0, 0 };
     w.quiet = deadline_in_us(w.quiet_us);
     uint32_t seen = 0;
     enum wait_end why = WAIT_CONFIRMED;

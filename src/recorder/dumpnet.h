@@ -11,7 +11,8 @@
  * snapshot still held, says "BT1 W" (sent, waiting) until the host
  * answers "BT1 A" (whole) or asks for lines again ("BT1 R"): those are
  * encoded again and sent. It stops waiting when the host confirms, when
- * no host answers for DUMPNET_QUIET_US (DUMPNET_NO_HOST_US while no host
+ * no host answers for DUMPNET_QUIET_US (DUMPNET_NO_HOST_US, or
+ * DUMPNET_NO_HOST_RARE_US for a fault's or an NMI's dump, while no host
  * has ever spoken: any host's first word, such as capture's H to the
  * dump's first datagram, starts the full wait again), or after
  * DUMPNET_WAIT_MAX_US, and says on the console
@@ -25,6 +26,9 @@
 #define DUMPNET_ADDRESS_WAIT_US 4000000ull   /* link up, no address yet: wait (DHCP's fallback comes at 3 s) */
 #define DUMPNET_QUIET_US        5000000ull
 #define DUMPNET_NO_HOST_US      300000ull
+/* The same for a fault's or an NMI's dump: rare, and often the one the
+ * user most wants (a fault during boot comes before any host spoke). */
+#define DUMPNET_NO_HOST_RARE_US 2000000ull
 #define DUMPNET_WAIT_MAX_US     60000000ull
 
 /* DUMP_TO_* bits from cmdline.h; 0 = every transport present. */

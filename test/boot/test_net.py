@@ -227,8 +227,12 @@ class NetAndSerial(NetCase):
             self.assertIn(b"READY ", f.read())
 
     def test_fault_dump_arrives_over_the_network(self):
+        # CPU 1 faults as it starts, before any host spoke, and capture
+        # answers everything a second late: a fault's dump waits 2 s for a
+        # host never heard (a key's 0.3 s), so the H to its first
+        # datagram, then the A, are still heard.
         port = free_port()
-        cap = Capture(self.id(), port)
+        cap = Capture(self.id(), port, "--answer-delay-ms", "1000")
         try:
             m, _ = self.net_boot(port, smp=2, cmdline="debug.fault=1")
             m.wait_for(CONFIRMED, 120, start=0)
