@@ -91,16 +91,24 @@ class ReportBounded(Tmp):
         self.one_line_error(r, 'big.img is no serial log')
 
     def test_ctrl_c_ends_it(self):
-        """A log that never ends (a FIFO held open): Ctrl-C stops report at
-        once, exit 130, no traceback."""
-        fifo = self.path('pipe')
+        """A log that never ends (a FIFO held open): Ctrl-C stops report and
+        decode at once, exit 130, no traceback; also when they were
+        started with SIGINT ignored, as a job started with `&` is."""
+        for tool in (REPORT, DECODE):
+            for ignored in (False, True):
+                with self.subTest(tool=os.path.basename(tool), sigint_ignored=ignored):
+                    self.interrupted(tool, ignored)
+
+    def interrupted(self, tool, ignored):
+        fifo = self.path(f'pipe-{os.path.basename(tool)}-{ignored}')
         os.mkfifo(fifo)
-        proc = subprocess.Popen([PYTHON, REPORT, fifo], stderr=subprocess.PIPE,
-                                stdout=subprocess.DEVNULL, text=True)
+        ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignored else None
+        proc = subprocess.Popen([PYTHON, tool, fifo], stderr=subprocess.PIPE,
+                                stdout=subprocess.DEVNULL, text=True, preexec_fn=ignore)
         with open(fifo, 'wb') as w:
             w.write(fixture(WORKLOADS))
             w.flush()
-            time.sleep(1)                        # report is reading, the log goes on
+            time.sleep(1)                        # it is reading, the log goes on
             proc.send_signal(signal.SIGINT)
             try:
                 _, err = proc.communicate(timeout=STEP_S)
