@@ -359,23 +359,24 @@ static void say_refused(struct refusals *r, const char *what, const char *why)
     r->said = r->count;
 }
 
-/* The first host that spoke the protocol, said once (taken under the
- * lock, said after it): from now on a dump waits for its confirmation.
- * Unproven (an H is unsigned): the wait is all it can change. */
-static bool heard_news(uint32_t *ip, uint16_t *port)
+/* Under the lock: whether the first host to speak the protocol is news
+ * (said once, after the lock: heard_ip and heard_port never change once
+ * set). From now on a dump waits for its confirmation. Unproven (an H is
+ * unsigned): the wait is all it can change. */
+static bool heard_news(void)
 {
     if (!host_seen || heard_said)
         return false;
     heard_said = true;
-    *ip = heard_ip, *port = heard_port;
     return true;
 }
 
-static void say_heard(uint32_t ip, uint16_t port)
+static void say_heard(void)
 {
     char from[16];
-    ipv4_format(ip, from);
-    kprintf("net: a host answers from %s:%u: dumps wait for its confirmation\n", from, port);
+    ipv4_format(heard_ip, from);
+    kprintf("net: a host answers from %s:%u: dumps wait for its confirmation\n", from,
+            heard_port);
 }
 
 int netcon_getc(void)
@@ -386,15 +387,13 @@ int netcon_getc(void)
     netcon_send_backlog();
     announce_poll();
     int c = key_head != key_tail ? keyq[key_head++ % KEY_QUEUE] : -1;
-    uint32_t heard_from = 0;
-    uint16_t heard_at = 0;
-    bool heard = heard_news(&heard_from, &heard_at);
+    bool news = heard_news();
     net_give();
     net_report();
     say_refused(&keys_refused, "key datagrams",
                 keys_off ? "net.keys=off" : "without this boot's key");
     say_refused(&done_refused, "confirmations or requests", "without this boot's key");
-    if (heard)
-        say_heard(heard_from, heard_at);
+    if (news)
+        say_heard();
     return c;
 }

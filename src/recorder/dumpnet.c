@@ -17,7 +17,8 @@
 #define TAKE_US        100000ull         /* a key's dump waits this long for the stack */
 
 static unsigned dump_to;
-static bool active, fault_dump, rare_dump;   /* rare: a fault's or an NMI's */
+static bool active;
+static enum dumpnet_cause cause_now;        /* the dump under way's */
 static uint64_t nonce;
 static uint32_t dump_no, line_no;
 static struct netpack pack;
@@ -91,8 +92,7 @@ bool dumpnet_open(const struct dump_meta *meta, enum dumpnet_cause cause)
     netcon_send_backlog();          /* the text before it first */
     netcon_set_dump_handler(handler);
     active = true;
-    fault_dump = fault;
-    rare_dump = cause != DUMPNET_KEY;
+    cause_now = cause;
     nonce = meta->nonce, dump_no = meta->dump_no;
     line_no = 0;
     netpack_start(&pack, nonce, dump_no);
@@ -236,7 +236,8 @@ static void say_end(enum wait_end why, uint32_t lines, uint64_t down_ms)
 
 void dumpnet_close(const struct dump_meta *meta, struct ring *const rings[], unsigned n)
 {
-    uint64_t no_host_us = rare_dump ? DUMPNET_NO_HOST_RARE_US : DUMPNET_NO_HOST_US;
+    bool fault = cause_now == DUMPNET_FAULT;
+    uint64_t no_host_us = cause_now == DUMPNET_KEY ? DUMPNET_NO_HOST_US : DUMPNET_NO_HOST_RARE_US;
     struct wait w = { deadline_in_us(DUMPNET_WAIT_MAX_US), { 0 }, netcon_host_seen() ? DUMPNET_QUIET_US : no_host_us, 0, 0 };
     w.quiet = deadline_in_us(w.quiet_us);
     uint32_t seen = 0;
@@ -255,7 +256,7 @@ void dumpnet_close(const struct dump_meta *meta, struct ring *const rings[], uns
                     "(at most %lu s more)\n",
                     dump_no, ms_left(&w, now) / 1000);
         listen_a_while();
-        if (!net_take(fault_dump ? NET_STEAL_US : DUMPNET_QUIET_US, fault_dump)) {
+        if (!net_take(fault ? NET_STEAL_US : DUMPNET_QUIET_US, fault)) {
             why = WAIT_BUSY;             /* the stack stayed busy: stop here */
             break;
         }
